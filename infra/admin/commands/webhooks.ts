@@ -1,0 +1,3 @@
+import type { Command } from "../cli.ts";
+
+export const webhookCommands: Record<string, Command> = {};

@@ -1,0 +1,37 @@
+import { resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+
+/** Every service of the stack: its folder, the variable naming its HTTP port, and that port's default. */
+export const SERVICES = {
+  dashboard: { dir: "services/dashboard", portEnv: "DASHBOARD_PORT", port: 3002 },
+  payments: { dir: "services/payments", portEnv: "PAYMENTS_PORT", port: 3004 },
+  balance: { dir: "services/balance", portEnv: "BALANCE_PORT", port: 3005 },
+  "webhook-dispatcher": { dir: "services/webhook-dispatcher", portEnv: "WEBHOOKS_PORT", port: 3006 },
+  "acquirer-emulator": { dir: "services/acquirer-emulator", portEnv: "ACQUIRER_PORT", port: 3003 },
+  gateway: { dir: "services/gateway", portEnv: "GATEWAY_PORT", port: 3000 },
+  paypage: { dir: "services/paypage", portEnv: "PAYPAGE_PORT", port: 3001 },
+} as const;
+export type ServiceName = keyof typeof SERVICES;
+export const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
+
+/** The port a service listens on under the given environment. */
+export function servicePort(name: ServiceName, env: Record<string, string | undefined>): number {
+  const def = SERVICES[name];
+  return Number(env[def.portEnv] ?? def.port);
+}
+
+/**
+ * Cross-service URLs derived from the ports, unless set explicitly. The launcher and the test
+ * harness both call this so that every service sees one consistent picture.
+ */
+export function stackUrls(env: Record<string, string | undefined>): Record<string, string> {
+  const local = (name: ServiceName, host = "127.0.0.1") => `http://${host}:${servicePort(name, env)}`;
+  return {
+    PUBLIC_PAYPAGE_URL: env.PUBLIC_PAYPAGE_URL ?? local("paypage", "localhost"),
+    PUBLIC_DASHBOARD_URL: env.PUBLIC_DASHBOARD_URL ?? local("dashboard", "localhost"),
+    ACQUIRER_URL: env.ACQUIRER_URL ?? local("acquirer-emulator"),
+    ACQUIRER_PUBLIC_URL: env.ACQUIRER_PUBLIC_URL ?? local("acquirer-emulator", "localhost"),
+    PAYMENTS_CALLBACK_URL: env.PAYMENTS_CALLBACK_URL ?? `${local("payments")}/provider/callback`,
+  };
+}

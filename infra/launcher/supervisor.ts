@@ -1,0 +1,86 @@
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { ROOT, SERVICES, servicePort, type ServiceName } from "./services.ts";
+
+export type SupervisorLog = (event: string, fields: Record<string, unknown>) => void;
+
+/**
+ * Runs one service as its own Bun process. With restart on, a process that exits on its own is
+ * started again after a short, growing backoff (reset after a minute of good health), as an
+ * orchestrator's restart policy would; it never touches the other services.
+ */
+export class ServiceProcess {
+  proc: Subprocess | undefined;
+  private stopped = false;
+  private failures = 0;
+  private startedAt = 0;
+
+  constructor(
+    readonly name: ServiceName,
+    private readonly env: Record<string, string>,
+    private readonly opts: { restart: boolean; log: SupervisorLog; output?: "inherit" | string },
+  ) {}
+
+  get port(): number {
+    return servicePort(this.name, this.env);
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const out = !this.opts.output || this.opts.output === "inherit" ? "inherit" : Bun.file(this.opts.output);
+    this.startedAt = Date.now();
+    const proc = Bun.spawn(["bun", "src/main.ts"], {
+      cwd: join(ROOT, SERVICES[this.name].dir),
+      env: this.env,
+      stdout: out === "inherit" ? "inherit" : out,
+      stderr: out === "inherit" ? "inherit" : out,
+    });
+    this.proc = proc;
+    void proc.exited.then((code) => {
+      if (this.proc !== proc || this.stopped || !this.opts.restart) return;
+      if (Date.now() - this.startedAt > 60_000) this.failures = 0;
+      this.failures++;
+      const delay = Math.min(250 * 2 ** (this.failures - 1), 10_000);
+      this.opts.log("service exited; restarting", { service: this.name, code, restartInMs: delay });
+      setTimeout(() => {
+        if (!this.stopped && this.proc === proc) this.start();
+      }, delay);
+    });
+  }
+
+  async waitReady(timeoutMs = 30000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(1000) });
+        if (res.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await Bun.sleep(100);
+    }
+    throw new Error(`${this.name} not ready on ${this.url} after ${timeoutMs} ms`);
+  }
+
+  /** Sends a signal without stopping supervision (a crash, as far as the supervisor knows). */
+  kill(signal: NodeJS.Signals = "SIGKILL"): Promise<number | null> {
+    const p = this.proc;
+    if (!p) return Promise.resolve(null);
+    p.kill(signal);
+    return p.exited;
+  }
+
+  async stop(signal: NodeJS.Signals = "SIGTERM", timeoutMs = 15000): Promise<void> {
+    this.stopped = true;
+    const p = this.proc;
+    if (!p || p.exitCode !== null || p.signalCode !== null) return;
+    p.kill(signal);
+    const timer = setTimeout(() => p.kill("SIGKILL"), timeoutMs);
+    await p.exited;
+    clearTimeout(timer);
+  }
+}

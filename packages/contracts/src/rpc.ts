@@ -1,0 +1,180 @@
+import { z } from "zod";
+import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
+import { PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
+import { ShopRecord, Tariff } from "./directory.ts";
+
+/**
+ * A request/reply operation on the bus: one subject, one request schema, one reply schema.
+ * Served with a queue group named after the owning service so replicas share the load.
+ * Replies are RpcReply<T> envelopes (errors.ts).
+ */
+export interface Rpc<Req extends z.ZodType, Res extends z.ZodType> {
+  subject: string;
+  request: Req;
+  response: Res;
+}
+const rpc = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res): Rpc<Req, Res> => ({
+  subject,
+  request,
+  response,
+});
+export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : never;
+export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
+
+const ShopScoped = z.object({ shopId: z.string() });
+const ById = ShopScoped.extend({ id: Uuid });
+
+// ── buyer-side (paypage) views ──────────────────────────────────────────────
+export const CheckoutView = z.object({
+  payment: Payment,
+  shopName: z.string(),
+  methods: z.array(PaymentMethod),
+  sandbox: z.boolean(),
+  /** Effective return links (payment-level, else shop-level). */
+  successUrl: z.string().nullable(),
+  failUrl: z.string().nullable(),
+  /** When PENDING: the moment it expires (ISO). */
+  expiresAt: z.string().nullable(),
+  /** Provider session once paying has started. */
+  sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
+  card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+});
+export type CheckoutView = z.infer<typeof CheckoutView>;
+
+export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
+
+// ── balance ledger ──────────────────────────────────────────────────────────
+export const Payout = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  amountKopecks: z.number().int(),
+  status: z.enum(["PENDING", "PAID", "FAILED"]),
+  createdAt: z.string(),
+});
+export type Payout = z.infer<typeof Payout>;
+
+// ── webhook deliveries ──────────────────────────────────────────────────────
+export const WebhookAttempt = z.object({
+  at: z.string(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  shopId: z.string(),
+  paymentId: z.string(),
+  orderId: z.string(),
+  status: z.string(),
+  /** pending | delivered | exhausted | blocked */
+  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
+  attemptCount: z.number().int(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  attempts: z.array(WebhookAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+export const TestWebhookResult = z.object({
+  id: z.string(),
+  httpStatus: z.number().int().nullable(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+});
+
+const ShopCreated = z.object({
+  accountId: z.string(),
+  shopId: z.string(),
+  apiKey: z.string(),
+  signingSecret: z.string(),
+});
+
+export const rpcs = {
+  payments: {
+    create: rpc("payments.v1.create", ShopScoped.extend({ request: CreatePaymentRequest }), Payment),
+    get: rpc("payments.v1.get", ById, Payment),
+    lookup: rpc("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
+    list: rpc("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),
+    cancel: rpc("payments.v1.cancel", ById, Payment),
+    /** Full refund of a SUCCESS payment (dashboard, admin CLI). */
+    refund: rpc("payments.v1.refund", ById, Payment),
+    /** Buyer side: what the payment page shows. No shop scope: the payment id is the capability. */
+    checkout: rpc("payments.v1.checkout.get", z.object({ id: Uuid }), CheckoutView),
+    start: rpc("payments.v1.checkout.start", z.object({ id: Uuid, method: PaymentMethod }), CheckoutView),
+    sandboxOutcome: rpc(
+      "payments.v1.checkout.sandbox",
+      z.object({ id: Uuid, outcome: SandboxOutcome }),
+      CheckoutView,
+    ),
+    /** Dashboard: a payment by id regardless of status filter, for any of the account's shops. */
+    exportPage: rpc(
+      "payments.v1.export",
+      ShopScoped.extend({
+        from: z.string().optional(),
+        to: z.string().optional(),
+        status: z.array(PaymentStatus).optional(),
+        after: z.object({ createdAt: z.string(), id: z.string() }).optional(),
+        limit: z.number().int().min(1).max(1000),
+      }),
+      z.object({ items: z.array(Payment) }),
+    ),
+  },
+  directory: {
+    createShop: rpc(
+      "directory.v1.shop.create",
+      z.object({
+        name: z.string().min(1).max(100),
+        sandbox: z.boolean().default(false),
+        webhookUrl: z.string().nullable().optional(),
+        methods: z.array(PaymentMethod).min(1).optional(),
+        accountId: z.string().optional(),
+      }),
+      ShopCreated,
+    ),
+    setActive: rpc("directory.v1.shop.set-active", ShopScoped.extend({ active: z.boolean() }), ShopRecord.omit({ signingSecret: true })),
+    rotateKey: rpc("directory.v1.key.rotate", ShopScoped, z.object({ shopId: z.string(), apiKey: z.string() })),
+    updateShop: rpc(
+      "directory.v1.shop.update",
+      ShopScoped.extend({
+        name: z.string().min(1).max(100).optional(),
+        webhookUrl: z.string().nullable().optional(),
+        methods: z.array(PaymentMethod).min(1).optional(),
+        tariff: Tariff.optional(),
+        successUrl: z.string().nullable().optional(),
+        failUrl: z.string().nullable().optional(),
+      }),
+      ShopRecord.omit({ signingSecret: true }),
+    ),
+    rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
+  },
+  balance: {
+    get: rpc("balance.v1.get", z.object({ accountId: z.string() }), Balance),
+    createPayout: rpc(
+      "balance.v1.payout.create",
+      z.object({ accountId: z.string(), amountKopecks: z.number().int().positive(), idempotencyKey: z.string().optional() }),
+      Payout,
+    ),
+    listPayouts: rpc("balance.v1.payout.list", z.object({ accountId: z.string() }), z.object({ items: z.array(Payout) })),
+    /** Reserve the refund amount from the available balance before asking the provider; unique per payment. */
+    reserveRefund: rpc(
+      "balance.v1.refund.reserve",
+      z.object({ accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
+      z.object({ reserved: z.boolean() }),
+    ),
+    releaseRefund: rpc(
+      "balance.v1.refund.release",
+      z.object({ accountId: z.string(), paymentId: z.string() }),
+      z.object({ released: z.boolean() }),
+    ),
+  },
+  webhooks: {
+    log: rpc(
+      "webhooks.v1.log",
+      ShopScoped.extend({ paymentId: z.string().optional(), limit: z.number().int().min(1).max(200).default(50), before: z.string().optional() }),
+      z.object({ items: z.array(WebhookDelivery) }),
+    ),
+    resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
+    test: rpc("webhooks.v1.test", ShopScoped, TestWebhookResult),
+    replay: rpc("webhooks.v1.replay", ShopScoped.extend({ since: z.string() }), z.object({ requeued: z.number().int() })),
+  },
+} as const;

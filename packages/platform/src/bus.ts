@@ -1,0 +1,100 @@
+import { connect, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import type { z } from "zod";
+import type { Logger } from "./log.ts";
+import { natsRequestDuration, rpcHandled } from "./metrics.ts";
+
+export type { NatsConnection, Msg, Subscription };
+
+/** Connects and keeps reconnecting forever; a service started before NATS waits for it. */
+export async function connectBus(url: string, name: string, log: Logger): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url.split(","),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+    pingInterval: 5000,
+    maxPingOut: 2,
+  });
+  (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error") log.warn({ nats: s.type }, "nats status");
+    }
+  })().catch(() => {});
+  return nc;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+export const encodeJson = (v: unknown) => enc.encode(JSON.stringify(v));
+export const decodeJson = <T = unknown>(data: Uint8Array): T => JSON.parse(dec.decode(data)) as T;
+
+/**
+ * Request/reply with a timeout. Returns the reply's data or throws DomainError with the
+ * responder's error code; no responder, a timeout or a closed connection is UNAVAILABLE (503).
+ */
+export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
+  nc: NatsConnection,
+  rpc: R,
+  request: RpcRequest<R>,
+  timeoutMs: number,
+): Promise<RpcResponse<R>> {
+  const started = performance.now();
+  let reply: RpcReply<RpcResponse<R>>;
+  try {
+    const msg = await nc.request(rpc.subject, encodeJson(request), { timeout: timeoutMs });
+    reply = decodeJson(msg.data);
+  } catch (e) {
+    natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
+    throw new DomainError("UNAVAILABLE", `${rpc.subject.split(".")[0]} service unavailable`);
+  }
+  natsRequestDuration.observe({ subject: rpc.subject, outcome: reply.ok ? "ok" : reply.error.code }, (performance.now() - started) / 1000);
+  if (!reply.ok) throw new DomainError(reply.error.code, reply.error.message);
+  return reply.data;
+}
+
+/**
+ * Serves one RPC with a queue group (replicas share the load). The request is validated against
+ * the contract; DomainError becomes a typed error reply; anything else is logged and INTERNAL.
+ */
+export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
+  nc: NatsConnection,
+  rpc: R,
+  handler: (req: z.output<R["request"]>, msg: Msg) => Promise<RpcResponse<R>> | RpcResponse<R>,
+  opts: { queue: string; log: Logger },
+): Subscription {
+  const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string) => {
+    rpcHandled.inc({ subject: rpc.subject, outcome });
+    if (msg.reply) msg.respond(encodeJson(body));
+  };
+  return nc.subscribe(rpc.subject, {
+    queue: opts.queue,
+    callback: (err, msg) => {
+      if (err) {
+        opts.log.error({ err, subject: rpc.subject }, "subscription error");
+        return;
+      }
+      void (async () => {
+        let input: unknown;
+        try {
+          input = decodeJson(msg.data);
+        } catch {
+          return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: "malformed JSON" } }, "BAD_REQUEST");
+        }
+        const parsed = rpc.request.safeParse(input);
+        if (!parsed.success) {
+          return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: formatIssues(parsed.error) } }, "BAD_REQUEST");
+        }
+        try {
+          const data = await handler(parsed.data as z.output<R["request"]>, msg);
+          reply(msg, { ok: true, data }, "ok");
+        } catch (e) {
+          if (e instanceof DomainError) return reply(msg, { ok: false, error: { code: e.code, message: e.messages } }, e.code);
+          opts.log.error({ err: e, subject: rpc.subject }, "rpc handler failed");
+          reply(msg, { ok: false, error: { code: "INTERNAL", message: "internal error" } }, "INTERNAL");
+        }
+      })();
+    },
+  });
+}

@@ -1,0 +1,74 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { z } from "zod";
+
+/** Every service reads these; the README's configuration table lists them with their defaults. */
+export const commonEnv = {
+  NATS_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  /** Interface the service's HTTP server binds to. */
+  HOST: z.string().min(1).default("0.0.0.0"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Timeout of every NATS request a service makes, in milliseconds. */
+  NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(3000),
+};
+
+export const port = (dflt: number) => z.coerce.number().int().min(0).max(65535).default(dflt);
+export const flag = (dflt: boolean) =>
+  z
+    .enum(["0", "1", "true", "false", ""])
+    .default(dflt ? "1" : "0")
+    .transform((v) => v === "1" || v === "true");
+/** Durations like 500ms, 20s, 20m, 2h, 1d, or plain milliseconds. */
+export const duration = (dflt: string) =>
+  z
+    .string()
+    .default(dflt)
+    .transform((v, ctx) => {
+      const ms = parseDuration(v);
+      if (ms === null) {
+        ctx.addIssue({ code: "custom", message: `"${v}" is not a duration (e.g. 500ms, 30s, 20m, 2h, 1d)` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+export function parseDuration(v: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(v);
+  if (!m) return null;
+  return Math.round(Number(m[1]) * UNITS[m[2] ?? "ms"]!);
+}
+
+export class ConfigError extends Error {}
+
+/** Parses the environment against the shape; throws ConfigError naming every bad variable. */
+export function parseConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env) {
+  const result = z.object(shape).safeParse(env);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join("; ")}`);
+  }
+  return result.data;
+}
+
+/** parseConfig for a service's main: prints one clear line and exits instead of a stack trace. */
+export function loadConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env) {
+  try {
+    return parseConfig(shape, env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(78);
+    }
+    throw e;
+  }
+}
+
+/** NATS_URL, else the URL the stack launcher wrote to $DATA_DIR/nats.url, else the local default. */
+export function resolveNatsUrl(cfg: { NATS_URL?: string; DATA_DIR: string }): string {
+  if (cfg.NATS_URL) return cfg.NATS_URL;
+  const file = join(resolve(cfg.DATA_DIR), "nats.url");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  return "nats://127.0.0.1:4222";
+}

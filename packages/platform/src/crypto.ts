@@ -1,0 +1,16 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+
+export const sha256Hex = (s: string) => createHash("sha256").update(s).digest("hex");
+export const hmacSha256Hex = (key: string, data: string | Uint8Array) => createHmac("sha256", key).update(data).digest("hex");
+export const randomToken = (bytes = 32) => randomBytes(bytes).toString("base64url");
+
+/** Constant-time equality of two strings (length leak only). */
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab);
+    return false;
+  }
+  return timingSafeEqual(ab, bb);
+}

@@ -1,0 +1,75 @@
+import { errorBody } from "@payaccept/contracts";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { Logger } from "./log.ts";
+import { httpRequestDuration, registry } from "./metrics.ts";
+
+export type AppEnv = { Variables: { requestId: string; log: Logger } };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Request id (inbound X-Request-Id if sane, else a new one), echoed on every response. */
+export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const inbound = c.req.header("x-request-id");
+    const requestId = inbound && REQUEST_ID.test(inbound) ? inbound : Bun.randomUUIDv7();
+    c.set("requestId", requestId);
+    c.set("log", log.child({ requestId }));
+    c.header("X-Request-Id", requestId);
+    const started = performance.now();
+    await next();
+    const ms = performance.now() - started;
+    const route = c.req.routePath || "unmatched";
+    httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, ms / 1000);
+    c.get("log").info(
+      { method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(ms * 10) / 10 },
+      "request",
+    );
+  };
+}
+
+/** The spec's Error shape for any status. */
+export function jsonError(c: Context, statusCode: number, message: string | string[], headers?: Record<string, string>) {
+  return c.json(errorBody(statusCode, message), statusCode as 400, headers);
+}
+
+/** Unknown routes and uncaught errors in the Error shape, never a stack trace. */
+export function installErrorHandlers(app: Hono<AppEnv>): void {
+  app.notFound((c) => jsonError(c, 404, `Cannot ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return jsonError(c, err.status, err.message || "error");
+    (c.get("log") ?? console).error({ err }, "unhandled error");
+    return jsonError(c, 500, "internal error");
+  });
+}
+
+export type ReadinessCheck = () => boolean | Promise<boolean>;
+
+/** /healthz (alive), /readyz (every dependency ready), /metrics (Prometheus). */
+export function healthRoutes(checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", async (c) => {
+    const results: Record<string, boolean> = {};
+    for (const [name, check] of Object.entries(checks)) {
+      try {
+        results[name] = await check();
+      } catch {
+        results[name] = false;
+      }
+    }
+    const ok = Object.values(results).every(Boolean);
+    return c.json({ status: ok ? "ready" : "not ready", checks: results }, ok ? 200 : 503);
+  });
+  app.get("/metrics", async (c) => c.text(await registry.metrics(), 200, { "Content-Type": registry.contentType }));
+  return app;
+}
+
+/** A Hono app with request ids, access log, error shape and the health routes already mounted. */
+export function createServiceApp(log: Logger, checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", requestContext(log));
+  installErrorHandlers(app);
+  app.route("/", healthRoutes(checks));
+  return app;
+}

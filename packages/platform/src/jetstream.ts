@@ -1,0 +1,40 @@
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { Kvm, type KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+
+const replicas = () => Number(process.env.NATS_REPLICAS ?? "1") || 1;
+
+/**
+ * Creates the payment-event stream if it does not exist. Every service that touches it calls
+ * this with the same config, so start order does not matter.
+ */
+export async function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.streams.info(PAYMENTS_STREAM);
+  } catch {
+    try {
+      await jsm.streams.add({
+        name: PAYMENTS_STREAM,
+        subjects: [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        num_replicas: replicas(),
+        max_age: 90 * 24 * 3600 * 1e9,
+        duplicate_window: 10 * 60 * 1e9,
+      });
+    } catch (e) {
+      // A concurrent creator won the race: fine as long as the stream now exists.
+      await jsm.streams.info(PAYMENTS_STREAM).catch(() => {
+        throw e;
+      });
+    }
+  }
+  return jsm;
+}
+
+/** The directory KV bucket (history 1; the dashboard service writes, everyone else reads). */
+export async function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
+  return new Kvm(nc).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() });
+}

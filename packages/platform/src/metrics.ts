@@ -1,0 +1,30 @@
+import client from "prom-client";
+
+/** One registry per process; every service exposes it at GET /metrics. */
+export const registry = new client.Registry();
+client.collectDefaultMetrics({ register: registry });
+
+export const httpRequestDuration = new client.Histogram({
+  name: "http_request_duration_seconds",
+  help: "HTTP request latency by route and status",
+  labelNames: ["method", "route", "status"] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [registry],
+});
+
+export const natsRequestDuration = new client.Histogram({
+  name: "nats_request_duration_seconds",
+  help: "Latency of NATS requests this service makes, by subject and outcome",
+  labelNames: ["subject", "outcome"] as const,
+  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 3],
+  registers: [registry],
+});
+
+export const rpcHandled = new client.Counter({
+  name: "nats_rpc_handled_total",
+  help: "NATS requests this service answered, by subject and outcome",
+  labelNames: ["subject", "outcome"] as const,
+  registers: [registry],
+});
+
+export { client as prom };

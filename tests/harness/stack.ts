@@ -1,0 +1,169 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { rpcs, type Rpc, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import type { z } from "zod";
+import { call, createLogger, type NatsConnection } from "@payaccept/platform";
+import { connect } from "@nats-io/transport-node";
+import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
+import { SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
+import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
+
+export async function freePort(): Promise<number> {
+  const l = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = l.port;
+  l.stop(true);
+  return port;
+}
+
+export type StackOptions = {
+  /** Which services to run (default: all). */
+  services?: ServiceName[];
+  env?: Record<string, string>;
+  /** Supervisor restarts crashed services (default false: tests decide). */
+  restart?: boolean;
+};
+
+export type ShopCreated = RpcResponse<typeof rpcs.directory.createShop>;
+
+/**
+ * A real stack for a test: nats-server -js on a free loopback port, each service as its own
+ * process on its own free port, every file under a fresh temporary DATA_DIR.
+ */
+export class Stack {
+  readonly services = new Map<ServiceName, ServiceProcess>();
+  nc!: NatsConnection;
+  nats!: NatsProcess;
+  env: Record<string, string> = {};
+
+  private constructor(
+    readonly dataDir: string,
+    private readonly natsPort: number,
+  ) {}
+
+  static async start(opts: StackOptions = {}): Promise<Stack> {
+    const dataDir = mkdtempSync(join(tmpdir(), "payaccept-test-"));
+    mkdirSync(join(dataDir, "logs"), { recursive: true });
+    const stack = new Stack(dataDir, await freePort());
+    const ports: Record<string, string> = {};
+    for (const name of SERVICE_NAMES) ports[SERVICES[name].portEnv] = String(await freePort());
+    const base: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      DATA_DIR: dataDir,
+      NATS_URL: `nats://127.0.0.1:${stack.natsPort}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
+      WEBHOOK_ALLOW_PRIVATE: "1",
+      ...ports,
+    };
+    const merged = { ...base, ...opts.env };
+    stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
+    await stack.startNats();
+    const names = opts.services ?? SERVICE_NAMES;
+    for (const name of names) {
+      const svc = new ServiceProcess(name, stack.env, {
+        restart: opts.restart ?? false,
+        log: () => {},
+        output: join(dataDir, "logs", `${name}.log`),
+      });
+      stack.services.set(name, svc);
+      svc.start();
+    }
+    try {
+      await Promise.all(names.map((n) => stack.services.get(n)!.waitReady()));
+    } catch (e) {
+      const logs = names.map((n) => `--- ${n}\n${stack.log(n).slice(-3000)}`).join("\n");
+      await stack.stop();
+      throw new Error(`${(e as Error).message}\n${logs}`);
+    }
+    stack.nc = await connect({ servers: stack.env.NATS_URL!, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    return stack;
+  }
+
+  async startNats(): Promise<void> {
+    this.nats = await startNatsServer({
+      port: this.natsPort,
+      dataDir: this.dataDir,
+      logFile: join(this.dataDir, "logs", `nats-${Date.now()}.log`),
+    });
+  }
+
+  url(name: ServiceName): string {
+    return this.services.get(name)?.url ?? `http://127.0.0.1:${this.env[SERVICES[name].portEnv]}`;
+  }
+
+  get gateway(): string {
+    return `${this.url("gateway")}/api`;
+  }
+
+  service(name: ServiceName): ServiceProcess {
+    const s = this.services.get(name);
+    if (!s) throw new Error(`${name} is not part of this stack`);
+    return s;
+  }
+
+  /** Kill (default SIGKILL: a crash) and optionally start again, waiting until ready. */
+  async kill(name: ServiceName, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+    await this.service(name).kill(signal);
+  }
+
+  async restart(name: ServiceName): Promise<void> {
+    const s = this.service(name);
+    await s.stop("SIGKILL");
+    s.start();
+    await s.waitReady();
+  }
+
+  log(name: ServiceName): string {
+    try {
+      return readFileSync(join(this.dataDir, "logs", `${name}.log`), "utf8");
+    } catch {
+      return "";
+    }
+  }
+
+  /** A typed NATS request from the test, as the admin CLI or the dashboard would make it. */
+  call<R extends Rpc<z.ZodType, z.ZodType>>(rpc: R, req: RpcRequest<R>, timeoutMs = 5000): Promise<RpcResponse<R>> {
+    return call(this.nc, rpc, req, timeoutMs);
+  }
+
+  createShop(req: RpcRequest<typeof rpcs.directory.createShop> = { name: "Test shop" }): Promise<ShopCreated> {
+    return this.call(rpcs.directory.createShop, req);
+  }
+
+  /** fetch against the gateway's /api with the key. */
+  api(apiKey: string | null, path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (apiKey !== null) headers.set("X-Api-Key", apiKey);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("Content-Type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return fetch(`${this.gateway}${path}`, { ...init, headers, body });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.services.values()].map((s) => s.stop("SIGTERM", 5000)));
+    await this.nc?.close().catch(() => {});
+    await this.nats?.stop();
+    if (!process.env.KEEP_TEST_DATA) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export const testLog = createLogger("test", "silent");
+
+/** Polls until fn returns a truthy value (bounded by timeoutMs). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10000, everyMs = 50): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v as NonNullable<T>;
+    } catch (e) {
+      last = e;
+    }
+    await Bun.sleep(everyMs);
+  }
+  throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ""}`);
+}
