@@ -8,3 +8,4 @@ export * from "./directory-cache.ts";
 export * from "./http.ts";
 export * from "./lifecycle.ts";
 export * from "./crypto.ts";
+export * from "./net-guard.ts";

@@ -1,0 +1,69 @@
+import { lookup } from "node:dns/promises";
+import ipaddr from "ipaddr.js";
+
+/**
+ * Guards against sending server-side requests (webhooks) into private networks: loopback,
+ * RFC 1918, link-local (cloud metadata at 169.254.169.254), CGNAT, unique-local IPv6 and every
+ * other special-purpose range. Only global unicast addresses count as public.
+ */
+
+/** Hostnames that never resolve to the public internet, whatever DNS says. */
+const INTERNAL_NAME = /(^|\.)(localhost|local|internal|intranet|lan|home\.arpa|localdomain)$/i;
+
+/** "[::1]" (URL.hostname form) → "::1". */
+const unbracket = (host: string) => (host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host);
+
+export function isIpLiteral(host: string): boolean {
+  return ipaddr.isValid(unbracket(host));
+}
+
+/**
+ * True for a global unicast IPv4/IPv6 address. IPv4-mapped IPv6 is judged as the IPv4 it carries;
+ * tunnelling and translation prefixes (6to4, Teredo, NAT64) are refused because they can embed
+ * a private IPv4 address.
+ */
+export function isPublicIp(address: string): boolean {
+  const raw = unbracket(address);
+  if (!ipaddr.isValid(raw)) return false;
+  return ipaddr.process(raw).range() === "unicast";
+}
+
+/**
+ * Judges a hostname without DNS: an IP literal by its range, a name by whether it is a
+ * single label or an internal-only suffix. A public-looking name can still resolve to a private
+ * address, so whoever connects must also check the resolved address (resolvePublicAddresses).
+ */
+export function isPublicHostname(hostname: string): boolean {
+  const host = unbracket(hostname).replace(/\.$/, "");
+  if (host.length === 0) return false;
+  if (isIpLiteral(host)) return isPublicIp(host);
+  if (!host.includes(".")) return false;
+  return !INTERNAL_NAME.test(host);
+}
+
+export class NonPublicAddressError extends Error {
+  constructor(
+    readonly hostname: string,
+    readonly address?: string,
+  ) {
+    super(address ? `${hostname} resolves to non-public address ${address}` : `${hostname} is not a public host`);
+  }
+}
+
+export type Resolver = (hostname: string) => Promise<{ address: string }[]>;
+const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * Resolves a hostname and returns its addresses only if every one is public; connect to one
+ * of these (not to the name again) so DNS rebinding between check and connect cannot slip in.
+ */
+export async function resolvePublicAddresses(hostname: string, resolve: Resolver = systemResolver): Promise<string[]> {
+  const host = unbracket(hostname);
+  if (!isPublicHostname(host)) throw new NonPublicAddressError(host);
+  if (isIpLiteral(host)) return [host];
+  const addresses = (await resolve(host)).map((a) => a.address);
+  if (addresses.length === 0) throw new NonPublicAddressError(host);
+  const privateOne = addresses.find((a) => !isPublicIp(a));
+  if (privateOne) throw new NonPublicAddressError(host, privateOne);
+  return addresses;
+}
