@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, runs every test (unit, integration with
+# real nats-server and service processes, browser), and ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+bash infra/scripts/bootstrap.sh --test || exit 1
+export PATH="$PATH:/usr/sbin"
+log=$(mktemp)
+bun test "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+passed=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)
+failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)
+rm -f "$log"
+echo "${passed:-0} passed, ${failed:-0} failed"
+[ "$status" = 0 ] && [ "${passed:-0}" -gt 0 ] || exit 1
