@@ -91,7 +91,7 @@ const intParam = (min: number, max: number, dflt: number) =>
     .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
     .transform(Number)
     .pipe(z.number().int().min(min).max(max))
-    .default(String(dflt) as never);
+    .prefault(String(dflt));
 
 /** §4.2 list mode. Query values arrive as strings. */
 export const ListPaymentsQuery = z
