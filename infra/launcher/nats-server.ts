@@ -10,8 +10,11 @@ export class MissingNatsServer extends Error {
   }
 }
 
-export function findNatsServer(): string {
-  const bin = Bun.which("nats-server") ?? Bun.which("nats-server", { PATH: "/usr/sbin:/usr/local/sbin:/sbin" });
+/** NATS_SERVER_BIN if set, else nats-server on PATH or in the sbin folders Debian installs it to. */
+export function findNatsServer(explicit = process.env.NATS_SERVER_BIN): string {
+  const bin = explicit
+    ? Bun.which(explicit)
+    : (Bun.which("nats-server") ?? Bun.which("nats-server", { PATH: "/usr/sbin:/usr/local/sbin:/sbin" }));
   if (!bin) throw new MissingNatsServer();
   return bin;
 }

@@ -48,7 +48,7 @@ export type ReadinessCheck = () => boolean | Promise<boolean>;
 /** /healthz (alive), /readyz (every dependency ready), /metrics (Prometheus). */
 export function healthRoutes(checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/healthz", (c) => c.json({ status: "ok", pid: process.pid, uptimeSeconds: Math.round(process.uptime()) }));
   app.get("/readyz", async (c) => {
     const results: Record<string, boolean> = {};
     for (const [name, check] of Object.entries(checks)) {
