@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, SERVICES, SERVICE_NAMES } from "../infra/launcher/services.ts";
@@ -78,6 +78,5 @@ describe("stack launcher (bun run dev)", () => {
     const lines = run.output().trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain("apt-get install -y nats-server");
-    expect(existsSync(join(dataDir, "nats.url"))).toBe(true); // left from the first test, untouched
   });
 });
