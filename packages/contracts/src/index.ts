@@ -4,3 +4,4 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./directory.ts";
 export * from "./rpc.ts";
+export * from "./provider.ts";
