@@ -5,3 +5,5 @@ export * from "./events.ts";
 export * from "./directory.ts";
 export * from "./rpc.ts";
 export * from "./provider.ts";
+export * from "./luhn.ts";
+export * from "./card.ts";
