@@ -148,19 +148,40 @@ export const rpcs = {
     rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
   },
   balance: {
+    /** The account's figures (spec §2.4); an account the ledger has never seen has zeros. */
     get: rpc("balance.v1.get", z.object({ accountId: z.string() }), Balance),
+    /**
+     * Takes amountKopecks out of the available balance (CONFLICT when it exceeds it). A retry with
+     * the same idempotencyKey returns the first payout; the same key with another amount is CONFLICT.
+     */
     createPayout: rpc(
       "balance.v1.payout.create",
-      z.object({ accountId: z.string(), amountKopecks: z.number().int().positive(), idempotencyKey: z.string().optional() }),
+      z.object({
+        accountId: z.string(),
+        amountKopecks: z.number().int().positive(),
+        idempotencyKey: z.string().min(1).max(128).optional(),
+      }),
       Payout,
     ),
-    listPayouts: rpc("balance.v1.payout.list", z.object({ accountId: z.string() }), z.object({ items: z.array(Payout) })),
-    /** Reserve the refund amount from the available balance before asking the provider; unique per payment. */
+    /** Newest first. */
+    listPayouts: rpc(
+      "balance.v1.payout.list",
+      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100) }),
+      z.object({ items: z.array(Payout) }),
+    ),
+    /**
+     * Reserve the refund amount from the available balance before asking the provider; unique per payment.
+     * amountKopecks is what the refund takes back from the balance: the payment's amountKopecks −
+     * commissionKopecks (the receipt it credited). CONFLICT "refund of X kopecks exceeds the available
+     * balance Y kopecks" when it does not fit; a repeat for the same payment is { reserved: true } again.
+     * Not for sandbox (isTest) payments: they never touch a balance.
+     */
     reserveRefund: rpc(
       "balance.v1.refund.reserve",
       z.object({ accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
       z.object({ reserved: z.boolean() }),
     ),
+    /** Gives back a reserve whose refund the provider refused; { released: false } when none is pending. */
     releaseRefund: rpc(
       "balance.v1.refund.release",
       z.object({ accountId: z.string(), paymentId: z.string() }),

@@ -1,0 +1,39 @@
+import { join } from "node:path";
+import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { balanceEnv } from "./config.ts";
+import { applyPaymentEvent } from "./ledger.ts";
+import { paymentEventsApplied } from "./metrics.ts";
+import { consumePaymentEvents } from "./payment-event-consumer.ts";
+import { settlePendingPayouts } from "./payouts.ts";
+import { serveBalanceRpcs } from "./rpc-handlers.ts";
+import { openLedgerStore } from "./store/ledger-store.ts";
+
+const cfg = loadConfig(balanceEnv);
+const log = createLogger("balance", cfg.LOG_LEVEL);
+const lifecycle = new Lifecycle(log);
+const clock = () => Date.now();
+
+const store = openLedgerStore(join(cfg.DATA_DIR, "balance.db"));
+lifecycle.onClose("store", () => store.close());
+const settled = settlePendingPayouts(store, clock());
+if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
+
+const nc = await connectBus(resolveNatsUrl(cfg), "balance", log);
+lifecycle.onClose("nats", () => nc.drain());
+
+const consumer = await consumePaymentEvents(
+  nc,
+  (event) => {
+    const effect = applyPaymentEvent(store, event, clock());
+    paymentEventsApplied.inc({ status: event.status, effect });
+    return effect;
+  },
+  log,
+);
+lifecycle.onClose("payment events", () => consumer.stop());
+serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
+
+const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive });
+const server = Bun.serve({ hostname: cfg.HOST, port: cfg.BALANCE_PORT, fetch: app.fetch });
+lifecycle.onClose("http", () => server.stop());
+log.info({ port: server.port, holdHour: cfg.HOLD_HOUR }, "balance service ready");
