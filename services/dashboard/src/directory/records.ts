@@ -1,0 +1,27 @@
+import type { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
+import type { ApiKeyRow, ShopRow } from "../store/schema.ts";
+
+export function toShopRecord(row: ShopRow): ShopRecord {
+  return {
+    shopId: row.id,
+    accountId: row.accountId,
+    name: row.name,
+    active: row.active,
+    sandbox: row.sandbox,
+    methods: row.methods,
+    tariff: row.tariff,
+    webhookUrl: row.webhookUrl,
+    signingSecret: row.signingSecret,
+    successUrl: row.successUrl,
+    failUrl: row.failUrl,
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+/** What the owner sees: everything but the signing secret, which has its own screen. */
+export function toShopView(row: ShopRow): Omit<ShopRecord, "signingSecret"> {
+  const { signingSecret: _hidden, ...view } = toShopRecord(row);
+  return view;
+}
+
+export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({ shopId: row.shopId, keyId: row.id });

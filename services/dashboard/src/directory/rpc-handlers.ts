@@ -1,0 +1,16 @@
+import { rpcs } from "@payaccept/contracts";
+import { serve, type NatsConnection, type Subscription } from "@payaccept/platform";
+import * as directory from "./directory.ts";
+import type { DirectoryDeps } from "./directory.ts";
+
+/** Serves rpcs.directory.* over NATS with the queue group "dashboard". */
+export function serveDirectory(nc: NatsConnection, deps: DirectoryDeps): Subscription[] {
+  const opts = { queue: "dashboard", log: deps.log };
+  return [
+    serve(nc, rpcs.directory.createShop, (req) => directory.createShop(deps, req), opts),
+    serve(nc, rpcs.directory.setActive, (req) => directory.setActive(deps, req), opts),
+    serve(nc, rpcs.directory.rotateKey, (req) => directory.rotateKey(deps, req), opts),
+    serve(nc, rpcs.directory.updateShop, (req) => directory.updateShop(deps, req), opts),
+    serve(nc, rpcs.directory.rotateSecret, (req) => directory.rotateSecret(deps, req), opts),
+  ];
+}

@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { Kvm } from "@nats-io/kv";
+import { apiKeyKvKey, rpcs, shopKvKey } from "@payaccept/contracts";
+import { sha256Hex } from "@payaccept/platform";
+import { eventually, Stack } from "./harness/stack.ts";
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard"] });
+}, 60000);
+afterAll(() => stack.stop());
+
+const entry = async (key: string) => {
+  const kv = await new Kvm(stack.nc).open("directory");
+  const e = await kv.get(key);
+  return e?.operation === "PUT" ? e.string() : undefined;
+};
+
+test("a NATS server that comes back without its store gets the whole directory again", async () => {
+  const created = await stack.createShop({ name: "Survivor" });
+  const rotated = await stack.call(rpcs.directory.rotateKey, { shopId: created.shopId });
+
+  await stack.nats.stop();
+  rmSync(join(stack.dataDir, "jetstream"), { recursive: true, force: true });
+  await stack.startNats();
+
+  await eventually(() => entry(shopKvKey(created.shopId)), 20000);
+  expect(await eventually(() => entry(apiKeyKvKey(sha256Hex(rotated.apiKey))))).toContain(created.shopId);
+  expect(await entry(apiKeyKvKey(sha256Hex(created.apiKey)))).toBeUndefined();
+}, 60000);
+
+test("at start the dashboard republishes every shop and key and removes entries it does not own", async () => {
+  const created = await stack.createShop({ name: "Restarted" });
+  const kv = await new Kvm(stack.nc).open("directory");
+  const forged = apiKeyKvKey(sha256Hex("pk_live_forged"));
+  await kv.put(forged, JSON.stringify({ shopId: created.shopId, keyId: "forged" }));
+  await kv.delete(shopKvKey(created.shopId));
+
+  await stack.restart("dashboard");
+
+  expect(await entry(forged)).toBeUndefined();
+  expect(await entry(shopKvKey(created.shopId))).toContain("Restarted");
+  expect(await entry(apiKeyKvKey(sha256Hex(created.apiKey)))).toContain(created.shopId);
+}, 60000);
