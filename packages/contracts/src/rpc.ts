@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
-import { PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
+import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
 /**
@@ -55,11 +55,16 @@ export type Payout = z.infer<typeof Payout>;
 
 // ── webhook deliveries ──────────────────────────────────────────────────────
 export const WebhookAttempt = z.object({
+  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
+  series: z.number().int().min(1),
+  /** 1-based attempt number within the series (at most 7 with the default schedule). */
+  attempt: z.number().int().min(1),
   at: z.string(),
   httpStatus: z.number().int().nullable(),
   error: z.string().nullable(),
   durationMs: z.number(),
 });
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
 export const WebhookDelivery = z.object({
   id: z.string(),
   shopId: z.string(),
@@ -189,13 +194,17 @@ export const rpcs = {
     ),
   },
   webhooks: {
+    /** Newest first; `before` is a delivery id from the previous page. */
     log: rpc(
       "webhooks.v1.log",
       ShopScoped.extend({ paymentId: z.string().optional(), limit: z.number().int().min(1).max(200).default(50), before: z.string().optional() }),
       z.object({ items: z.array(WebhookDelivery) }),
     ),
+    /** Same body, fresh signatures, a new attempt series (also after exhaustion). */
     resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
+    /** Sends at once and waits for the reply: call with a timeout above WEBHOOK_TIMEOUT_MS. */
     test: rpc("webhooks.v1.test", ShopScoped, TestWebhookResult),
-    replay: rpc("webhooks.v1.replay", ShopScoped.extend({ since: z.string() }), z.object({ requeued: z.number().int() })),
+    /** Every delivery of the shop whose event occurred at or after `since` starts a new attempt series. */
+    replay: rpc("webhooks.v1.replay", ShopScoped.extend({ since: IsoDateTime }), z.object({ requeued: z.number().int() })),
   },
 } as const;

@@ -17,6 +17,8 @@ export function isIpLiteral(host: string): boolean {
   return ipaddr.isValid(unbracket(host));
 }
 
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR("2000::/3");
+
 /**
  * True for a global unicast IPv4/IPv6 address. IPv4-mapped IPv6 is judged as the IPv4 it carries;
  * tunnelling and translation prefixes (6to4, Teredo, NAT64) are refused because they can embed
@@ -25,7 +27,12 @@ export function isIpLiteral(host: string): boolean {
 export function isPublicIp(address: string): boolean {
   const raw = unbracket(address);
   if (!ipaddr.isValid(raw)) return false;
-  return ipaddr.process(raw).range() === "unicast";
+  const ip = ipaddr.process(raw);
+  if (ip.range() !== "unicast") return false;
+  // ipaddr.js calls every unlisted IPv6 address unicast, including the deprecated IPv4-compatible
+  // ::a.b.c.d (written ::7f00:1 by URL parsers), which some stacks still tunnel to IPv4.
+  // Only the IANA global unicast block is public.
+  return ip.kind() === "ipv4" || ip.match(GLOBAL_UNICAST_V6);
 }
 
 /**
@@ -51,7 +58,7 @@ export class NonPublicAddressError extends Error {
 }
 
 export type Resolver = (hostname: string) => Promise<{ address: string }[]>;
-const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
+export const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
 /**
  * Resolves a hostname and returns its addresses only if every one is public; connect to one
