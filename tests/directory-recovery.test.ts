@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Kvm } from "@nats-io/kv";
@@ -6,10 +6,13 @@ import { apiKeyKvKey, rpcs, shopKvKey } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import { eventually, Stack } from "./harness/stack.ts";
 
+// Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(60_000);
+
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["dashboard"] });
-}, 60000);
+});
 afterAll(() => stack.stop());
 
 const entry = async (key: string) => {
@@ -29,7 +32,7 @@ test("a NATS server that comes back without its store gets the whole directory a
   await eventually(() => entry(shopKvKey(created.shopId)), 20000);
   expect(await eventually(() => entry(apiKeyKvKey(sha256Hex(rotated.apiKey))))).toContain(created.shopId);
   expect(await entry(apiKeyKvKey(sha256Hex(created.apiKey)))).toBeUndefined();
-}, 60000);
+});
 
 test("at start the dashboard republishes every shop and key and removes entries it does not own", async () => {
   const created = await stack.createShop({ name: "Restarted" });
@@ -43,4 +46,4 @@ test("at start the dashboard republishes every shop and key and removes entries 
   expect(await entry(forged)).toBeUndefined();
   expect(await entry(shopKvKey(created.shopId))).toContain("Restarted");
   expect(await entry(apiKeyKvKey(sha256Hex(created.apiKey)))).toContain(created.shopId);
-}, 60000);
+});

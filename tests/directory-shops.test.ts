@@ -1,10 +1,13 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { Kvm, type KV } from "@nats-io/kv";
 import { apiKeyKvKey, DEFAULT_TARIFF, DomainError, rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import { Stack } from "./harness/stack.ts";
+
+// Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(60_000);
 
 let stack: Stack;
 let kv: KV;

@@ -1,3 +1,74 @@
-import type { Command } from "../cli.ts";
+import { PaymentMethod, rpcs } from "@payaccept/contracts";
+import { call } from "@payaccept/platform";
+import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
 
-export const shopCommands: Record<string, Command> = {};
+/** "SBP,CARD" → ["SBP", "CARD"]; undefined when the flag is absent. */
+function methodsFlag(flags: Flags): PaymentMethod[] | undefined {
+  const raw = flags.methods;
+  if (typeof raw !== "string") return undefined;
+  const parsed = PaymentMethod.array().min(1).safeParse(raw.split(",").map((m) => m.trim().toUpperCase()).filter(Boolean));
+  if (!parsed.success) throw new UsageError(`--methods must be a comma-separated list of ${PaymentMethod.options.join(", ")}`);
+  return parsed.data;
+}
+
+/** A string flag as given ("" clears a link), or undefined when absent. */
+const optional = (flags: Flags, name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+
+const setActive = (active: boolean): Command => ({
+  usage: "--shop ID [--json]",
+  flags: { shop: "string" },
+  run: async ({ nc, flags, timeoutMs, print }) =>
+    print(await call(nc, rpcs.directory.setActive, { shopId: requireFlag(flags, "shop"), active }, timeoutMs)),
+});
+
+export const shopCommands: Record<string, Command> = {
+  "shop:create": {
+    usage: "--name NAME [--sandbox] [--webhook-url URL] [--methods SBP,CARD] [--account ACCOUNT_ID] [--json]",
+    flags: { name: "string", sandbox: "boolean", "webhook-url": "string", methods: "string", account: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const created = await call(
+        nc,
+        rpcs.directory.createShop,
+        {
+          name: requireFlag(flags, "name"),
+          sandbox: flags.sandbox === true,
+          webhookUrl: optional(flags, "webhook-url"),
+          methods: methodsFlag(flags),
+          accountId: optional(flags, "account"),
+        },
+        timeoutMs,
+      );
+      print(created);
+    },
+  },
+  "shop:deactivate": setActive(false),
+  "shop:activate": setActive(true),
+  "shop:update": {
+    usage: "--shop ID [--name NAME] [--webhook-url URL] [--methods SBP,CARD] [--success-url URL] [--fail-url URL] [--json]  (\"\" clears a URL)",
+    flags: { shop: "string", name: "string", "webhook-url": "string", methods: "string", "success-url": "string", "fail-url": "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const shopId = requireFlag(flags, "shop");
+      const changes = {
+        name: optional(flags, "name"),
+        webhookUrl: optional(flags, "webhook-url"),
+        methods: methodsFlag(flags),
+        successUrl: optional(flags, "success-url"),
+        failUrl: optional(flags, "fail-url"),
+      };
+      if (Object.values(changes).every((v) => v === undefined)) throw new UsageError("nothing to change");
+      print(await call(nc, rpcs.directory.updateShop, { shopId, ...changes }, timeoutMs));
+    },
+  },
+  "key:rotate": {
+    usage: "--shop ID [--json]  (the old key stops working at once; the new one is shown only now)",
+    flags: { shop: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) =>
+      print(await call(nc, rpcs.directory.rotateKey, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
+  },
+  "secret:rotate": {
+    usage: "--shop ID [--json]  (webhooks are signed with the new secret from now on)",
+    flags: { shop: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) =>
+      print(await call(nc, rpcs.directory.rotateSecret, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
+  },
+};

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Kvm, type KV } from "@nats-io/kv";
+import { apiKeyKvKey, shopKvKey, ShopRecord } from "@payaccept/contracts";
+import { sha256Hex } from "@payaccept/platform";
+import { ROOT } from "../infra/launcher/services.ts";
+import { Stack } from "./harness/stack.ts";
+
+// Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(60_000);
+
+let stack: Stack;
+let kv: KV;
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard"] });
+  kv = await new Kvm(stack.nc).open("directory");
+});
+afterAll(() => stack.stop());
+
+/** `bun run admin …` as an operator would run it against the stack. */
+async function admin(...args: string[]) {
+  const proc = Bun.spawn(["bun", "run", "admin", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json());
+const keyPublished = async (apiKey: string) => (await kv.get(apiKeyKvKey(sha256Hex(apiKey))))?.operation === "PUT";
+
+describe("admin shop commands", () => {
+  test("shop:create --json prints one JSON object with the credentials", async () => {
+    const r = await admin("shop:create", "--name", "CLI shop", "--sandbox", "--methods", "card", "--webhook-url", "http://127.0.0.1:9/h", "--json");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const created = JSON.parse(lines[0]!);
+    expect(Object.keys(created).sort()).toEqual(["accountId", "apiKey", "shopId", "signingSecret"]);
+    expect(created.apiKey).toMatch(/^pk_test_/);
+    expect(await shopInKv(created.shopId)).toMatchObject({ name: "CLI shop", sandbox: true, methods: ["CARD"], webhookUrl: "http://127.0.0.1:9/h" });
+    expect(await keyPublished(created.apiKey)).toBe(true);
+
+    const sibling = JSON.parse((await admin("shop:create", "--name", "Sibling", "--account", created.accountId, "--json")).stdout);
+    expect(sibling.accountId).toBe(created.accountId);
+    expect(sibling.apiKey).toMatch(/^pk_live_/);
+  });
+
+  test("shop:deactivate and shop:activate flip the shop", async () => {
+    const { shopId } = await stack.createShop();
+    expect((await admin("shop:deactivate", "--shop", shopId)).code).toBe(0);
+    expect((await shopInKv(shopId)).active).toBe(false);
+    expect((await admin("shop:activate", "--shop", shopId)).code).toBe(0);
+    expect((await shopInKv(shopId)).active).toBe(true);
+  });
+
+  test("key:rotate --json prints the new key and the old one is gone", async () => {
+    const created = await stack.createShop();
+    const r = await admin("key:rotate", "--shop", created.shopId, "--json");
+    expect(r.code).toBe(0);
+    const rotated = JSON.parse(r.stdout);
+    expect(rotated.shopId).toBe(created.shopId);
+    expect(await keyPublished(rotated.apiKey)).toBe(true);
+    expect(await keyPublished(created.apiKey)).toBe(false);
+  });
+
+  test("shop:update changes only the given settings; an empty URL clears it", async () => {
+    const { shopId } = await stack.createShop({ name: "Before", webhookUrl: "https://hooks.example.com/a" });
+    const r = await admin("shop:update", "--shop", shopId, "--success-url", "https://shop.example.com/ok", "--fail-url", "t.me/shop_bot", "--methods", "SBP");
+    expect(r.code).toBe(0);
+    expect(await shopInKv(shopId)).toMatchObject({
+      name: "Before",
+      webhookUrl: "https://hooks.example.com/a",
+      methods: ["SBP"],
+      successUrl: "https://shop.example.com/ok",
+      failUrl: "t.me/shop_bot",
+    });
+    expect((await admin("shop:update", "--shop", shopId, "--webhook-url", "", "--success-url", "")).code).toBe(0);
+    expect(await shopInKv(shopId)).toMatchObject({ webhookUrl: null, successUrl: null, failUrl: "t.me/shop_bot" });
+  });
+
+  test("secret:rotate prints the new signing secret", async () => {
+    const created = await stack.createShop();
+    const rotated = JSON.parse((await admin("secret:rotate", "--shop", created.shopId, "--json")).stdout);
+    expect((await shopInKv(created.shopId)).signingSecret).toBe(rotated.signingSecret);
+  });
+
+  test("usage mistakes exit 2 with a one-line reason; service refusals exit 1", async () => {
+    const noName = await admin("shop:create", "--json");
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain("--name is required");
+    const badMethod = await admin("shop:create", "--name", "x", "--methods", "CASH");
+    expect(badMethod.code).toBe(2);
+    expect(badMethod.stderr).toContain("--methods");
+    const nothing = await admin("shop:update", "--shop", "s");
+    expect(nothing.code).toBe(2);
+    const unknown = await admin("shop:deactivate", "--shop", "no-such-shop");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("NOT_FOUND");
+    const invalid = await admin("shop:update", "--shop", (await stack.createShop()).shopId, "--success-url", "http://insecure.example.com");
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toContain("successUrl");
+  });
+});
