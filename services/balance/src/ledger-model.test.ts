@@ -1,0 +1,103 @@
+import { afterAll, expect, test } from "bun:test";
+import { DomainError, type PaymentEvent } from "@payaccept/contracts";
+import { readBalance } from "./balance.ts";
+import { applyPaymentEvent } from "./ledger.ts";
+import { payOut } from "./payouts.ts";
+import { reserveRefund } from "./refunds.ts";
+import { msk, nextEvent, paymentEvent, tempLedgerStore } from "./testing.ts";
+
+/**
+ * The aggregates (hold buckets released lazily, running available) against a naive model that
+ * keeps every movement and sums them at each read, with release days taken from the time-zone
+ * database rather than our offset arithmetic. A seeded random walk over ten days.
+ */
+const HOLD_HOUR = 12;
+const HOUR = 3_600_000;
+const ACCOUNTS = ["a", "b", "c"];
+const { store, dispose } = tempLedgerStore();
+afterAll(dispose);
+
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const moscowDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" });
+const releaseInstant = (paidAt: number) =>
+  Date.parse(`${moscowDate.format(paidAt)}T${String(HOLD_HOUR).padStart(2, "0")}:00:00+03:00`) + 24 * HOUR;
+
+type Movement = { accountId: string; kopecks: number; from: number };
+const movements: Movement[] = [];
+const model = (accountId: string, now: number) => {
+  const mine = movements.filter((m) => m.accountId === accountId);
+  const sum = (ms: Movement[]) => ms.reduce((s, m) => s + m.kopecks, 0);
+  return {
+    availableKopecks: sum(mine.filter((m) => m.from <= now)),
+    frozenKopecks: sum(mine.filter((m) => m.from > now)),
+    holdHour: HOLD_HOUR,
+  };
+};
+
+test("aggregates always equal the sum of every movement", () => {
+  const rnd = random(20250310);
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const paid: PaymentEvent[] = [];
+  const refunded = new Set<string>();
+  let now = msk("2025-03-10T00:00:00");
+  for (let step = 0; step < 3000; step++) {
+    now += Math.floor(rnd() * 10 * 60_000);
+    const roll = rnd();
+    if (roll < 0.45) {
+      // Up to two days late, so some receipts arrive after their own release time.
+      const paidAt = now - Math.floor(rnd() * 48 * HOUR);
+      const amount = 100 + Math.floor(rnd() * 100_000);
+      const e = paymentEvent({
+        accountId: pick(ACCOUNTS),
+        paidAt: new Date(paidAt).toISOString(),
+        amountKopecks: amount,
+        commissionKopecks: Math.floor(amount * 0.025),
+      });
+      applyPaymentEvent(store, e, now);
+      paid.push(e);
+      movements.push({ accountId: e.accountId, kopecks: e.amountKopecks - e.commissionKopecks, from: releaseInstant(paidAt) });
+    } else if (roll < 0.55 && paid.length > 0) {
+      expect(applyPaymentEvent(store, { ...pick(paid), eventId: "replayed" }, now)).toBe("duplicate");
+    } else if (roll < 0.65 && paid.length > 0) {
+      const e = pick(paid);
+      if (refunded.has(e.paymentId)) continue;
+      const net = e.amountKopecks - e.commissionKopecks;
+      const fits = model(e.accountId, now).availableKopecks >= net;
+      try {
+        reserveRefund(store, { accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
+        expect(fits).toBe(true);
+      } catch (err) {
+        expect(err).toBeInstanceOf(DomainError);
+        expect(fits).toBe(false);
+        continue;
+      }
+      movements.push({ accountId: e.accountId, kopecks: -net, from: 0 });
+      refunded.add(e.paymentId);
+      applyPaymentEvent(store, nextEvent(e, "REFUNDED", new Date(now).toISOString()), now);
+    } else if (roll < 0.75) {
+      const accountId = pick(ACCOUNTS);
+      const amount = 1 + Math.floor(rnd() * 150_000);
+      const fits = model(accountId, now).availableKopecks >= amount;
+      try {
+        payOut(store, { accountId, amountKopecks: amount }, now, HOLD_HOUR);
+        expect(fits).toBe(true);
+        movements.push({ accountId, kopecks: -amount, from: 0 });
+      } catch (err) {
+        expect(err).toBeInstanceOf(DomainError);
+        expect(fits).toBe(false);
+      }
+    } else {
+      const accountId = pick(ACCOUNTS);
+      expect(readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(accountId, now));
+    }
+  }
+  for (const accountId of ACCOUNTS) expect(readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(accountId, now));
+});

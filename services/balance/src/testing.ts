@@ -1,0 +1,79 @@
+import { afterEach, beforeEach } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { paymentEventId, type PaymentEvent } from "@payaccept/contracts";
+import { applyPaymentEvent } from "./ledger.ts";
+import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
+
+/** A real ledger file in a fresh temporary folder, for unit tests and the benchmark. */
+export function tempLedgerStore(): { store: LedgerStore; dispose: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "balance-ledger-"));
+  const store = openLedgerStore(join(dir, "balance.db"));
+  return {
+    store,
+    dispose: () => {
+      store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh ledger for each test of the calling file: `const ledger = ledgerPerTest()`, then `ledger.store`. */
+export function ledgerPerTest(): { readonly store: LedgerStore } {
+  const current: { store: LedgerStore; dispose: () => void } = { store: undefined as never, dispose: () => {} };
+  beforeEach(() => Object.assign(current, tempLedgerStore()));
+  afterEach(() => current.dispose());
+  return current;
+}
+
+/** A live SUCCESS event as payments publishes it; override what the case is about. */
+export function paymentEvent(overrides: Partial<PaymentEvent> = {}): PaymentEvent {
+  const paidAt = overrides.paidAt ?? "2025-03-10T07:00:00.000Z";
+  const event: PaymentEvent = {
+    eventId: "",
+    paymentId: Bun.randomUUIDv7(),
+    shopId: "shop-1",
+    accountId: "account-1",
+    orderId: "order-1",
+    status: "SUCCESS",
+    previousStatus: "PENDING",
+    amountKopecks: 10_000,
+    commissionKopecks: 70,
+    method: "SBP",
+    telegramId: null,
+    metadata: null,
+    isTest: false,
+    paidAt,
+    createdAt: paidAt,
+    occurredAt: paidAt,
+    ...overrides,
+  };
+  return { ...event, eventId: paymentEventId(event.paymentId, event.status) };
+}
+
+/** The same payment's later event (REFUNDED after SUCCESS, SUCCESS after EXPIRED, ...). */
+export function nextEvent(earlier: PaymentEvent, status: PaymentEvent["status"], occurredAt: string): PaymentEvent {
+  return { ...earlier, eventId: paymentEventId(earlier.paymentId, status), status, previousStatus: earlier.status, occurredAt };
+}
+
+/** Epoch ms of a Moscow wall-clock time, e.g. msk("2025-03-11T12:00:00"). */
+export const msk = (local: string) => Date.parse(`${local}+03:00`);
+
+/** Gives an account `kopecks` of available money: a live receipt paid three days before `now`. */
+export function fundAccount(store: LedgerStore, accountId: string, kopecks: number, now: number): PaymentEvent {
+  const paidAt = new Date(now - 3 * 86_400_000).toISOString();
+  const event = paymentEvent({ accountId, paidAt, amountKopecks: kopecks, commissionKopecks: 0 });
+  applyPaymentEvent(store, event, now);
+  return event;
+}
+
+/** What fn threw (undefined if it returned), to assert on an error's code and message together. */
+export function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
