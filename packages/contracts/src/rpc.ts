@@ -103,6 +103,11 @@ export const rpcs = {
     cancel: rpc("payments.v1.cancel", ById, Payment),
     /** Full refund of a SUCCESS payment (dashboard, admin CLI). */
     refund: rpc("payments.v1.refund", ById, Payment),
+    /**
+     * Operators only (admin CLI): which shop and account a payment belongs to, so shop-scoped
+     * commands such as refund can be given just a payment id. Never exposed to merchants or buyers.
+     */
+    owner: rpc("payments.v1.owner", z.object({ id: Uuid }), z.object({ id: Uuid, shopId: z.string(), accountId: z.string() })),
     /** Buyer side: what the payment page shows. No shop scope: the payment id is the capability. */
     checkout: rpc("payments.v1.checkout.get", z.object({ id: Uuid }), CheckoutView),
     start: rpc("payments.v1.checkout.start", z.object({ id: Uuid, method: PaymentMethod }), CheckoutView),
