@@ -1,0 +1,124 @@
+import { describe, expect, test } from "bun:test";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject } from "openapi3-ts/oas31";
+import { renderOpenApiHtml } from "./openapi-html.ts";
+import { buildOpenApiDocument } from "./openapi.ts";
+
+const doc = buildOpenApiDocument();
+type Operation = OperationObject & { responses: Record<string, ResponseObject | ReferenceObject> };
+const op = (path: string, method: string) => (doc.paths![path] as Record<string, Operation>)[method]!;
+
+describe("buildOpenApiDocument", () => {
+  test("passes Redocly's strict recommended ruleset", async () => {
+    const config = await createConfig({
+      extends: ["recommended-strict"],
+      // The project has not chosen a licence yet; naming one here would be inventing it.
+      rules: { "info-license": "off" },
+    });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: "openapi.json", config });
+    expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+
+  // Spec §4 with the common errors of §7: exactly these responses, no more, no fewer.
+  test.each([
+    ["/v1/payments", "post", ["201", "400", "401", "409", "429", "5XX"]],
+    ["/v1/payments", "get", ["200", "400", "401", "404", "429", "5XX"]],
+    ["/v1/payments/{id}", "get", ["200", "400", "401", "404", "429", "5XX"]],
+    ["/v1/payments/{id}/cancel", "post", ["200", "400", "401", "404", "409", "429", "5XX"]],
+    ["/v1/balance", "get", ["200", "401", "429", "5XX"]],
+  ])("%s %s answers %p", (path, method, codes) => {
+    expect(Object.keys(op(path, method).responses).sort()).toEqual(codes);
+  });
+
+  test("no other operations are described", () => {
+    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel"]);
+  });
+
+  test("every operation needs X-Api-Key", () => {
+    expect(doc.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.components!.securitySchemes!.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-Api-Key" });
+  });
+
+  test("creation takes a CreatePaymentRequest body and answers a Payment", () => {
+    const create = op("/v1/payments", "post");
+    expect(create.requestBody).toEqual({
+      required: true,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreatePaymentRequest" } } },
+    });
+    expect((create.responses["201"] as ResponseObject).content!["application/json"]!.schema).toEqual({
+      $ref: "#/components/schemas/Payment",
+    });
+  });
+
+  test("the list takes the spec's query parameters with their bounds and defaults", () => {
+    const params = Object.fromEntries((op("/v1/payments", "get").parameters as ParameterObject[]).map((p) => [p.name, p]));
+    expect(Object.keys(params).sort()).toEqual(["from", "limit", "orderId", "page", "status", "to"]);
+    expect(params.page!.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 10000, default: 1 });
+    expect(params.limit!.schema).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 });
+    expect(params.orderId!.schema).toMatchObject({ type: "string", minLength: 1, maxLength: 64 });
+    expect(params.from!.schema).toMatchObject({ type: "string", format: "date-time" });
+    expect(Object.values(params).every((p) => p.in === "query" && p.required === false)).toBe(true);
+  });
+
+  test("payment ids in the path are required UUIDs", () => {
+    for (const path of ["/v1/payments/{id}", "/v1/payments/{id}/cancel"]) {
+      const [method] = Object.keys(doc.paths![path]!);
+      expect(op(path, method!).parameters).toEqual([
+        expect.objectContaining({ name: "id", in: "path", required: true, schema: expect.objectContaining({ format: "uuid" }) }),
+      ]);
+    }
+  });
+
+  test("responses carry X-Request-Id and RateLimit-*; 429 also Retry-After; errors use the Error shape", () => {
+    const tooMany = doc.components!.responses!.TooManyRequests as ResponseObject;
+    expect(Object.keys(tooMany.headers!).sort()).toEqual(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "X-Request-Id"]);
+    for (const r of Object.values(doc.components!.responses!) as ResponseObject[]) {
+      expect(r.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/Error" });
+      expect(r.headers).toHaveProperty("X-Request-Id");
+    }
+    expect(Object.keys((op("/v1/balance", "get").responses["200"] as ResponseObject).headers ?? {})).toContain("RateLimit-Remaining");
+  });
+
+  test("the webhook has the WebhookBody and both signature schemes", () => {
+    const hook = (doc.webhooks!.paymentResult as Record<string, OperationObject>).post!;
+    expect((hook.requestBody as { content: Record<string, { schema: ReferenceObject }> }).content["application/json"]!.schema).toEqual({
+      $ref: "#/components/schemas/WebhookBody",
+    });
+    const headers = Object.fromEntries((hook.parameters as ParameterObject[]).map((p) => [p.name, p]));
+    expect(Object.keys(headers).sort()).toEqual(["X-Signature", "X-Signature-V2", "X-Timestamp"]);
+    expect(headers["X-Signature-V2"]!.schema).toMatchObject({ pattern: "^[0-9a-f]{64}$" });
+    expect(headers["X-Timestamp"]!.schema).toMatchObject({ pattern: "^\\d+$" });
+  });
+
+  test("the server address is the one given, /api by default", () => {
+    expect(doc.servers![0]!.url).toBe("/api");
+    expect(buildOpenApiDocument({ serverUrl: "https://pay.example/api" }).servers![0]!.url).toBe("https://pay.example/api");
+  });
+});
+
+describe("renderOpenApiHtml", () => {
+  const html = renderOpenApiHtml(doc);
+
+  test("lists every operation, the webhook and every schema", () => {
+    for (const [path, item] of Object.entries(doc.paths!)) {
+      expect(html).toContain(`<code>${path}</code>`);
+      for (const o of Object.values(item as Record<string, OperationObject>)) expect(html).toContain(`id="op-${o.operationId}"`);
+    }
+    expect(html).toContain('id="op-paymentResultWebhook"');
+    for (const name of Object.keys(doc.components!.schemas!)) expect(html).toContain(`id="schema-${name}"`);
+  });
+
+  test("is self-contained: no script and nothing fetched from elsewhere", () => {
+    expect(html).not.toMatch(/<script|<link|src=|@import|url\(/i);
+    expect(html).not.toMatch(/href="(https?:)?\/\//i);
+    expect(html).toContain('href="openapi.json"');
+  });
+
+  test("escapes text taken from the document", () => {
+    const hostile = buildOpenApiDocument();
+    hostile.info.description = "<img src=x onerror=alert(1)>";
+    const page = renderOpenApiHtml(hostile);
+    expect(page).not.toContain("<img");
+    expect(page).toContain("&lt;img src=x onerror=alert(1)&gt;");
+  });
+});

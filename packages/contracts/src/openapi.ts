@@ -1,0 +1,340 @@
+import type {
+  HeaderObject,
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+} from "openapi3-ts/oas31";
+import { z } from "zod";
+import {
+  Balance,
+  CreatePaymentRequest,
+  ErrorBody,
+  ListPaymentsQuery,
+  LookupPaymentQuery,
+  Metadata,
+  Payment,
+  PaymentIdParam,
+  PaymentListPage,
+  WebhookBody,
+} from "./api.ts";
+import { FINAL_STATUSES, PAYMENT_STATUSES, ReturnUrl } from "./primitives.ts";
+
+/**
+ * The OpenAPI 3.1 description of the merchant API (spec §4–§7) and of the payment-result webhook
+ * (§4.6, §5.2). Every schema is generated from the zod contracts the services validate with, so
+ * the document cannot drift from the code; only the prose and the operation list are written here.
+ */
+
+type Meta = { id?: string; description?: string };
+
+/**
+ * A private registry rather than zod's global one: importing this module must not change what
+ * z.toJSONSchema produces for anyone else.
+ */
+const docs = z.registry<Meta>();
+docs.add(CreatePaymentRequest, { id: "CreatePaymentRequest", description: "Body of payment creation (§2.1). Unknown fields are ignored." });
+docs.add(Payment, { id: "Payment", description: "A payment (§2.2). Every field is always present." });
+docs.add(PaymentListPage, { id: "PaymentListPage", description: "One page of payments, oldest to newest (§2.3)." });
+docs.add(Balance, {
+  id: "Balance",
+  description: "The balance of the shop owner's whole account, in kopecks (§2.4). holdHour is Moscow time.",
+});
+docs.add(WebhookBody, { id: "WebhookBody", description: "Body of the payment-result webhook (§2.5)." });
+docs.add(ErrorBody, {
+  id: "Error",
+  description: "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode.",
+});
+// Refinements have no JSON Schema form, so their rules travel as descriptions.
+docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
+docs.add(Metadata, { description: "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider." });
+docs.add(WebhookBody.shape.status, {
+  description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,
+});
+docs.add(WebhookBody.shape.id, { description: "Payment id; a test notification's id starts with `test-` and is not a UUID." });
+docs.add(WebhookBody.shape.test, { description: "True for a test notification or a sandbox payment. Check its value, not its presence." });
+
+const ref = (id: string): ReferenceObject => ({ $ref: `#/components/schemas/${id}` });
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): SchemaObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { metadata: docs, io, target: "draft-2020-12" });
+  return rest as SchemaObject;
+}
+
+/**
+ * Components are described as requests accept them ("input"): the response schemas have no
+ * transforms, so both sides agree, and output mode would add additionalProperties: false, which
+ * would forbid the additive fields a client must tolerate.
+ */
+function componentSchemas(): Record<string, SchemaObject> {
+  const { schemas } = z.toJSONSchema(docs, {
+    metadata: docs,
+    io: "input",
+    target: "draft-2020-12",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  // Each generated schema names its own dialect and location; inside the document both are the document's.
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, { $schema: _dialect, $id: _id, ...rest }]) => [id, rest as SchemaObject]),
+  );
+}
+
+/**
+ * Query and path values arrive as strings. Where the parsed value has a JSON Schema form (page →
+ * integer 1..10000) the document shows that, with the default the schema itself applies; where it
+ * has not (status → list of statuses) it shows the raw string.
+ */
+function parameterSchema(schema: z.ZodType): SchemaObject {
+  let parsed: SchemaObject;
+  try {
+    parsed = jsonSchema(schema, "output");
+  } catch {
+    return jsonSchema(schema, "input");
+  }
+  const dflt = schema.safeParse(undefined);
+  return dflt.success && dflt.data !== undefined ? { ...parsed, default: dflt.data } : parsed;
+}
+
+function parameters(where: "query" | "path", shape: Record<string, z.ZodType>, descriptions: Record<string, string>): ParameterObject[] {
+  return Object.entries(shape).map(([name, schema]) => ({
+    name,
+    in: where,
+    required: where === "path" || !schema.safeParse(undefined).success,
+    description: descriptions[name],
+    schema: parameterSchema(schema),
+  }));
+}
+
+const integerHeader = (description: string): HeaderObject => ({ description, schema: jsonSchema(z.number().int().min(0), "input") });
+const headers: Record<string, HeaderObject> = {
+  RequestId: {
+    description: "Id of this request (the inbound X-Request-Id when sane, else a new one). Quote it to support.",
+    schema: jsonSchema(z.string(), "input"),
+  },
+  RateLimitLimit: integerHeader("Requests allowed per window for this key and method (§8)."),
+  RateLimitRemaining: integerHeader("Requests left in the current window."),
+  RateLimitReset: integerHeader("Seconds until the current window resets."),
+  RetryAfter: integerHeader("Seconds to wait before trying again."),
+};
+const headerRef = (id: keyof typeof headers): ReferenceObject => ({ $ref: `#/components/headers/${id}` });
+const commonHeaders = {
+  "X-Request-Id": headerRef("RequestId"),
+  "RateLimit-Limit": headerRef("RateLimitLimit"),
+  "RateLimit-Remaining": headerRef("RateLimitRemaining"),
+  "RateLimit-Reset": headerRef("RateLimitReset"),
+};
+
+const json = (schema: SchemaObject | ReferenceObject) => ({ "application/json": { schema } });
+
+const errorResponse = (description: string, extraHeaders: Record<string, ReferenceObject> = {}): ResponseObject => ({
+  description,
+  headers: { ...commonHeaders, ...extraHeaders },
+  content: json(ref("Error")),
+});
+const errors = {
+  BadRequest: errorResponse("Validation failed (body, query or path id). `message` lists every problem at once."),
+  Unauthorized: errorResponse("X-Api-Key missing or invalid, or the shop is not active. Always the same answer."),
+  NotFound: errorResponse("No such payment in this shop (a payment of another shop is never visible)."),
+  Conflict: errorResponse("The request conflicts with the payment's state or the shop's settings."),
+  TooManyRequests: errorResponse("Rate limit exceeded (§8). Wait Retry-After seconds.", { "Retry-After": headerRef("RetryAfter") }),
+  ServerError: errorResponse(
+    "Internal error: the outcome is unknown. Do not retry blindly: read the payment first (§7; on creation: look it up by orderId, create again only on 404).",
+  ),
+};
+type ErrorName = keyof typeof errors;
+const ERROR_STATUS: Record<ErrorName, string> = {
+  BadRequest: "400",
+  Unauthorized: "401",
+  NotFound: "404",
+  Conflict: "409",
+  TooManyRequests: "429",
+  ServerError: "5XX",
+};
+
+function operation(op: {
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  parameters?: ParameterObject[];
+  requestBody?: string;
+  success: { status: string; description: string; schema: SchemaObject | ReferenceObject };
+  errors: ErrorName[];
+}): OperationObject {
+  const responses: Record<string, ResponseObject | ReferenceObject> = {
+    [op.success.status]: { description: op.success.description, headers: commonHeaders, content: json(op.success.schema) },
+  };
+  for (const e of [...op.errors, "Unauthorized", "TooManyRequests", "ServerError"] as ErrorName[]) {
+    responses[ERROR_STATUS[e]] = { $ref: `#/components/responses/${e}` };
+  }
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
+    ...(op.parameters ? { parameters: op.parameters } : {}),
+    ...(op.requestBody ? { requestBody: { required: true, content: json(ref(op.requestBody)) } } : {}),
+    responses,
+  };
+}
+
+const idParameter = parameters("path", PaymentIdParam.shape, { id: "The payment's `id` (UUID). A malformed id gives 400." });
+
+const listParameters = parameters(
+  "query",
+  { orderId: LookupPaymentQuery.shape.orderId.optional(), ...ListPaymentsQuery.shape },
+  {
+    orderId: "Lookup mode: the merchant's order number. When given, every other parameter is ignored and the answer is one Payment or 404.",
+    from: "Start of the period on createdAt, inclusive (ISO 8601, UTC).",
+    to: "End of the period on createdAt, inclusive. `from` later than `to` gives 400.",
+    status: `Comma-separated statuses to keep, from: ${PAYMENT_STATUSES.join(", ")}.`,
+    page: "Page number.",
+    limit: "Page size.",
+  },
+);
+
+const signatureHex = z.string().regex(/^[0-9a-f]{64}$/);
+const signatureHeaders: ParameterObject[] = [
+  {
+    name: "X-Signature",
+    in: "header",
+    required: true,
+    description: "Legacy scheme: HMAC-SHA256 (hex) of the raw body, keyed with the shop's signing secret.",
+    schema: jsonSchema(signatureHex, "input"),
+  },
+  {
+    name: "X-Timestamp",
+    in: "header",
+    required: true,
+    description: "Unix send time in seconds. Recomputed on each retry; older than 5 minutes means a replay.",
+    schema: jsonSchema(z.string().regex(/^\d+$/), "input"),
+  },
+  {
+    name: "X-Signature-V2",
+    in: "header",
+    required: true,
+    description: "Recommended scheme: HMAC-SHA256 (hex) of `{X-Timestamp}.{raw body}`, keyed with the signing secret.",
+    schema: jsonSchema(signatureHex, "input"),
+  },
+];
+
+export type OpenApiOptions = {
+  /** The API base address, `/api` included (spec: `{base_url}`). Default: the relative `/api`. */
+  serverUrl?: string;
+};
+
+export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Payment acceptance API",
+      version: "1.0.0",
+      description:
+        "Create payments for orders, send buyers to the hosted payment page (`payUrl`), learn results from signed webhooks. Amounts are integer kopecks (RUB).",
+    },
+    servers: [{ url: opts.serverUrl ?? "/api", description: "Merchant API" }],
+    security: [{ ApiKey: [] }],
+    tags: [
+      { name: "Payments", description: "Create, read, list and cancel payments." },
+      { name: "Balance", description: "The account balance." },
+      { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL." },
+    ],
+    paths: {
+      "/v1/payments": {
+        post: operation({
+          operationId: "createPayment",
+          tag: "Payments",
+          summary: "Create a payment",
+          description:
+            "Creates a payment in status CREATED and returns it with payUrl. No money moves until the buyer pays on payUrl. The same orderId never creates a second payment: it gives 409.",
+          requestBody: "CreatePaymentRequest",
+          success: { status: "201", description: "Created.", schema: ref("Payment") },
+          errors: ["BadRequest", "Conflict"],
+        }),
+        get: operation({
+          operationId: "listPayments",
+          tag: "Payments",
+          summary: "Find a payment by order number, or list payments",
+          description:
+            "With orderId: one Payment (not an array), or 404. Without: a PaymentListPage of payments ordered oldest to newest; pages are stable.",
+          parameters: listParameters,
+          success: {
+            status: "200",
+            description: "A Payment in lookup mode, a PaymentListPage in list mode.",
+            schema: { oneOf: [ref("Payment"), ref("PaymentListPage")] },
+          },
+          errors: ["BadRequest", "NotFound"],
+        }),
+      },
+      "/v1/payments/{id}": {
+        get: operation({
+          operationId: "getPayment",
+          tag: "Payments",
+          summary: "Get a payment by id",
+          description: "Reads one payment of this shop.",
+          parameters: idParameter,
+          success: { status: "200", description: "The payment.", schema: ref("Payment") },
+          errors: ["BadRequest", "NotFound"],
+        }),
+      },
+      "/v1/payments/{id}/cancel": {
+        post: operation({
+          operationId: "cancelPayment",
+          tag: "Payments",
+          summary: "Cancel a payment before payment starts",
+          description:
+            "CREATED → CANCELED: payUrl stops accepting payment and one CANCELED webhook is sent; the orderId stays taken. Repeating it returns 200 again. 409 when the buyer has started paying (PENDING) or the payment is in another final status.",
+          parameters: idParameter,
+          success: { status: "200", description: "The canceled payment.", schema: ref("Payment") },
+          errors: ["BadRequest", "NotFound", "Conflict"],
+        }),
+      },
+      "/v1/balance": {
+        get: operation({
+          operationId: "getBalance",
+          tag: "Balance",
+          summary: "Get the account balance",
+          description: "The same figures as the dashboard's balance section. Limit: 60 requests per minute per key.",
+          success: { status: "200", description: "The balance.", schema: ref("Balance") },
+          errors: [],
+        }),
+      },
+    },
+    webhooks: {
+      paymentResult: {
+        post: {
+          operationId: "paymentResultWebhook",
+          tags: ["Webhooks"],
+          summary: "Payment reached a final status",
+          description:
+            "Sent to the shop's Webhook URL on every transition into a final status. Verify a signature over the raw body before parsing. Handle idempotently by (id, status); reply 2xx within 5 seconds, then do slow work.",
+          security: [],
+          parameters: signatureHeaders,
+          requestBody: { required: true, content: json(ref("WebhookBody")) },
+          responses: {
+            "2XX": { description: "Delivered. The body is not read." },
+            default: {
+              description:
+                "Any other reply, a redirect or no reply within 5 s is a failed attempt; retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h (7 attempts in all) with the same body.",
+            },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        ApiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Api-Key",
+          description: "The shop's API key, issued in the dashboard and shown once.",
+        },
+      },
+      headers,
+      responses: errors,
+    },
+  };
+}
