@@ -60,3 +60,11 @@ export type ProviderCallback = z.infer<typeof ProviderCallback>;
 
 /** The signed string of a callback: `${timestamp}.${raw body}`. */
 export const providerCallbackSigningInput = (timestamp: string, rawBody: string) => `${timestamp}.${rawBody}`;
+
+/** Names of the shared provider secrets still at their published development value (both sides warn at start). */
+export function devProviderSecretsInUse(cfg: { ACQUIRER_API_KEY: string; ACQUIRER_CALLBACK_SECRET: string }): string[] {
+  const dev: string[] = [];
+  if (cfg.ACQUIRER_API_KEY === DEV_ACQUIRER_API_KEY) dev.push("ACQUIRER_API_KEY");
+  if (cfg.ACQUIRER_CALLBACK_SECRET === DEV_ACQUIRER_CALLBACK_SECRET) dev.push("ACQUIRER_CALLBACK_SECRET");
+  return dev;
+}

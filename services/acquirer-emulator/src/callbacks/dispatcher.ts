@@ -1,0 +1,103 @@
+import type { Logger } from "@payaccept/platform";
+import type { AcquirerDb } from "../store/db.ts";
+import type { CallbackRow } from "../store/schema.ts";
+import { nextAttemptAt, type RetryPolicy } from "./backoff.ts";
+import { dueCallbacks, markDelivered, markFailed, nextDueAt, pendingCallback } from "./outbox.ts";
+import { signedHeaders } from "./signing.ts";
+
+const BATCH = 16;
+/** Longest sleep between scans, so callbacks written while asleep are not left waiting. */
+const IDLE_SCAN_MS = 1000;
+
+export type DispatcherDeps = {
+  db: AcquirerDb;
+  secret: string;
+  policy: RetryPolicy;
+  timeoutMs: number;
+  log: Logger;
+};
+
+/**
+ * Delivers the callback outbox: every pending row is posted until a 2xx answers or its attempts run
+ * out. State lives in SQLite, so a restart resumes where the last process stopped. One process owns
+ * the file (see docs/acquirer-emulator.md); within it, a callback is never in flight twice.
+ */
+export class CallbackDispatcher {
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** One attempt right now (a buyer is waiting for the redirect); false when it did not land. */
+  deliverNow(id: string): Promise<boolean> {
+    const row = pendingCallback(this.deps.db, id);
+    return row ? this.attempt(row) : Promise.resolve(false);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight.values());
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const due = dueCallbacks(this.deps.db, Date.now(), BATCH).filter((c) => !this.inFlight.has(c.id));
+      await Promise.all(due.map((c) => this.attempt(c)));
+      if (due.length === BATCH) continue;
+      const next = nextDueAt(this.deps.db);
+      const wait = next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private attempt(row: CallbackRow): Promise<boolean> {
+    const running = this.inFlight.get(row.id);
+    if (running) return running;
+    const p = this.post(row).finally(() => this.inFlight.delete(row.id));
+    this.inFlight.set(row.id, p);
+    return p;
+  }
+
+  private async post(row: CallbackRow): Promise<boolean> {
+    const { db, secret, policy, timeoutMs, log } = this.deps;
+    const attempts = row.attempts + 1;
+    let error: string;
+    try {
+      const res = await fetch(row.url, {
+        method: "POST",
+        headers: signedHeaders(secret, row.body, Date.now()),
+        body: row.body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body?.cancel();
+      if (res.status >= 200 && res.status < 300) {
+        markDelivered(db, row.id, attempts, Date.now());
+        log.info({ callbackId: row.id, sessionId: row.sessionId, attempts }, "callback delivered");
+        return true;
+      }
+      error = `HTTP ${res.status}`;
+    } catch (e) {
+      error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    }
+    const nextAt = nextAttemptAt(policy, attempts, Date.now());
+    markFailed(db, row.id, attempts, error, nextAt);
+    if (nextAt === null) log.error({ callbackId: row.id, sessionId: row.sessionId, attempts, error }, "callback abandoned after the last attempt");
+    else log.warn({ callbackId: row.id, sessionId: row.sessionId, attempts, error, retryInMs: nextAt - Date.now() }, "callback not delivered; will retry");
+    return false;
+  }
+}

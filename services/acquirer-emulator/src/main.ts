@@ -1,0 +1,39 @@
+import { join } from "node:path";
+import { devProviderSecretsInUse } from "@payaccept/contracts";
+import { createLogger, Lifecycle, loadConfig, openStore } from "@payaccept/platform";
+import { CallbackDispatcher } from "./callbacks/dispatcher.ts";
+import { acquirerEnv } from "./config.ts";
+import { createAcquirerApp } from "./http/app.tsx";
+import { schema } from "./store/schema.ts";
+
+const cfg = loadConfig(acquirerEnv);
+const log = createLogger("acquirer-emulator", cfg.LOG_LEVEL);
+const devSecrets = devProviderSecretsInUse(cfg);
+if (devSecrets.length > 0) log.warn({ variables: devSecrets }, "using the published development secrets; set them outside development");
+const lifecycle = new Lifecycle(log);
+
+const store = openStore(join(cfg.DATA_DIR, "acquirer.db"), schema, join(import.meta.dir, "../drizzle"));
+lifecycle.onClose("store", () => store.sqlite.close());
+
+const dispatcher = new CallbackDispatcher({
+  db: store.db,
+  secret: cfg.ACQUIRER_CALLBACK_SECRET,
+  policy: { baseMs: cfg.ACQUIRER_CALLBACK_RETRY_BASE, capMs: cfg.ACQUIRER_CALLBACK_RETRY_CAP, maxAttempts: cfg.ACQUIRER_CALLBACK_MAX_ATTEMPTS },
+  timeoutMs: cfg.ACQUIRER_CALLBACK_TIMEOUT,
+  log,
+});
+dispatcher.start();
+lifecycle.onClose("callbacks", () => dispatcher.stop());
+
+const app = createAcquirerApp({
+  log,
+  db: store.db,
+  dispatcher,
+  publicUrl: cfg.ACQUIRER_PUBLIC_URL,
+  apiKey: cfg.ACQUIRER_API_KEY,
+  callbackSecret: cfg.ACQUIRER_CALLBACK_SECRET,
+  readiness: { store: () => store.sqlite.query("select 1").get() !== null },
+});
+const server = Bun.serve({ port: cfg.ACQUIRER_PORT, hostname: cfg.HOST, fetch: app.fetch });
+lifecycle.onClose("http", () => server.stop());
+log.info({ port: server.port, publicUrl: cfg.ACQUIRER_PUBLIC_URL }, "acquirer emulator listening");

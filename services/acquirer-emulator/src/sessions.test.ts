@@ -1,0 +1,133 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { DomainError, ProviderCallback, type ProviderSessionRequest } from "@payaccept/contracts";
+import { openStore } from "@payaccept/platform";
+import { dueCallbacks } from "./callbacks/outbox.ts";
+import { openSession, recordOutcome, refundSession, sessionLinks } from "./sessions.ts";
+import { schema } from "./store/schema.ts";
+
+const freshDb = () => openStore(":memory:", schema, join(import.meta.dir, "../drizzle")).db;
+
+const request = (over: Partial<ProviderSessionRequest> = {}): ProviderSessionRequest => ({
+  merchantPaymentId: "0190a0a0-0000-7000-8000-000000000001",
+  method: "SBP",
+  amountKopecks: 123456,
+  description: "Coffee",
+  returnUrl: "https://pay.example/pay/0190a0a0-0000-7000-8000-000000000001",
+  callbackUrl: "https://payments.example/provider/callback",
+  ...over,
+});
+
+const callbackBodies = (db: ReturnType<typeof freshDb>) => dueCallbacks(db, Number.MAX_SAFE_INTEGER, 100).map((c) => ProviderCallback.parse(JSON.parse(c.body)));
+
+describe("openSession", () => {
+  test("is idempotent by (merchantPaymentId, method) and separate per method", () => {
+    const db = freshDb();
+    const first = openSession(db, request(), 1);
+    const again = openSession(db, request(), 2);
+    const card = openSession(db, request({ method: "CARD" }), 3);
+    expect(first.created).toBe(true);
+    expect(again).toEqual({ session: first.session, created: false });
+    expect(card.created).toBe(true);
+    expect(card.session.id).not.toBe(first.session.id);
+  });
+
+  test("refuses a repeat that changes the amount", () => {
+    const db = freshDb();
+    openSession(db, request(), 1);
+    expect(() => openSession(db, request({ amountKopecks: 100 }), 2)).toThrow(DomainError);
+  });
+
+  test("links: the SBP QR payload is the bank page, the card form posts to the card page", () => {
+    const db = freshDb();
+    const sbp = openSession(db, request(), 1).session;
+    const card = openSession(db, request({ method: "CARD" }), 1).session;
+    expect(sessionLinks(sbp, "http://acq.test")).toEqual({
+      sessionId: sbp.id,
+      method: "SBP",
+      qrPayload: `http://acq.test/sbp/${sbp.id}`,
+      deepLink: `http://acq.test/sbp/${sbp.id}`,
+    });
+    expect(sessionLinks(card, "http://acq.test")).toEqual({ sessionId: card.id, method: "CARD", formAction: `http://acq.test/card/${card.id}` });
+  });
+});
+
+describe("recordOutcome", () => {
+  test("a payment writes exactly one PAID callback; paying again changes nothing", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    const paid = recordOutcome(db, s.id, { event: "PAID" }, Date.UTC(2026, 10, 22, 10));
+    const again = recordOutcome(db, s.id, { event: "PAID" }, Date.UTC(2026, 10, 22, 11));
+    expect(paid.session.status).toBe("PAID");
+    expect(paid.callbackId).not.toBeNull();
+    expect(again.callbackId).toBeNull();
+    expect(callbackBodies(db)).toEqual([
+      {
+        callbackId: paid.callbackId!,
+        sessionId: s.id,
+        merchantPaymentId: s.merchantPaymentId,
+        event: "PAID",
+        paidAt: "2026-11-22T10:00:00.000Z",
+        reason: null,
+      },
+    ]);
+  });
+
+  test("an SBP session declined by the buyer can still be paid later (late payment)", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    recordOutcome(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
+    const late = recordOutcome(db, s.id, { event: "PAID" }, 3);
+    expect(late.session.status).toBe("PAID");
+    expect(callbackBodies(db).map((b) => [b.event, b.reason])).toEqual([
+      ["DECLINED", "declined_by_buyer"],
+      ["PAID", null],
+    ]);
+  });
+
+  test("a declined card session stays declined, and a paid one cannot be declined", () => {
+    const db = freshDb();
+    const card = openSession(db, request({ method: "CARD" }), 1).session;
+    recordOutcome(db, card.id, { event: "DECLINED", reason: "card_declined" }, 2);
+    expect(recordOutcome(db, card.id, { event: "PAID" }, 3)).toMatchObject({ callbackId: null, session: { status: "DECLINED" } });
+    const sbp = openSession(db, request(), 1).session;
+    recordOutcome(db, sbp.id, { event: "PAID" }, 2);
+    expect(recordOutcome(db, sbp.id, { event: "DECLINED", reason: "x" }, 3)).toMatchObject({ callbackId: null, session: { status: "PAID" } });
+  });
+
+  test("a 3-D Secure challenge is a card-only step without a callback", () => {
+    const db = freshDb();
+    const card = openSession(db, request({ method: "CARD" }), 1).session;
+    const sbp = openSession(db, request(), 1).session;
+    expect(recordOutcome(db, card.id, { event: "CHALLENGE" }, 2)).toMatchObject({ callbackId: null, session: { status: "CHALLENGE" } });
+    expect(recordOutcome(db, sbp.id, { event: "CHALLENGE" }, 2).session.status).toBe("OPEN");
+    expect(recordOutcome(db, card.id, { event: "PAID" }, 3).session.status).toBe("PAID");
+    expect(callbackBodies(db).map((b) => b.event)).toEqual(["PAID"]);
+  });
+
+  test("an unknown session is NOT_FOUND", () => {
+    expect(() => recordOutcome(freshDb(), "nope", { event: "PAID" }, 1)).toThrow("session not found");
+  });
+});
+
+describe("refundSession", () => {
+  test("refunds a paid session once; a repeat returns the first refund", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    recordOutcome(db, s.id, { event: "PAID" }, 2);
+    const first = refundSession(db, s.id, 123456, 3);
+    const again = refundSession(db, s.id, 100, 4);
+    expect(first.created).toBe(true);
+    expect(first.refund.status).toBe("SUCCEEDED");
+    expect(again).toEqual({ refund: first.refund, created: false });
+  });
+
+  test("refuses an unpaid session and more than was paid", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    expect(() => refundSession(db, s.id, 100, 2)).toThrow("only a paid session can be refunded");
+    recordOutcome(db, s.id, { event: "PAID" }, 2);
+    expect(() => refundSession(db, s.id, 123457, 3)).toThrow("exceeds the paid amount");
+    expect(() => refundSession(db, "nope", 1, 3)).toThrow("session not found");
+  });
+});

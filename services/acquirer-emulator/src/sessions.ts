@@ -1,0 +1,130 @@
+import { and, eq } from "drizzle-orm";
+import { DomainError, type ProviderCallback, type ProviderSession, type ProviderSessionRequest } from "@payaccept/contracts";
+import type { AcquirerDb } from "./store/db.ts";
+import { callbacks, refunds, sessions, type RefundRow, type SessionRow } from "./store/schema.ts";
+
+/** The buyer-facing addresses of a session. A QR payload doubles as the phone deep link (a universal link). */
+export function sessionLinks(row: SessionRow, publicUrl: string): ProviderSession {
+  if (row.method === "SBP") {
+    const url = `${publicUrl}/sbp/${row.id}`;
+    return { sessionId: row.id, method: "SBP", qrPayload: url, deepLink: url };
+  }
+  return { sessionId: row.id, method: "CARD", formAction: `${publicUrl}/card/${row.id}` };
+}
+
+/**
+ * Registers a payment attempt, idempotently by (merchantPaymentId, method). A repeat with another
+ * amount is a caller bug, refused rather than silently answered with the first session.
+ */
+export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: number): { session: SessionRow; created: boolean } {
+  const inserted = db
+    .insert(sessions)
+    .values({
+      id: Bun.randomUUIDv7(),
+      merchantPaymentId: req.merchantPaymentId,
+      method: req.method,
+      amountKopecks: req.amountKopecks,
+      description: req.description,
+      returnUrl: req.returnUrl,
+      callbackUrl: req.callbackUrl,
+      status: "OPEN",
+      createdAt: now,
+    })
+    .onConflictDoNothing()
+    .returning()
+    .get();
+  if (inserted) return { session: inserted, created: true };
+  const existing = db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.merchantPaymentId, req.merchantPaymentId), eq(sessions.method, req.method)))
+    .get()!;
+  if (existing.amountKopecks !== req.amountKopecks) {
+    throw new DomainError("CONFLICT", "a session for this payment and method exists with another amount");
+  }
+  return { session: existing, created: false };
+}
+
+export function findSession(db: AcquirerDb, id: string): SessionRow | undefined {
+  return db.select().from(sessions).where(eq(sessions.id, id)).get();
+}
+
+export type Outcome = { event: "PAID" } | { event: "DECLINED"; reason: string } | { event: "CHALLENGE" };
+
+/**
+ * Whether an outcome may follow the session's status. An SBP session may still be paid after a
+ * decline: the buyer can scan the same QR again (a late payment on our side).
+ */
+function allowed(row: SessionRow, outcome: Outcome): boolean {
+  const open = row.status === "OPEN" || row.status === "CHALLENGE";
+  switch (outcome.event) {
+    case "PAID":
+      return open || (row.method === "SBP" && row.status === "DECLINED");
+    case "DECLINED":
+      return open;
+    case "CHALLENGE":
+      return row.method === "CARD" && row.status === "OPEN";
+  }
+}
+
+/**
+ * Records an outcome and, for PAID and DECLINED, its callback in the same transaction, so a crash
+ * can neither lose the callback nor send one for an outcome that was not stored. Returns the
+ * callback id, or null when the outcome does not apply (already final: nothing changes).
+ */
+export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcome, now: number): { session: SessionRow; callbackId: string | null } {
+  return db.transaction((tx) => {
+    const row = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+    if (!row) throw new DomainError("NOT_FOUND", "session not found");
+    if (!allowed(row, outcome)) return { session: row, callbackId: null };
+    const patch =
+      outcome.event === "PAID"
+        ? { status: "PAID" as const, paidAt: now, declineReason: null }
+        : outcome.event === "DECLINED"
+          ? { status: "DECLINED" as const, declineReason: outcome.reason }
+          : { status: "CHALLENGE" as const };
+    const session = tx.update(sessions).set(patch).where(eq(sessions.id, sessionId)).returning().get()!;
+    if (outcome.event === "CHALLENGE") return { session, callbackId: null };
+    const callbackId = Bun.randomUUIDv7();
+    const body: ProviderCallback = {
+      callbackId,
+      sessionId,
+      merchantPaymentId: session.merchantPaymentId,
+      event: outcome.event,
+      paidAt: outcome.event === "PAID" ? new Date(now).toISOString() : null,
+      reason: outcome.event === "DECLINED" ? outcome.reason : null,
+    };
+    tx.insert(callbacks)
+      .values({
+        id: callbackId,
+        sessionId,
+        url: session.callbackUrl,
+        body: JSON.stringify(body),
+        state: "pending",
+        nextAttemptAt: now,
+        createdAt: now,
+      })
+      .run();
+    return { session, callbackId };
+  });
+}
+
+/** A full or partial refund of a paid session; one per session, a repeat returns the first. */
+export function refundSession(db: AcquirerDb, sessionId: string, amountKopecks: number, now: number): { refund: RefundRow; created: boolean } {
+  return db.transaction((tx) => {
+    const existing = tx.select().from(refunds).where(eq(refunds.sessionId, sessionId)).get();
+    if (existing) return { refund: existing, created: false };
+    const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+    if (!session) throw new DomainError("NOT_FOUND", "session not found");
+    if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
+    if (amountKopecks > session.amountKopecks) {
+      throw new DomainError("BAD_REQUEST", `amountKopecks exceeds the paid amount of ${session.amountKopecks}`);
+    }
+    const refund = tx
+      .insert(refunds)
+      .values({ id: Bun.randomUUIDv7(), sessionId, amountKopecks, status: "SUCCEEDED", createdAt: now })
+      .returning()
+      .get();
+    return { refund, created: true };
+  });
+}

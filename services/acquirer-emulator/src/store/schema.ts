@@ -1,0 +1,64 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * One payment attempt registered by payments. Card data is never a column: the outcome of a card
+ * form is decided while handling the request and only the result is kept.
+ */
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    merchantPaymentId: text("merchant_payment_id").notNull(),
+    method: text("method", { enum: ["SBP", "CARD"] }).notNull(),
+    amountKopecks: integer("amount_kopecks").notNull(),
+    description: text("description"),
+    returnUrl: text("return_url").notNull(),
+    callbackUrl: text("callback_url").notNull(),
+    /** OPEN → PAID | DECLINED; CARD may pass through CHALLENGE (waiting for the 3-D Secure code). */
+    status: text("status", { enum: ["OPEN", "CHALLENGE", "PAID", "DECLINED"] }).notNull(),
+    declineReason: text("decline_reason"),
+    paidAt: integer("paid_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("sessions_payment_method").on(t.merchantPaymentId, t.method)],
+);
+export type SessionRow = typeof sessions.$inferSelect;
+
+/** At most one refund per session: a repeated refund request returns this row. */
+export const refunds = sqliteTable("refunds", {
+  id: text("id").primaryKey(),
+  sessionId: text("session_id")
+    .notNull()
+    .unique()
+    .references(() => sessions.id),
+  amountKopecks: integer("amount_kopecks").notNull(),
+  status: text("status", { enum: ["SUCCEEDED", "FAILED"] }).notNull(),
+  createdAt: integer("created_at").notNull(),
+});
+export type RefundRow = typeof refunds.$inferSelect;
+
+/**
+ * Outbox of signed callbacks. The body is fixed when the outcome is recorded (same transaction);
+ * each attempt signs it afresh with the current timestamp.
+ */
+export const callbacks = sqliteTable(
+  "callbacks",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    url: text("url").notNull(),
+    body: text("body").notNull(),
+    state: text("state", { enum: ["pending", "delivered", "abandoned"] }).notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at").notNull(),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    deliveredAt: integer("delivered_at"),
+  },
+  (t) => [index("callbacks_due").on(t.state, t.nextAttemptAt)],
+);
+export type CallbackRow = typeof callbacks.$inferSelect;
+
+export const schema = { sessions, refunds, callbacks };
