@@ -1,0 +1,294 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET, ProviderCallback, ProviderRefund, ProviderSession } from "@payaccept/contracts";
+import { eventually, Stack } from "./harness/stack.ts";
+
+/**
+ * The emulator alone, as payments sees it: its HTTP API, its pages as a browser posts them, and
+ * its signed callbacks, received here by a listener that verifies them exactly as the protocol says.
+ */
+
+type Received = { headers: Headers; body: string };
+
+/** A callback endpoint whose answers the test controls (a stand-in for the protocol's receiving side). */
+class CallbackReceiver {
+  readonly received: Received[] = [];
+  status = 200;
+  private server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch: async (req) => {
+      this.received.push({ headers: req.headers, body: await req.text() });
+      return new Response(null, { status: this.status });
+    },
+  });
+  get url() {
+    return `http://127.0.0.1:${this.server.port}/provider/callback`;
+  }
+  callbacksFor(sessionId: string) {
+    return this.received.filter((r) => ProviderCallback.parse(JSON.parse(r.body)).sessionId === sessionId);
+  }
+  stop() {
+    this.server.stop(true);
+  }
+}
+
+const signatureOf = (r: Received) => createHmac("sha256", DEV_ACQUIRER_CALLBACK_SECRET).update(`${r.headers.get("x-acquirer-timestamp")}.${r.body}`).digest("hex");
+
+let stack: Stack;
+let receiver: CallbackReceiver;
+let acquirer: string;
+let publicOrigin: string;
+const paypageOrigin = "http://localhost:39999";
+
+beforeAll(async () => {
+  receiver = new CallbackReceiver();
+  stack = await Stack.start({
+    services: ["acquirer-emulator"],
+    env: { ACQUIRER_CALLBACK_RETRY_BASE: "50ms", ACQUIRER_CALLBACK_RETRY_CAP: "200ms" },
+  });
+  acquirer = stack.url("acquirer-emulator");
+  publicOrigin = new URL(stack.env.ACQUIRER_PUBLIC_URL!).origin;
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  receiver?.stop();
+});
+
+function api(path: string, json: unknown, key: string | null = DEV_ACQUIRER_API_KEY) {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (key !== null) headers.Authorization = `Bearer ${key}`;
+  return fetch(`${acquirer}${path}`, { method: "POST", headers, body: JSON.stringify(json) });
+}
+
+async function openSession(method: "SBP" | "CARD", amountKopecks = 150000) {
+  const merchantPaymentId = crypto.randomUUID();
+  const res = await api("/v1/sessions", {
+    merchantPaymentId,
+    method,
+    amountKopecks,
+    description: "Зёрна кофе",
+    returnUrl: `${paypageOrigin}/pay/${merchantPaymentId}`,
+    callbackUrl: receiver.url,
+  });
+  expect(res.status).toBe(201);
+  return { merchantPaymentId, session: ProviderSession.parse(await res.json()) };
+}
+
+/** The path of a public URL the emulator handed out, on the address the test reaches it at. */
+const local = (publicUrl: string) => `${acquirer}${new URL(publicUrl).pathname}`;
+
+async function tokenOf(pageUrl: string): Promise<string> {
+  const html = await (await fetch(pageUrl)).text();
+  return /name="token" value="([0-9a-f]{64})"/.exec(html)![1]!;
+}
+
+function postForm(url: string, fields: Record<string, string>, origin: string | null) {
+  const headers: Record<string, string> = {};
+  if (origin) headers.Origin = origin;
+  return fetch(url, { method: "POST", body: new URLSearchParams(fields), headers, redirect: "manual" });
+}
+
+async function payInBankApp(qrPayload: string, decision: "pay" | "decline" = "pay") {
+  const page = local(qrPayload);
+  const res = await postForm(page, { token: await tokenOf(page), decision }, publicOrigin);
+  expect(res.status).toBe(303);
+}
+
+const callbacksOf = (sessionId: string, count: number) => eventually(() => receiver.callbacksFor(sessionId).length >= count && receiver.callbacksFor(sessionId));
+const logLines = () => stack.log("acquirer-emulator").split("\n");
+const eventsOf = (rs: Received[]) => rs.map((r) => ProviderCallback.parse(JSON.parse(r.body))).map((b) => [b.event, b.reason]);
+
+describe("provider API", () => {
+  test("refuses a missing or wrong bearer key in the Error shape", async () => {
+    for (const key of [null, "wrong"]) {
+      const res = await api("/v1/sessions", {}, key);
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ statusCode: 401, message: "missing or invalid bearer token", error: "Unauthorized" });
+    }
+  });
+
+  test("lists every problem of an invalid session request", async () => {
+    const res = await api("/v1/sessions", { method: "CASH", amountKopecks: -1, returnUrl: "javascript:alert(1)" });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { message: string[] };
+    expect(body.message).toEqual(expect.arrayContaining([expect.stringMatching(/^merchantPaymentId/), expect.stringMatching(/^method/), expect.stringMatching(/^amountKopecks/), "returnUrl: must be an http(s) URL"]));
+  });
+
+  test("a session is idempotent by payment and method", async () => {
+    const { merchantPaymentId, session } = await openSession("SBP");
+    const body = { merchantPaymentId, method: "SBP", amountKopecks: 150000, description: "Зёрна кофе", returnUrl: `${paypageOrigin}/pay/x`, callbackUrl: receiver.url };
+    const repeat = await api("/v1/sessions", body);
+    expect(repeat.status).toBe(200);
+    expect(await repeat.json()).toEqual(session);
+    const changed = await api("/v1/sessions", { ...body, amountKopecks: 100 });
+    expect(changed.status).toBe(409);
+    const card = ProviderSession.parse(await (await api("/v1/sessions", { ...body, method: "CARD" })).json());
+    expect(card.method).toBe("CARD");
+    expect(card.sessionId).not.toBe(session.sessionId);
+  });
+
+  test("refunds a paid session once, and only a paid one", async () => {
+    const { session } = await openSession("SBP");
+    const refund = (amountKopecks: number) => api(`/v1/sessions/${session.sessionId}/refund`, { amountKopecks });
+    expect((await refund(150000)).status).toBe(409);
+    await payInBankApp((session as { qrPayload: string }).qrPayload);
+    expect((await refund(150001)).status).toBe(400);
+    const first = await refund(150000);
+    expect(first.status).toBe(201);
+    const made = ProviderRefund.parse(await first.json());
+    expect(made.status).toBe("SUCCEEDED");
+    const again = await refund(150000);
+    expect(again.status).toBe(200);
+    expect(ProviderRefund.parse(await again.json())).toEqual(made);
+    expect((await api("/v1/sessions/unknown/refund", { amountKopecks: 1 })).status).toBe(404);
+  });
+});
+
+describe("SBP bank app", () => {
+  test("paying sends a PAID callback signed over timestamp and raw body", async () => {
+    const { merchantPaymentId, session } = await openSession("SBP");
+    if (session.method !== "SBP") throw new Error("expected SBP");
+    const page = await (await fetch(local(session.qrPayload))).text();
+    expect(page).toMatch(/1\s500,00\s₽/);
+    expect(page).toContain("Зёрна кофе");
+    await payInBankApp(session.qrPayload);
+    const [cb] = await callbacksOf(session.sessionId, 1);
+    expect(cb!.headers.get("x-acquirer-timestamp")).toMatch(/^\d+$/);
+    expect(cb!.headers.get("x-acquirer-signature")).toBe(signatureOf(cb!));
+    const body = ProviderCallback.parse(JSON.parse(cb!.body));
+    expect(body).toMatchObject({ sessionId: session.sessionId, merchantPaymentId, event: "PAID", reason: null });
+    expect(body.paidAt).not.toBeNull();
+    expect(await (await fetch(local(session.qrPayload))).text()).toContain("Оплачено");
+  });
+
+  test("a declined QR can still be paid later: DECLINED, then PAID", async () => {
+    const { session } = await openSession("SBP");
+    if (session.method !== "SBP") throw new Error("expected SBP");
+    await payInBankApp(session.qrPayload, "decline");
+    await callbacksOf(session.sessionId, 1);
+    await payInBankApp(session.qrPayload, "pay");
+    const cbs = await callbacksOf(session.sessionId, 2);
+    expect(eventsOf(cbs)).toEqual([
+      ["DECLINED", "declined_by_buyer"],
+      ["PAID", null],
+    ]);
+  });
+
+  test("refuses a form without our token or from a foreign origin", async () => {
+    const { session } = await openSession("SBP");
+    if (session.method !== "SBP") throw new Error("expected SBP");
+    const page = local(session.qrPayload);
+    const noToken = await postForm(page, { decision: "pay" }, publicOrigin);
+    const foreign = await postForm(page, { decision: "pay", token: await tokenOf(page) }, "https://evil.example");
+    expect([noToken.status, foreign.status]).toEqual([403, 403]);
+    expect(await noToken.text()).toContain("Страница устарела");
+    expect(receiver.callbacksFor(session.sessionId)).toEqual([]);
+  });
+
+  test("an unknown or hostile session id is a 404 page with the input escaped", async () => {
+    const res = await fetch(`${acquirer}/sbp/${encodeURIComponent("<script>alert(1)</script>")}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    expect(await res.text()).not.toContain("<script>");
+  });
+});
+
+describe("card form target", () => {
+  const card = (pan: string) => ({ pan, exp: "12/99", cvc: "123", holder: "IVAN PETROV" });
+
+  async function submitFromPaymentPage(pan: string) {
+    const { merchantPaymentId, session } = await openSession("CARD");
+    if (session.method !== "CARD") throw new Error("expected CARD");
+    const res = await postForm(local(session.formAction), card(pan), paypageOrigin);
+    return { merchantPaymentId, session, res };
+  }
+
+  test("4111 1111 1111 1111 pays and returns the buyer to the payment page", async () => {
+    const { merchantPaymentId, session, res } = await submitFromPaymentPage("4111 1111 1111 1111");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`${paypageOrigin}/pay/${merchantPaymentId}`);
+    expect(eventsOf(await callbacksOf(session.sessionId, 1))).toEqual([["PAID", null]]);
+    const repeat = await postForm(local(session.formAction), card("4111111111111111"), paypageOrigin);
+    expect(repeat.status).toBe(303);
+    expect(receiver.callbacksFor(session.sessionId)).toHaveLength(1);
+  });
+
+  test("4000 0000 0000 0002 is declined", async () => {
+    const { session, res } = await submitFromPaymentPage("4000000000000002");
+    expect(res.status).toBe(303);
+    expect(eventsOf(await callbacksOf(session.sessionId, 1))).toEqual([["DECLINED", "card_declined"]]);
+  });
+
+  test("4000 0000 0000 3220 asks for a 3-D Secure code: 123456 pays, another code declines", async () => {
+    for (const [code, expected] of [
+      ["123456", ["PAID", null]],
+      ["000000", ["DECLINED", "3ds_failed"]],
+    ] as const) {
+      const { merchantPaymentId, session, res } = await submitFromPaymentPage("4000000000003220");
+      expect(res.status).toBe(303);
+      const challenge = `${acquirer}${res.headers.get("location")}`;
+      expect(challenge).toEndWith(`/card/${session.sessionId}/3ds`);
+      const done = await postForm(challenge, { token: await tokenOf(challenge), code }, publicOrigin);
+      expect(done.status).toBe(303);
+      expect(done.headers.get("location")).toBe(`${paypageOrigin}/pay/${merchantPaymentId}`);
+      expect(eventsOf(await callbacksOf(session.sessionId, 1))).toEqual([[...expected]]);
+    }
+  });
+
+  test("a number failing the Luhn check is refused on the server without echoing it", async () => {
+    const { session, res } = await submitFromPaymentPage("4111111111111112");
+    expect(res.status).toBe(400);
+    const html = await res.text();
+    expect(html).toContain("card number is not valid");
+    expect(html).not.toContain("4111111111111112");
+    expect(receiver.callbacksFor(session.sessionId)).toEqual([]);
+  });
+
+  test("a post from a foreign origin without our token is refused", async () => {
+    const { session } = await openSession("CARD");
+    if (session.method !== "CARD") throw new Error("expected CARD");
+    const res = await postForm(local(session.formAction), card("4111111111111111"), "https://evil.example");
+    expect(res.status).toBe(403);
+  });
+
+  test("card numbers and codes never reach the emulator's log", () => {
+    const log = stack.log("acquirer-emulator");
+    expect(log).toContain("callback delivered");
+    for (const secret of ["4111111111111111", "4111 1111 1111 1111", "4000000000003220", "IVAN PETROV"]) expect(log).not.toContain(secret);
+  });
+});
+
+describe("callback delivery", () => {
+  test("retries with the same body and a fresh signature until a 2xx", async () => {
+    receiver.status = 503;
+    const { session } = await openSession("SBP");
+    if (session.method !== "SBP") throw new Error("expected SBP");
+    await payInBankApp(session.qrPayload);
+    const [first] = await callbacksOf(session.sessionId, 3);
+    receiver.status = 200;
+    const { callbackId } = ProviderCallback.parse(JSON.parse(first!.body));
+    await eventually(() => logLines().some((l) => l.includes(callbackId) && l.includes("callback delivered")));
+    const attempts = receiver.callbacksFor(session.sessionId);
+    expect(attempts.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+    for (const a of attempts) expect(a.headers.get("x-acquirer-signature")).toBe(signatureOf(a));
+  });
+
+  test("survives an emulator crash: the callback stored before it is delivered after the restart", async () => {
+    receiver.status = 500;
+    const { session } = await openSession("SBP");
+    if (session.method !== "SBP") throw new Error("expected SBP");
+    await payInBankApp(session.qrPayload);
+    await callbacksOf(session.sessionId, 1);
+    await stack.kill("acquirer-emulator");
+    receiver.status = 200;
+    const before = receiver.callbacksFor(session.sessionId).length;
+    await stack.restart("acquirer-emulator");
+    const after = await eventually(() => receiver.callbacksFor(session.sessionId).length > before && receiver.callbacksFor(session.sessionId));
+    expect(eventsOf(after.slice(before))[0]).toEqual(["PAID", null]);
+    // The session itself survived too: the bank page still knows it was paid.
+    expect(await (await fetch(local(session.qrPayload))).text()).toContain("Оплачено");
+  });
+});
