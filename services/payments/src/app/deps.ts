@@ -1,0 +1,47 @@
+import { DomainError, type ShopRecord } from "@payaccept/contracts";
+import type { Logger } from "@payaccept/platform";
+import type { ProviderPort } from "../provider/port.ts";
+import type { ShopDirectory } from "../shop-directory.ts";
+import type { PaymentsRepo } from "../store/payments-repo.ts";
+import type { PaymentRow } from "../store/schema.ts";
+
+/** The balance service's refund reservation, as payments uses it. */
+export type BalancePort = {
+  reserveRefund(req: { accountId: string; paymentId: string; amountKopecks: number }): Promise<unknown>;
+  releaseRefund(req: { accountId: string; paymentId: string }): Promise<unknown>;
+};
+
+/** Everything the use cases need, passed in so they run the same under tests and in main. */
+export type PaymentsDeps = {
+  repo: PaymentsRepo;
+  shops: ShopDirectory;
+  provider: ProviderPort;
+  balance: BalancePort;
+  log: Logger;
+  now: () => number;
+  paypageUrl: string;
+  createdTtlMs: number;
+  pendingTtlMs: number;
+};
+
+export const paymentNotFound = () => new DomainError("NOT_FOUND", "payment not found");
+
+/** The payment, if it belongs to the shop; another shop's payment does not exist for it (§5.1). */
+export function ownedPayment(d: PaymentsDeps, shopId: string, id: string): PaymentRow {
+  const row = d.repo.byId(id);
+  if (!row || row.shopId !== shopId) throw paymentNotFound();
+  return row;
+}
+
+export function anyPayment(d: PaymentsDeps, id: string): PaymentRow {
+  const row = d.repo.byId(id);
+  if (!row) throw paymentNotFound();
+  return row;
+}
+
+/** The shop a payment belongs to; payments are only ever created for shops in the directory. */
+export async function shopOf(d: PaymentsDeps, row: PaymentRow): Promise<ShopRecord> {
+  const shop = await d.shops.shop(row.shopId);
+  if (!shop) throw new DomainError("UNAVAILABLE", "shop directory has no entry for this payment's shop yet");
+  return shop;
+}

@@ -1,0 +1,108 @@
+import {
+  DomainError,
+  IsoDateTime,
+  type CreatePaymentRequest,
+  type ListPaymentsQuery,
+  type Payment,
+  type PaymentListPage,
+  type PaymentStatus,
+} from "@payaccept/contracts";
+import { commissionFor, quoteCommission } from "../domain/commission.ts";
+import { toPayment } from "../domain/views.ts";
+import { OrderIdTaken } from "../store/payments-repo.ts";
+import { ownedPayment, paymentNotFound, type PaymentsDeps } from "./deps.ts";
+
+export async function createPayment(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest): Promise<Payment> {
+  const shop = await d.shops.shop(shopId);
+  // The gateway already refused unknown keys and inactive shops; this holds for every other caller.
+  if (!shop?.active) throw new DomainError("UNAUTHORIZED", "shop is not active");
+  if (req.method && !shop.methods.includes(req.method)) throw new DomainError("CONFLICT", `method ${req.method} is not available to this shop`);
+  if (shop.methods.length === 0) throw new DomainError("CONFLICT", "no payment method is available to this shop");
+  const commissionKopecks = req.method
+    ? commissionFor(req.amountKopecks, shop.tariff[req.method])
+    : quoteCommission(req.amountKopecks, shop.tariff, shop.methods);
+  try {
+    const row = d.repo.insert(
+      {
+        shopId,
+        accountId: shop.accountId,
+        orderId: req.orderId,
+        amountKopecks: req.amountKopecks,
+        commissionKopecks,
+        description: req.description ?? null,
+        email: req.email ?? null,
+        method: req.method ?? null,
+        telegramId: req.telegramId ?? null,
+        metadata: req.metadata ?? null,
+        successUrl: req.successUrl ?? null,
+        failUrl: req.failUrl ?? null,
+        isTest: shop.sandbox,
+      },
+      d.now(),
+      d.createdTtlMs,
+    );
+    d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest }, "payment created");
+    return toPayment(row, d.paypageUrl);
+  } catch (e) {
+    if (e instanceof OrderIdTaken) throw new DomainError("CONFLICT", "a payment with this orderId already exists");
+    throw e;
+  }
+}
+
+export const getPayment = (d: PaymentsDeps, shopId: string, id: string): Payment => toPayment(ownedPayment(d, shopId, id), d.paypageUrl);
+
+export function lookupPayment(d: PaymentsDeps, shopId: string, orderId: string): Payment {
+  const row = d.repo.byOrderId(shopId, orderId);
+  if (!row) throw paymentNotFound();
+  return toPayment(row, d.paypageUrl);
+}
+
+export function listPayments(d: PaymentsDeps, shopId: string, query: ListPaymentsQuery): PaymentListPage {
+  const { items, total } = d.repo.list(shopId, query);
+  return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, page: query.page, pageSize: query.limit };
+}
+
+/** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */
+export function cancelPayment(d: PaymentsDeps, shopId: string, id: string): Payment {
+  ownedPayment(d, shopId, id);
+  const { decision, row } = d.repo.transition(id, "cancel", d.now())!;
+  if (decision.kind === "refused") {
+    throw new DomainError(
+      "CONFLICT",
+      row.status === "PENDING"
+        ? "the buyer has already started paying; wait for the final status"
+        : `the payment is ${row.status} and can no longer be canceled`,
+    );
+  }
+  return toPayment(row, d.paypageUrl);
+}
+
+export type ExportRequest = {
+  shopId: string;
+  from?: string;
+  to?: string;
+  status?: PaymentStatus[];
+  after?: { createdAt: string; id: string };
+  limit: number;
+};
+
+export function exportPayments(d: PaymentsDeps, req: ExportRequest): { items: Payment[] } {
+  const problems: string[] = [];
+  const instant = (name: string, v: string | undefined) => {
+    if (v === undefined) return undefined;
+    if (!IsoDateTime.safeParse(v).success) problems.push(`${name}: must be an ISO 8601 date-time`);
+    return Date.parse(v);
+  };
+  const fromMs = instant("from", req.from);
+  const toMs = instant("to", req.to);
+  const afterMs = instant("after.createdAt", req.after?.createdAt);
+  if (problems.length) throw new DomainError("BAD_REQUEST", problems);
+  const rows = d.repo.exportPage(req.shopId, {
+    fromMs,
+    toMs,
+    statuses: req.status,
+    after: req.after && afterMs !== undefined ? { createdAt: afterMs, id: req.after.id } : undefined,
+    limit: req.limit,
+  });
+  return { items: rows.map((r) => toPayment(r, d.paypageUrl)) };
+}

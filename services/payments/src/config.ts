@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET } from "@payaccept/contracts";
+import { commonEnv, duration, port } from "@payaccept/platform";
+
+const baseUrl = (dflt: string) =>
+  z
+    .url()
+    .default(dflt)
+    .transform((u) => u.replace(/\/+$/, ""));
+
+/** Every variable payments reads; docs/payments.md has the table. */
+export const paymentsEnv = {
+  ...commonEnv,
+  PAYMENTS_PORT: port(3004),
+  PUBLIC_PAYPAGE_URL: baseUrl("http://localhost:3001"),
+  ACQUIRER_URL: baseUrl("http://127.0.0.1:3003"),
+  PAYMENTS_CALLBACK_URL: z.url().default("http://127.0.0.1:3004/provider/callback"),
+  ACQUIRER_API_KEY: z.string().min(1).default(DEV_ACQUIRER_API_KEY),
+  ACQUIRER_CALLBACK_SECRET: z.string().min(1).default(DEV_ACQUIRER_CALLBACK_SECRET),
+  ACQUIRER_TIMEOUT_MS: duration("5000"),
+  CREATED_TTL: duration("24h"),
+  PENDING_TTL: duration("20m"),
+  TIMER_SWEEP_MS: duration("1000"),
+  OUTBOX_SWEEP_MS: duration("5000"),
+  /** Test hook: how long the relay waits before each publishing pass (0 in production). */
+  OUTBOX_RELAY_DELAY_MS: duration("0"),
+};
+export type PaymentsConfig = z.output<z.ZodObject<typeof paymentsEnv>>;

@@ -1,0 +1,78 @@
+import {
+  paymentEventId,
+  type CheckoutView,
+  type FinalStatus,
+  type Payment,
+  type PaymentEvent,
+  type PaymentStatus,
+  type ShopRecord,
+} from "@payaccept/contracts";
+import type { PaymentRow } from "../store/schema.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export const payUrlOf = (paypageUrl: string, id: string) => `${paypageUrl}/pay/${id}`;
+
+/** The spec's Payment object (§2.2). */
+export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
+  return {
+    id: row.id,
+    orderId: row.orderId,
+    status: row.status,
+    amountKopecks: row.amountKopecks,
+    commissionKopecks: row.commissionKopecks,
+    description: row.description,
+    method: row.method,
+    telegramId: row.telegramId,
+    metadata: row.metadata,
+    successUrl: row.successUrl,
+    failUrl: row.failUrl,
+    payUrl: payUrlOf(paypageUrl, row.id),
+    isTest: row.isTest,
+    paidAt: row.paidAt === null ? null : iso(row.paidAt),
+    createdAt: iso(row.createdAt),
+  };
+}
+
+/** Methods the buyer may pick: the shop's enabled ones, narrowed to the merchant's fixed method. */
+export function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
+  return row.method && row.status === "CREATED" ? shop.methods.filter((m) => m === row.method) : shop.methods;
+}
+
+/** What the payment page shows. */
+export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: string): CheckoutView {
+  const session = row.providerSessionId;
+  return {
+    payment: toPayment(row, paypageUrl),
+    shopName: shop.name,
+    methods: selectableMethods(row, shop),
+    sandbox: row.isTest,
+    successUrl: row.successUrl ?? shop.successUrl,
+    failUrl: row.failUrl ?? shop.failUrl,
+    expiresAt: row.status === "PENDING" && row.expiresAt !== null ? iso(row.expiresAt) : null,
+    sbp: session && row.method === "SBP" && row.sbpQrPayload && row.sbpDeepLink ? { qrPayload: row.sbpQrPayload, deepLink: row.sbpDeepLink } : null,
+    card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session } : null,
+  };
+}
+
+/** The stream event of a transition into a final status. */
+export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previousStatus: PaymentStatus, occurredAt: number): PaymentEvent {
+  return {
+    eventId: paymentEventId(row.id, row.status),
+    paymentId: row.id,
+    shopId: row.shopId,
+    accountId: row.accountId,
+    orderId: row.orderId,
+    status: row.status,
+    previousStatus,
+    amountKopecks: row.amountKopecks,
+    commissionKopecks: row.commissionKopecks,
+    method: row.method,
+    telegramId: row.telegramId,
+    metadata: row.metadata,
+    isTest: row.isTest,
+    paidAt: row.paidAt === null ? null : iso(row.paidAt),
+    createdAt: iso(row.createdAt),
+    occurredAt: iso(occurredAt),
+  };
+}

@@ -1,0 +1,42 @@
+import { bodyLimit } from "hono/body-limit";
+import { Hono } from "hono";
+import { formatIssues, ProviderCallback } from "@payaccept/contracts";
+import { jsonError, type AppEnv } from "@payaccept/platform";
+import { applyProviderCallback } from "../app/provider-callback.ts";
+import type { PaymentsDeps } from "../app/deps.ts";
+import { verifyCallbackSignature } from "../provider/callback-signature.ts";
+
+/**
+ * POST /provider/callback: the acquirer's signed result. Answers 2xx only once the result is
+ * committed (or was already), so the acquirer keeps retrying until payments has it.
+ */
+export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post("/provider/callback", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, 413, "callback body too large") }), async (c) => {
+    const rawBody = await c.req.text();
+    const check = verifyCallbackSignature({
+      secret,
+      timestamp: c.req.header("x-acquirer-timestamp"),
+      signature: c.req.header("x-acquirer-signature"),
+      rawBody,
+      nowMs: d.now(),
+    });
+    if (!check.ok) {
+      c.get("log").warn({ reason: check.reason }, "provider callback refused");
+      return jsonError(c, 401, `invalid callback signature: ${check.reason}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(rawBody);
+    } catch {
+      return jsonError(c, 400, "malformed JSON");
+    }
+    const parsed = ProviderCallback.safeParse(json);
+    if (!parsed.success) return jsonError(c, 400, formatIssues(parsed.error));
+    const cb = parsed.data;
+    const outcome = applyProviderCallback(d, cb);
+    c.get("log").info({ callbackId: cb.callbackId, paymentId: cb.merchantPaymentId, sessionId: cb.sessionId, event: cb.event, ...outcome }, "provider callback");
+    return c.json(outcome, 200);
+  });
+  return app;
+}

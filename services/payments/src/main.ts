@@ -1,0 +1,93 @@
+import { join, resolve } from "node:path";
+import { jetstream } from "@nats-io/jetstream";
+import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
+import {
+  call,
+  connectBus,
+  createLogger,
+  createServiceApp,
+  DirectoryCache,
+  ensurePaymentsStream,
+  Lifecycle,
+  loadConfig,
+  openDirectoryBucket,
+  openStore,
+  resolveNatsUrl,
+} from "@payaccept/platform";
+import { announceTransitions } from "./app/announce.ts";
+import type { PaymentsDeps } from "./app/deps.ts";
+import { paymentsEnv } from "./config.ts";
+import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
+import { connectionUp } from "./nats-connection.ts";
+import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
+import { OutboxRelay } from "./outbox/relay.ts";
+import { acquirerHttp } from "./provider/acquirer-http.ts";
+import { servePayments } from "./rpc/serve-payments.ts";
+import { shopDirectory } from "./shop-directory.ts";
+import { createOutboxRepo } from "./store/outbox-repo.ts";
+import { createPaymentsRepo } from "./store/payments-repo.ts";
+import { schema } from "./store/schema.ts";
+import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
+
+const cfg = loadConfig(paymentsEnv);
+const log = createLogger("payments", cfg.LOG_LEVEL);
+for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
+const life = new Lifecycle(log);
+
+const store = openStore(join(resolve(cfg.DATA_DIR), "payments.db"), schema, join(import.meta.dir, "../drizzle"));
+life.onClose("store", () => store.sqlite.close());
+
+const nc = await connectBus(resolveNatsUrl(cfg), "payments", log);
+life.onClose("nats", () => nc.drain());
+const natsUp = connectionUp(nc);
+await ensurePaymentsStream(nc);
+const directoryBucket = await openDirectoryBucket(nc);
+const directory = new DirectoryCache(directoryBucket, log);
+life.onClose("directory", () => directory.stop());
+
+const relay = new OutboxRelay(createOutboxRepo(store), jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
+  delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
+  sweepMs: cfg.OUTBOX_SWEEP_MS,
+});
+const repo = createPaymentsRepo(store, announceTransitions(log, () => relay.wake()));
+const deps: PaymentsDeps = {
+  repo,
+  shops: shopDirectory(directory, directoryBucket),
+  provider: acquirerHttp({
+    baseUrl: cfg.ACQUIRER_URL,
+    apiKey: cfg.ACQUIRER_API_KEY,
+    callbackUrl: cfg.PAYMENTS_CALLBACK_URL,
+    timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
+  }),
+  balance: {
+    reserveRefund: (req) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
+    releaseRefund: (req) => call(nc, rpcs.balance.releaseRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
+  },
+  log,
+  now: Date.now,
+  paypageUrl: cfg.PUBLIC_PAYPAGE_URL,
+  createdTtlMs: cfg.CREATED_TTL,
+  pendingTtlMs: cfg.PENDING_TTL,
+};
+const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS });
+relay.start();
+life.onClose("outbox relay", () => relay.stop());
+sweeper.start();
+life.onClose("expiry sweeper", () => sweeper.stop());
+
+let directoryReady = false;
+const app = createServiceApp(log, {
+  nats: natsUp,
+  directory: () => directoryReady,
+  store: () => store.sqlite.query("SELECT 1 AS ok").get() !== null,
+});
+app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
+const server = Bun.serve({ hostname: cfg.HOST, port: cfg.PAYMENTS_PORT, fetch: app.fetch });
+life.onClose("http", () => server.stop());
+
+// RPCs wait for the directory snapshot: before it, every shop would look unknown.
+await directory.ready;
+directoryReady = true;
+const subscriptions = servePayments(nc, deps, log);
+life.onClose("rpc", () => subscriptions.forEach((s) => s.unsubscribe()));
+log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, acquirerUrl: cfg.ACQUIRER_URL }, "payments ready");

@@ -1,0 +1,31 @@
+import type { PaymentMethod, ProviderRefund, ProviderSession } from "@payaccept/contracts";
+
+/**
+ * What payments needs from an acquirer. A real provider's adapter implements this; the HTTP one
+ * speaks docs/acquirer-protocol.md to the acquirer emulator.
+ */
+export interface ProviderPort {
+  /** Registers a payment attempt; idempotent by (paymentId, method). */
+  createSession(req: {
+    paymentId: string;
+    method: PaymentMethod;
+    amountKopecks: number;
+    description: string | null;
+    returnUrl: string;
+  }): Promise<ProviderSession>;
+  /** Returns the whole amount to the buyer; idempotent per session. */
+  refund(sessionId: string, amountKopecks: number): Promise<ProviderRefund>;
+}
+
+/**
+ * `unavailable`: no answer, a timeout or a 5xx; the outcome is unknown and a retry is safe.
+ * `rejected`: the provider answered and said no (4xx, or a reply that breaks the protocol).
+ */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: "unavailable" | "rejected",
+    message: string,
+  ) {
+    super(message);
+  }
+}

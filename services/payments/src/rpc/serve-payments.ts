@@ -1,0 +1,50 @@
+import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
+import { serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
+import type { z } from "zod";
+import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
+import { anyPayment, type PaymentsDeps } from "../app/deps.ts";
+import { cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
+import { refundPayment } from "../app/refund.ts";
+
+const QUEUE = "payments";
+
+/** Serves every payments RPC in the "payments" queue group, one log line per request. */
+export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger): Subscription[] {
+  const handle = <R extends Rpc<z.ZodType, z.ZodType>>(rpc: R, fn: (req: z.output<R["request"]>) => RpcResponse<R> | Promise<RpcResponse<R>>) =>
+    serve(
+      nc,
+      rpc,
+      async (req) => {
+        const started = performance.now();
+        const ids = { shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
+        const line = (extra: Record<string, unknown>) => ({ rpc: rpc.subject, ...ids, ms: Math.round((performance.now() - started) * 10) / 10, ...extra });
+        try {
+          const res = await fn(req);
+          log.info(line({ paymentId: ids.paymentId ?? (res as { id?: string }).id, outcome: "ok" }), "rpc");
+          return res;
+        } catch (e) {
+          log.info(line({ outcome: e instanceof DomainError ? e.code : "INTERNAL" }), "rpc");
+          throw e;
+        }
+      },
+      { queue: QUEUE, log },
+    );
+
+  const p = rpcs.payments;
+  return [
+    handle(p.create, (r) => createPayment(d, r.shopId, r.request)),
+    handle(p.get, (r) => getPayment(d, r.shopId, r.id)),
+    handle(p.lookup, (r) => lookupPayment(d, r.shopId, r.orderId)),
+    handle(p.list, (r) => listPayments(d, r.shopId, r.query)),
+    handle(p.cancel, (r) => cancelPayment(d, r.shopId, r.id)),
+    handle(p.refund, (r) => refundPayment(d, r.shopId, r.id)),
+    handle(p.owner, (r) => {
+      const row = anyPayment(d, r.id);
+      return { id: row.id, shopId: row.shopId, accountId: row.accountId };
+    }),
+    handle(p.checkout, (r) => checkout(d, r.id)),
+    handle(p.start, (r) => startPayment(d, r.id, r.method)),
+    handle(p.sandboxOutcome, (r) => sandboxOutcome(d, r.id, r.outcome)),
+    handle(p.exportPage, (r) => exportPayments(d, r)),
+  ];
+}

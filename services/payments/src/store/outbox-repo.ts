@@ -1,0 +1,20 @@
+import { asc, eq, isNull, sql } from "drizzle-orm";
+import { outbox } from "./schema.ts";
+import type { PaymentsStore } from "./payments-repo.ts";
+
+export type OutboxRow = typeof outbox.$inferSelect;
+
+export function createOutboxRepo({ db }: PaymentsStore) {
+  const unpublishedQ = db.select().from(outbox).where(isNull(outbox.publishedAt)).orderBy(asc(outbox.seq)).limit(sql.placeholder("limit")).prepare();
+  const markQ = db
+    .update(outbox)
+    .set({ publishedAt: sql`${sql.placeholder("at")}` })
+    .where(eq(outbox.seq, sql.placeholder("seq")))
+    .prepare();
+  return {
+    /** Oldest first, so a payment's events reach the stream in the order they happened. */
+    unpublished: (limit: number): OutboxRow[] => unpublishedQ.all({ limit }),
+    markPublished: (seq: number, at: number): void => void markQ.run({ seq, at }),
+  };
+}
+export type OutboxRepo = ReturnType<typeof createOutboxRepo>;

@@ -1,0 +1,245 @@
+import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { paymentEventId, type ListPaymentsQuery, type PaymentStatus } from "@payaccept/contracts";
+import type { Store } from "@payaccept/platform";
+import { planList, type SeqBounds } from "../domain/list-plan.ts";
+import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
+import { toPaymentEvent } from "../domain/views.ts";
+import { outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
+
+export type PaymentsStore = Store<typeof schema>;
+
+/** What a merchant's create request becomes; the store assigns id, seq, times and status. */
+export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt">;
+
+export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
+export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger };
+
+export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
+
+export class OrderIdTaken extends Error {}
+
+const ph = sql.placeholder;
+
+function isOrderIdUniqueViolation(e: unknown): boolean {
+  // drizzle wraps driver errors; the SQLite one is the cause.
+  for (let err = e as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; err && depth < 3; err = err.cause as typeof err, depth++) {
+    if (err.code === "SQLITE_CONSTRAINT_UNIQUE" && err.message?.includes("payments.order_id")) return true;
+  }
+  return false;
+}
+
+/**
+ * All reads and writes of payments.db. Every write runs in one IMMEDIATE transaction, so the status,
+ * the per-status counters and the outbox row change together or not at all, also with several
+ * processes on the same file. `onCommitted` runs after the commit of every status change.
+ */
+export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: CommittedTransition) => void) {
+  const { db } = store;
+
+  const byIdQ = db.select().from(p).where(eq(p.id, ph("id"))).prepare();
+  const byOrderIdQ = db
+    .select()
+    .from(p)
+    .where(and(eq(p.shopId, ph("shopId")), eq(p.orderId, ph("orderId"))))
+    .prepare();
+  const lastOfShopQ = db
+    .select({ seq: p.seq, createdAt: p.createdAt, id: p.id })
+    .from(p)
+    .where(eq(p.shopId, ph("shopId")))
+    .orderBy(desc(p.seq))
+    .limit(1)
+    .prepare();
+  const insertQ = db
+    .insert(p)
+    .values({
+      id: ph("id"),
+      shopId: ph("shopId"),
+      accountId: ph("accountId"),
+      seq: ph("seq"),
+      orderId: ph("orderId"),
+      status: "CREATED",
+      amountKopecks: ph("amountKopecks"),
+      commissionKopecks: ph("commissionKopecks"),
+      description: ph("description"),
+      email: ph("email"),
+      method: ph("method"),
+      telegramId: ph("telegramId"),
+      metadata: ph("metadata"),
+      successUrl: ph("successUrl"),
+      failUrl: ph("failUrl"),
+      isTest: ph("isTest"),
+      createdAt: ph("createdAt"),
+      updatedAt: ph("createdAt"),
+      expiresAt: ph("expiresAt"),
+    })
+    .returning()
+    .prepare();
+  const bumpCountQ = db
+    .insert(statusCounts)
+    .values({ shopId: ph("shopId"), status: ph("status"), count: ph("delta") })
+    .onConflictDoUpdate({ target: [statusCounts.shopId, statusCounts.status], set: { count: sql`${statusCounts.count} + excluded.count` } })
+    .prepare();
+  const firstAtOrAfterQ = db
+    .select({ seq: p.seq })
+    .from(p)
+    .where(and(eq(p.shopId, ph("shopId")), gte(p.createdAt, ph("at"))))
+    .orderBy(asc(p.createdAt), asc(p.id))
+    .limit(1)
+    .prepare();
+  const lastAtOrBeforeQ = db
+    .select({ seq: p.seq })
+    .from(p)
+    .where(and(eq(p.shopId, ph("shopId")), lte(p.createdAt, ph("at"))))
+    .orderBy(desc(p.createdAt), desc(p.id))
+    .limit(1)
+    .prepare();
+  const seqRangeQ = db
+    .select()
+    .from(p)
+    .where(and(eq(p.shopId, ph("shopId")), gte(p.seq, ph("first")), lte(p.seq, ph("last"))))
+    .orderBy(asc(p.seq))
+    .prepare();
+  const dueQ = db
+    .select({ id: p.id })
+    .from(p)
+    .where(and(isNotNull(p.expiresAt), lte(p.expiresAt, ph("now"))))
+    .orderBy(asc(p.expiresAt))
+    .limit(ph("limit"))
+    .prepare();
+
+  const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
+
+  const inWindow = (shopId: string, statuses: PaymentStatus[], first: number, last: number): SQL =>
+    and(eq(p.shopId, shopId), inArray(p.status, statuses), gte(p.seq, first), lte(p.seq, last))!;
+
+  return {
+    byId: (id: string): PaymentRow | undefined => byIdQ.get({ id }),
+    byOrderId: (shopId: string, orderId: string): PaymentRow | undefined => byOrderIdQ.get({ shopId, orderId }),
+
+    /** Inserts a CREATED payment expiring at createdAt + ttlMs; throws OrderIdTaken. */
+    insert(input: NewPayment, now: number, ttlMs: number): PaymentRow {
+      try {
+        return db.transaction(
+          () => {
+            const last = lastOfShopQ.get({ shopId: input.shopId });
+            // createdAt never goes back within a shop and ties are ordered by id, so seq order,
+            // (createdAt, id) order and "oldest to newest" are one and the same.
+            let createdAt = Math.max(now, last?.createdAt ?? 0);
+            let id = Bun.randomUUIDv7("hex", createdAt);
+            if (last && id <= last.id) {
+              createdAt = last.createdAt + 1;
+              id = Bun.randomUUIDv7("hex", createdAt);
+            }
+            const row = insertQ.get({
+              ...input,
+              id,
+              seq: (last?.seq ?? 0) + 1,
+              createdAt,
+              expiresAt: createdAt + ttlMs,
+            })!;
+            bumpCount(input.shopId, "CREATED", 1);
+            return row;
+          },
+          { behavior: "immediate" },
+        );
+      } catch (e) {
+        if (isOrderIdUniqueViolation(e)) throw new OrderIdTaken();
+        throw e;
+      }
+    },
+
+    /**
+     * Applies a trigger of the state machine. `onlyFrom` narrows the states it may move from (a
+     * sandbox outcome only decides a PENDING payment); `patch` adds the fields the move sets.
+     * A move into a final status writes its outbox event in the same transaction.
+     */
+    transition(
+      id: string,
+      trigger: PaymentTrigger,
+      now: number,
+      opts: { onlyFrom?: readonly PaymentStatus[]; patch?: (row: PaymentRow) => Partial<NewPaymentRow> } = {},
+    ): TransitionResult | undefined {
+      const result = db.transaction(
+        () => {
+          const row = byIdQ.get({ id });
+          if (!row) return undefined;
+          let decision = decide(row.status, trigger);
+          if (decision.kind === "move" && opts.onlyFrom && !opts.onlyFrom.includes(row.status)) decision = { kind: "refused", status: row.status };
+          if (decision.kind !== "move") return { decision, row };
+          const final = isFinal(decision.to);
+          const updated = db
+            .update(p)
+            .set({ ...opts.patch?.(row), status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
+            .where(eq(p.id, id))
+            .returning()
+            .get()!;
+          bumpCount(row.shopId, decision.from, -1);
+          bumpCount(row.shopId, decision.to, 1);
+          if (isFinal(updated.status)) {
+            const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now);
+            db.insert(outbox)
+              .values({ eventId: paymentEventId(id, updated.status), paymentId: id, status: updated.status, payload: JSON.stringify(event), createdAt: now })
+              .run();
+          }
+          return { decision, row: updated };
+        },
+        { behavior: "immediate" },
+      );
+      if (result?.decision.kind === "move") onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger });
+      return result;
+    },
+
+    /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */
+    list(shopId: string, query: ListPaymentsQuery): { items: PaymentRow[]; total: number } {
+      return db.transaction(() => {
+        const bounds: SeqBounds = { lastSeq: lastOfShopQ.get({ shopId })?.seq ?? 0 };
+        if (query.from) bounds.fromSeq = firstAtOrAfterQ.get({ shopId, at: Date.parse(query.from) })?.seq ?? null;
+        if (query.to) bounds.toSeq = lastAtOrBeforeQ.get({ shopId, at: Date.parse(query.to) })?.seq ?? null;
+        const plan = planList(query, bounds);
+        if (plan.kind === "empty") return { items: [], total: plan.total };
+        if (plan.kind === "seqRange") return { items: seqRangeQ.all({ shopId, first: plan.first, last: plan.last }), total: plan.total };
+        const where = inWindow(shopId, plan.statuses, plan.first, plan.last);
+        const pageSeqs = db.select({ seq: p.seq }).from(p).where(where).orderBy(asc(p.seq)).limit(plan.limit).offset(plan.offset);
+        const items = db
+          .select()
+          .from(p)
+          .where(and(eq(p.shopId, shopId), inArray(p.seq, pageSeqs)))
+          .orderBy(asc(p.seq))
+          .all();
+        const total =
+          plan.total === "counters"
+            ? (db
+                .select({ n: sql<number>`coalesce(sum(${statusCounts.count}), 0)` })
+                .from(statusCounts)
+                .where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))
+                .get()?.n ?? 0)
+            : (db.select({ n: sql<number>`count(*)` }).from(p).where(where).get()?.n ?? 0);
+        return { items, total };
+      });
+    },
+
+    /** Keyset page in (createdAt, id) order for CSV export. */
+    exportPage(shopId: string, f: ExportFilter): PaymentRow[] {
+      return db
+        .select()
+        .from(p)
+        .where(
+          and(
+            eq(p.shopId, shopId),
+            f.fromMs === undefined ? undefined : gte(p.createdAt, f.fromMs),
+            f.toMs === undefined ? undefined : lte(p.createdAt, f.toMs),
+            f.statuses?.length ? inArray(p.status, f.statuses) : undefined,
+            f.after ? sql`(${p.createdAt}, ${p.id}) > (${f.after.createdAt}, ${f.after.id})` : undefined,
+          ),
+        )
+        .orderBy(asc(p.createdAt), asc(p.id))
+        .limit(f.limit)
+        .all();
+    },
+
+    /** Ids of CREATED and PENDING payments whose time is up, oldest deadline first. */
+    dueForExpiry: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((r) => r.id),
+  };
+}
+
+export type PaymentsRepo = ReturnType<typeof createPaymentsRepo>;

@@ -1,0 +1,49 @@
+import type { Logger } from "@payaccept/platform";
+import type { PaymentsRepo } from "../store/payments-repo.ts";
+
+/**
+ * Expires CREATED and PENDING payments whose expires_at has passed. The deadline lives in the store,
+ * so a restart loses no countdown: the first sweep after start catches up on everything overdue.
+ * Safe with several replicas: each expiry is a transition in its own transaction that re-reads the
+ * status, so a payment paid a moment before its deadline stays paid.
+ */
+export class ExpirySweeper {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly repo: PaymentsRepo,
+    private readonly log: Logger,
+    private readonly opts: { everyMs: number; batchSize?: number; maxBatchesPerTick?: number },
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), this.opts.everyMs);
+    this.tick();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private tick(): void {
+    if (this.running) return;
+    this.running = Promise.resolve()
+      .then(() => void this.sweep(Date.now()))
+      .catch((err) => this.log.error({ err }, "expiry sweep failed"))
+      .finally(() => (this.running = undefined));
+  }
+
+  /** Expires up to batchSize × maxBatchesPerTick payments; the rest wait for the next tick. */
+  sweep(now: number): number {
+    const batchSize = this.opts.batchSize ?? 200;
+    let expired = 0;
+    for (let batch = 0; batch < (this.opts.maxBatchesPerTick ?? 10); batch++) {
+      const ids = this.repo.dueForExpiry(now, batchSize);
+      for (const id of ids) if (this.repo.transition(id, "expire", now)?.decision.kind === "move") expired++;
+      if (ids.length < batchSize) break;
+    }
+    return expired;
+  }
+}
