@@ -102,10 +102,11 @@ export const ListPaymentsQuery = z
     page: intParam(1, 10000, 1),
     limit: intParam(1, 100, 20),
   })
-  .superRefine((q, ctx) => {
-    if (q.from && q.to && Date.parse(q.from) > Date.parse(q.to)) {
-      ctx.addIssue({ code: "custom", path: ["from"], message: "must not be later than to" });
-    }
+  .refine((q) => !(q.from && q.to && Date.parse(q.from) > Date.parse(q.to)), {
+    path: ["from"],
+    message: "must not be later than to",
+    // Also when other parameters are invalid, so that every problem is listed at once (§7).
+    when: (payload) => !payload.issues.some((i) => i.path?.[0] === "from" || i.path?.[0] === "to"),
   });
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 

@@ -49,7 +49,7 @@ export class DomainError extends Error {
 }
 
 /** "path: message" for every zod issue, so a client sees every problem at once. */
-export function formatIssues(error: z.ZodError, prefix = ""): string[] {
+export function formatIssues(error: Pick<z.ZodError, "issues">, prefix = ""): string[] {
   return error.issues.map((i) => {
     const path = [prefix, ...i.path.map(String)].filter(Boolean).join(".");
     return path ? `${path}: ${i.message}` : i.message;
