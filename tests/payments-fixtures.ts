@@ -1,0 +1,70 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import {
+  DomainError,
+  PAYMENTS_STREAM,
+  PaymentEvent,
+  rpcs,
+  type CreatePaymentInput,
+  type Payment,
+  type PaymentMethod,
+  type RpcRequest,
+  type Tariff,
+} from "@payaccept/contracts";
+import type { Stack } from "./harness/stack.ts";
+
+/** Shared by the tests/payments-*.test.ts files: shops through the real directory owner, and the stream as consumers see it. */
+
+export type TestShop = { shopId: string; accountId: string; apiKey: string };
+
+/** A shop created by the dashboard service, then given the methods and tariff the test needs. */
+export async function createShop(
+  stack: Stack,
+  opts: { sandbox?: boolean; methods?: PaymentMethod[]; tariff?: Tariff; successUrl?: string; failUrl?: string; name?: string } = {},
+): Promise<TestShop> {
+  const created = await stack.createShop({ name: opts.name ?? "Coffee beans", sandbox: opts.sandbox ?? true, methods: opts.methods });
+  if (opts.tariff || opts.successUrl || opts.failUrl) {
+    await stack.call(rpcs.directory.updateShop, { shopId: created.shopId, tariff: opts.tariff, successUrl: opts.successUrl, failUrl: opts.failUrl });
+  }
+  return { shopId: created.shopId, accountId: created.accountId, apiKey: created.apiKey };
+}
+
+let orders = 0;
+export const newOrderId = () => `order-${Date.now()}-${++orders}`;
+
+export function createPayment(stack: Stack, shopId: string, request: Partial<CreatePaymentInput> = {}): Promise<Payment> {
+  return stack.call(rpcs.payments.create, { shopId, request: { orderId: newOrderId(), amountKopecks: 150000, ...request } });
+}
+
+export function listPage(stack: Stack, shopId: string, query: RpcRequest<typeof rpcs.payments.list>["query"]) {
+  return stack.call(rpcs.payments.list, { shopId, query });
+}
+
+/** The DomainError a call fails with (code and message), or a failure when it succeeds. */
+export async function failure(p: Promise<unknown>): Promise<{ code: string; message: string | string[] }> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof DomainError) return { code: e.code, message: e.messages };
+    throw e;
+  }
+  throw new Error("expected the call to fail");
+}
+
+export type StoredEvent = { event: PaymentEvent; subject: string; msgId: string | undefined };
+
+/** Every message in the PAYMENTS stream, in stream order, with its subject and Nats-Msg-Id. */
+export async function streamEvents(stack: Stack): Promise<StoredEvent[]> {
+  const jsm = await jetstreamManager(stack.nc);
+  const { state } = await jsm.streams.info(PAYMENTS_STREAM);
+  const out: StoredEvent[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(PAYMENTS_STREAM, { seq });
+    if (!m) continue;
+    out.push({ event: PaymentEvent.parse(m.json()), subject: m.subject, msgId: m.header?.get("Nats-Msg-Id") });
+  }
+  return out;
+}
+
+export async function eventsOf(stack: Stack, paymentId: string): Promise<StoredEvent[]> {
+  return (await streamEvents(stack)).filter((e) => e.event.paymentId === paymentId);
+}
