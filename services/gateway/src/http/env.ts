@@ -1,0 +1,15 @@
+import type { ShopRecord } from "@payaccept/contracts";
+import type { AppEnv } from "@payaccept/platform";
+import type { Server } from "bun";
+import type { RateDecision } from "./rate-limiter.ts";
+
+/** What the /api middleware chain leaves for the handlers. */
+export type GatewayEnv = {
+  Bindings: { server: Server<undefined> };
+  Variables: AppEnv["Variables"] & {
+    shop: ShopRecord;
+    keyHash: string;
+    /** Every limit this request was counted against; the tightest one goes into the headers. */
+    rateDecisions: RateDecision[];
+  };
+};

@@ -1,0 +1,26 @@
+import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import { jsonError } from "@payaccept/platform";
+import type { Context, MiddlewareHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { GatewayEnv } from "./env.ts";
+
+/**
+ * Errors of the /api routes in the spec's Error shape: a DomainError (a typed reply from a
+ * service, or UNAVAILABLE when it did not answer in time) keeps its code's status and messages.
+ */
+export function apiErrorResponse(err: Error, c: Context<GatewayEnv>): Response {
+  if (err instanceof DomainError) {
+    const status = ERROR_HTTP_STATUS[err.code];
+    if (status >= 500) c.get("log").warn({ code: err.code, reason: err.message }, "upstream failed");
+    return jsonError(c, status, err.messages);
+  }
+  if (err instanceof HTTPException) return jsonError(c, err.status, err.message);
+  c.get("log").error({ err }, "unhandled error");
+  return jsonError(c, 500, "internal error");
+}
+
+/** 405 with Allow for a known path asked with a method it does not serve. */
+export const methodNotAllowed =
+  (allow: string[]): MiddlewareHandler<GatewayEnv> =>
+  async (c) =>
+    jsonError(c, 405, `method ${c.req.method} is not allowed here; allowed: ${allow.join(", ")}`, { Allow: allow.join(", ") });

@@ -1,0 +1,45 @@
+import {
+  connectBus,
+  createLogger,
+  createServiceApp,
+  DirectoryCache,
+  Lifecycle,
+  loadConfig,
+  openDirectoryBucket,
+  resolveNatsUrl,
+} from "@payaccept/platform";
+import { gatewayEnv } from "./config.ts";
+import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
+import { apiRoutes } from "./routes/api.ts";
+
+/** The largest request body read: a create request is a few KB even with 4 KB of metadata. */
+const MAX_BODY_BYTES = 64 * 1024;
+/** Keys tracked per limiter (≈100 bytes each). */
+const RATE_LIMIT_MAX_KEYS = 100_000;
+
+const cfg = loadConfig(gatewayEnv);
+const log = createLogger("gateway", cfg.LOG_LEVEL);
+const lifecycle = new Lifecycle(log);
+
+const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log);
+lifecycle.onClose("nats", () => nc.drain());
+const directory = new DirectoryCache(await openDirectoryBucket(nc), log);
+lifecycle.onClose("directory", () => directory.stop());
+await directory.ready;
+
+const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
+const app = createServiceApp(log, { nats: () => !nc.isClosed() });
+app.route(
+  "/api",
+  apiRoutes({
+    nc,
+    directory,
+    limiters: { perIp: perMinute(cfg.RATE_LIMIT_PER_IP), perMethod: perMinute(cfg.RATE_LIMIT_PER_METHOD), balance: perMinute(cfg.RATE_LIMIT_BALANCE) },
+    trustedProxies: cfg.TRUSTED_PROXIES,
+    maxBodyBytes: MAX_BODY_BYTES,
+    rpcTimeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS,
+  }),
+);
+const server = Bun.serve({ hostname: cfg.HOST, port: cfg.GATEWAY_PORT, fetch: (req, server) => app.fetch(req, { server }) });
+lifecycle.onClose("http", () => server.stop());
+log.info({ port: server.port }, "gateway listening");

@@ -1,0 +1,22 @@
+import { ListPaymentsQuery, LookupPaymentQuery, type RpcRequest, type rpcs } from "@payaccept/contracts";
+import { z } from "zod";
+
+type RawListQuery = RpcRequest<typeof rpcs.payments.list>["query"];
+const LIST_PARAMS = ["from", "to", "status", "page", "limit"] as const;
+
+/**
+ * GET /v1/payments (§4.2): with orderId it is a lookup and every other parameter is ignored;
+ * without, a list whose parameters are validated here (so the client gets every problem at once)
+ * and forwarded as the raw strings that rpcs.payments.list parses itself.
+ */
+export const PaymentsQuery = z.record(z.string(), z.union([z.string(), z.array(z.string())])).transform((q, ctx) => {
+  const lookup = q.orderId !== undefined;
+  const checked = lookup ? LookupPaymentQuery.safeParse({ orderId: q.orderId }) : ListPaymentsQuery.safeParse(q);
+  if (!checked.success) {
+    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    return z.NEVER;
+  }
+  if (lookup) return { mode: "lookup" as const, orderId: q.orderId as string };
+  const query = Object.fromEntries(LIST_PARAMS.filter((p) => q[p] !== undefined).map((p) => [p, q[p]])) as RawListQuery;
+  return { mode: "list" as const, query };
+});
