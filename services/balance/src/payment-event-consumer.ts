@@ -5,6 +5,11 @@ import { ensurePaymentsStream, type Logger, type NatsConnection } from "@payacce
 export const BALANCE_DURABLE = "balance";
 /** An event that failed to apply (a storage error) is offered again after this pause. */
 const RETRY_DELAY_MS = 5000;
+/**
+ * Applying an event takes well under a millisecond, so an unacked event almost surely belongs to a
+ * process that died; this is how long its events wait before they are delivered again.
+ */
+const ACK_WAIT_MS = 10_000;
 const NS_PER_MS = 1_000_000;
 
 export type EventSink = (event: PaymentEvent) => string;
@@ -49,7 +54,7 @@ export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, 
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
-    ack_wait: 30_000 * NS_PER_MS,
+    ack_wait: ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
   });
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, BALANCE_DURABLE);

@@ -2,7 +2,8 @@ import { afterEach, beforeEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { paymentEventId, type PaymentEvent } from "@payaccept/contracts";
+import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
+import { paymentEventId, paymentEventSubject, type PaymentEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
@@ -76,4 +77,9 @@ export function thrownBy(fn: () => unknown): unknown {
     return e;
   }
   return undefined;
+}
+
+/** Publishes an event as the payments outbox relay does: subject by status, Nats-Msg-Id <paymentId>:<status> unless given. */
+export function publishPaymentEvent(js: JetStreamClient, event: PaymentEvent, msgID = event.eventId): Promise<PubAck> {
+  return js.publish(paymentEventSubject(event.status), JSON.stringify(event), { msgID, timeout: 5000 });
 }

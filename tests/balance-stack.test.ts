@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
+import { DomainError, rpcs, type PaymentEvent } from "@payaccept/contracts";
+import { ensurePaymentsStream } from "@payaccept/platform";
+import { nextEvent, paymentEvent, publishPaymentEvent } from "../services/balance/src/testing.ts";
+import { ROOT } from "../infra/launcher/services.ts";
+import { eventually, Stack } from "./harness/stack.ts";
+
+/**
+ * The balance service as a real process behind a real nats-server, fed exactly as payments feeds
+ * it: PaymentEvents on payments.events.<STATUS> with Nats-Msg-Id <paymentId>:<status>.
+ */
+// Each test starts or restarts real processes; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(60_000);
+
+let stack: Stack;
+let js: JetStreamClient;
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["balance"], env: { HOLD_HOUR: "12" } });
+  await ensurePaymentsStream(stack.nc);
+  js = jetstream(stack.nc);
+});
+afterAll(() => stack?.stop());
+
+const DAY = 86_400_000;
+const longAgo = () => new Date(Date.now() - 3 * DAY).toISOString();
+const justNow = () => new Date().toISOString();
+const newAccount = () => `account-${Bun.randomUUIDv7()}`;
+const balanceOf = (accountId: string) => stack.call(rpcs.balance.get, { accountId });
+const publishAll = (events: PaymentEvent[]) => Promise.all(events.map((e) => publishPaymentEvent(js, e)));
+
+/**
+ * Resolves once the service has applied everything published before: the consumer applies the
+ * stream in order, so a marker receipt of an account of its own showing up means all earlier did.
+ */
+async function consumed(): Promise<void> {
+  const marker = paymentEvent({ accountId: newAccount(), paidAt: justNow(), amountKopecks: 100, commissionKopecks: 0 });
+  await publishPaymentEvent(js, marker);
+  await eventually(async () => (await balanceOf(marker.accountId)).frozenKopecks === 100, 30_000);
+}
+
+/** Available money for an account: receipts paid three days ago, already released. */
+async function fund(accountId: string, kopecks: number): Promise<PaymentEvent> {
+  const receipt = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: kopecks, commissionKopecks: 0 });
+  await publishPaymentEvent(js, receipt);
+  await eventually(async () => (await balanceOf(accountId)).availableKopecks === kopecks);
+  return receipt;
+}
+
+const rejection = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+describe("ledger fed by the payment-event stream", () => {
+  test("two shops of one account add up: released receipts are available, today's are frozen, commission is kept", async () => {
+    const accountId = newAccount();
+    await publishAll([
+      paymentEvent({ accountId, shopId: "shop-a", paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 70 }),
+      paymentEvent({ accountId, shopId: "shop-b", paidAt: longAgo(), amountKopecks: 20_000, commissionKopecks: 500 }),
+      paymentEvent({ accountId, shopId: "shop-b", paidAt: justNow(), amountKopecks: 5_000, commissionKopecks: 35 }),
+    ]);
+    await consumed();
+    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 29_430, frozenKopecks: 4_965, holdHour: 12 });
+  });
+
+  test("an event published again under another Nats-Msg-Id (past the dedupe window) is counted once", async () => {
+    const accountId = newAccount();
+    const paid = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 0 });
+    const first = await publishPaymentEvent(js, paid);
+    const deduped = await publishPaymentEvent(js, paid);
+    const bypass = await publishPaymentEvent(js, paid, `${paid.eventId}:resent`);
+    expect([first.duplicate, deduped.duplicate, bypass.duplicate]).toEqual([false, true, false]);
+    await consumed();
+    expect((await balanceOf(accountId)).availableKopecks).toBe(10_000);
+  });
+
+  test("sandbox payments never touch a balance", async () => {
+    const accountId = newAccount();
+    const sandbox = paymentEvent({ accountId, isTest: true, paidAt: longAgo(), amountKopecks: 50_000 });
+    await publishAll([sandbox, paymentEvent({ accountId, isTest: true, paidAt: justNow() })]);
+    await publishPaymentEvent(js, nextEvent(sandbox, "REFUNDED", justNow()));
+    await consumed();
+    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 0, frozenKopecks: 0, holdHour: 12 });
+  });
+
+  test("a late SUCCESS after EXPIRED counts once, by its paidAt", async () => {
+    const accountId = newAccount();
+    const expired = paymentEvent({ accountId, status: "EXPIRED", paidAt: null, amountKopecks: 3_000, commissionKopecks: 21 });
+    await publishPaymentEvent(js, expired);
+    await publishPaymentEvent(js, { ...nextEvent(expired, "SUCCESS", justNow()), paidAt: justNow() });
+    await consumed();
+    expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 2_979 });
+  });
+
+  test("SIGKILLed mid-stream and restarted, with the relay resending part of the stream, the figures stay exact", async () => {
+    const accountId = newAccount();
+    const events = Array.from({ length: 3000 }, () =>
+      paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 1_000, commissionKopecks: 7 }),
+    );
+    const publishing = publishAll(events);
+    await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
+    await stack.kill("balance");
+    await publishing;
+    await Promise.all(events.slice(0, 500).map((e) => publishPaymentEvent(js, e, `${e.eventId}:after-crash`)));
+    await stack.restart("balance");
+    // Events the killed process had received but not acked come again once their ack wait is over.
+    const exact = { availableKopecks: 3000 * 993, frozenKopecks: 0, holdHour: 12 };
+    await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
+    await consumed();
+    expect(await balanceOf(accountId)).toEqual(exact);
+  });
+});
+
+describe("payouts", () => {
+  test("20 concurrent payouts of 60% of available: exactly one is paid, the others are refused", async () => {
+    const accountId = newAccount();
+    await fund(accountId, 100_000);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 60_000 })),
+    );
+    const paid = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason);
+    expect(paid).toHaveLength(1);
+    expect(refused).toHaveLength(19);
+    for (const e of refused) {
+      expect(e).toEqual(new DomainError("CONFLICT", "payout of 60000 kopecks exceeds the available balance 40000 kopecks"));
+    }
+    expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
+    const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
+    expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PAID" })]);
+  });
+
+  test("concurrent retries with one idempotency key pay once", async () => {
+    const accountId = newAccount();
+    await fund(accountId, 10_000);
+    const request = { accountId, amountKopecks: 4_000, idempotencyKey: "payout-2025-03-10" };
+    const payouts = await Promise.all(Array.from({ length: 10 }, () => stack.call(rpcs.balance.createPayout, request)));
+    expect(new Set(payouts.map((p) => p.id)).size).toBe(1);
+    expect((await balanceOf(accountId)).availableKopecks).toBe(6_000);
+  });
+});
+
+describe("refund reserve, as the payments refund flow uses it", () => {
+  test("reserve, then the REFUNDED event: the money leaves once", async () => {
+    const accountId = newAccount();
+    const receipt = await fund(accountId, 8_000);
+    expect(await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 })).toEqual({
+      reserved: true,
+    });
+    expect((await balanceOf(accountId)).availableKopecks).toBe(0);
+    await publishPaymentEvent(js, nextEvent(receipt, "REFUNDED", justNow()));
+    await consumed();
+    expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+    expect(await stack.call(rpcs.balance.releaseRefund, { accountId, paymentId: receipt.paymentId })).toEqual({ released: false });
+  });
+
+  test("a refund beyond available is refused; a refused provider answer releases the reserve", async () => {
+    const accountId = newAccount();
+    const receipt = await fund(accountId, 5_000);
+    const other = { accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
+    const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
+    expect(tooMuch).toEqual(new DomainError("CONFLICT", "refund of 5001 kopecks exceeds the available balance 5000 kopecks"));
+    await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 });
+    expect(await stack.call(rpcs.balance.releaseRefund, { accountId, paymentId: receipt.paymentId })).toEqual({ released: true });
+    expect((await balanceOf(accountId)).availableKopecks).toBe(5_000);
+  });
+});
+
+describe("admin CLI", () => {
+  const admin = async (...args: string[]) => {
+    const proc = Bun.spawn(["bun", "infra/admin/main.ts", ...args], {
+      cwd: ROOT,
+      env: stack.env,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { out: out.trim(), err: err.trim(), code };
+  };
+
+  test("balance:get, payout:create and payout:list operate the running service", async () => {
+    const accountId = newAccount();
+    await fund(accountId, 7_000);
+    const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
+    expect(payout.code).toBe(0);
+    expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PAID" });
+    const balance = await admin("balance:get", "--account", accountId, "--json");
+    expect(JSON.parse(balance.out)).toEqual({ availableKopecks: 4_500, frozenKopecks: 0, holdHour: 12 });
+    const list = await admin("payout:list", "--account", accountId, "--json");
+    expect(JSON.parse(list.out).items).toEqual([JSON.parse(payout.out)]);
+  });
+
+  test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
+    const accountId = newAccount();
+    const refused = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
+    expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 100 kopecks exceeds the available balance 0 kopecks" });
+    const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
+    expect(bad.code).toBe(2);
+    expect(bad.err).toStartWith("--amount must be a positive whole number");
+  });
+});
