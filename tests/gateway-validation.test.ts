@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { ErrorBody } from "@payaccept/contracts";
+import { Stack, type ShopCreated } from "./harness/stack.ts";
+
+// Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(60_000);
+
+/**
+ * The payments service is deliberately absent: a request that passes validation is answered
+ * 503 ("payments service unavailable"), which tells it apart from a validation failure.
+ */
+let stack: Stack;
+let shop: ShopCreated;
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard", "gateway"] });
+  shop = await stack.createShop();
+});
+afterAll(() => stack.stop());
+
+const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+  stack.api(shop.apiKey, path, { signal: AbortSignal.timeout(10_000), ...init });
+const create = (json: unknown) => api("/v1/payments", { method: "POST", json });
+
+/** The Error shape with the status, and its messages as a list. */
+async function errorOf(res: Response, status: number): Promise<string[]> {
+  expect(res.status).toBe(status);
+  const body = ErrorBody.parse(await res.json());
+  expect(body.statusCode).toBe(status);
+  return Array.isArray(body.message) ? body.message : [body.message];
+}
+const passesValidation = async (res: Response) => expect(await errorOf(res, 503)).toEqual(["payments service unavailable"]);
+const fields = (messages: string[]) => [...new Set(messages.map((m) => m.split(":")[0]))].sort();
+
+describe("POST /v1/payments body (§2.1)", () => {
+  test("every problem is listed at once", async () => {
+    const messages = await errorOf(
+      await create({
+        orderId: "x".repeat(65),
+        amountKopecks: 99,
+        description: "d".repeat(256),
+        email: "not-an-email",
+        method: "CASH",
+        telegramId: "12a",
+        metadata: { blob: "m".repeat(4100) },
+        successUrl: "http://shop.example.com/ok",
+        failUrl: "javascript:alert(1)",
+      }),
+      400,
+    );
+    expect(fields(messages)).toEqual(
+      ["amountKopecks", "description", "email", "failUrl", "metadata", "method", "orderId", "successUrl", "telegramId"].sort(),
+    );
+  });
+
+  test("required fields are reported together", async () => {
+    expect(fields(await errorOf(await create({}), 400))).toEqual(["amountKopecks", "orderId"]);
+  });
+
+  test.each([
+    ["amountKopecks above the maximum", { amountKopecks: 10_000_000_001 }, "amountKopecks"],
+    ["fractional amount", { amountKopecks: 100.5 }, "amountKopecks"],
+    ["amount as a string", { amountKopecks: "100" }, "amountKopecks"],
+    ["empty orderId", { orderId: "" }, "orderId"],
+    ["telegramId of 21 digits", { telegramId: "1".repeat(21) }, "telegramId"],
+    ["negative telegramId", { telegramId: -5 }, "telegramId"],
+    ["email over 255 chars", { email: `${"a".repeat(250)}@example.com` }, "email"],
+    ["successUrl over 300 chars", { successUrl: `https://shop.example.com/${"p".repeat(280)}` }, "successUrl"],
+    ["metadata that is not an object", { metadata: [1, 2] }, "metadata"],
+    ["metadata over 4 KB", { metadata: { a: "x".repeat(4090) } }, "metadata"],
+  ])("%s is refused", async (_name, patch, field) => {
+    expect(fields(await errorOf(await create({ orderId: "o-1", amountKopecks: 100, ...patch }), 400))).toEqual([field]);
+  });
+
+  test("values on the edges of every limit pass validation", async () => {
+    await passesValidation(await create({ orderId: "o".repeat(64), amountKopecks: 100 }));
+    await passesValidation(
+      await create({
+        orderId: "1",
+        amountKopecks: 10_000_000_000,
+        description: "d".repeat(255),
+        email: "buyer@example.com",
+        method: "SBP",
+        telegramId: "1".repeat(20),
+        metadata: { a: "x".repeat(4000) },
+        successUrl: "tg://resolve?domain=shop_bot",
+        failUrl: "https://t.me/shop_bot",
+        unknownField: "ignored",
+      }),
+    );
+    await passesValidation(await create({ orderId: "2", amountKopecks: 500, telegramId: 123456789 }));
+  });
+
+  test("a body that is not an object is a 400", async () => {
+    expect((await errorOf(await create([]), 400)).length).toBeGreaterThan(0);
+    expect((await errorOf(await create(null), 400)).length).toBeGreaterThan(0);
+  });
+
+  test("malformed JSON is a 400 in the Error shape", async () => {
+    const res = await api("/v1/payments", { method: "POST", body: '{"orderId": "1",', headers: { "Content-Type": "application/json" } });
+    expect(await errorOf(res, 400)).toEqual(["Malformed JSON in request body"]);
+  });
+
+  test("an empty body is a 400", async () => {
+    const res = await api("/v1/payments", { method: "POST", body: "", headers: { "Content-Type": "application/json" } });
+    expect(await errorOf(res, 400)).toEqual(["request body is required"]);
+  });
+
+  test("a body that is not declared as JSON is a 415, with or without a content type", async () => {
+    const body = JSON.stringify({ orderId: "1", amountKopecks: 100 });
+    expect(await errorOf(await api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "text/plain" } }), 415)).toEqual([
+      "Content-Type must be application/json",
+    ]);
+    const bare = await fetch(`${stack.gateway}/v1/payments`, { method: "POST", body: new Blob([body]), headers: { "X-Api-Key": shop.apiKey } });
+    await errorOf(bare, 415);
+    await passesValidation(
+      await api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json; charset=utf-8" } }),
+    );
+  });
+
+  test("a body over 64 KB is a 413, whether announced by Content-Length or streamed", async () => {
+    const big = JSON.stringify({ orderId: "1", amountKopecks: 100, description: "x".repeat(70_000) });
+    expect(await errorOf(await api("/v1/payments", { method: "POST", body: big, headers: { "Content-Type": "application/json" } }), 413)).toEqual([
+      "request body must be at most 65536 bytes",
+    ]);
+    const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // Bounded: far more than the cap, so a reader that did not stop early would be noticed.
+        if (sent++ < 4096) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const streamed = await api("/v1/payments", { method: "POST", body: endless, headers: { "Content-Type": "application/json" } });
+    await errorOf(streamed, 413);
+    expect(sent).toBeLessThan(4096);
+  });
+});
+
+describe("GET /v1/payments query (§4.2)", () => {
+  test("list parameters: every problem at once, from later than to included", async () => {
+    const messages = await errorOf(
+      await api("/v1/payments?from=2026-03-01T00:00:00Z&to=2026-02-01T00:00:00Z&status=SUCCESS,PAID&page=0&limit=101"),
+      400,
+    );
+    expect(fields(messages)).toEqual(["from", "limit", "page", "status"]);
+    expect(messages).toContain("from: must not be later than to");
+    expect(messages.find((m) => m.startsWith("status:"))).toContain("PAID");
+  });
+
+  test.each([
+    ["from=yesterday", "from"],
+    ["to=2026-01-01", "to"],
+    ["status=", "status"],
+    ["page=10001", "page"],
+    ["page=1.5", "page"],
+    ["limit=0", "limit"],
+    ["limit=abc", "limit"],
+  ])("%s is refused", async (query, field) => {
+    expect(fields(await errorOf(await api(`/v1/payments?${query}`), 400))).toEqual([field]);
+  });
+
+  test("valid list parameters reach the payments service", async () => {
+    await passesValidation(await api("/v1/payments"));
+    await passesValidation(
+      await api("/v1/payments?from=2026-01-01T00:00:00Z&to=2026-01-01T00:00:00Z&status=SUCCESS,CANCELED&page=10000&limit=100&x=1"),
+    );
+  });
+
+  test("lookup mode checks only orderId and ignores every other parameter", async () => {
+    await passesValidation(await api("/v1/payments?orderId=A-1&page=0&status=NOPE&from=junk"));
+    expect(fields(await errorOf(await api("/v1/payments?orderId="), 400))).toEqual(["orderId"]);
+    expect(fields(await errorOf(await api(`/v1/payments?orderId=${"o".repeat(65)}`), 400))).toEqual(["orderId"]);
+  });
+});
+
+describe("path ids", () => {
+  test("a malformed payment id is a 400, for get and for cancel", async () => {
+    expect(await errorOf(await api("/v1/payments/12345"), 400)).toEqual(["id: must be a UUID"]);
+    expect(await errorOf(await api("/v1/payments/not-a-uuid/cancel", { method: "POST" }), 400)).toEqual(["id: must be a UUID"]);
+    await passesValidation(await api(`/v1/payments/${Bun.randomUUIDv7()}`));
+    await passesValidation(await api(`/v1/payments/${Bun.randomUUIDv7()}/cancel`, { method: "POST" }));
+  });
+});
+
+describe("routes", () => {
+  test("unknown routes are 404 in the Error shape", async () => {
+    for (const path of ["/v1/unknown", "/v2/payments", "/v1/payments/1/2/3", ""]) await errorOf(await api(path), 404);
+    await errorOf(await fetch(`${stack.url("gateway")}/v1/payments`), 404);
+  });
+
+  test("known paths with another method are 405 with Allow", async () => {
+    const cases: [string, string, string][] = [
+      ["PUT", "/v1/payments", "GET, POST"],
+      ["DELETE", `/v1/payments/${Bun.randomUUIDv7()}`, "GET"],
+      ["GET", `/v1/payments/${Bun.randomUUIDv7()}/cancel`, "POST"],
+      ["POST", "/v1/balance", "GET"],
+    ];
+    for (const [method, path, allow] of cases) {
+      const res = await api(path, { method });
+      expect(res.headers.get("Allow")).toBe(allow);
+      await errorOf(res, 405);
+    }
+  });
+
+  test("health, readiness and metrics live outside /api", async () => {
+    const base = stack.url("gateway");
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${base}/readyz`)).json()).toMatchObject({ status: "ready" });
+    expect(await (await fetch(`${base}/metrics`)).text()).toContain("http_request_duration_seconds");
+  });
+
+  test("API responses are not cacheable", async () => {
+    expect((await api("/v1/payments")).headers.get("Cache-Control")).toBe("no-store");
+  });
+});
