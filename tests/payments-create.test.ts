@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, rpcs } from "@payaccept/contracts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { createPayment, createShop, failure, newOrderId, type TestShop } from "./payments-fixtures.ts";
+
+setDefaultTimeout(60_000);
 
 let stack: Stack;
 let shop: TestShop;

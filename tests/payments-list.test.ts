@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs, type Payment, type PaymentStatus } from "@payaccept/contracts";
 import { Stack } from "./harness/stack.ts";
 import { createPayment, createShop, failure, listPage, type TestShop } from "./payments-fixtures.ts";
+
+setDefaultTimeout(60_000);
 
 let stack: Stack;
 let shop: TestShop;
