@@ -1,0 +1,110 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { asWebhookEvent, type WebhookEvent } from "./event.ts";
+
+export type VerifyFailureReason =
+  | "missing_header"
+  | "malformed_header"
+  | "signature_mismatch"
+  | "stale_timestamp"
+  | "future_timestamp"
+  | "malformed_body";
+
+export type VerifyResult =
+  | { ok: true; event: WebhookEvent; scheme: "v2" | "legacy" }
+  | { ok: false; reason: VerifyFailureReason; message: string };
+
+export type VerifyOptions = {
+  /** Largest accepted distance between X-Timestamp and now, either way (spec: 5 minutes). */
+  toleranceSeconds?: number;
+  /** The current time, as a Date or epoch milliseconds; defaults to the system clock. */
+  now?: Date | number;
+  /**
+   * Accept a webhook that carries only the legacy X-Signature. Off by default: the legacy scheme
+   * does not cover the timestamp, so it cannot refuse a replayed request.
+   */
+  allowLegacy?: boolean;
+};
+
+export type RawBody = string | Uint8Array | ArrayBuffer;
+export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const DIGITS = /^\d+$/;
+const MISMATCH_HINT =
+  "Verify the raw request body exactly as received: a body that was parsed and serialised again " +
+  "(for example JSON.stringify(req.body)) is the usual cause. Also check the shop's signing secret.";
+
+/**
+ * Verifies a webhook (spec §5.2) over the raw body bytes, before any JSON parsing: the v2
+ * signature of "{X-Timestamp}.{body}" and the timestamp's freshness, compared in constant time.
+ */
+export function verifyWebhook(rawBody: RawBody, headers: HeaderSource, secret: string, options: VerifyOptions = {}): VerifyResult {
+  const { toleranceSeconds = 300, allowLegacy = false } = options;
+  const body = toBytes(rawBody);
+  const v2 = header(headers, "x-signature-v2");
+  const legacy = header(headers, "x-signature");
+  if (v2 === undefined) {
+    if (allowLegacy && legacy !== undefined) return verifyLegacy(body, legacy, secret);
+    const hint = legacy !== undefined ? " (only the legacy X-Signature is present; allowLegacy accepts it without replay protection)" : "";
+    return fail("missing_header", `X-Signature-V2 header is missing${hint}`);
+  }
+  const timestamp = header(headers, "x-timestamp");
+  if (timestamp === undefined) return fail("missing_header", "X-Timestamp header is missing");
+  if (!DIGITS.test(timestamp)) return fail("malformed_header", "X-Timestamp must be Unix seconds (digits only)");
+  const signature = v2.toLowerCase();
+  if (!HEX64.test(signature)) return fail("malformed_header", "X-Signature-V2 must be 64 hex characters");
+  const expected = createHmac("sha256", secret).update(`${timestamp}.`).update(body).digest();
+  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return fail("signature_mismatch", `X-Signature-V2 does not match. ${MISMATCH_HINT}`);
+  const nowSeconds = Math.floor(epochMs(options.now) / 1000);
+  const age = nowSeconds - Number(timestamp);
+  if (age > toleranceSeconds) {
+    return fail("stale_timestamp", `X-Timestamp is ${age} s old, more than ${toleranceSeconds} s: treated as a replay`);
+  }
+  if (-age > toleranceSeconds) {
+    return fail("future_timestamp", `X-Timestamp is ${-age} s in the future, more than ${toleranceSeconds} s: check the clocks`);
+  }
+  return parse(body, "v2");
+}
+
+function verifyLegacy(body: Uint8Array, value: string, secret: string): VerifyResult {
+  const signature = value.toLowerCase();
+  if (!HEX64.test(signature)) return fail("malformed_header", "X-Signature must be 64 hex characters");
+  const expected = createHmac("sha256", secret).update(body).digest();
+  if (!timingSafeEqual(expected, Buffer.from(signature, "hex"))) return fail("signature_mismatch", `X-Signature does not match. ${MISMATCH_HINT}`);
+  return parse(body, "legacy");
+}
+
+function parse(body: Uint8Array, scheme: "v2" | "legacy"): VerifyResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return fail("malformed_body", "the body is not JSON");
+  }
+  const event = asWebhookEvent(value);
+  if (!event) return fail("malformed_body", "the body is not a webhook event");
+  return { ok: true, event, scheme };
+}
+
+const fail = (reason: VerifyFailureReason, message: string): VerifyResult => ({ ok: false, reason, message });
+
+const utf8 = new TextEncoder();
+function toBytes(raw: RawBody): Uint8Array {
+  if (typeof raw === "string") return utf8.encode(raw);
+  return raw instanceof Uint8Array ? raw : new Uint8Array(raw);
+}
+
+function epochMs(now: Date | number | undefined): number {
+  if (now === undefined) return Date.now();
+  return typeof now === "number" ? now : now.getTime();
+}
+
+/** A header by lower-case name from a Fetch Headers object or a Node-style record (any case). */
+function header(headers: HeaderSource, name: string): string | undefined {
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name || value === undefined) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return undefined;
+}

@@ -1,0 +1,71 @@
+import type { Consumer, JsMsg } from "@nats-io/jetstream";
+import type { Logger } from "@payaccept/platform";
+
+export type RunningLoop = { isActive: () => boolean; stop: () => Promise<void> };
+
+/** A message whose handler threw (a storage error) is offered again after this pause. */
+const HANDLER_ERROR_RETRY_MS = 5000;
+
+/**
+ * Pulls from a durable consumer and runs up to `concurrency` handlers at once. The pull pauses
+ * while every slot is taken, so messages do not pile up unacked in this process.
+ */
+export async function runConsumerLoop(
+  consumer: Consumer,
+  opts: { name: string; concurrency: number; handle: (m: JsMsg) => Promise<void> | void; log: Logger },
+): Promise<RunningLoop> {
+  const messages = await consumer.consume({ max_messages: Math.max(opts.concurrency, 16) });
+  const slots = new Slots(opts.concurrency);
+  const running = new Set<Promise<void>>();
+  let active = true;
+  const run = async (m: JsMsg) => {
+    try {
+      await opts.handle(m);
+    } catch (err) {
+      opts.log.error({ err, consumer: opts.name, seq: m.seq }, "message handler failed; will retry");
+      m.nak(HANDLER_ERROR_RETRY_MS);
+    }
+  };
+  const done = (async () => {
+    for await (const m of messages) {
+      await slots.take();
+      const task = run(m).finally(() => {
+        slots.give();
+        running.delete(task);
+      });
+      running.add(task);
+    }
+  })()
+    .catch((err) => opts.log.error({ err, consumer: opts.name }, "consumer loop failed"))
+    .finally(() => {
+      active = false;
+    });
+  return {
+    isActive: () => active,
+    stop: async () => {
+      await messages.close();
+      await done;
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** A counting semaphore. */
+class Slots {
+  private waiters: (() => void)[] = [];
+  constructor(private free: number) {}
+
+  take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.free++;
+  }
+}

@@ -1,0 +1,18 @@
+import type { JsMsg } from "@nats-io/jetstream";
+import type { Logger } from "@payaccept/platform";
+import type { Disposition } from "../dispatch.ts";
+import { decodeOrTerm } from "./decode.ts";
+import { DispatchCommand } from "./streams.ts";
+
+/** Decodes a dispatch message, lets the dispatcher decide, and answers JetStream accordingly. */
+export async function handleDispatchMessage(
+  m: JsMsg,
+  dispatch: (cmd: DispatchCommand) => Promise<Disposition>,
+  log: Logger,
+): Promise<void> {
+  const cmd = decodeOrTerm(m, DispatchCommand, "dispatch message", log);
+  if (!cmd) return;
+  const disposition = await dispatch(cmd);
+  if (disposition.kind === "ack") m.ack();
+  else if (disposition.kind === "nak") m.nak(disposition.delayMs);
+}

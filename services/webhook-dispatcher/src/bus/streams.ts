@@ -1,0 +1,106 @@
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerConfig,
+  type JetStreamClient,
+  type JetStreamManager,
+} from "@nats-io/jetstream";
+import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM } from "@payaccept/contracts";
+import { encodeJson, ensurePaymentsStream, type NatsConnection } from "@payaccept/platform";
+import { z } from "zod";
+
+/**
+ * The dispatcher's own work-queue stream: one message per attempt series of a delivery. Its durable
+ * consumer's redelivery is the retry schedule (nak with the schedule's delay), so the schedule
+ * survives restarts of the dispatcher; an acked message (series finished) leaves the stream.
+ */
+export const DISPATCH_STREAM = "WEBHOOKS";
+export const DISPATCH_SUBJECT = "webhooks.dispatch";
+export const DURABLE = "webhook-dispatcher";
+
+export const DispatchCommand = z.object({ deliveryId: z.string(), series: z.number().int().min(1) });
+export type DispatchCommand = z.infer<typeof DispatchCommand>;
+
+const NS_PER_MS = 1_000_000;
+/** Long enough for a restarted dispatcher to re-publish a series it had not marked as queued. */
+const DUPLICATE_WINDOW_MS = 24 * 3600 * 1000;
+/** Intake only writes a row, so a short ack wait is plenty. */
+const INTAKE_ACK_WAIT_MS = 30_000;
+
+export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPending: number };
+
+export async function ensureStreams(nc: NatsConnection, s: StreamSettings): Promise<JetStreamClient> {
+  const jsm = await ensurePaymentsStream(nc);
+  await ensureDispatchStream(jsm, s.replicas);
+  await ensureConsumer(jsm, PAYMENTS_STREAM, {
+    durable_name: DURABLE,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
+    ack_wait: INTAKE_ACK_WAIT_MS * NS_PER_MS,
+    max_ack_pending: 1000,
+    max_deliver: -1,
+  });
+  await ensureConsumer(jsm, DISPATCH_STREAM, {
+    durable_name: DURABLE,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: DISPATCH_SUBJECT,
+    ack_wait: s.ackWaitMs * NS_PER_MS,
+    // Every delivery waiting for its next attempt is unacked; a small cap would make all shops wait.
+    max_ack_pending: s.maxAckPending,
+    // Deferrals of a busy shop are redeliveries too; attempts are counted in the store instead.
+    max_deliver: -1,
+  });
+  return jetstream(nc);
+}
+
+async function ensureDispatchStream(jsm: JetStreamManager, replicas: number): Promise<void> {
+  try {
+    await jsm.streams.info(DISPATCH_STREAM);
+    return;
+  } catch {
+    // created below
+  }
+  try {
+    await jsm.streams.add({
+      name: DISPATCH_STREAM,
+      subjects: [DISPATCH_SUBJECT],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      num_replicas: replicas,
+      duplicate_window: DUPLICATE_WINDOW_MS * NS_PER_MS,
+    });
+  } catch (e) {
+    // A replica starting at the same moment won the race.
+    await jsm.streams.info(DISPATCH_STREAM).catch(() => {
+      throw e;
+    });
+  }
+}
+
+/** Creates the durable, or brings the settings a deployment may change up to date. */
+async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
+  try {
+    await jsm.consumers.add(stream, config);
+  } catch (e) {
+    await jsm.consumers.info(stream, config.durable_name).catch(() => {
+      throw e;
+    });
+    await jsm.consumers.update(stream, config.durable_name, {
+      ack_wait: config.ack_wait,
+      max_ack_pending: config.max_ack_pending,
+      max_deliver: config.max_deliver,
+    });
+  }
+}
+
+/** Publishes a series' dispatch message; the id makes a re-publish after a crash a no-op. */
+export function dispatchPublisher(js: JetStreamClient, timeoutMs: number) {
+  return async (cmd: DispatchCommand): Promise<void> => {
+    await js.publish(DISPATCH_SUBJECT, encodeJson(cmd), { msgID: `${cmd.deliveryId}:${cmd.series}`, timeout: timeoutMs });
+  };
+}

@@ -1,0 +1,65 @@
+import { commonEnv, duration, flag, loadConfig, parseDuration, port } from "@payaccept/platform";
+import { z } from "zod";
+
+/** "1m,5m,30m" → [60000, 300000, 1800000]; empty means a single attempt. */
+const durationList = (dflt: string) =>
+  z
+    .string()
+    .default(dflt)
+    .transform((v, ctx) => {
+      const parts = v.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+      const ms = parts.map(parseDuration);
+      if (ms.some((d) => d === null) || parts.length > 20) {
+        ctx.addIssue({ code: "custom", message: `"${v}" is not a list of up to 20 durations (e.g. 1m,5m,30m,2h,6h,24h)` });
+        return z.NEVER;
+      }
+      return ms as number[];
+    });
+
+const count = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
+
+export const dispatcherEnv = {
+  ...commonEnv,
+  WEBHOOKS_PORT: port(3006),
+  /** Replicas of the dispatcher's stream (3 on a cluster). */
+  NATS_REPLICAS: count(1, 5, 1),
+  /** Spec §6: the receiver has 5 s to answer (connect, TLS and response headers included). */
+  WEBHOOK_TIMEOUT_MS: count(100, 30_000, 5000),
+  /** Pauses before the 2nd, 3rd, … attempt; attempts in all = entries + 1. */
+  WEBHOOK_RETRY_DELAYS: durationList("1m,5m,30m,2h,6h,24h"),
+  /** Development and tests only: deliver to loopback and private addresses. */
+  WEBHOOK_ALLOW_PRIVATE: flag(false),
+  /** Attempts in flight at once in this process, all shops together. */
+  WEBHOOK_CONCURRENCY: count(1, 1024, 64),
+  /** Attempts in flight at once to one shop's endpoint, so one slow endpoint cannot take every slot. */
+  WEBHOOK_PER_SHOP_CONCURRENCY: count(1, 64, 4),
+  /**
+   * Deliveries JetStream lets the dispatcher hold unacknowledged: every delivery waiting for its
+   * next attempt counts, so once this is reached every shop waits. -1 is unlimited.
+   */
+  WEBHOOK_MAX_ACK_PENDING: z.coerce
+    .number()
+    .int()
+    .min(-1)
+    .max(10_000_000)
+    .refine((v) => v !== 0, { message: "must be positive, or -1 for unlimited" })
+    .default(1_000_000),
+  /** How long an attempt may go unanswered before JetStream hands the delivery out again (a crashed dispatcher). */
+  WEBHOOK_ACK_WAIT: duration("60s"),
+};
+
+export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
+
+/** The ack wait must cover a whole attempt, or a live attempt would be handed out twice. */
+const ACK_WAIT_MARGIN_MS = 1000;
+
+export function loadDispatcherConfig(env: Record<string, string | undefined> = process.env) {
+  const cfg = loadConfig(dispatcherEnv, env);
+  if (cfg.WEBHOOK_ACK_WAIT < cfg.WEBHOOK_TIMEOUT_MS + ACK_WAIT_MARGIN_MS) {
+    console.error(
+      `invalid configuration: WEBHOOK_ACK_WAIT: must be at least WEBHOOK_TIMEOUT_MS + ${ACK_WAIT_MARGIN_MS} ms (${cfg.WEBHOOK_TIMEOUT_MS + ACK_WAIT_MARGIN_MS} ms)`,
+    );
+    process.exit(78);
+  }
+  return cfg;
+}

@@ -1,0 +1,113 @@
+import type { ShopRecord } from "@payaccept/contracts";
+import type { Logger } from "@payaccept/platform";
+import type { DispatchCommand } from "./bus/streams.ts";
+import type { AttemptOutcome } from "./delivery/send.ts";
+import { webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
+import { nextStep } from "./schedule.ts";
+import type { ShopConcurrency } from "./shop-concurrency.ts";
+import type { DeliveryStore } from "./store/delivery-store.ts";
+import type { DeliveryRow } from "./store/schema.ts";
+
+/** What to tell JetStream about a dispatch message. "leave" answers nothing (another copy is being handled). */
+export type Disposition = { kind: "ack" } | { kind: "nak"; delayMs: number } | { kind: "leave" };
+
+export type DispatchDeps = {
+  store: DeliveryStore;
+  shop: (shopId: string) => ShopRecord | undefined;
+  concurrency: ShopConcurrency;
+  send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
+  retryDelays: readonly number[];
+  now: () => number;
+  log: Logger;
+};
+
+const ACK = { kind: "ack" } as const;
+
+/**
+ * Handles one delivery of a dispatch message. The store, not the message's delivery count, says
+ * which attempt is next and when it is due: a message that comes back early (a deferral, or an
+ * ack wait that ran out after a crash) is sent back for the time that remains, so attempts keep
+ * the schedule's spacing across restarts and are never numbered twice.
+ */
+export function createDispatcher(deps: DispatchDeps) {
+  // A copy JetStream hands out again while this process still works on the first.
+  const inFlight = new Set<string>();
+
+  return async function dispatch(cmd: DispatchCommand): Promise<Disposition> {
+    const key = `${cmd.deliveryId}:${cmd.series}`;
+    if (inFlight.has(key)) return { kind: "leave" };
+    const delivery = deps.store.get(cmd.deliveryId);
+    const waiting = untilDue(delivery, cmd.series, deps.now());
+    if (waiting || !delivery) return waiting ?? ACK;
+    const release = deps.concurrency.tryAcquire(delivery.shopId);
+    if (!release) {
+      webhookDeferrals.inc();
+      return { kind: "nak", delayMs: deps.concurrency.deferralMs(delivery.shopId) };
+    }
+    inFlight.add(key);
+    try {
+      return await attempt(delivery, deps);
+    } finally {
+      inFlight.delete(key);
+      release();
+    }
+  };
+}
+
+/** Null when the delivery's next attempt is due now; otherwise what to do with the message. */
+function untilDue(delivery: DeliveryRow | undefined, series: number, now: number): Disposition | null {
+  // Unknown, superseded by a newer series, or already finished (a crash came before the ack).
+  if (!delivery || delivery.series !== series || delivery.result !== "pending") return ACK;
+  if (delivery.nextAttemptAt !== null && delivery.nextAttemptAt > now) return { kind: "nak", delayMs: delivery.nextAttemptAt - now };
+  return null;
+}
+
+async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Disposition> {
+  const number = delivery.seriesAttempts + 1;
+  const startedAt = deps.now();
+  const shop = deps.shop(delivery.shopId);
+  const outcome = await attemptOutcome(delivery, shop, deps);
+  const step = nextStep(outcome, number, deps.retryDelays);
+  const at = deps.now();
+  const nextAttemptAt = step.retryInMs === null ? null : at + step.retryInMs;
+  const httpStatus = outcome.kind === "blocked" ? null : outcome.httpStatus;
+  const error = outcome.kind === "delivered" ? null : outcome.error;
+  const recorded = deps.store.recordAttempt(
+    { deliveryId: delivery.id, series: delivery.series, attempt: number, startedAt, durationMs: outcome.durationMs, httpStatus, error },
+    { result: step.result, lastError: step.lastError, nextAttemptAt, at },
+  );
+  const fields = {
+    deliveryId: delivery.id,
+    paymentId: delivery.paymentId,
+    status: delivery.status,
+    shopId: delivery.shopId,
+    series: delivery.series,
+    attempt: number,
+    httpStatus,
+    error,
+    durationMs: outcome.durationMs,
+    result: step.result,
+    retryInMs: step.retryInMs,
+  };
+  if (!recorded) {
+    // Another copy logged this attempt number first; follow the state it left.
+    deps.log.warn(fields, "webhook attempt already logged by a concurrent copy; this one is not counted");
+    return untilDue(deps.store.get(delivery.id), delivery.series, deps.now()) ?? { kind: "nak", delayMs: 0 };
+  }
+  webhookAttempts.inc({ outcome: outcome.kind });
+  webhookAttemptDuration.observe(outcome.durationMs / 1000);
+  if (step.result !== "pending") webhookSeriesFinished.inc({ result: step.result });
+  if (outcome.kind === "delivered") deps.log.info(fields, "webhook delivered");
+  else deps.log.warn(fields, step.result === "pending" ? "webhook attempt failed; will retry" : `webhook ${step.result}`);
+  return step.retryInMs === null ? ACK : { kind: "nak", delayMs: step.retryInMs };
+}
+
+/**
+ * A shop without a webhook URL still runs its schedule, each attempt logged as failed, so a URL
+ * set within the retry window still gets the event.
+ */
+function attemptOutcome(delivery: DeliveryRow, shop: ShopRecord | undefined, deps: DispatchDeps): Promise<AttemptOutcome> {
+  if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: "shop not found in the directory", durationMs: 0 });
+  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: "no webhook URL configured", durationMs: 0 });
+  return deps.send({ url: shop.webhookUrl, body: delivery.body, secret: shop.signingSecret });
+}

@@ -1,0 +1,97 @@
+import { join } from "node:path";
+import {
+  connectBus,
+  createLogger,
+  createServiceApp,
+  DirectoryCache,
+  Lifecycle,
+  openDirectoryBucket,
+  resolveNatsUrl,
+} from "@payaccept/platform";
+import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
+import { runConsumerLoop } from "./bus/consumer-loop.ts";
+import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
+import { loadDispatcherConfig } from "./config.ts";
+import { sendWebhook } from "./delivery/send.ts";
+import { createDispatcher } from "./dispatch.ts";
+import { handlePaymentEventMessage } from "./intake.ts";
+import { createSeriesRelay } from "./relay.ts";
+import { serveWebhookRpcs } from "./rpc-handlers.ts";
+import { ShopConcurrency } from "./shop-concurrency.ts";
+import { openDeliveryStore } from "./store/delivery-store.ts";
+import { PAYMENTS_STREAM } from "@payaccept/contracts";
+
+const RELAY_TICK_MS = 5000;
+const MIN_DEFERRAL_MS = 100;
+const MAX_DEFERRAL_MS = 30_000;
+
+const cfg = loadDispatcherConfig();
+const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
+const lifecycle = new Lifecycle(log);
+const now = () => Date.now();
+
+const store = openDeliveryStore(join(cfg.DATA_DIR, "webhooks.db"));
+lifecycle.onClose("store", () => store.close());
+
+const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log);
+lifecycle.onClose("nats", () => nc.drain());
+const directory = new DirectoryCache(await openDirectoryBucket(nc), log);
+lifecycle.onClose("directory", () => directory.stop());
+await directory.ready;
+const shop = (shopId: string) => directory.shop(shopId);
+
+const js = await ensureStreams(nc, {
+  replicas: cfg.NATS_REPLICAS,
+  ackWaitMs: cfg.WEBHOOK_ACK_WAIT,
+  maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING,
+});
+const relay = createSeriesRelay({ store, publish: dispatchPublisher(js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
+lifecycle.onClose("relay", relay.start(RELAY_TICK_MS));
+const requeue = () => void relay.kick();
+
+const send = (req: { url: string; body: string; secret: string }) =>
+  sendWebhook(req, { timeoutMs: cfg.WEBHOOK_TIMEOUT_MS, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, now });
+const dispatch = createDispatcher({
+  store,
+  shop,
+  send,
+  now,
+  log,
+  retryDelays: cfg.WEBHOOK_RETRY_DELAYS,
+  concurrency: new ShopConcurrency({
+    perShop: cfg.WEBHOOK_PER_SHOP_CONCURRENCY,
+    initialEstimateMs: cfg.WEBHOOK_TIMEOUT_MS,
+    minDeferralMs: MIN_DEFERRAL_MS,
+    maxDeferralMs: MAX_DEFERRAL_MS,
+    now,
+  }),
+});
+
+const intake = await runConsumerLoop(await js.consumers.get(PAYMENTS_STREAM, DURABLE), {
+  name: "payment events",
+  concurrency: 1,
+  handle: (m) => handlePaymentEventMessage(m, { store, now, log, onRecorded: requeue }),
+  log,
+});
+lifecycle.onClose("payment events", () => intake.stop());
+const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM, DURABLE), {
+  name: "dispatch",
+  concurrency: cfg.WEBHOOK_CONCURRENCY,
+  handle: (m) => handleDispatchMessage(m, dispatch, log),
+  log,
+});
+lifecycle.onClose("dispatch", () => dispatcher.stop());
+
+serveWebhookRpcs(nc, { store, shop, send, requeue, now, log });
+
+const app = createServiceApp(log, {
+  nats: () => !nc.isClosed(),
+  paymentEvents: intake.isActive,
+  dispatch: dispatcher.isActive,
+});
+const server = Bun.serve({ hostname: cfg.HOST, port: cfg.WEBHOOKS_PORT, fetch: app.fetch });
+lifecycle.onClose("http", () => server.stop());
+log.info(
+  { port: server.port, timeoutMs: cfg.WEBHOOK_TIMEOUT_MS, retryDelaysMs: cfg.WEBHOOK_RETRY_DELAYS, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE },
+  "webhook-dispatcher ready",
+);

@@ -1,0 +1,64 @@
+import type { Logger } from "@payaccept/platform";
+import type { DispatchCommand } from "./bus/streams.ts";
+import type { DeliveryStore } from "./store/delivery-store.ts";
+
+const BATCH = 256;
+/** One drain publishes at most this many batches; the next tick goes on from there. */
+const MAX_BATCHES = 400;
+/** Kicks that arrive during a drain make at most this many more drains. */
+const MAX_REPEATS = 100;
+
+/**
+ * The outbox of attempt series: a new delivery, a resend or a replay is first committed to the
+ * store with a series number above `queued_series`; this relay publishes the series' dispatch
+ * message and only then marks it queued. A crash or a NATS outage in between leaves the row to
+ * the next drain (every tick, and at start), and the message id makes a second publish a no-op.
+ */
+export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: DispatchCommand) => Promise<void>; log: Logger }) {
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  async function drain(): Promise<void> {
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const rows = deps.store.unqueued(BATCH);
+      if (rows.length === 0) return;
+      await Promise.all(
+        rows.map(async (row) => {
+          await deps.publish({ deliveryId: row.id, series: row.series });
+          deps.store.markQueued(row.id, row.series);
+        }),
+      );
+    }
+  }
+
+  /** Publishes every unqueued series; concurrent kicks share one drain and cause one more. */
+  function kick(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      for (let i = 0; i < MAX_REPEATS; i++) {
+        again = false;
+        try {
+          await drain();
+        } catch (err) {
+          deps.log.warn({ err }, "publishing attempt series failed; the next tick retries");
+          return;
+        }
+        if (!again) return;
+      }
+    })().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  function start(everyMs: number): () => void {
+    void kick();
+    const timer = setInterval(() => void kick(), everyMs);
+    return () => clearInterval(timer);
+  }
+
+  return { kick, start };
+}

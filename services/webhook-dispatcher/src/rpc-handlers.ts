@@ -1,0 +1,66 @@
+import { DomainError, rpcs, type RpcResponse, type ShopRecord } from "@payaccept/contracts";
+import { serve, type Logger, type NatsConnection } from "@payaccept/platform";
+import type { AttemptOutcome } from "./delivery/send.ts";
+import { toWebhookDelivery } from "./delivery-view.ts";
+import type { DeliveryStore } from "./store/delivery-store.ts";
+import { serializeTestWebhookBody } from "./webhook-body.ts";
+
+export type RpcDeps = {
+  store: DeliveryStore;
+  shop: (shopId: string) => ShopRecord | undefined;
+  send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
+  /** Publishes the attempt series that resend and replay have just committed. */
+  requeue: () => void;
+  now: () => number;
+  log: Logger;
+};
+
+const QUEUE = "webhook-dispatcher";
+
+/** rpcs.webhooks.*: the delivery log, manual resend, replay and the test webhook. */
+export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
+  const opts = { queue: QUEUE, log: deps.log };
+  serve(nc, rpcs.webhooks.log, (req) => ({
+    items: deps.store.list(req).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
+  }), opts);
+  serve(nc, rpcs.webhooks.resend, (req) => resend(deps, req.shopId, req.deliveryId), opts);
+  serve(nc, rpcs.webhooks.replay, (req) => replay(deps, req.shopId, Date.parse(req.since)), opts);
+  serve(nc, rpcs.webhooks.test, (req) => sendTestWebhook(deps, req.shopId), opts);
+}
+
+/** Same stored body, fresh signatures, a new series with the full schedule; also after exhaustion. */
+export function resend(deps: RpcDeps, shopId: string, deliveryId: string): RpcResponse<typeof rpcs.webhooks.resend> {
+  const delivery = deps.store.restart(shopId, deliveryId, deps.now());
+  if (!delivery) throw new DomainError("NOT_FOUND", "delivery not found");
+  deps.requeue();
+  deps.log.info({ shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
+  return toWebhookDelivery(delivery, deps.store.attemptsOf(deliveryId));
+}
+
+/** Every delivery of the shop whose event occurred at or after `since` goes out again through the normal schedule. */
+export function replay(deps: RpcDeps, shopId: string, since: number): RpcResponse<typeof rpcs.webhooks.replay> {
+  const requeued = deps.store.restartSince(shopId, since, deps.now());
+  deps.requeue();
+  deps.log.info({ shopId, since: new Date(since).toISOString(), requeued }, "webhook replay requested");
+  return { requeued };
+}
+
+/**
+ * The dashboard's "Send test webhook": sent at once (not through the schedule, since someone is
+ * waiting for the answer), with valid signatures and `test: true`; never stored as a delivery.
+ */
+export async function sendTestWebhook(deps: RpcDeps, shopId: string): Promise<RpcResponse<typeof rpcs.webhooks.test>> {
+  const shop = deps.shop(shopId);
+  if (!shop) throw new DomainError("NOT_FOUND", "shop not found");
+  const { id, body } = serializeTestWebhookBody();
+  if (!shop.webhookUrl) return { id, httpStatus: null, durationMs: 0, error: "no webhook URL configured" };
+  const outcome = await deps.send({ url: shop.webhookUrl, body, secret: shop.signingSecret });
+  const result = {
+    id,
+    httpStatus: outcome.kind === "blocked" ? null : outcome.httpStatus,
+    durationMs: outcome.durationMs,
+    error: outcome.kind === "delivered" ? null : outcome.error,
+  };
+  deps.log.info({ shopId, ...result }, "test webhook sent");
+  return result;
+}

@@ -1,0 +1,17 @@
+import type { AttemptOutcome } from "./delivery/send.ts";
+import type { DeliveryResult } from "./store/schema.ts";
+
+export type NextStep = { result: DeliveryResult; retryInMs: number | null; lastError: string | null };
+
+/**
+ * Where a series goes after attempt number `attempt` (1-based): delivered on a 2xx; blocked for a
+ * private address (retrying cannot help until the merchant changes the URL); otherwise the next
+ * pause of the schedule, or exhausted when the schedule has none left.
+ */
+export function nextStep(outcome: AttemptOutcome, attempt: number, retryDelays: readonly number[]): NextStep {
+  if (outcome.kind === "delivered") return { result: "delivered", retryInMs: null, lastError: null };
+  if (outcome.kind === "blocked") return { result: "blocked", retryInMs: null, lastError: outcome.error };
+  const delay = retryDelays[attempt - 1];
+  if (delay === undefined) return { result: "exhausted", retryInMs: null, lastError: outcome.error };
+  return { result: "pending", retryInMs: delay, lastError: outcome.error };
+}

@@ -1,0 +1,178 @@
+import { join } from "node:path";
+import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { openStore } from "@payaccept/platform";
+import { attempts, deliveries, schema, type AttemptRow, type DeliveryResult, type DeliveryRow } from "./schema.ts";
+
+const MIGRATIONS = join(import.meta.dir, "../../drizzle");
+const p = sql.placeholder;
+
+export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
+export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
+export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
+
+/**
+ * webhooks.db: deliveries and their attempts. Hot-path statements are prepared once; every method
+ * runs on the one SQLite connection, so the multi-statement ones are transactions.
+ */
+export type DeliveryStore = ReturnType<typeof openDeliveryStore>;
+
+export function openDeliveryStore(path: string) {
+  const { sqlite, db } = openStore(path, schema, MIGRATIONS);
+
+  const insertDelivery = db
+    .insert(deliveries)
+    .values({
+      id: p("id"),
+      shopId: p("shopId"),
+      paymentId: p("paymentId"),
+      status: p("status"),
+      orderId: p("orderId"),
+      body: p("body"),
+      occurredAt: p("occurredAt"),
+      createdAt: p("createdAt"),
+      nextAttemptAt: p("createdAt"),
+      updatedAt: p("createdAt"),
+    })
+    .onConflictDoNothing()
+    .returning({ id: deliveries.id })
+    .prepare();
+
+  const byId = db.select().from(deliveries).where(eq(deliveries.id, p("id"))).prepare();
+
+  const insertAttempt = db
+    .insert(attempts)
+    .values({
+      deliveryId: p("deliveryId"),
+      series: p("series"),
+      attempt: p("attempt"),
+      startedAt: p("startedAt"),
+      durationMs: p("durationMs"),
+      httpStatus: p("httpStatus"),
+      error: p("error"),
+    })
+    .onConflictDoNothing()
+    .returning({ attempt: attempts.attempt })
+    .prepare();
+
+  // Only the series the attempt belongs to: a resend may have started a newer one meanwhile.
+  const applyAttempt = db
+    .update(deliveries)
+    .set({
+      seriesAttempts: sql`${p("attempt")}`,
+      result: sql`${p("result")}`,
+      lastError: sql`${p("lastError")}`,
+      nextAttemptAt: sql`${p("nextAttemptAt")}`,
+      updatedAt: sql`${p("at")}`,
+    })
+    .where(and(eq(deliveries.id, p("deliveryId")), eq(deliveries.series, p("series"))))
+    .prepare();
+
+  const newSeriesSet = (at: SQL | number) => ({
+    series: sql`${deliveries.series} + 1`,
+    seriesAttempts: 0,
+    result: "pending" as const,
+    lastError: null,
+    nextAttemptAt: at,
+    updatedAt: at,
+  });
+
+  const restartOne = db
+    .update(deliveries)
+    .set(newSeriesSet(sql`${p("at")}`))
+    .where(and(eq(deliveries.id, p("id")), eq(deliveries.shopId, p("shopId"))))
+    .returning()
+    .prepare();
+
+  const unqueued = db
+    .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series })
+    .from(deliveries)
+    .where(sql`${deliveries.queuedSeries} < ${deliveries.series}`)
+    .orderBy(asc(deliveries.id))
+    .limit(p("limit"))
+    .prepare();
+
+  const markQueued = db
+    .update(deliveries)
+    .set({ queuedSeries: sql`max(${deliveries.queuedSeries}, ${p("series")})` })
+    .where(eq(deliveries.id, p("id")))
+    .prepare();
+
+  const attemptsOf = (ids: string[]) =>
+    ids.length === 0
+      ? []
+      : db.select().from(attempts).where(inArray(attempts.deliveryId, ids)).orderBy(asc(attempts.series), asc(attempts.attempt)).all();
+
+  return {
+    /** False when the (payment id, status) pair is already recorded. */
+    insertDelivery(d: NewDelivery): boolean {
+      return insertDelivery.all(d).length === 1;
+    },
+
+    get(id: string): DeliveryRow | undefined {
+      return byId.get({ id });
+    },
+
+    /**
+     * Logs the attempt and moves its series on, together. False when that attempt number was
+     * already logged (a redelivered copy raced this one); the store is then left as the first left it.
+     */
+    recordAttempt(a: AttemptRow, next: SeriesState): boolean {
+      return sqlite.transaction(() => {
+        if (insertAttempt.all(a).length === 0) return false;
+        applyAttempt.run({ deliveryId: a.deliveryId, series: a.series, attempt: a.attempt, ...next });
+        return true;
+      })();
+    },
+
+    /** Starts a new attempt series of one delivery of the shop; undefined when it has no such delivery. */
+    restart(shopId: string, id: string, at: number): DeliveryRow | undefined {
+      return restartOne.get({ shopId, id, at });
+    },
+
+    /** Starts a new attempt series for every delivery of the shop whose event occurred at or after `since`. */
+    restartSince(shopId: string, since: number, at: number): number {
+      return db
+        .update(deliveries)
+        .set(newSeriesSet(at))
+        .where(and(eq(deliveries.shopId, shopId), gte(deliveries.occurredAt, since)))
+        .returning({ id: deliveries.id })
+        .all().length;
+    },
+
+    /** Series whose dispatch message is not yet confirmed by JetStream, oldest first. */
+    unqueued(limit: number): UnqueuedSeries[] {
+      return unqueued.all({ limit });
+    },
+
+    markQueued(id: string, series: number): void {
+      markQueued.run({ id, series });
+    },
+
+    /** A page of the shop's deliveries, newest first, each with its attempts in order. */
+    list(q: { shopId: string; paymentId?: string; before?: string; limit: number }): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
+      const rows = db
+        .select()
+        .from(deliveries)
+        .where(
+          and(
+            eq(deliveries.shopId, q.shopId),
+            q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
+            q.before === undefined ? undefined : lt(deliveries.id, q.before),
+          ),
+        )
+        .orderBy(desc(deliveries.id))
+        .limit(q.limit)
+        .all();
+      const byDelivery = Map.groupBy(attemptsOf(rows.map((r) => r.id)), (a) => a.deliveryId);
+      return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    },
+
+    attemptsOf(id: string): AttemptRow[] {
+      return attemptsOf([id]);
+    },
+
+    close(): void {
+      sqlite.close();
+    },
+  };
+}

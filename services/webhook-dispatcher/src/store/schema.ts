@@ -1,0 +1,63 @@
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+
+/**
+ * One row per payment event (payment id, status): the webhook body serialised once, and the state
+ * of its current attempt series. A manual resend or a replay starts a new series on the same row.
+ * Times are epoch milliseconds.
+ */
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: text("id").primaryKey(),
+    shopId: text("shop_id").notNull(),
+    paymentId: text("payment_id").notNull(),
+    status: text("status").notNull(),
+    orderId: text("order_id").notNull(),
+    /** The exact bytes sent on every attempt of every series. */
+    body: text("body").notNull(),
+    occurredAt: integer("occurred_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+    series: integer("series").notNull().default(1),
+    /** The highest series whose dispatch message JetStream has confirmed; below `series` = still to publish. */
+    queuedSeries: integer("queued_series").notNull().default(0),
+    /** Attempts made in the current series. */
+    seriesAttempts: integer("series_attempts").notNull().default(0),
+    result: text("result", { enum: DELIVERY_RESULTS }).notNull().default("pending"),
+    lastError: text("last_error"),
+    /** No attempt of the current series starts before this moment. */
+    nextAttemptAt: integer("next_attempt_at"),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    // The consumer's idempotency key: a redelivered or re-published event never makes a second delivery.
+    uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
+    index("deliveries_shop_id").on(t.shopId, t.id),
+    index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
+    index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
+  ],
+);
+
+/** One row per attempt; the key makes a redelivered attempt impossible to log twice. */
+export const attempts = sqliteTable(
+  "attempts",
+  {
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => deliveries.id),
+    series: integer("series").notNull(),
+    attempt: integer("attempt").notNull(),
+    startedAt: integer("started_at").notNull(),
+    durationMs: integer("duration_ms").notNull(),
+    httpStatus: integer("http_status"),
+    error: text("error"),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
+);
+
+export const schema = { deliveries, attempts };
+export type DeliveryRow = typeof deliveries.$inferSelect;
+export type AttemptRow = typeof attempts.$inferSelect;
