@@ -96,7 +96,10 @@ async function payInBankApp(qrPayload: string, decision: "pay" | "decline" = "pa
   expect(res.status).toBe(303);
 }
 
-const callbacksOf = (sessionId: string, count: number) => eventually(() => receiver.callbacksFor(sessionId).length >= count && receiver.callbacksFor(sessionId));
+async function callbacksOf(sessionId: string, count: number): Promise<Received[]> {
+  await eventually(() => receiver.callbacksFor(sessionId).length >= count);
+  return receiver.callbacksFor(sessionId);
+}
 const logLines = () => stack.log("acquirer-emulator").split("\n");
 const eventsOf = (rs: Received[]) => rs.map((r) => ProviderCallback.parse(JSON.parse(r.body))).map((b) => [b.event, b.reason]);
 
@@ -286,7 +289,7 @@ describe("callback delivery", () => {
     receiver.status = 200;
     const before = receiver.callbacksFor(session.sessionId).length;
     await stack.restart("acquirer-emulator");
-    const after = await eventually(() => receiver.callbacksFor(session.sessionId).length > before && receiver.callbacksFor(session.sessionId));
+    const after = await callbacksOf(session.sessionId, before + 1);
     expect(eventsOf(after.slice(before))[0]).toEqual(["PAID", null]);
     // The session itself survived too: the bank page still knows it was paid.
     expect(await (await fetch(local(session.qrPayload))).text()).toContain("Оплачено");

@@ -1,12 +1,9 @@
 import type { Context } from "hono";
 
+/** The origin of an http(s) URL; null for anything else (opaque origins serialize as "null"). */
 export const originOf = (url: string): string | null => {
-  try {
-    const o = new URL(url).origin;
-    return o === "null" ? null : o;
-  } catch {
-    return null;
-  }
+  const origin = URL.parse(url)?.origin;
+  return origin && origin !== "null" ? origin : null;
 };
 
 /**
