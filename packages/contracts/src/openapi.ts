@@ -138,6 +138,8 @@ const errors = {
   Unauthorized: errorResponse("X-Api-Key missing or invalid, or the shop is not active. Always the same answer."),
   NotFound: errorResponse("No such payment in this shop (a payment of another shop is never visible)."),
   Conflict: errorResponse("The request conflicts with the payment's state or the shop's settings."),
+  PayloadTooLarge: errorResponse("The body is larger than the gateway accepts (a valid request is a few KB)."),
+  UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`."),
   TooManyRequests: errorResponse("Rate limit exceeded (§8). Wait Retry-After seconds.", { "Retry-After": headerRef("RetryAfter") }),
   ServerError: errorResponse(
     "Internal error: the outcome is unknown. Do not retry blindly: read the payment first (§7; on creation: look it up by orderId, create again only on 404).",
@@ -149,6 +151,8 @@ const ERROR_STATUS: Record<ErrorName, string> = {
   Unauthorized: "401",
   NotFound: "404",
   Conflict: "409",
+  PayloadTooLarge: "413",
+  UnsupportedMediaType: "415",
   TooManyRequests: "429",
   ServerError: "5XX",
 };
@@ -251,7 +255,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
             "Creates a payment in status CREATED and returns it with payUrl. No money moves until the buyer pays on payUrl. The same orderId never creates a second payment: it gives 409.",
           requestBody: "CreatePaymentRequest",
           success: { status: "201", description: "Created.", schema: ref("Payment") },
-          errors: ["BadRequest", "Conflict"],
+          errors: ["BadRequest", "Conflict", "PayloadTooLarge", "UnsupportedMediaType"],
         }),
         get: operation({
           operationId: "listPayments",
