@@ -1,0 +1,32 @@
+import { createServiceApp, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { DomainError } from "@payaccept/contracts";
+import type { CheckoutClient } from "./checkout.ts";
+import type { Csrf } from "./csrf.ts";
+import { renderError } from "./error-pages.tsx";
+import { assetRoutes, type Assets } from "./routes/assets.ts";
+import { liveRoutes } from "./routes/live.ts";
+import { payRoutes } from "./routes/pay.tsx";
+import type { StatusFeed } from "./status-feed.ts";
+
+export type PaypageDeps = {
+  log: Logger;
+  checkout: CheckoutClient;
+  feed: StatusFeed;
+  csrf: Csrf;
+  assets: Assets;
+  secureCookies: boolean;
+  recheckMs: number;
+  closing: AbortSignal;
+  readiness: Record<string, ReadinessCheck>;
+};
+
+/** The hosted payment page: HTML for buyers, JSON only for the live-status endpoints. */
+export function createPaypageApp(deps: PaypageDeps) {
+  const app = createServiceApp(deps.log, deps.readiness);
+  app.route("/", assetRoutes(deps.assets));
+  app.route("/", payRoutes({ checkout: deps.checkout, csrf: deps.csrf, secureCookies: deps.secureCookies }));
+  app.route("/", liveRoutes({ checkout: deps.checkout, feed: deps.feed, recheckMs: deps.recheckMs, closing: deps.closing }));
+  app.notFound((c) => renderError(c, new DomainError("NOT_FOUND", `Cannot ${c.req.method} ${c.req.path}`), deps.secureCookies));
+  app.onError((err, c) => renderError(c, err, deps.secureCookies));
+  return app;
+}

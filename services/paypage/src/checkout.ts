@@ -1,0 +1,28 @@
+import { rpcs, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
+import { call, type NatsConnection } from "@payaccept/platform";
+import type { z } from "zod";
+
+export type SandboxOutcome = z.infer<typeof import("@payaccept/contracts").SandboxOutcome>;
+
+/**
+ * The payment page's view of payments over NATS. Every request has a timeout: payments being
+ * down surfaces as DomainError UNAVAILABLE, which the page shows as "temporarily unavailable".
+ */
+export class CheckoutClient {
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly timeouts: { readMs: number; startMs: number },
+  ) {}
+
+  get(id: string): Promise<CheckoutView> {
+    return call(this.nc, rpcs.payments.checkout, { id }, this.timeouts.readMs);
+  }
+
+  start(id: string, method: PaymentMethod): Promise<CheckoutView> {
+    return call(this.nc, rpcs.payments.start, { id, method }, this.timeouts.startMs);
+  }
+
+  sandboxOutcome(id: string, outcome: SandboxOutcome): Promise<CheckoutView> {
+    return call(this.nc, rpcs.payments.sandboxOutcome, { id, outcome }, this.timeouts.startMs);
+  }
+}

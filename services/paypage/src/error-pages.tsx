@@ -1,0 +1,49 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import { jsonError } from "@payaccept/platform";
+import type { Messages } from "./i18n.ts";
+import { pageContext } from "./page-context.ts";
+import { setPageSecurityHeaders } from "./security-headers.ts";
+import { ErrorPage } from "./views/error-page.tsx";
+
+/** JSON endpoints of the page (live status) answer in the spec's Error shape; everything else is HTML. */
+const wantsJson = (c: Context) => /^\/pay\/[^/]+\/(status|events)$/.test(c.req.path);
+
+export function statusOf(err: unknown): number {
+  if (err instanceof DomainError) return err.code === "BAD_GATEWAY" ? 503 : ERROR_HTTP_STATUS[err.code];
+  if (err instanceof HTTPException) return err.status;
+  return 500;
+}
+
+const copyFor = (status: number, t: Messages): [string, string] => {
+  if (status === 404) return [t.notFoundTitle, t.notFoundText];
+  if (status === 403) return [t.staleTitle, t.staleText];
+  if (status === 413) return [t.tooLargeTitle, t.badRequestText];
+  if (status === 503) return [t.unavailableTitle, t.unavailableText];
+  if (status >= 500) return [t.internalTitle, t.internalText];
+  return [t.badRequestTitle, t.badRequestText];
+};
+
+/** The way back from an error: to the payment when the URL names one, else nowhere. */
+const backLink = (c: Context, status: number, t: Messages) => {
+  const payment = /^\/pay\/([0-9a-f-]{36})(?:\/|$)/i.exec(c.req.path)?.[1];
+  if (!payment || status === 404) return undefined;
+  return { href: `/pay/${payment}`, label: status >= 500 ? t.tryAgain : t.backToPayment };
+};
+
+/** Renders any failure for a buyer: a friendly page (or Error JSON), never a stack trace. */
+export function renderError(c: Context, err: unknown, secureCookies: boolean): Response | Promise<Response> {
+  const status = statusOf(err);
+  if (status >= 500 && status !== 503) c.get("log")?.error({ err }, "unhandled error");
+  else if (status === 503) c.get("log")?.warn({ err: (err as Error).message }, "payments unavailable");
+  if (status === 503) c.header("Retry-After", "10");
+  if (wantsJson(c)) {
+    const message = err instanceof DomainError && status < 500 ? err.messages : status === 503 ? "payments temporarily unavailable" : status >= 500 ? "internal error" : (err as Error).message;
+    return jsonError(c, status, message);
+  }
+  const page = pageContext(c, secureCookies);
+  const [title, text] = copyFor(status, page.t);
+  setPageSecurityHeaders(c);
+  return c.html(<ErrorPage page={page} title={title} text={text} link={backLink(c, status, page.t)} />, status as 400);
+}

@@ -1,0 +1,9 @@
+import type { Context } from "hono";
+import { MESSAGES, pickLang } from "./i18n.ts";
+import type { PageContext } from "./views/layout.tsx";
+
+/** The buyer's language (query, else cookie, else Russian) and its messages. */
+export function pageContext(c: Context, secureCookies: boolean): PageContext {
+  const lang = pickLang(c, secureCookies);
+  return { lang, t: MESSAGES[lang] };
+}

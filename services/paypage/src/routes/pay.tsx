@@ -1,0 +1,70 @@
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { DomainError, PaymentMethod, SandboxOutcome } from "@payaccept/contracts";
+import type { AppEnv } from "@payaccept/platform";
+import type { CheckoutClient } from "../checkout.ts";
+import type { Csrf } from "../csrf.ts";
+import { renderError } from "../error-pages.tsx";
+import { pageContext } from "../page-context.ts";
+import { qrSvg } from "../qr.ts";
+import { setPageSecurityHeaders } from "../security-headers.ts";
+import { PayPage } from "../views/pay-page.tsx";
+import { paymentIdOf } from "./payment-id.ts";
+
+export type PayRoutesDeps = { checkout: CheckoutClient; csrf: Csrf; secureCookies: boolean };
+
+async function formOf(c: Context): Promise<Record<string, string>> {
+  const body = await c.req.parseBody().catch(() => ({}));
+  return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
+
+/**
+ * Runs a buyer's action. A conflict (the payment moved on meanwhile: canceled, already started,
+ * final) is not an error for the buyer: the redirect shows the payment as it now is.
+ */
+async function act(c: Context, id: string, action: () => Promise<unknown>) {
+  try {
+    await action();
+  } catch (e) {
+    if (!(e instanceof DomainError && e.code === "CONFLICT")) throw e;
+    c.get("log").info({ paymentId: id, reason: e.messages }, "buyer action no longer applies");
+  }
+  return c.redirect(`/pay/${id}`, 303);
+}
+
+/** GET the payment page; POST a choice of method or, in a sandbox, an outcome. */
+export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
+  const r = new Hono<AppEnv>();
+  r.use("/pay/:id/*", bodyLimit({ maxSize: 8 * 1024, onError: (c) => renderError(c, new DomainError("PAYLOAD_TOO_LARGE", "form too large"), deps.secureCookies) }));
+
+  const verifiedForm = async (c: Context, id: string) => {
+    const form = await formOf(c);
+    if (!deps.csrf.verify(c, id, form.csrf)) throw new DomainError("FORBIDDEN", "missing or stale CSRF token");
+    return form;
+  };
+
+  r.get("/pay/:id", async (c) => {
+    const page = pageContext(c, deps.secureCookies);
+    const id = paymentIdOf(c);
+    const view = await deps.checkout.get(id);
+    const qr = view.payment.status === "PENDING" && view.sbp ? await qrSvg(view.sbp.qrPayload) : null;
+    setPageSecurityHeaders(c, view.payment.status === "PENDING" ? view.card?.formAction : undefined);
+    return c.html(<PayPage view={view} page={page} csrf={deps.csrf.tokenFor(c, id)} qrSvg={qr} now={Date.now()} />);
+  });
+
+  r.post("/pay/:id/start", async (c) => {
+    const id = paymentIdOf(c);
+    const method = PaymentMethod.safeParse((await verifiedForm(c, id)).method);
+    if (!method.success) throw new DomainError("BAD_REQUEST", "unknown payment method");
+    return act(c, id, () => deps.checkout.start(id, method.data));
+  });
+
+  r.post("/pay/:id/sandbox", async (c) => {
+    const id = paymentIdOf(c);
+    const outcome = SandboxOutcome.safeParse((await verifiedForm(c, id)).outcome);
+    if (!outcome.success) throw new DomainError("BAD_REQUEST", "unknown outcome");
+    return act(c, id, () => deps.checkout.sandboxOutcome(id, outcome.data));
+  });
+
+  return r;
+}

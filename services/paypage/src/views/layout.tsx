@@ -1,0 +1,67 @@
+import { raw } from "hono/html";
+import type { Child } from "hono/jsx";
+import type { Lang, Messages } from "../i18n.ts";
+
+export type PageContext = { lang: Lang; t: Messages };
+
+/**
+ * The document shell. `follow` turns on live status (the script listens to the events URL and
+ * reloads when the status changes); `refreshWithoutScript` is the fallback for browsers without JS.
+ */
+export function Layout(props: {
+  page: PageContext;
+  title: string;
+  status?: string;
+  follow?: string;
+  refreshWithoutScript?: boolean;
+  children: Child;
+}) {
+  const { lang, t } = props.page;
+  const other: Lang = lang === "ru" ? "en" : "ru";
+  return (
+    <>
+      {raw("<!doctype html>")}
+      <html lang={lang}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="robots" content="noindex, nofollow" />
+          <meta name="color-scheme" content="light" />
+          <title>{props.title}</title>
+          <link rel="stylesheet" href="/assets/pay.css" />
+          <script src="/assets/pay.js" defer></script>
+          {props.refreshWithoutScript ? (
+            <noscript>
+              <meta http-equiv="refresh" content="10" />
+            </noscript>
+          ) : null}
+        </head>
+        <body data-status={props.status} data-events={props.follow}>
+          <header class="topbar">
+            <span class="brand">
+              <span aria-hidden="true">🔒 </span>
+              {t.securePayment}
+            </span>
+            <a class="lang" href={`?lang=${other}`} hreflang={other} lang={other} aria-label={t.switchLangName}>
+              {t.switchLang}
+            </a>
+          </header>
+          <main id="main" class="sheet">
+            {props.children}
+          </main>
+        </body>
+      </html>
+    </>
+  );
+}
+
+/** A link or button-looking link to where the merchant wants the buyer back, when there is one. */
+export function ReturnLink(props: { href: string | null; page: PageContext }) {
+  return props.href ? (
+    <a class="button primary" href={props.href} rel="noopener noreferrer">
+      {props.page.t.returnToShop}
+    </a>
+  ) : (
+    <p class="muted">{props.page.t.closePage}</p>
+  );
+}

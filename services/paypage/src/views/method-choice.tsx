@@ -1,0 +1,28 @@
+import type { CheckoutView, PaymentMethod } from "@payaccept/contracts";
+import type { PageContext } from "./layout.tsx";
+
+/**
+ * Starting to pay. With several methods the buyer picks one; with only one (fixed by the merchant,
+ * or the only one the shop has) the form starts by itself once the script runs, and a plain button
+ * remains for browsers without JS. A GET never starts a payment: link previews must not.
+ */
+export function MethodChoice(props: { view: CheckoutView; page: PageContext; csrf: string }) {
+  const { t } = props.page;
+  const methods = props.view.methods;
+  if (methods.length === 0) return <p role="alert">{t.noMethods}</p>;
+  const single = methods.length === 1;
+  const label = (m: PaymentMethod) => (single ? (m === "SBP" ? t.continueSBP : t.continueCARD) : m === "SBP" ? t.methodSBP : t.methodCARD);
+  return (
+    <section aria-labelledby="choice-title">
+      <h1 id="choice-title">{single ? t.pageTitle : t.chooseMethod}</h1>
+      <form method="post" action={`/pay/${props.view.payment.id}/start`} class="methods" data-autostart={single ? "" : undefined}>
+        <input type="hidden" name="csrf" value={props.csrf} />
+        {methods.map((m) => (
+          <button type="submit" name="method" value={m} class={`button method method-${m.toLowerCase()}`}>
+            {label(m)}
+          </button>
+        ))}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+import type { CheckoutView } from "@payaccept/contracts";
+import { returnHref } from "../return-link.ts";
+import { ReturnLink, type PageContext } from "./layout.tsx";
+
+type FinalScreen = "SUCCESS" | "FAILED" | "EXPIRED" | "CANCELED" | "REFUNDED";
+
+/** The final screens. Success (and a later refund) return to successUrl; every other ending to failUrl. */
+export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: PageContext }) {
+  const { t } = props.page;
+  const copy = {
+    SUCCESS: [t.successTitle, t.successText, "ok"],
+    REFUNDED: [t.refundedTitle, t.refundedText, "info"],
+    FAILED: [t.failedTitle, t.failedText, "bad"],
+    EXPIRED: [t.expiredTitle, t.expiredText, "bad"],
+    CANCELED: [t.canceledTitle, t.canceledText, "bad"],
+  } as const;
+  const [title, text, tone] = copy[props.status];
+  const link = props.status === "SUCCESS" || props.status === "REFUNDED" ? props.view.successUrl : props.view.failUrl;
+  return (
+    <section class={`result ${tone}`} aria-labelledby="result-title" data-outcome={props.status}>
+      <p class="result-icon" aria-hidden="true">
+        {tone === "ok" ? "✓" : tone === "bad" ? "✕" : "↩"}
+      </p>
+      <h1 id="result-title">{title}</h1>
+      <p role="status">{text}</p>
+      <ReturnLink href={returnHref(link)} page={props.page} />
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import { raw } from "hono/html";
+import { CARD_FORM_FIELDS as F, type CheckoutView } from "@payaccept/contracts";
+import { formatRemaining } from "../countdown.ts";
+import { formatRubles } from "../money.ts";
+import type { PageContext } from "./layout.tsx";
+
+function Countdown(props: { expiresAt: string | null; now: number; page: PageContext }) {
+  if (!props.expiresAt) return null;
+  return (
+    <p class="countdown" role="timer">
+      {props.page.t.timeLeft}{" "}
+      <time datetime={props.expiresAt} data-expires-at={props.expiresAt}>
+        {formatRemaining(Date.parse(props.expiresAt) - props.now)}
+      </time>
+    </p>
+  );
+}
+
+function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string; page: PageContext }) {
+  const { t } = props.page;
+  return (
+    <>
+      <p>{t.sbpScan}</p>
+      <figure class="qr" role="img" aria-label={t.sbpQrLabel} data-qr-payload={props.sbp.qrPayload}>
+        {raw(props.qrSvg)}
+      </figure>
+      <a class="button primary deeplink" href={props.sbp.deepLink} rel="noopener">
+        {t.sbpOpenApp}
+      </a>
+      <p class="muted" role="status">
+        {t.sbpWaiting}
+      </p>
+    </>
+  );
+}
+
+/**
+ * The card form posts straight to the acquirer (its action is the provider's URL): card data never
+ * reaches our server. Error texts are rendered hidden for the script's Luhn and format checks.
+ */
+function CardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopecks: number; page: PageContext }) {
+  const { t, lang } = props.page;
+  return (
+    <form method="post" action={props.card.formAction} class="card-form" data-card-form="" autocomplete="on">
+      <label for="pan">{t.cardNumber}</label>
+      <input
+        id="pan"
+        name={F.pan}
+        type="text"
+        inputmode="numeric"
+        autocomplete="cc-number"
+        required
+        maxlength={23}
+        pattern="[0-9 \-]{12,23}"
+        placeholder="0000 0000 0000 0000"
+        aria-describedby="pan-error"
+      />
+      <p id="pan-error" class="field-error" hidden>
+        {t.cardBadNumber}
+      </p>
+      <div class="row">
+        <div>
+          <label for="exp">{t.cardExpiry}</label>
+          <input
+            id="exp"
+            name={F.exp}
+            type="text"
+            inputmode="numeric"
+            autocomplete="cc-exp"
+            required
+            maxlength={7}
+            pattern="(0[1-9]|1[0-2]) ?/ ?[0-9]{2}"
+            placeholder={t.cardExpiryPlaceholder}
+            aria-describedby="exp-error"
+          />
+          <p id="exp-error" class="field-error" hidden>
+            {t.cardBadExpiry}
+          </p>
+        </div>
+        <div>
+          <label for="cvc">{t.cardCvc}</label>
+          <input id="cvc" name={F.cvc} type="text" inputmode="numeric" autocomplete="cc-csc" required maxlength={4} pattern="[0-9]{3,4}" aria-describedby="cvc-error" />
+          <p id="cvc-error" class="field-error" hidden>
+            {t.cardBadCvc}
+          </p>
+        </div>
+      </div>
+      <label for="holder">{t.cardHolder}</label>
+      <input id="holder" name={F.holder} type="text" autocomplete="cc-name" maxlength={100} autocapitalize="characters" spellcheck={false} />
+      <button type="submit" class="button primary">
+        {t.cardPay} {formatRubles(props.amountKopecks, lang)}
+      </button>
+      <p class="muted small">{t.cardNote}</p>
+    </form>
+  );
+}
+
+function SandboxPanel(props: { paymentId: string; csrf: string; page: PageContext }) {
+  const { t } = props.page;
+  return (
+    <section class="sandbox" aria-labelledby="sandbox-title">
+      <h2 id="sandbox-title">{t.sandboxTitle}</h2>
+      <p>{t.sandboxText}</p>
+      <form method="post" action={`/pay/${props.paymentId}/sandbox`} class="outcomes">
+        <input type="hidden" name="csrf" value={props.csrf} />
+        <button type="submit" name="outcome" value="SUCCESS" class="button">
+          {t.sandboxSUCCESS}
+        </button>
+        <button type="submit" name="outcome" value="FAILED" class="button">
+          {t.sandboxFAILED}
+        </button>
+        <button type="submit" name="outcome" value="EXPIRED" class="button">
+          {t.sandboxEXPIRED}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** PENDING: the method's screen (QR or card form), the time left, and in a sandbox the outcome picker. */
+export function Pending(props: { view: CheckoutView; page: PageContext; csrf: string; qrSvg: string | null; now: number }) {
+  const { view, page } = props;
+  const { t } = page;
+  const title = view.payment.method === "SBP" ? t.sbpTitle : view.payment.method === "CARD" ? t.cardTitle : t.waitingTitle;
+  // A sandbox payment has no provider session: its outcome is picked below instead.
+  const waiting = !view.sbp && !view.card && !view.sandbox;
+  return (
+    <>
+      <section aria-labelledby="pending-title">
+        <h1 id="pending-title">{title}</h1>
+        <Countdown expiresAt={view.expiresAt} now={props.now} page={page} />
+        {view.sbp && props.qrSvg ? <SbpPanel sbp={view.sbp} qrSvg={props.qrSvg} page={page} /> : null}
+        {view.card ? <CardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} /> : null}
+        {waiting ? (
+          <p class="muted" role="status">
+            {t.waitingText}
+          </p>
+        ) : null}
+      </section>
+      {view.sandbox ? <SandboxPanel paymentId={view.payment.id} csrf={props.csrf} page={page} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,34 @@
+import type { CheckoutView } from "@payaccept/contracts";
+import { formatRubles } from "../money.ts";
+import type { PageContext } from "./layout.tsx";
+
+/** Who is paid, for what, and how much: the part of the page every screen shares. */
+export function Summary(props: { view: CheckoutView; page: PageContext }) {
+  const { payment, shopName } = props.view;
+  const { t, lang } = props.page;
+  return (
+    <section class="summary" aria-label={t.pageTitle}>
+      {payment.isTest ? (
+        <p class="badge" title={t.testNote}>
+          {t.testBadge}
+        </p>
+      ) : null}
+      <dl>
+        <dt>{t.shop}</dt>
+        <dd class="shop">{shopName}</dd>
+        {payment.description ? (
+          <>
+            <dt>{t.purpose}</dt>
+            <dd class="description">{payment.description}</dd>
+          </>
+        ) : null}
+        <dt>{t.order}</dt>
+        <dd class="order">{payment.orderId}</dd>
+        <dt>{t.amount}</dt>
+        <dd class="amount" data-testid="amount">
+          {formatRubles(payment.amountKopecks, lang)}
+        </dd>
+      </dl>
+    </section>
+  );
+}
