@@ -8,11 +8,13 @@ import { applyPaymentEvent } from "./ledger.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
 /** A real ledger file in a fresh temporary folder, for unit tests and the benchmark. */
-export function tempLedgerStore(): { store: LedgerStore; dispose: () => void } {
+export function tempLedgerStore(): { store: LedgerStore; path: string; dispose: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "balance-ledger-"));
-  const store = openLedgerStore(join(dir, "balance.db"));
+  const path = join(dir, "balance.db");
+  const store = openLedgerStore(path);
   return {
     store,
+    path,
     dispose: () => {
       store.close();
       rmSync(dir, { recursive: true, force: true });
