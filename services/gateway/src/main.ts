@@ -9,6 +9,7 @@ import {
   resolveNatsUrl,
 } from "@payaccept/platform";
 import { gatewayEnv } from "./config.ts";
+import { keyDirectory } from "./http/key-directory.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
 import { apiRoutes } from "./routes/api.ts";
 
@@ -23,7 +24,8 @@ const lifecycle = new Lifecycle(log);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log);
 lifecycle.onClose("nats", () => nc.drain());
-const directory = new DirectoryCache(await openDirectoryBucket(nc), log);
+const directoryBucket = await openDirectoryBucket(nc);
+const directory = new DirectoryCache(directoryBucket, log);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 
@@ -33,7 +35,7 @@ app.route(
   "/api",
   apiRoutes({
     nc,
-    directory,
+    directory: keyDirectory(directory, directoryBucket, cfg.NATS_REQUEST_TIMEOUT_MS),
     limiters: { perIp: perMinute(cfg.RATE_LIMIT_PER_IP), perMethod: perMinute(cfg.RATE_LIMIT_PER_METHOD), balance: perMinute(cfg.RATE_LIMIT_BALANCE) },
     trustedProxies: cfg.TRUSTED_PROXIES,
     maxBodyBytes: MAX_BODY_BYTES,

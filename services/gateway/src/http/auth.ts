@@ -1,20 +1,21 @@
-import { sha256Hex, jsonError, type DirectoryCache } from "@payaccept/platform";
+import { jsonError, sha256Hex } from "@payaccept/platform";
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
+import type { KeyDirectory } from "./key-directory.ts";
 
 /** Real keys are ~51 characters; anything far longer is not worth hashing. */
 const MAX_KEY_LENGTH = 256;
 
 /**
- * X-Api-Key → active shop, through the in-memory directory (a KV watch keeps it current). The
- * key is looked up by its SHA-256, so no comparison ever runs on the key itself. Missing, unknown,
- * revoked and inactive-shop keys all get the same 401.
+ * X-Api-Key → active shop, through the directory kept in memory (keyDirectory). The key is looked
+ * up by its SHA-256, so no comparison ever runs on the key itself. Missing, unknown, revoked and
+ * inactive-shop keys all get the same 401.
  */
-export function requireApiKey(directory: DirectoryCache): MiddlewareHandler<GatewayEnv> {
+export function requireApiKey(directory: KeyDirectory): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const key = c.req.header("x-api-key");
     const keyHash = key && key.length <= MAX_KEY_LENGTH ? sha256Hex(key) : undefined;
-    const shop = keyHash ? directory.shopForKeyHash(keyHash) : undefined;
+    const shop = keyHash ? await directory.activeShopForKey(keyHash) : undefined;
     if (!keyHash || !shop) return jsonError(c, 401, "missing or invalid API key");
     c.set("shop", shop);
     c.set("keyHash", keyHash);

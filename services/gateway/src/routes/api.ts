@@ -1,11 +1,12 @@
 import { CreatePaymentRequest, PaymentIdParam, rpcs } from "@payaccept/contracts";
-import { call, type DirectoryCache, type NatsConnection } from "@payaccept/platform";
+import { call, type NatsConnection } from "@payaccept/platform";
 import { Hono } from "hono";
 import { requireApiKey } from "../http/auth.ts";
 import type { TrustedProxies } from "../http/client-ip.ts";
 import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse, methodNotAllowed } from "../http/errors.ts";
 import { jsonBody } from "../http/json-body.ts";
+import type { KeyDirectory } from "../http/key-directory.ts";
 import { limitPerIp, limitPerKey } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { validate } from "../http/validation.ts";
@@ -13,7 +14,7 @@ import { PaymentsQuery } from "./payments-query.ts";
 
 export type ApiDeps = {
   nc: NatsConnection;
-  directory: DirectoryCache;
+  directory: KeyDirectory;
   limiters: { perIp: SlidingWindowLimiter; perMethod: SlidingWindowLimiter; balance: SlidingWindowLimiter };
   trustedProxies: TrustedProxies;
   maxBodyBytes: number;

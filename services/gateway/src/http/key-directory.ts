@@ -1,0 +1,41 @@
+import type { KV } from "@nats-io/kv";
+import { ApiKeyRecord, apiKeyKvKey, DomainError, ShopRecord, shopKvKey } from "@payaccept/contracts";
+import type { DirectoryCache } from "@payaccept/platform";
+
+export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopRecord | undefined> };
+
+/**
+ * Key hash → active shop from the watched in-memory directory. A hash the cache has never seen
+ * is read from the bucket before it counts as unknown: a key issued a moment ago can reach a
+ * request before it reaches the watch. A known key of an inactive shop is refused from memory,
+ * so deactivation never waits on a read. The read is bounded; when it cannot be made the caller
+ * gets 503, not a 401 that could be wrong.
+ */
+export function keyDirectory(cache: DirectoryCache, kv: KV, timeoutMs: number): KeyDirectory {
+  const read = async (key: string): Promise<unknown> => {
+    const entry = await kv.get(key);
+    return entry?.operation === "PUT" ? entry.json() : undefined;
+  };
+  const fromBucket = async (keyHash: string) => {
+    const key = ApiKeyRecord.safeParse(await read(apiKeyKvKey(keyHash))).data;
+    if (!key) return undefined;
+    const shop = cache.shop(key.shopId) ?? ShopRecord.safeParse(await read(shopKvKey(key.shopId))).data;
+    return shop?.active ? shop : undefined;
+  };
+  return {
+    async activeShopForKey(keyHash) {
+      if (cache.keys.has(keyHash)) return cache.shopForKeyHash(keyHash);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new DomainError("UNAVAILABLE", "directory unavailable")), timeoutMs);
+      });
+      try {
+        return await Promise.race([fromBucket(keyHash), timeout]);
+      } catch (e) {
+        throw e instanceof DomainError ? e : new DomainError("UNAVAILABLE", "directory unavailable");
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
