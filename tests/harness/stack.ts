@@ -153,13 +153,15 @@ export class Stack {
 export const testLog = createLogger("test", "silent");
 
 /** Polls until fn returns a truthy value (bounded by timeoutMs). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10000, everyMs = 50): Promise<NonNullable<T>> {
+export type Truthy<T> = Exclude<T, false | null | undefined | 0 | "">;
+
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10000, everyMs = 50): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
     try {
       const v = await fn();
-      if (v) return v as NonNullable<T>;
+      if (v) return v as Truthy<T>;
     } catch (e) {
       last = e;
     }
