@@ -1,9 +1,11 @@
+import { expect } from "bun:test";
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import type { OpenAPIObject } from "openapi3-ts/oas31";
+import type { OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts/oas31";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 
 const DOC_ID = "https://payaccept.invalid/openapi.json";
+const refName = (r: ReferenceObject) => r.$ref.slice(r.$ref.lastIndexOf("/") + 1);
 
 /**
  * Validates values against the component schemas of the published OpenAPI document with a
@@ -17,33 +19,52 @@ export function documentValidator(doc: OpenAPIObject = buildOpenApiDocument()) {
   ajv.addKeyword("components");
   ajv.addSchema({ $id: DOC_ID, components: { schemas: doc.components?.schemas } });
   const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
-  const validatorFor = (schema: string) => {
+
+  const errors = (schema: string, value: unknown): ErrorObject[] => {
     let v = compiled.get(schema);
     if (!v) {
       v = ajv.compile({ $ref: `${DOC_ID}#/components/schemas/${schema}` });
       compiled.set(schema, v);
     }
-    return v;
+    return v(value) ? [] : [...(v.errors ?? [])];
   };
+
+  /** The response an operation declares for a status (exact code first, then its NXX range). */
+  const declared = (method: string, path: string, status: number): ResponseObject => {
+    const op = (doc.paths?.[path] as Record<string, { responses: Record<string, ResponseObject | ReferenceObject> }> | undefined)?.[method];
+    if (!op) throw new Error(`no operation ${method} ${path} in the document`);
+    const res = op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`];
+    if (!res) throw new Error(`${method.toUpperCase()} ${path} does not declare ${status}`);
+    return "$ref" in res ? (doc.components!.responses![refName(res)] as ResponseObject) : res;
+  };
+
   return {
     /** The validator's complaints about value as the named schema ([] when it conforms). */
-    errors(schema: string, value: unknown): ErrorObject[] {
-      const v = validatorFor(schema);
-      return v(value) ? [] : [...(v.errors ?? [])];
-    },
-    /** The schema an operation's response with this status declares (first JSON alternative for oneOf). */
-    responseSchemas(method: string, path: string, status: number): string[] {
-      const op = (doc.paths?.[path] as Record<string, { responses: Record<string, unknown> }> | undefined)?.[method];
-      if (!op) throw new Error(`no operation ${method} ${path} in the document`);
-      const res = (op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`]) as
-        | { $ref?: string; content?: Record<string, { schema: { $ref?: string; oneOf?: { $ref: string }[] } }> }
-        | undefined;
-      if (!res) throw new Error(`${method} ${path} declares no ${status} response`);
-      const resolved = res.$ref ? (doc.components?.responses?.[res.$ref.split("/").pop()!] as typeof res) : res;
-      const schema = resolved?.content?.["application/json"]?.schema;
-      if (!schema) return [];
-      const refs = schema.oneOf ? schema.oneOf.map((s) => s.$ref!) : [schema.$ref!];
-      return refs.map((r) => r.split("/").pop()!);
+    errors,
+
+    /**
+     * Checks a real response against the operation in the document: the status is declared, every
+     * declared header is present, and the JSON body is valid against one of the declared schemas
+     * with no top-level field the schema does not name. Returns the body and the schema it matched.
+     */
+    async expectConforms(res: Response, method: string, path: string): Promise<{ body: unknown; schema: string }> {
+      const spec = declared(method, path, res.status);
+      for (const header of Object.keys(spec.headers ?? {})) expect({ header, present: res.headers.has(header) }).toEqual({ header, present: true });
+      expect(res.headers.get("content-type")).toStartWith("application/json");
+      const body: unknown = await res.json();
+      const declaredSchema = spec.content!["application/json"]!.schema as SchemaObject | ReferenceObject;
+      const candidates = "$ref" in declaredSchema ? [declaredSchema] : (declaredSchema.oneOf as ReferenceObject[]);
+      const verdicts = candidates.map((c) => ({ schema: refName(c), problems: errors(refName(c), body) }));
+      const matched = verdicts.filter((v) => v.problems.length === 0);
+      expect({ status: res.status, body, matched: matched.map((m) => m.schema) }).toEqual({
+        status: res.status,
+        body,
+        matched: [expect.any(String)],
+      });
+      const schema = matched[0]!.schema;
+      const named = Object.keys((doc.components!.schemas![schema] as SchemaObject).properties ?? {});
+      expect(Object.keys(body as object).filter((k) => !named.includes(k))).toEqual([]);
+      return { body, schema };
     },
   };
 }

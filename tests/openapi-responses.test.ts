@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Balance, ErrorBody, Payment, PaymentListPage } from "@payaccept/contracts";
+import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { documentValidator } from "./openapi-validate.ts";
+
+setDefaultTimeout(60_000);
+
+/**
+ * Real responses of the gateway and the services behind it, checked against the published
+ * OpenAPI document (a standard JSON Schema validator) and against the zod contracts: every status
+ * is declared, every declared header is sent, every body conforms and carries no undeclared field.
+ */
+const doc = documentValidator();
+let stack: Stack;
+let shop: ShopCreated;
+
+beforeAll(async () => {
+  // Two balance reads a minute per key, so that the third shows the documented 429.
+  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance"], env: { RATE_LIMIT_BALANCE: "2" } });
+  shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true });
+});
+afterAll(() => stack?.stop());
+
+const api = (path: string, init: RequestInit & { json?: unknown } = {}, key: string | null = shop.apiKey) =>
+  stack.api(key, path, { signal: AbortSignal.timeout(10_000), ...init });
+let n = 0;
+const orderId = () => `oa-${Date.now()}-${++n}`;
+
+/** The body, checked by the document and round-tripped through the zod contract unchanged. */
+async function conforming<T>(res: Response, method: string, path: string, zod: { parse: (v: unknown) => T }, schema: string): Promise<T> {
+  const checked = await doc.expectConforms(res, method, path);
+  expect(checked.schema).toBe(schema);
+  expect(zod.parse(checked.body)).toEqual(checked.body as T);
+  return checked.body as T;
+}
+
+describe("success responses", () => {
+  test("create, get, look up, list and cancel", async () => {
+    const order = orderId();
+    const created = await conforming(
+      await api("/v1/payments", {
+        method: "POST",
+        json: { orderId: order, amountKopecks: 25000, description: "Tea", telegramId: 77, metadata: { a: [1] }, successUrl: "https://shop.example/ok" },
+      }),
+      "post",
+      "/v1/payments",
+      Payment,
+      "Payment",
+    );
+    expect(created).toMatchObject({ orderId: order, status: "CREATED", telegramId: "77" });
+
+    const got = await conforming(await api(`/v1/payments/${created.id}`), "get", "/v1/payments/{id}", Payment, "Payment");
+    expect(got).toEqual(created);
+
+    const found = await conforming(await api(`/v1/payments?orderId=${order}`), "get", "/v1/payments", Payment, "Payment");
+    expect(found.id).toBe(created.id);
+
+    const page = await conforming(await api("/v1/payments?limit=5&status=CREATED"), "get", "/v1/payments", PaymentListPage, "PaymentListPage");
+    expect(page).toMatchObject({ page: 1, pageSize: 5 });
+    expect(page.items.map((p) => p.id)).toContain(created.id);
+
+    const canceled = await conforming(await api(`/v1/payments/${created.id}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", Payment, "Payment");
+    expect(canceled.status).toBe("CANCELED");
+    const again = await conforming(await api(`/v1/payments/${created.id}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", Payment, "Payment");
+    expect(again).toEqual(canceled);
+  });
+
+  test("balance", async () => {
+    const balance = await conforming(await api("/v1/balance"), "get", "/v1/balance", Balance, "Balance");
+    expect(balance).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+  });
+});
+
+describe("error responses use the documented Error shape", () => {
+  const expectError = async (res: Response, method: string, path: string, status: number) => {
+    expect(res.status).toBe(status);
+    const body = await conforming(res, method, path, ErrorBody, "Error");
+    expect(body.statusCode).toBe(status);
+    return body;
+  };
+
+  test("400 for an invalid body, listing every problem", async () => {
+    const body = await expectError(await api("/v1/payments", { method: "POST", json: { orderId: "", amountKopecks: 1 } }), "post", "/v1/payments", 400);
+    expect(body.message).toBeArray();
+  });
+
+  test("400 for a malformed id and for from later than to", async () => {
+    await expectError(await api("/v1/payments/not-a-uuid"), "get", "/v1/payments/{id}", 400);
+    await expectError(await api("/v1/payments/not-a-uuid/cancel", { method: "POST" }), "post", "/v1/payments/{id}/cancel", 400);
+    await expectError(await api("/v1/payments?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z"), "get", "/v1/payments", 400);
+  });
+
+  test("401 without a key or with a wrong one", async () => {
+    await expectError(await api("/v1/balance", {}, null), "get", "/v1/balance", 401);
+    await expectError(await api("/v1/payments", { method: "POST", json: { orderId: "x", amountKopecks: 100 } }, "wrong"), "post", "/v1/payments", 401);
+  });
+
+  test("404 for an unknown id and an unknown order", async () => {
+    const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
+    await expectError(await api(`/v1/payments/${unknown}`), "get", "/v1/payments/{id}", 404);
+    await expectError(await api(`/v1/payments/${unknown}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", 404);
+    await expectError(await api(`/v1/payments?orderId=${orderId()}`), "get", "/v1/payments", 404);
+  });
+
+  test("409 for a second payment with the same orderId", async () => {
+    const json = { orderId: orderId(), amountKopecks: 100 };
+    expect((await api("/v1/payments", { method: "POST", json })).status).toBe(201);
+    await expectError(await api("/v1/payments", { method: "POST", json }), "post", "/v1/payments", 409);
+  });
+
+  test("413 and 415 for bodies the gateway does not read", async () => {
+    const headers = { "Content-Type": "application/json" };
+    await expectError(await api("/v1/payments", { method: "POST", headers, body: "x".repeat(200_000) }), "post", "/v1/payments", 413);
+    await expectError(await api("/v1/payments", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "{}" }), "post", "/v1/payments", 415);
+  });
+
+  test("429 with Retry-After once the balance limit is spent", async () => {
+    const key = (await stack.createShop({ name: "Throttled" })).apiKey;
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await api("/v1/balance", {}, key);
+      statuses.push(last.status);
+      if (i < 2) await last.body?.cancel();
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(Number(last!.headers.get("retry-after"))).toBeGreaterThan(0);
+    await expectError(last!, "get", "/v1/balance", 429);
+  });
+
+  // Last on purpose: it takes the payments service down for the rest of the file.
+  test("5xx when the owning service is down: the outcome-unknown answer", async () => {
+    await stack.kill("payments");
+    await expectError(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 100 } }), "post", "/v1/payments", 503);
+  });
+});
