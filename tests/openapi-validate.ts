@@ -53,7 +53,7 @@ export function documentValidator(doc: OpenAPIObject = buildOpenApiDocument()) {
       expect(res.headers.get("content-type")).toStartWith("application/json");
       const body: unknown = await res.json();
       const declaredSchema = spec.content!["application/json"]!.schema as SchemaObject | ReferenceObject;
-      const candidates = "$ref" in declaredSchema ? [declaredSchema] : (declaredSchema.oneOf as ReferenceObject[]);
+      const candidates: ReferenceObject[] = "$ref" in declaredSchema ? [declaredSchema as ReferenceObject] : (declaredSchema.oneOf as ReferenceObject[]);
       const verdicts = candidates.map((c) => ({ schema: refName(c), problems: errors(refName(c), body) }));
       const matched = verdicts.filter((v) => v.problems.length === 0);
       expect({ status: res.status, body, matched: matched.map((m) => m.schema) }).toEqual({
