@@ -68,3 +68,42 @@ export async function streamEvents(stack: Stack): Promise<StoredEvent[]> {
 export async function eventsOf(stack: Stack, paymentId: string): Promise<StoredEvent[]> {
   return (await streamEvents(stack)).filter((e) => e.event.paymentId === paymentId);
 }
+
+/** The acquirer emulator's buyer pages, reached the way a browser would, on the test's loopback address. */
+export class BankApp {
+  constructor(private readonly stack: Stack) {}
+
+  private get publicOrigin(): string {
+    return new URL(this.stack.env.ACQUIRER_PUBLIC_URL!).origin;
+  }
+
+  /** A URL the emulator handed out (QR payload, form action), rewritten to where the test reaches it. */
+  local(publicUrl: string): string {
+    return `${this.stack.url("acquirer-emulator")}${new URL(publicUrl).pathname}`;
+  }
+
+  /** Presses Pay or Decline in the SBP "bank app" behind the QR payload. */
+  async sbp(qrPayload: string, decision: "pay" | "decline"): Promise<void> {
+    const page = this.local(qrPayload);
+    const html = await (await fetch(page)).text();
+    const token = /name="token" value="([0-9a-f]{64})"/.exec(html)?.[1];
+    if (!token) throw new Error(`no form on the bank page ${page}`);
+    const res = await fetch(page, {
+      method: "POST",
+      body: new URLSearchParams({ token, decision }),
+      headers: { Origin: this.publicOrigin },
+      redirect: "manual",
+    });
+    if (res.status !== 303) throw new Error(`bank page answered ${res.status}`);
+  }
+
+  /** Submits the payment page's card form straight to the acquirer, as the buyer's browser does. */
+  async card(formAction: string, pan: string): Promise<Response> {
+    return fetch(this.local(formAction), {
+      method: "POST",
+      body: new URLSearchParams({ pan, exp: "12/99", cvc: "123", holder: "IVAN PETROV" }),
+      headers: { Origin: new URL(this.stack.env.PUBLIC_PAYPAGE_URL!).origin },
+      redirect: "manual",
+    });
+  }
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
 import { eventually, Stack } from "./harness/stack.ts";
-import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
+import { BankApp, createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
 /**
  * Deadlines live in the store and a sweeper acts on them, so they hold across restarts. Short
@@ -17,7 +17,7 @@ let shop: TestShop;
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments"],
+    services: ["dashboard", "payments", "acquirer-emulator"],
     env: { CREATED_TTL: `${TTL_MS}ms`, PENDING_TTL: `${PENDING_TTL_MS}ms`, TIMER_SWEEP_MS: "100" },
   });
   shop = await createShop(stack, { sandbox: true });
@@ -78,4 +78,25 @@ test("a payment that ended before its deadline is left alone", async () => {
   await eventually(async () => (await statusOf(later.id)) === "EXPIRED");
   expect(await statusOf(paid.id)).toBe("SUCCESS");
   expect((await onlyEvent(paid.id)).status).toBe("SUCCESS");
+});
+
+test("a live payment paid after it expired becomes SUCCESS (late fast-payment QR payment)", async () => {
+  const live = await createShop(stack, { sandbox: false });
+  const p = await createPayment(stack, live.shopId);
+  const view = await stack.call(rpcs.payments.start, { id: p.id, method: "SBP" });
+  await eventually(async () => (await stack.call(rpcs.payments.get, { shopId: live.shopId, id: p.id })).status === "EXPIRED");
+  await new BankApp(stack).sbp(view.sbp!.qrPayload, "pay");
+  const paid = await eventually(async () => {
+    const now = await stack.call(rpcs.payments.get, { shopId: live.shopId, id: p.id });
+    return now.status === "SUCCESS" && now;
+  });
+  expect(paid.paidAt).not.toBeNull();
+  const evs = await eventually(async () => {
+    const found = await eventsOf(stack, p.id);
+    return found.length === 2 && found;
+  });
+  expect(evs.map((e) => [e.event.status, e.event.previousStatus])).toEqual([
+    ["EXPIRED", "PENDING"],
+    ["SUCCESS", "EXPIRED"],
+  ]);
 });

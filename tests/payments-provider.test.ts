@@ -1,0 +1,217 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, type Payment } from "@payaccept/contracts";
+import { hmacSha256Hex } from "@payaccept/platform";
+import { eventually, Stack } from "./harness/stack.ts";
+import { BankApp, createPayment, createShop, eventsOf, failure, type TestShop } from "./payments-fixtures.ts";
+
+/** A live shop's payments against the real acquirer emulator, its callbacks and the balance service. */
+setDefaultTimeout(60_000);
+
+let stack: Stack;
+let live: TestShop;
+let bank: BankApp;
+
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard", "payments", "acquirer-emulator", "balance"] });
+  live = await createShop(stack, { sandbox: false });
+  bank = new BankApp(stack);
+});
+afterAll(() => stack?.stop());
+
+const get = (id: string, shopId = live.shopId) => stack.call(rpcs.payments.get, { shopId, id });
+const start = (id: string, method: "SBP" | "CARD") => stack.call(rpcs.payments.start, { id, method });
+const statusIs = (id: string, status: string) => eventually(async () => (await get(id)).status === status);
+const statusesInStream = async (id: string) => (await eventsOf(stack, id)).map((e) => e.event.status);
+
+/** Posts a callback as the acquirer would, signed with the shared secret unless told otherwise. */
+function postCallback(body: Record<string, unknown>, opts: { secret?: string; timestamp?: number } = {}) {
+  const raw = JSON.stringify(body);
+  const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
+  return fetch(stack.env.PAYMENTS_CALLBACK_URL!, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      "X-Acquirer-Timestamp": ts,
+      "X-Acquirer-Signature": hmacSha256Hex(opts.secret ?? DEV_ACQUIRER_CALLBACK_SECRET, `${ts}.${raw}`),
+    },
+    body: raw,
+  });
+}
+const paidCallback = (p: { id: string }, sessionId: string, paidAt: string) => ({
+  callbackId: crypto.randomUUID(),
+  sessionId,
+  merchantPaymentId: p.id,
+  event: "PAID",
+  paidAt,
+  reason: null,
+});
+
+describe("start with the provider", () => {
+  test("SBP: a session with QR and deep link; paying in the bank app makes it SUCCESS", async () => {
+    const p = await createPayment(stack, live.shopId, { amountKopecks: 150000, description: "Coffee beans" });
+    const view = await start(p.id, "SBP");
+    expect(view.payment).toMatchObject({ status: "PENDING", method: "SBP", isTest: false });
+    expect(view.sbp!.qrPayload).toStartWith(`${stack.env.ACQUIRER_PUBLIC_URL}/sbp/`);
+    expect(view.sbp!.deepLink.length).toBeGreaterThan(0);
+    expect(view.card).toBeNull();
+    expect(await stack.call(rpcs.payments.checkout, { id: p.id })).toEqual(view);
+    // the buyer reloading the page gets the same session back
+    expect(await start(p.id, "SBP")).toEqual(view);
+
+    await bank.sbp(view.sbp!.qrPayload, "pay");
+    await statusIs(p.id, "SUCCESS");
+    const paid = await get(p.id);
+    expect(paid.paidAt).not.toBeNull();
+    await eventually(async () => (await statusesInStream(p.id)).join() === "SUCCESS");
+  });
+
+  test("CARD: the form goes straight to the acquirer; an approved card makes it SUCCESS, a declined one FAILED", async () => {
+    for (const [pan, status] of [
+      ["4111 1111 1111 1111", "SUCCESS"],
+      ["4000 0000 0000 0002", "FAILED"],
+    ] as const) {
+      const p = await createPayment(stack, live.shopId);
+      const view = await start(p.id, "CARD");
+      expect(view.card!.formAction).toBe(`${stack.env.ACQUIRER_PUBLIC_URL}/card/${view.card!.sessionId}`);
+      expect(view.sbp).toBeNull();
+      const res = await bank.card(view.card!.formAction, pan);
+      expect(res.status).toBe(303);
+      expect(res.headers.get("location")).toBe(p.payUrl);
+      await statusIs(p.id, status);
+      await eventually(async () => (await statusesInStream(p.id)).join() === status);
+    }
+  });
+
+  test("declined in the bank app, then paid after all: FAILED, then SUCCESS (a late payment)", async () => {
+    const p = await createPayment(stack, live.shopId);
+    const view = await start(p.id, "SBP");
+    await bank.sbp(view.sbp!.qrPayload, "decline");
+    await statusIs(p.id, "FAILED");
+    await bank.sbp(view.sbp!.qrPayload, "pay");
+    await statusIs(p.id, "SUCCESS");
+    await eventually(async () => (await statusesInStream(p.id)).join() === "FAILED,SUCCESS");
+  });
+
+  test("provider down: the start fails as unavailable and the payment stays CREATED", async () => {
+    const p = await createPayment(stack, live.shopId);
+    await stack.kill("acquirer-emulator", "SIGKILL");
+    try {
+      expect(await failure(start(p.id, "SBP"))).toEqual({
+        code: "UNAVAILABLE",
+        message: "the payment provider is unavailable; the start of the payment did not happen, try again",
+      });
+      expect((await get(p.id)).status).toBe("CREATED");
+    } finally {
+      stack.service("acquirer-emulator").start();
+      await stack.service("acquirer-emulator").waitReady();
+    }
+    expect((await start(p.id, "SBP")).payment.status).toBe("PENDING");
+  });
+});
+
+describe("provider callbacks", () => {
+  test("a bad signature or a stale timestamp is refused with 401 in the Error shape, and changes nothing", async () => {
+    const p = await createPayment(stack, live.shopId);
+    await start(p.id, "SBP");
+    const body = paidCallback(p, "whatever", new Date().toISOString());
+    for (const res of [
+      await postCallback(body, { secret: "not-the-secret" }),
+      await postCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 301 }),
+    ]) {
+      expect(res.status).toBe(401);
+      const err = ErrorBody.parse(await res.json());
+      expect(err).toMatchObject({ statusCode: 401, error: "Unauthorized" });
+    }
+    const unsigned = await fetch(stack.env.PAYMENTS_CALLBACK_URL!, { method: "POST", body: JSON.stringify(body) });
+    expect(unsigned.status).toBe(401);
+    expect((await get(p.id)).status).toBe("PENDING");
+  });
+
+  test("a signed callback for another session, an unknown payment or an unknown event is acknowledged and ignored", async () => {
+    const p = await createPayment(stack, live.shopId);
+    const view = await start(p.id, "SBP");
+    const sessionId = new URL(view.sbp!.qrPayload).pathname.split("/").at(-1)!;
+    const now = new Date().toISOString();
+    const cases = [
+      paidCallback(p, "another-session", now),
+      paidCallback({ id: Bun.randomUUIDv7() }, sessionId, now),
+      { ...paidCallback(p, sessionId, now), event: "CHARGEBACK" },
+    ];
+    for (const body of cases) {
+      const res = await postCallback(body);
+      expect(res.status).toBe(200);
+      expect((await res.json()).result).toBe("ignored");
+    }
+    expect((await get(p.id)).status).toBe("PENDING");
+  });
+
+  test("a repeated PAID is acknowledged as a repeat and produces no second event", async () => {
+    const p = await createPayment(stack, live.shopId);
+    const view = await start(p.id, "SBP");
+    const sessionId = new URL(view.sbp!.qrPayload).pathname.split("/").at(-1)!;
+    const body = paidCallback(p, sessionId, "2026-01-02T03:04:05.000Z");
+    const first = await postCallback(body);
+    expect(await first.json()).toEqual({ result: "applied", status: "SUCCESS" });
+    expect(await (await postCallback(body)).json()).toEqual({ result: "repeat", status: "SUCCESS" });
+    expect((await get(p.id)).paidAt).toBe("2026-01-02T03:04:05.000Z");
+    await eventually(async () => (await statusesInStream(p.id)).join() === "SUCCESS");
+  });
+});
+
+describe("refund (live)", () => {
+  const balance = () => stack.call(rpcs.balance.get, { accountId: live.accountId });
+  const sessionOf = (qrPayload: string) => new URL(qrPayload).pathname.split("/").at(-1)!;
+  /** Paid three days ago as far as the ledger knows, so the receipt is past its hold and available. */
+  const threeDaysAgo = () => new Date(Date.now() - 3 * 86_400_000).toISOString();
+
+  async function paidLongAgo(method: "SBP" | "CARD"): Promise<{ p: Payment; view: Awaited<ReturnType<typeof start>> }> {
+    const p = await createPayment(stack, live.shopId, { amountKopecks: 200000 });
+    const view = await start(p.id, method);
+    const sessionId = method === "SBP" ? sessionOf(view.sbp!.qrPayload) : view.card!.sessionId;
+    expect((await postCallback(paidCallback(p, sessionId, threeDaysAgo()))).status).toBe(200);
+    return { p: await get(p.id), view };
+  }
+
+  test("a receipt still on hold cannot be refunded: the balance's refusal comes through", async () => {
+    const p = await createPayment(stack, live.shopId, { amountKopecks: 5_000_000 });
+    const view = await start(p.id, "SBP");
+    await bank.sbp(view.sbp!.qrPayload, "pay");
+    await statusIs(p.id, "SUCCESS");
+    const f = await failure(stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id }));
+    expect(f.code).toBe("CONFLICT");
+    expect(f.message).toStartWith("the refund needs 4965000 kopecks of available balance: ");
+    expect(f.message).toContain("exceeds the available balance");
+    expect((await get(p.id)).status).toBe("SUCCESS");
+  });
+
+  test("SUCCESS → REFUNDED once the provider has returned the money", async () => {
+    const { p, view } = await paidLongAgo("SBP");
+    await bank.sbp(view.sbp!.qrPayload, "pay"); // the acquirer's own record of the payment
+    const net = p.amountKopecks - p.commissionKopecks;
+    const before = await eventually(async () => {
+      const b = await balance();
+      return b.availableKopecks >= net && b;
+    });
+    const refunded = await stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id });
+    expect(refunded).toEqual({ ...p, status: "REFUNDED" });
+    expect(await stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id })).toEqual(refunded);
+    await eventually(async () => (await statusesInStream(p.id)).join() === "SUCCESS,REFUNDED");
+    expect((await balance()).availableKopecks).toBe(before.availableKopecks - net);
+  });
+
+  test("when the provider refuses, the reserve is released and the payment stays SUCCESS", async () => {
+    // the acquirer never saw this session paid, so it refuses to refund it
+    const { p } = await paidLongAgo("CARD");
+    const net = p.amountKopecks - p.commissionKopecks;
+    const before = await eventually(async () => {
+      const b = await balance();
+      return b.availableKopecks >= net && b;
+    });
+    expect(await failure(stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id }))).toEqual({
+      code: "CONFLICT",
+      message: "the payment provider declined the refund; nothing was refunded",
+    });
+    expect((await get(p.id)).status).toBe("SUCCESS");
+    expect((await balance()).availableKopecks).toBe(before.availableKopecks);
+  });
+});
