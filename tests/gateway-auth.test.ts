@@ -88,7 +88,14 @@ describe("X-Request-Id", () => {
       .log("gateway")
       .split("\n")
       .find((l) => l.includes(ids[1]!) && l.includes('"msg":"request"'));
-    expect(JSON.parse(line!)).toMatchObject({ requestId: ids[1], shopId: shop.shopId, status: 400, method: "POST", route: "/api/v1/payments" });
+    expect(JSON.parse(line!)).toMatchObject({
+      requestId: ids[1],
+      shopId: shop.shopId,
+      ip: "127.0.0.1",
+      status: 400,
+      method: "POST",
+      route: "/api/v1/payments",
+    });
   });
 
   test("a sane inbound id is kept, anything else is replaced", async () => {

@@ -103,7 +103,7 @@ describe("reading payments", () => {
 
     await ok(await api(own.apiKey, `/v1/payments/${ids[1]}/cancel`, { method: "POST" }), 200, Payment);
     const canceled = await ok(await api(own.apiKey, "/v1/payments?status=CANCELED,SUCCESS"), 200, PaymentListPage);
-    expect(canceled.items.map((i) => i.id)).toEqual([ids[1]]);
+    expect(canceled.items.map((i) => i.id)).toEqual([ids[1]!]);
     const window = await ok(
       await api(own.apiKey, `/v1/payments?from=2000-01-01T00:00:00Z&to=2000-12-31T23:59:59Z`),
       200,

@@ -156,6 +156,7 @@ describe("GET /v1/payments query (§4.2)", () => {
     ["page=1.5", "page"],
     ["limit=0", "limit"],
     ["limit=abc", "limit"],
+    ["page=1&page=2", "page"],
   ])("%s is refused", async (query, field) => {
     expect(fields(await errorOf(await api(`/v1/payments?${query}`), 400))).toEqual([field]);
   });

@@ -30,7 +30,9 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
   return async (c, next) => {
     c.set("rateDecisions", []);
     const remote = c.env.server.requestIP(c.req.raw)?.address ?? "unknown";
-    const refused = count(c, limiter, `ip:${ipRateKey(clientIp(remote, c.req.header("x-forwarded-for"), trusted))}`);
+    const ip = clientIp(remote, c.req.header("x-forwarded-for"), trusted);
+    c.set("log", c.get("log").child({ ip }));
+    const refused = count(c, limiter, `ip:${ipRateKey(ip)}`);
     if (!refused) await next();
     const res = refused ?? c.res;
     const d = tightest(c.get("rateDecisions"))!;
