@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { ApiError, createClient, type PayacceptClient } from "../packages/sdk/src/index.ts";
+import { Stack } from "./harness/stack.ts";
+
+setDefaultTimeout(60_000);
+
+/**
+ * The merchant SDK against the real gateway, payments, balance and dashboard processes. The
+ * lost-response cases put a real HTTP relay on 127.0.0.1 between the SDK and the gateway that
+ * loses what a real network loses: the request before it arrives, or the answer after the
+ * payment was created.
+ */
+let stack: Stack;
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance"] });
+});
+afterAll(() => stack?.stop());
+
+let n = 0;
+const orderId = () => `sdk-${Date.now()}-${++n}`;
+async function newClient(baseUrl = stack.gateway, extra: { timeoutMs?: number } = {}): Promise<PayacceptClient> {
+  const shop = await stack.createShop({ name: "SDK shop", sandbox: true });
+  return createClient({ baseUrl, apiKey: shop.apiKey, recoveryDelayMs: 10, ...extra });
+}
+
+describe("every endpoint, typed", () => {
+  test("create, read, find, list, cancel and balance", async () => {
+    const sdk = await newClient();
+    const order = orderId();
+    const created = await sdk.createPayment({ orderId: order, amountKopecks: 12345, telegramId: 5, metadata: { k: "v" } });
+    expect(created).toMatchObject({ orderId: order, status: "CREATED", amountKopecks: 12345, telegramId: "5", metadata: { k: "v" }, isTest: true });
+
+    expect(await sdk.getPayment(created.id)).toEqual(created);
+    expect(await sdk.findPaymentByOrderId(order)).toEqual(created);
+    expect(await sdk.findPaymentByOrderId(orderId())).toBeNull();
+
+    const second = await sdk.createPayment({ orderId: orderId(), amountKopecks: 500 });
+    const page = await sdk.listPayments({ from: new Date(Date.parse(created.createdAt)), status: ["CREATED"], limit: 1, page: 2 });
+    expect(page).toMatchObject({ total: 2, page: 2, pageSize: 1 });
+    expect(page.items.map((p) => p.id)).toEqual([second.id]);
+
+    const canceled = await sdk.cancelPayment(created.id);
+    expect(canceled.status).toBe("CANCELED");
+    expect(await sdk.cancelPayment(created.id)).toEqual(canceled);
+    expect((await sdk.listPayments({ status: "CANCELED" })).items.map((p) => p.id)).toEqual([created.id]);
+
+    expect(await sdk.getBalance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+  });
+
+  test("refusals arrive as ApiError with the server's reasons and request id", async () => {
+    const sdk = await newClient();
+    const order = orderId();
+    await sdk.createPayment({ orderId: order, amountKopecks: 100 });
+
+    const dup = await sdk.createPayment({ orderId: order, amountKopecks: 100 }).catch((e) => e);
+    expect(dup).toBeInstanceOf(ApiError);
+    expect(dup).toMatchObject({ statusCode: 409, outcomeUnknown: false });
+    expect(dup.requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+    const invalid = await sdk.createPayment({ orderId: "", amountKopecks: 1 }).catch((e) => e);
+    expect(invalid).toMatchObject({ statusCode: 400, error: "Bad Request" });
+    expect(invalid.messages.length).toBeGreaterThanOrEqual(2);
+
+    const wrongKey = createClient({ baseUrl: stack.gateway, apiKey: "not-a-key" });
+    await expect(wrongKey.getBalance()).rejects.toMatchObject({ statusCode: 401 });
+    await expect(sdk.getPayment("0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e")).rejects.toMatchObject({ statusCode: 404 });
+  });
+});
+
+type Fault = "lose-request" | "lose-reply" | "replace-reply-with-502";
+
+/** Relays to the gateway; the next creations meet the given faults, everything else passes. */
+function relay(faults: Fault[]) {
+  const seen: string[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const creation = req.method === "POST" && url.pathname === "/api/v1/payments";
+      seen.push(`${req.method} ${url.pathname}${url.search}`);
+      const fault = creation ? faults.shift() : undefined;
+      if (fault === "lose-request") return new Response("bad gateway", { status: 502 });
+      const headers = new Headers(req.headers);
+      headers.delete("host");
+      const body = req.method === "POST" ? await req.arrayBuffer() : undefined;
+      const res = await fetch(`${stack.url("gateway")}${url.pathname}${url.search}`, { method: req.method, headers, body });
+      if (!fault) return res;
+      await res.arrayBuffer(); // the payment exists now; its answer goes no further
+      if (fault === "replace-reply-with-502") return new Response("bad gateway", { status: 502 });
+      // Hold the connection until the client gives up, as a dead link would.
+      await new Promise<void>((resolve) => AbortSignal.any([req.signal, AbortSignal.timeout(30_000)]).addEventListener("abort", () => resolve()));
+      return new Response(null, { status: 504 });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/api`, seen, stop: () => server.stop(true) };
+}
+
+describe("recovery after an unknown outcome (spec §7), over a lossy link", () => {
+  async function recover(fault: Fault, timeoutMs?: number) {
+    const link = relay([fault]);
+    try {
+      const sdk = await newClient(link.url, { timeoutMs });
+      const order = orderId();
+      const payment = await sdk.createPayment({ orderId: order, amountKopecks: 4200 });
+      const all = await sdk.listPayments({ limit: 100 });
+      return { order, payment, all, seen: link.seen };
+    } finally {
+      link.stop();
+    }
+  }
+
+  test("the answer is lost after the payment was made: the SDK finds it and creates nothing more", async () => {
+    const r = await recover("lose-reply", 2000);
+    expect(r.payment).toMatchObject({ orderId: r.order, amountKopecks: 4200, status: "CREATED" });
+    expect(r.all.items.map((p) => p.id)).toEqual([r.payment.id]);
+    expect(r.seen.slice(0, 2)).toEqual(["POST /api/v1/payments", `GET /api/v1/payments?orderId=${r.order}`]);
+  });
+
+  test("a 5xx after the payment was made: the SDK finds it", async () => {
+    const r = await recover("replace-reply-with-502");
+    expect(r.all.items.map((p) => p.id)).toEqual([r.payment.id]);
+    expect(r.seen.filter((s) => s.startsWith("POST"))).toHaveLength(1);
+  });
+
+  test("a 5xx before the request arrived: the lookup says 404 and the SDK creates it with the same orderId", async () => {
+    const r = await recover("lose-request");
+    expect(r.payment.orderId).toBe(r.order);
+    expect(r.all.items.map((p) => p.id)).toEqual([r.payment.id]);
+    expect(r.seen.slice(0, 3)).toEqual(["POST /api/v1/payments", `GET /api/v1/payments?orderId=${r.order}`, "POST /api/v1/payments"]);
+  });
+});
