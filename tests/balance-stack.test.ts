@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { DomainError, rpcs, type PaymentEvent } from "@payaccept/contracts";
-import { ensurePaymentsStream } from "@payaccept/platform";
-import { nextEvent, paymentEvent, publishPaymentEvent } from "../services/balance/src/testing.ts";
+import { DomainError, rpcs } from "@payaccept/contracts";
+import { nextEvent, paymentEvent } from "../services/balance/src/testing.ts";
 import { ROOT } from "../infra/launcher/services.ts";
+import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 /**
@@ -14,79 +13,54 @@ import { eventually, Stack } from "./harness/stack.ts";
 setDefaultTimeout(60_000);
 
 let stack: Stack;
-let js: JetStreamClient;
+let feed: BalanceFeed;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["balance"], env: { HOLD_HOUR: "12" } });
-  await ensurePaymentsStream(stack.nc);
-  js = jetstream(stack.nc);
+  feed = await BalanceFeed.open(stack);
 });
 afterAll(() => stack?.stop());
 
-const DAY = 86_400_000;
-const longAgo = () => new Date(Date.now() - 3 * DAY).toISOString();
-const justNow = () => new Date().toISOString();
-const newAccount = () => `account-${Bun.randomUUIDv7()}`;
-const balanceOf = (accountId: string) => stack.call(rpcs.balance.get, { accountId });
-const publishAll = (events: PaymentEvent[]) => Promise.all(events.map((e) => publishPaymentEvent(js, e)));
-
-/**
- * Resolves once the service has applied everything published before: the consumer applies the
- * stream in order, so a marker receipt of an account of its own showing up means all earlier did.
- */
-async function consumed(): Promise<void> {
-  const marker = paymentEvent({ accountId: newAccount(), paidAt: justNow(), amountKopecks: 100, commissionKopecks: 0 });
-  await publishPaymentEvent(js, marker);
-  await eventually(async () => (await balanceOf(marker.accountId)).frozenKopecks === 100, 30_000);
-}
-
-/** Available money for an account: receipts paid three days ago, already released. */
-async function fund(accountId: string, kopecks: number): Promise<PaymentEvent> {
-  const receipt = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: kopecks, commissionKopecks: 0 });
-  await publishPaymentEvent(js, receipt);
-  await eventually(async () => (await balanceOf(accountId)).availableKopecks === kopecks);
-  return receipt;
-}
-
+const balanceOf = (accountId: string) => feed.balanceOf(accountId);
 const rejection = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
 describe("ledger fed by the payment-event stream", () => {
   test("two shops of one account add up: released receipts are available, today's are frozen, commission is kept", async () => {
     const accountId = newAccount();
-    await publishAll([
+    await feed.publishAll([
       paymentEvent({ accountId, shopId: "shop-a", paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 70 }),
       paymentEvent({ accountId, shopId: "shop-b", paidAt: longAgo(), amountKopecks: 20_000, commissionKopecks: 500 }),
       paymentEvent({ accountId, shopId: "shop-b", paidAt: justNow(), amountKopecks: 5_000, commissionKopecks: 35 }),
     ]);
-    await consumed();
+    await feed.consumed();
     expect(await balanceOf(accountId)).toEqual({ availableKopecks: 29_430, frozenKopecks: 4_965, holdHour: 12 });
   });
 
   test("an event published again under another Nats-Msg-Id (past the dedupe window) is counted once", async () => {
     const accountId = newAccount();
     const paid = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 0 });
-    const first = await publishPaymentEvent(js, paid);
-    const deduped = await publishPaymentEvent(js, paid);
-    const bypass = await publishPaymentEvent(js, paid, `${paid.eventId}:resent`);
+    const first = await feed.publish(paid);
+    const deduped = await feed.publish(paid);
+    const bypass = await feed.publish(paid, `${paid.eventId}:resent`);
     expect([first.duplicate, deduped.duplicate, bypass.duplicate]).toEqual([false, true, false]);
-    await consumed();
+    await feed.consumed();
     expect((await balanceOf(accountId)).availableKopecks).toBe(10_000);
   });
 
   test("sandbox payments never touch a balance", async () => {
     const accountId = newAccount();
     const sandbox = paymentEvent({ accountId, isTest: true, paidAt: longAgo(), amountKopecks: 50_000 });
-    await publishAll([sandbox, paymentEvent({ accountId, isTest: true, paidAt: justNow() })]);
-    await publishPaymentEvent(js, nextEvent(sandbox, "REFUNDED", justNow()));
-    await consumed();
+    await feed.publishAll([sandbox, paymentEvent({ accountId, isTest: true, paidAt: justNow() })]);
+    await feed.publish(nextEvent(sandbox, "REFUNDED", justNow()));
+    await feed.consumed();
     expect(await balanceOf(accountId)).toEqual({ availableKopecks: 0, frozenKopecks: 0, holdHour: 12 });
   });
 
   test("a late SUCCESS after EXPIRED counts once, by its paidAt", async () => {
     const accountId = newAccount();
     const expired = paymentEvent({ accountId, status: "EXPIRED", paidAt: null, amountKopecks: 3_000, commissionKopecks: 21 });
-    await publishPaymentEvent(js, expired);
-    await publishPaymentEvent(js, { ...nextEvent(expired, "SUCCESS", justNow()), paidAt: justNow() });
-    await consumed();
+    await feed.publish(expired);
+    await feed.publish({ ...nextEvent(expired, "SUCCESS", justNow()), paidAt: justNow() });
+    await feed.consumed();
     expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 2_979 });
   });
 
@@ -95,16 +69,16 @@ describe("ledger fed by the payment-event stream", () => {
     const events = Array.from({ length: 3000 }, () =>
       paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 1_000, commissionKopecks: 7 }),
     );
-    const publishing = publishAll(events);
+    const publishing = feed.publishAll(events);
     await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
     await stack.kill("balance");
     await publishing;
-    await Promise.all(events.slice(0, 500).map((e) => publishPaymentEvent(js, e, `${e.eventId}:after-crash`)));
+    await Promise.all(events.slice(0, 500).map((e) => feed.publish(e, `${e.eventId}:after-crash`)));
     await stack.restart("balance");
     // Events the killed process had received but not acked come again once their ack wait is over.
     const exact = { availableKopecks: 3000 * 993, frozenKopecks: 0, holdHour: 12 };
     await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
-    await consumed();
+    await feed.consumed();
     expect(await balanceOf(accountId)).toEqual(exact);
   });
 });
@@ -112,7 +86,7 @@ describe("ledger fed by the payment-event stream", () => {
 describe("payouts", () => {
   test("20 concurrent payouts of 60% of available: exactly one is paid, the others are refused", async () => {
     const accountId = newAccount();
-    await fund(accountId, 100_000);
+    await feed.fund(accountId, 100_000);
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, () => stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 60_000 })),
     );
@@ -130,7 +104,7 @@ describe("payouts", () => {
 
   test("concurrent retries with one idempotency key pay once", async () => {
     const accountId = newAccount();
-    await fund(accountId, 10_000);
+    await feed.fund(accountId, 10_000);
     const request = { accountId, amountKopecks: 4_000, idempotencyKey: "payout-2025-03-10" };
     const payouts = await Promise.all(Array.from({ length: 10 }, () => stack.call(rpcs.balance.createPayout, request)));
     expect(new Set(payouts.map((p) => p.id)).size).toBe(1);
@@ -141,20 +115,20 @@ describe("payouts", () => {
 describe("refund reserve, as the payments refund flow uses it", () => {
   test("reserve, then the REFUNDED event: the money leaves once", async () => {
     const accountId = newAccount();
-    const receipt = await fund(accountId, 8_000);
+    const receipt = await feed.fund(accountId, 8_000);
     expect(await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 })).toEqual({
       reserved: true,
     });
     expect((await balanceOf(accountId)).availableKopecks).toBe(0);
-    await publishPaymentEvent(js, nextEvent(receipt, "REFUNDED", justNow()));
-    await consumed();
+    await feed.publish(nextEvent(receipt, "REFUNDED", justNow()));
+    await feed.consumed();
     expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
     expect(await stack.call(rpcs.balance.releaseRefund, { accountId, paymentId: receipt.paymentId })).toEqual({ released: false });
   });
 
   test("a refund beyond available is refused; a refused provider answer releases the reserve", async () => {
     const accountId = newAccount();
-    const receipt = await fund(accountId, 5_000);
+    const receipt = await feed.fund(accountId, 5_000);
     const other = { accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
     const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
     expect(tooMuch).toEqual(new DomainError("CONFLICT", "refund of 5001 kopecks exceeds the available balance 5000 kopecks"));
@@ -178,7 +152,7 @@ describe("admin CLI", () => {
 
   test("balance:get, payout:create and payout:list operate the running service", async () => {
     const accountId = newAccount();
-    await fund(accountId, 7_000);
+    await feed.fund(accountId, 7_000);
     const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
     expect(payout.code).toBe(0);
     expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PAID" });
@@ -186,6 +160,16 @@ describe("admin CLI", () => {
     expect(JSON.parse(balance.out)).toEqual({ availableKopecks: 4_500, frozenKopecks: 0, holdHour: 12 });
     const list = await admin("payout:list", "--account", accountId, "--json");
     expect(JSON.parse(list.out).items).toEqual([JSON.parse(payout.out)]);
+  });
+
+  test("refund:release gives a pending reserve back once", async () => {
+    const accountId = newAccount();
+    const receipt = await feed.fund(accountId, 3_000);
+    await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 3_000 });
+    const args = ["refund:release", "--account", accountId, "--payment", receipt.paymentId, "--json"];
+    expect(JSON.parse((await admin(...args)).out)).toEqual({ released: true });
+    expect(JSON.parse((await admin(...args)).out)).toEqual({ released: false });
+    expect((await balanceOf(accountId)).availableKopecks).toBe(3_000);
   });
 
   test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {

@@ -39,4 +39,13 @@ export const moneyCommands: Record<string, Command> = {
       print(await call(nc, rpcs.balance.listPayouts, { accountId: requireFlag(flags, "account"), limit }, timeoutMs));
     },
   },
+  /** For an operator when payments could not release a reserve after the provider refused a refund. */
+  "refund:release": {
+    usage: "--account ID --payment ID [--json]",
+    flags: { account: "string", payment: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const request = { accountId: requireFlag(flags, "account"), paymentId: requireFlag(flags, "payment") };
+      print(await call(nc, rpcs.balance.releaseRefund, request, timeoutMs));
+    },
+  },
 };
