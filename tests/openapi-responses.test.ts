@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Balance, ErrorBody, Payment, PaymentListPage } from "@payaccept/contracts";
 import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { documentValidator } from "./openapi-validate.ts";
 
 setDefaultTimeout(60_000);
@@ -33,6 +34,26 @@ async function conforming<T>(res: Response, method: string, path: string, zod: {
   expect(zod.parse(checked.body)).toEqual(checked.body as T);
   return checked.body as T;
 }
+
+describe("the gateway publishes the document", () => {
+  test("GET /api/openapi.json is the document built from the contracts, without a key", async () => {
+    const res = await api("/openapi.json", {}, null);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(await res.json()).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+  });
+
+  test("GET /api/docs is a self-contained page listing every operation", async () => {
+    const res = await api("/docs", {}, null);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("text/html");
+    expect(res.headers.get("content-security-policy")).toContain("default-src 'none'");
+    const html = await res.text();
+    for (const id of ["createPayment", "listPayments", "getPayment", "cancelPayment", "getBalance", "paymentResultWebhook"]) {
+      expect(html).toContain(`id="op-${id}"`);
+    }
+  });
+});
 
 describe("success responses", () => {
   test("create, get, look up, list and cancel", async () => {

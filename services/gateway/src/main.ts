@@ -12,6 +12,7 @@ import { gatewayEnv } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
 import { apiRoutes } from "./routes/api.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
 
 /** The largest request body read: a create request is a few KB even with 4 KB of metadata. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -31,6 +32,7 @@ await directory.ready;
 
 const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
 const app = createServiceApp(log, { nats: () => !nc.isClosed() });
+app.route("/api", openApiRoutes());
 app.route(
   "/api",
   apiRoutes({

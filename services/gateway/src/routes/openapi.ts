@@ -1,0 +1,22 @@
+import { renderOpenApiHtml } from "@payaccept/contracts/src/openapi-html.ts";
+import { buildOpenApiDocument } from "@payaccept/contracts/src/openapi.ts";
+import { Hono } from "hono";
+
+/**
+ * GET /openapi.json and /docs, mounted at /api beside the merchant API and ahead of it: the
+ * description of the API is public, needs no key and does not count against the rate limits.
+ * Both are rendered once at start, since they only change with the code.
+ */
+export function openApiRoutes(): Hono {
+  const doc = buildOpenApiDocument();
+  const json = JSON.stringify(doc);
+  const html = renderOpenApiHtml(doc);
+  const cache = { "Cache-Control": "public, max-age=300" };
+  const app = new Hono();
+  app.get("/openapi.json", (c) => c.body(json, 200, { ...cache, "Content-Type": "application/json; charset=utf-8" }));
+  // The page has inline styles and nothing else: forbid every other source.
+  app.get("/docs", (c) =>
+    c.html(html, 200, { ...cache, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" }),
+  );
+  return app;
+}
