@@ -22,6 +22,8 @@ export type StackOptions = {
   env?: Record<string, string>;
   /** Supervisor restarts crashed services (default false: tests decide). */
   restart?: boolean;
+  /** A NATS already running (a cluster: its URLs comma-separated); then no embedded server is started. */
+  natsUrl?: string;
 };
 
 export type ShopCreated = RpcResponse<typeof rpcs.directory.createShop>;
@@ -50,14 +52,14 @@ export class Stack {
     const base: Record<string, string> = {
       ...(process.env as Record<string, string>),
       DATA_DIR: dataDir,
-      NATS_URL: `nats://127.0.0.1:${stack.natsPort}`,
+      NATS_URL: opts.natsUrl ?? `nats://127.0.0.1:${stack.natsPort}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
       WEBHOOK_ALLOW_PRIVATE: "1",
       ...ports,
     };
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
-    await stack.startNats();
+    if (!opts.natsUrl) await stack.startNats();
     const names = opts.services ?? SERVICE_NAMES;
     for (const name of names) {
       const svc = new ServiceProcess(name, stack.env, {
@@ -75,7 +77,7 @@ export class Stack {
       await stack.stop();
       throw new Error(`${(e as Error).message}\n${logs}`);
     }
-    stack.nc = await connect({ servers: stack.env.NATS_URL!, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    stack.nc = await connect({ servers: stack.env.NATS_URL!.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
     return stack;
   }
 
