@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { DomainError, rpcs } from "@payaccept/contracts";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { nextEvent, paymentEvent } from "../services/balance/src/testing.ts";
 import { ROOT } from "../infra/launcher/services.ts";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
@@ -80,6 +81,19 @@ describe("ledger fed by the payment-event stream", () => {
     await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
     await feed.consumed();
     expect(await balanceOf(accountId)).toEqual(exact);
+  });
+});
+
+describe("losing the consumer", () => {
+  test("a deleted durable consumer stops the process; restarted, it replays the whole stream and counts nothing twice", async () => {
+    const accountId = newAccount();
+    await feed.fund(accountId, 12_345);
+    const exited = stack.service("balance").proc!.exited;
+    await (await jetstreamManager(stack.nc)).consumers.delete(PAYMENTS_STREAM, "balance");
+    await exited;
+    await stack.restart("balance");
+    await feed.consumed();
+    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 12_345, frozenKopecks: 0, holdHour: 12 });
   });
 });
 

@@ -43,7 +43,8 @@ export function handlePaymentEventMessage(m: JsMsg, sink: EventSink, log: Logger
   }
 }
 
-export type RunningConsumer = { isActive: () => boolean; stop: () => Promise<void> };
+/** ended resolves when the loop stops, by stop() or on its own (consumer deleted, connection closed). */
+export type RunningConsumer = { isActive: () => boolean; ended: Promise<void>; stop: () => Promise<void> };
 
 /** The balance's durable pull consumer of every payment event, from the start of the stream. */
 export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, log: Logger): Promise<RunningConsumer> {
@@ -58,7 +59,8 @@ export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, 
     max_ack_pending: 1000,
   });
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, BALANCE_DURABLE);
-  const messages = await consumer.consume({ max_messages: 256 });
+  // Should the consumer be deleted, end the loop (and the process) rather than wait for someone to recreate it.
+  const messages = await consumer.consume({ max_messages: 256, abort_on_missing_resource: true });
   let active = true;
   const done = (async () => {
     for await (const m of messages) handlePaymentEventMessage(m, sink, log);
@@ -69,6 +71,7 @@ export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, 
     });
   return {
     isActive: () => active,
+    ended: done,
     stop: async () => {
       await messages.close();
       await done;
