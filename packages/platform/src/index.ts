@@ -9,3 +9,4 @@ export * from "./http.ts";
 export * from "./lifecycle.ts";
 export * from "./crypto.ts";
 export * from "./net-guard.ts";
+export * from "./web/index.ts";

@@ -1,6 +1,6 @@
 import { commonEnv, port } from "@payaccept/platform";
 import { z } from "zod";
-import { parseTrustedProxies } from "./http/client-ip.ts";
+import { parseTrustedProxies } from "@payaccept/platform";
 
 const perMinute = (dflt: number) => z.coerce.number().int().min(1).max(1_000_000).default(dflt);
 

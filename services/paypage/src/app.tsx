@@ -1,9 +1,7 @@
-import { createServiceApp, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { assetRoutes, createServiceApp, type Assets, type Csrf, type Logger, type ReadinessCheck } from "@payaccept/platform";
 import { DomainError } from "@payaccept/contracts";
 import type { CheckoutClient } from "./checkout.ts";
-import type { Csrf } from "./csrf.ts";
 import { renderError } from "./error-pages.tsx";
-import { assetRoutes, type Assets } from "./routes/assets.ts";
 import { liveRoutes } from "./routes/live.ts";
 import { payRoutes } from "./routes/pay.tsx";
 import type { StatusFeed } from "./status-feed.ts";
@@ -23,7 +21,7 @@ export type PaypageDeps = {
 /** The hosted payment page: HTML for buyers, JSON only for the live-status endpoints. */
 export function createPaypageApp(deps: PaypageDeps) {
   const app = createServiceApp(deps.log, deps.readiness);
-  app.route("/", assetRoutes(deps.assets));
+  app.route("/", assetRoutes(deps.assets, { css: "/assets/pay.css", js: "/assets/pay.js" }));
   app.route("/", payRoutes({ checkout: deps.checkout, csrf: deps.csrf, secureCookies: deps.secureCookies }));
   app.route("/", liveRoutes({ checkout: deps.checkout, feed: deps.feed, recheckMs: deps.recheckMs, closing: deps.closing }));
   app.notFound((c) => renderError(c, new DomainError("NOT_FOUND", `Cannot ${c.req.method} ${c.req.path}`), deps.secureCookies));

@@ -1,10 +1,9 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
-import { jsonError } from "@payaccept/platform";
+import { jsonError, setPageSecurityHeaders } from "@payaccept/platform";
 import type { Messages } from "./i18n.ts";
 import { pageContext } from "./page-context.ts";
-import { setPageSecurityHeaders } from "./security-headers.ts";
 import { ErrorPage } from "./views/error-page.tsx";
 
 /** JSON endpoints of the page (live status) answer in the spec's Error shape; everything else is HTML. */

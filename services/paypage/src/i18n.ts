@@ -1,26 +1,6 @@
-import type { Context } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
+import type { Lang } from "@payaccept/platform";
 
-export const LANGS = ["ru", "en"] as const;
-export type Lang = (typeof LANGS)[number];
-const isLang = (v: unknown): v is Lang => v === "ru" || v === "en";
-export const LANG_COOKIE = "pp_lang";
-
-/**
- * Russian by default. `?lang=en` (or `ru`) switches and is remembered in a cookie, so the choice
- * survives the redirects of the payment flow.
- */
-export function pickLang(c: Context, secureCookie: boolean): Lang {
-  const asked = c.req.query("lang");
-  if (isLang(asked)) {
-    if (getCookie(c, LANG_COOKIE) !== asked) {
-      setCookie(c, LANG_COOKIE, asked, { httpOnly: true, sameSite: "Lax", secure: secureCookie, path: "/", maxAge: 365 * 24 * 3600 });
-    }
-    return asked;
-  }
-  const remembered = getCookie(c, LANG_COOKIE);
-  return isLang(remembered) ? remembered : "ru";
-}
+export type { Lang };
 
 const ru = {
   pageTitle: "Оплата заказа",
@@ -64,9 +44,10 @@ const ru = {
   successTitle: "Оплата прошла",
   successText: "Спасибо! Магазин получит подтверждение платежа.",
   failedTitle: "Оплата не прошла",
-  failedText: "Банк отклонил платёж, деньги не списаны. Если вы всё-таки оплатили по QR-коду, страница обновится сама.",
+  failedText: "Банк отклонил платёж, деньги не списаны.",
   expiredTitle: "Время оплаты истекло",
-  expiredText: "Счёт больше не ждёт оплаты. Если вы уже оплатили по QR-коду, страница обновится сама.",
+  expiredText: "Счёт больше не ждёт оплаты.",
+  lateQrHint: "Если вы всё-таки оплатили по QR-коду, страница обновится сама.",
   canceledTitle: "Счёт отменён",
   canceledText: "Этот счёт отменён магазином, оплатить его нельзя.",
   refundedTitle: "Платёж возвращён",
@@ -133,9 +114,10 @@ const en: typeof ru = {
   successTitle: "Payment successful",
   successText: "Thank you! The shop will receive the confirmation.",
   failedTitle: "Payment failed",
-  failedText: "The bank declined the payment; no money was taken. If you did pay by QR code after all, this page updates by itself.",
+  failedText: "The bank declined the payment; no money was taken.",
   expiredTitle: "Payment time is over",
-  expiredText: "This invoice no longer awaits payment. If you already paid by QR code, this page updates by itself.",
+  expiredText: "This invoice no longer awaits payment.",
+  lateQrHint: "If you did pay by QR code after all, this page updates by itself.",
   canceledTitle: "Invoice canceled",
   canceledText: "This invoice was canceled by the shop and cannot be paid.",
   refundedTitle: "Payment refunded",

@@ -1,9 +1,8 @@
-import { connectBus, createLogger, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { join } from "node:path";
+import { buildAssets, connectBus, createLogger, Csrf, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
 import { createPaypageApp } from "./app.tsx";
 import { CheckoutClient } from "./checkout.ts";
 import { DEV_PAYPAGE_CSRF_SECRET, paypageEnv } from "./config.ts";
-import { Csrf } from "./csrf.ts";
-import { buildAssets } from "./routes/assets.ts";
 import { StatusFeed } from "./status-feed.ts";
 
 const cfg = loadConfig(paypageEnv);
@@ -12,7 +11,7 @@ if (cfg.PAYPAGE_CSRF_SECRET === DEV_PAYPAGE_CSRF_SECRET) log.warn({ variables: [
 const lifecycle = new Lifecycle(log);
 const secureCookies = new URL(cfg.PUBLIC_PAYPAGE_URL).protocol === "https:";
 
-const assets = await buildAssets();
+const assets = await buildAssets({ stylesheet: join(import.meta.dir, "assets/pay.css"), script: join(import.meta.dir, "client/pay.ts") });
 const nc = await connectBus(resolveNatsUrl(cfg), "paypage", log);
 lifecycle.onClose("nats", () => nc.drain());
 const feed = new StatusFeed(nc, log);
@@ -22,7 +21,7 @@ const app = createPaypageApp({
   log,
   checkout: new CheckoutClient(nc, { readMs: cfg.NATS_REQUEST_TIMEOUT_MS, startMs: cfg.PAYPAGE_START_TIMEOUT }),
   feed,
-  csrf: new Csrf(cfg.PAYPAGE_CSRF_SECRET, secureCookies),
+  csrf: new Csrf({ secret: cfg.PAYPAGE_CSRF_SECRET, secure: secureCookies, cookie: "pp_csrf" }),
   assets,
   secureCookies,
   recheckMs: cfg.PAYPAGE_STATUS_RECHECK,

@@ -1,9 +1,10 @@
 import type { Context } from "hono";
-import { MESSAGES, pickLang } from "./i18n.ts";
+import { pickLang } from "@payaccept/platform";
+import { MESSAGES } from "./i18n.ts";
 import type { PageContext } from "./views/layout.tsx";
 
 /** The buyer's language (query, else cookie, else Russian) and its messages. */
 export function pageContext(c: Context, secureCookies: boolean): PageContext {
-  const lang = pickLang(c, secureCookies);
+  const lang = pickLang(c, { cookie: "pp_lang", secure: secureCookies });
   return { lang, t: MESSAGES[lang] };
 }

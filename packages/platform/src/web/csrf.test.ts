@@ -30,7 +30,7 @@ const post = (app: Hono, id: string, token: string | undefined, cookie?: string)
   });
 
 describe("Csrf", () => {
-  const csrf = new Csrf("a-test-secret-of-enough-length", false);
+  const csrf = new Csrf({ secret: "a-test-secret-of-enough-length", secure: false, cookie: "pp_csrf" });
   const app = appWith(csrf);
 
   test("the first visit sets an HttpOnly SameSite=Lax nonce cookie; later visits reuse it", async () => {
@@ -61,12 +61,12 @@ describe("Csrf", () => {
   });
 
   test("tokens signed with another secret are refused", async () => {
-    const { token, cookie } = await visit(appWith(new Csrf("another-secret-of-enough-length", false)));
+    const { token, cookie } = await visit(appWith(new Csrf({ secret: "another-secret-of-enough-length", secure: false, cookie: "pp_csrf" })));
     expect((await post(app, PAYMENT, token, cookie)).status).toBe(403);
   });
 
   test("over https the cookie is Secure and carries the __Host- prefix", async () => {
-    const { setCookie } = await visit(appWith(new Csrf("a-test-secret-of-enough-length", true)));
+    const { setCookie } = await visit(appWith(new Csrf({ secret: "a-test-secret-of-enough-length", secure: true, cookie: "pp_csrf" })));
     expect(setCookie).toMatch(/^__Host-pp_csrf=.*; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
   });
 });

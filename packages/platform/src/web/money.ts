@@ -1,4 +1,4 @@
-import type { Lang } from "./i18n.ts";
+import type { Lang } from "./lang.ts";
 
 /** U+202F, the narrow no-break space Russian typography uses between digit groups. */
 const GROUP_RU = "\u202F";

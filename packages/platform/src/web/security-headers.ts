@@ -1,13 +1,13 @@
 import type { Context } from "hono";
 
 /**
- * Headers of every page. Scripts and styles only from our own origin (no inline code at all);
- * forms only to us and to the acquirer whose card form the page shows, so card data can reach the
- * provider but nowhere else.
+ * Headers of every HTML page. Scripts and styles only from our own origin (no inline code at all);
+ * forms only to us and, when given, to one other origin (the acquirer whose card form the payment
+ * page shows), so form data can reach nowhere else.
  */
-export function setPageSecurityHeaders(c: Context, cardFormAction?: string): void {
-  const provider = cardFormAction ? URL.parse(cardFormAction)?.origin : undefined;
-  const formAction = provider && provider !== "null" ? `'self' ${provider}` : "'self'";
+export function setPageSecurityHeaders(c: Context, formTarget?: string): void {
+  const other = formTarget ? URL.parse(formTarget)?.origin : undefined;
+  const formAction = other && other !== "null" ? `'self' ${other}` : "'self'";
   c.header(
     "Content-Security-Policy",
     [
@@ -24,8 +24,8 @@ export function setPageSecurityHeaders(c: Context, cardFormAction?: string): voi
   );
   c.header("X-Content-Type-Options", "nosniff");
   c.header("X-Frame-Options", "DENY");
-  // Keeps the Origin header on the card form's cross-origin POST (the acquirer checks it) while
-  // sending other sites nothing but our origin.
+  // Keeps the Origin header on a cross-origin form POST (the acquirer checks it) while sending
+  // other sites nothing but our origin: paths carry payment and shop ids.
   c.header("Referrer-Policy", "strict-origin-when-cross-origin");
   c.header("Cross-Origin-Opener-Policy", "same-origin");
   c.header("Permissions-Policy", "camera=(), microphone=(), geolocation=()");

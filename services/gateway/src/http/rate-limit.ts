@@ -1,6 +1,5 @@
-import { jsonError } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
-import { clientIp, ipRateKey, type TrustedProxies } from "./client-ip.ts";
+import { clientIp, ipRateKey, jsonError, type TrustedProxies } from "@payaccept/platform";
 import type { GatewayEnv } from "./env.ts";
 import type { RateDecision, SlidingWindowLimiter } from "./rate-limiter.ts";
 

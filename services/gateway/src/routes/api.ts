@@ -2,7 +2,7 @@ import { CreatePaymentRequest, PaymentIdParam, rpcs } from "@payaccept/contracts
 import { call, type NatsConnection } from "@payaccept/platform";
 import { Hono } from "hono";
 import { requireApiKey } from "../http/auth.ts";
-import type { TrustedProxies } from "../http/client-ip.ts";
+import type { TrustedProxies } from "@payaccept/platform";
 import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse, methodNotAllowed } from "../http/errors.ts";
 import { jsonBody } from "../http/json-body.ts";

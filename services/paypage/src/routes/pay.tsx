@@ -1,13 +1,11 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { DomainError, PaymentMethod, SandboxOutcome } from "@payaccept/contracts";
-import type { AppEnv } from "@payaccept/platform";
+import { setPageSecurityHeaders, type AppEnv, type Csrf } from "@payaccept/platform";
 import type { CheckoutClient } from "../checkout.ts";
-import type { Csrf } from "../csrf.ts";
 import { renderError } from "../error-pages.tsx";
 import { pageContext } from "../page-context.ts";
 import { qrSvg } from "../qr.ts";
-import { setPageSecurityHeaders } from "../security-headers.ts";
 import { PayPage } from "../views/pay-page.tsx";
 import { paymentIdOf } from "./payment-id.ts";
 

@@ -1,7 +1,7 @@
 import { raw } from "hono/html";
 import { CARD_FORM_FIELDS as F, type CheckoutView } from "@payaccept/contracts";
 import { formatRemaining } from "../countdown.ts";
-import { formatRubles } from "../money.ts";
+import { formatRubles } from "@payaccept/platform";
 import type { PageContext } from "./layout.tsx";
 
 function Countdown(props: { expiresAt: string | null; now: number; page: PageContext }) {
@@ -19,7 +19,7 @@ function Countdown(props: { expiresAt: string | null; now: number; page: PageCon
 function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string; page: PageContext }) {
   const { t } = props.page;
   return (
-    <>
+    <div class="sbp">
       <p>{t.sbpScan}</p>
       <figure class="qr" role="img" aria-label={t.sbpQrLabel} data-qr-payload={props.sbp.qrPayload}>
         {raw(props.qrSvg)}
@@ -30,7 +30,7 @@ function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string;
       <p class="muted" role="status">
         {t.sbpWaiting}
       </p>
-    </>
+    </div>
   );
 }
 

@@ -1,0 +1,6 @@
+export * from "./assets.ts";
+export * from "./client-ip.ts";
+export * from "./csrf.ts";
+export * from "./lang.ts";
+export * from "./money.ts";
+export * from "./security-headers.ts";
