@@ -24,6 +24,8 @@ import { PAYMENTS_STREAM } from "@payaccept/contracts";
 const RELAY_TICK_MS = 5000;
 const MIN_DEFERRAL_MS = 100;
 const MAX_DEFERRAL_MS = 30_000;
+/** Optimistic on purpose: a healthy shop's burst should not be spread out before its first replies come in. */
+const FIRST_ATTEMPT_ESTIMATE_MS = 100;
 
 const cfg = loadDispatcherConfig();
 const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
@@ -60,7 +62,7 @@ const dispatch = createDispatcher({
   retryDelays: cfg.WEBHOOK_RETRY_DELAYS,
   concurrency: new ShopConcurrency({
     perShop: cfg.WEBHOOK_PER_SHOP_CONCURRENCY,
-    initialEstimateMs: cfg.WEBHOOK_TIMEOUT_MS,
+    initialEstimateMs: FIRST_ATTEMPT_ESTIMATE_MS,
     minDeferralMs: MIN_DEFERRAL_MS,
     maxDeferralMs: MAX_DEFERRAL_MS,
     now,

@@ -1,7 +1,7 @@
 export type ShopConcurrencyOptions = {
   /** Attempts in flight to one shop at once. */
   perShop: number;
-  /** Duration assumed for a shop's attempts before one has finished (the timeout: the worst case). */
+  /** Duration assumed for a shop's attempts before one has finished. */
   initialEstimateMs: number;
   minDeferralMs: number;
   maxDeferralMs: number;
