@@ -8,14 +8,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ListPaymentsQuery, PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
-import { openStore } from "@payaccept/platform";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
-import { schema } from "../services/payments/src/store/schema.ts";
+import { openPaymentsStore } from "../services/payments/src/store/open.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const SHOP = "shop-bench";
 const dir = mkdtempSync(join(tmpdir(), "payments-bench-"));
-const store = openStore(join(dir, "payments.db"), schema, join(import.meta.dir, "../services/payments/drizzle"));
+const store = openPaymentsStore(join(dir, "payments.db"));
 const repo = createPaymentsRepo(store, () => {});
 
 function fill(): void {

@@ -11,7 +11,6 @@ import {
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
-  openStore,
   resolveNatsUrl,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
@@ -26,7 +25,7 @@ import { servePayments } from "./rpc/serve-payments.ts";
 import { shopDirectory } from "./shop-directory.ts";
 import { createOutboxRepo } from "./store/outbox-repo.ts";
 import { createPaymentsRepo } from "./store/payments-repo.ts";
-import { schema } from "./store/schema.ts";
+import { openPaymentsStore } from "./store/open.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
 
 const cfg = loadConfig(paymentsEnv);
@@ -34,7 +33,7 @@ const log = createLogger("payments", cfg.LOG_LEVEL);
 for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
 const life = new Lifecycle(log);
 
-const store = openStore(join(resolve(cfg.DATA_DIR), "payments.db"), schema, join(import.meta.dir, "../drizzle"));
+const store = openPaymentsStore(join(resolve(cfg.DATA_DIR), "payments.db"));
 life.onClose("store", () => store.sqlite.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "payments", log);

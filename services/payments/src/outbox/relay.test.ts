@@ -1,0 +1,84 @@
+import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createLogger } from "@payaccept/platform";
+import { eventually } from "../../../../tests/harness/stack.ts";
+import { createOutboxRepo, type OutboxRow } from "../store/outbox-repo.ts";
+import { openPaymentsStore } from "../store/open.ts";
+import { createPaymentsRepo, type PaymentsRepo, type PaymentsStore } from "../store/payments-repo.ts";
+import { OutboxRelay } from "./relay.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "payments-relay-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const log = createLogger("relay-test", "silent");
+
+let store: PaymentsStore;
+let repo: PaymentsRepo;
+let relay: OutboxRelay | undefined;
+/** What reached the "stream": event ids in publish order (the test's publisher stands in for JetStream). */
+let published: string[];
+let failNext: number;
+let n = 0;
+
+function startRelay(): void {
+  relay = new OutboxRelay(
+    createOutboxRepo(store),
+    async (row: OutboxRow) => {
+      if (failNext > 0) {
+        failNext--;
+        throw new Error("no PubAck");
+      }
+      published.push(row.eventId);
+      return { duplicate: false };
+    },
+    log,
+    { delayMs: 0, sweepMs: 60_000, baseBackoffMs: 5, maxBackoffMs: 20, batchSize: 3 },
+  );
+  relay.start();
+}
+
+beforeEach(() => {
+  store = openPaymentsStore(join(dir, `payments-${++n}.db`));
+  published = [];
+  failNext = 0;
+  relay = undefined;
+  repo = createPaymentsRepo(store, () => relay?.wake());
+});
+afterEach(() => relay?.stop());
+
+const canceledPayment = (order: string) => {
+  const p = repo.insert(
+    { shopId: "S", accountId: "A", orderId: order, amountKopecks: 100, commissionKopecks: 1, description: null, email: null, method: null, telegramId: null, metadata: null, successUrl: null, failUrl: null, isTest: true },
+    Date.now(),
+    60_000,
+  );
+  repo.transition(p.id, "cancel", Date.now());
+  return `${p.id}:CANCELED`;
+};
+const unpublished = () => createOutboxRepo(store).unpublished(100).length;
+
+test("publishes each committed event once, in commit order, and marks it", async () => {
+  startRelay();
+  const ids = Array.from({ length: 8 }, (_, i) => canceledPayment(`o${i}`));
+  await eventually(() => published.length === 8);
+  expect(published).toEqual(ids);
+  expect(unpublished()).toBe(0);
+});
+
+test("after a failed publish it backs off, retries the same event first, and loses none", async () => {
+  startRelay();
+  failNext = 3;
+  const ids = Array.from({ length: 5 }, (_, i) => canceledPayment(`o${i}`));
+  await eventually(() => published.length === 5);
+  expect(published).toEqual(ids);
+  expect(unpublished()).toBe(0);
+});
+
+test("events committed while no relay ran (a crash) are published at start", async () => {
+  const ids = [canceledPayment("before-1"), canceledPayment("before-2")];
+  expect(unpublished()).toBe(2);
+  startRelay();
+  await eventually(() => published.length === 2);
+  expect(published).toEqual(ids);
+});
