@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET, ProviderCallback, ProviderRefund, ProviderSession } from "@payaccept/contracts";
 import { eventually, Stack } from "./harness/stack.ts";
+
+// Real processes (and a real browser) take longer than bun's 5 s default; bounded all the same.
+setDefaultTimeout(60_000);
 
 /**
  * The emulator alone, as payments sees it: its HTTP API, its pages as a browser posts them, and

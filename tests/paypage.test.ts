@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { cancelPayment, createPayment, statusOf } from "./browser/shop-fixtures.ts";
+
+// Real processes (and a real browser) take longer than bun's 5 s default; bounded all the same.
+setDefaultTimeout(60_000);
 
 /**
  * The payment page over plain HTTP against the whole real stack: what a browser without JS, or a

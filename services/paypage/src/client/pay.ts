@@ -75,8 +75,11 @@ function guardCardForm(): void {
   });
 }
 
+/** Submits through the form's one button, so its method value is part of the request. */
 function autostart(): void {
-  document.querySelector<HTMLFormElement>("form[data-autostart]")?.requestSubmit();
+  const form = document.querySelector<HTMLFormElement>("form[data-autostart]");
+  const button = form?.querySelector<HTMLButtonElement>("button[type=submit]");
+  if (form && button) form.requestSubmit(button);
 }
 
 followStatus();

@@ -28,6 +28,8 @@ export function Layout(props: {
           <meta name="robots" content="noindex, nofollow" />
           <meta name="color-scheme" content="light" />
           <title>{props.title}</title>
+          {/* No favicon request: an empty data URL is allowed by img-src and keeps the log clean. */}
+          <link rel="icon" href="data:," />
           <link rel="stylesheet" href="/assets/pay.css" />
           <script src="/assets/pay.js" defer></script>
           {props.refreshWithoutScript ? (
@@ -39,7 +41,9 @@ export function Layout(props: {
         <body data-status={props.status} data-events={props.follow}>
           <header class="topbar">
             <span class="brand">
-              <span aria-hidden="true">🔒 </span>
+              <svg class="lock" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+                <path fill="currentColor" d="M4 7V5a4 4 0 1 1 8 0v2h1v8H3V7h1Zm2 0h4V5a2 2 0 1 0-4 0v2Z" />
+              </svg>
               {t.securePayment}
             </span>
             <a class="lang" href={`?lang=${other}`} hreflang={other} lang={other} aria-label={t.switchLangName}>

@@ -23,6 +23,7 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       </p>
       <h1 id="result-title">{title}</h1>
       <p role="status">{text}</p>
+      {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" ? <p class="muted">{t.lateQrHint}</p> : null}
       <ReturnLink href={returnHref(link)} page={props.page} />
     </section>
   );
