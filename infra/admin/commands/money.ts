@@ -39,6 +39,19 @@ export const moneyCommands: Record<string, Command> = {
       print(await call(nc, rpcs.balance.listPayouts, { accountId: requireFlag(flags, "account"), limit }, timeoutMs));
     },
   },
+  /**
+   * Full refund of a SUCCESS payment (idempotent: a REFUNDED one is printed as it is). Without --shop
+   * the payment's own shop is looked up; with it, a payment of another shop is not found.
+   */
+  "payment:refund": {
+    usage: "--payment ID [--shop ID] [--json]",
+    flags: { payment: "string", shop: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const id = requireFlag(flags, "payment");
+      const shopId = typeof flags.shop === "string" ? flags.shop : (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
+      print(await call(nc, rpcs.payments.refund, { shopId, id }, timeoutMs));
+    },
+  },
   /** For an operator when payments could not release a reserve after the provider refused a refund. */
   "refund:release": {
     usage: "--account ID --payment ID [--json]",
