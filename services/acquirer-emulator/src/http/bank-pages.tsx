@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import type { JSX } from "hono/jsx/jsx-runtime";
 import { bodyLimit } from "hono/body-limit";
 import { CardForm } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
@@ -88,13 +89,17 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     return c.redirect(`/sbp/${s.id}`, 303);
   });
 
-  pages.get("/card/:id", (c) => {
+  /** A GET of one card step: its page while the session is at that step, else wherever the session now is. */
+  const cardStep = (step: SessionRow["status"], render: (s: SessionRow) => JSX.Element) => (c: Context) => {
     const s = sessionOf(c, "CARD");
     if (!s) return notFound(c);
-    if (s.status !== "OPEN") return cardRedirect(c, s);
+    if (s.status !== step) return cardRedirect(c, s);
     cardHeaders(c, s);
-    return c.html(<CardPage session={s} token={deps.tokens.issue("card", s.id)} errors={[]} />);
-  });
+    return c.html(render(s));
+  };
+
+  pages.get("/card/:id", cardStep("OPEN", (s) => <CardPage session={s} token={deps.tokens.issue("card", s.id)} errors={[]} />));
+  pages.get("/card/:id/3ds", cardStep("CHALLENGE", (s) => <ThreeDsPage session={s} token={deps.tokens.issue("3ds", s.id)} />));
 
   pages.post("/card/:id", async (c) => {
     const s = sessionOf(c, "CARD");
@@ -118,14 +123,6 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     }
     await settle(s, decision === "approve" ? { event: "PAID" } : { event: "DECLINED", reason: "card_declined" });
     return c.redirect(s.returnUrl, 303);
-  });
-
-  pages.get("/card/:id/3ds", (c) => {
-    const s = sessionOf(c, "CARD");
-    if (!s) return notFound(c);
-    if (s.status !== "CHALLENGE") return cardRedirect(c, s);
-    cardHeaders(c, s);
-    return c.html(<ThreeDsPage session={s} token={deps.tokens.issue("3ds", s.id)} errors={[]} />);
   });
 
   pages.post("/card/:id/3ds", async (c) => {

@@ -36,12 +36,12 @@ export function CardPage(props: { session: SessionRow; token: string; errors: st
   );
 }
 
-export function ThreeDsPage(props: { session: SessionRow; token: string; errors: string[] }) {
+/** The 3-D Secure step: a wrong code declines at once, as issuers do after the last try. */
+export function ThreeDsPage(props: { session: SessionRow; token: string }) {
   const s = props.session;
   return (
     <BankLayout title="Подтверждение платежа">
       <Purchase amountKopecks={s.amountKopecks} description={s.description} />
-      <Errors messages={props.errors} />
       <form method="post" action={`/card/${s.id}/3ds`}>
         <input type="hidden" name="token" value={props.token} />
         <label for="code">Код из SMS</label>

@@ -34,6 +34,21 @@ function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string;
   );
 }
 
+type FieldProps = { id: "pan" | "exp" | "cvc"; label: string; error: string } & Record<string, string | number | boolean>;
+
+/** A card field with its label and the error text the script reveals when the value is wrong. */
+function CardField({ id, label, error, ...input }: FieldProps) {
+  return (
+    <div class={`field field-${id}`}>
+      <label for={id}>{label}</label>
+      <input id={id} name={F[id]} type="text" inputmode="numeric" required aria-describedby={`${id}-error`} {...input} />
+      <p id={`${id}-error`} class="field-error" hidden>
+        {error}
+      </p>
+    </div>
+  );
+}
+
 /**
  * The card form posts straight to the acquirer (its action is the provider's URL): card data never
  * reaches our server. Error texts are rendered hidden for the script's Luhn and format checks.
@@ -42,48 +57,18 @@ function CardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopec
   const { t, lang } = props.page;
   return (
     <form method="post" action={props.card.formAction} class="card-form" data-card-form="" autocomplete="on">
-      <label for="pan">{t.cardNumber}</label>
-      <input
-        id="pan"
-        name={F.pan}
-        type="text"
-        inputmode="numeric"
-        autocomplete="cc-number"
-        required
-        maxlength={23}
-        pattern="[0-9 \-]{12,23}"
-        placeholder="0000 0000 0000 0000"
-        aria-describedby="pan-error"
-      />
-      <p id="pan-error" class="field-error" hidden>
-        {t.cardBadNumber}
-      </p>
+      <CardField id="pan" label={t.cardNumber} error={t.cardBadNumber} autocomplete="cc-number" maxlength={23} pattern="[0-9 \-]{12,23}" placeholder="0000 0000 0000 0000" />
       <div class="row">
-        <div>
-          <label for="exp">{t.cardExpiry}</label>
-          <input
-            id="exp"
-            name={F.exp}
-            type="text"
-            inputmode="numeric"
-            autocomplete="cc-exp"
-            required
-            maxlength={7}
-            pattern="(0[1-9]|1[0-2]) ?/ ?[0-9]{2}"
-            placeholder={t.cardExpiryPlaceholder}
-            aria-describedby="exp-error"
-          />
-          <p id="exp-error" class="field-error" hidden>
-            {t.cardBadExpiry}
-          </p>
-        </div>
-        <div>
-          <label for="cvc">{t.cardCvc}</label>
-          <input id="cvc" name={F.cvc} type="text" inputmode="numeric" autocomplete="cc-csc" required maxlength={4} pattern="[0-9]{3,4}" aria-describedby="cvc-error" />
-          <p id="cvc-error" class="field-error" hidden>
-            {t.cardBadCvc}
-          </p>
-        </div>
+        <CardField
+          id="exp"
+          label={t.cardExpiry}
+          error={t.cardBadExpiry}
+          autocomplete="cc-exp"
+          maxlength={7}
+          pattern="(0[1-9]|1[0-2]) ?/ ?[0-9]{2}"
+          placeholder={t.cardExpiryPlaceholder}
+        />
+        <CardField id="cvc" label={t.cardCvc} error={t.cardBadCvc} autocomplete="cc-csc" maxlength={4} pattern="[0-9]{3,4}" />
       </div>
       <label for="holder">{t.cardHolder}</label>
       <input id="holder" name={F.holder} type="text" autocomplete="cc-name" maxlength={100} autocapitalize="characters" spellcheck={false} />
