@@ -25,6 +25,18 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
   return nc;
 }
 
+/** True while the connection is up; follows disconnects and reconnects, for /readyz. */
+export function connectionUp(nc: NatsConnection): () => boolean {
+  let up = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect") up = false;
+      else if (s.type === "reconnect") up = true;
+    }
+  })().catch(() => {});
+  return () => up && !nc.isClosed();
+}
+
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 export const encodeJson = (v: unknown) => enc.encode(JSON.stringify(v));

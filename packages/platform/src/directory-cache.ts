@@ -1,4 +1,5 @@
 import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/transport-node";
 import { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
 import type { Logger } from "./log.ts";
 
@@ -6,58 +7,107 @@ import type { Logger } from "./log.ts";
  * An in-memory copy of the directory bucket, kept current by a KV watch: a revoked key or a
  * deactivated shop stops working on every replica as soon as the change is published.
  * ready resolves once the snapshot present at start has been read; after that a miss is authoritative.
+ *
+ * After a NATS reconnect (or a watch that ends) the whole bucket is read again into fresh maps that
+ * replace the old ones once loaded: a server that came back without its store restarts revisions
+ * from 1, and a watch resumed from the old position would silently miss every republished entry.
  */
 export class DirectoryCache {
-  readonly shops = new Map<string, ShopRecord>();
-  readonly keys = new Map<string, ApiKeyRecord>();
+  private shopMap = new Map<string, ShopRecord>();
+  private keyMap = new Map<string, ApiKeyRecord>();
   readonly ready: Promise<void>;
+  private generation = 0;
   private stopWatch: (() => void) | undefined;
+  private stopped = false;
 
   constructor(
     private readonly kv: KV,
     private readonly log: Logger,
+    nc?: NatsConnection,
   ) {
-    this.ready = this.start();
+    this.ready = this.load();
+    if (nc) {
+      void (async () => {
+        for await (const s of nc.status()) if (s.type === "reconnect") void this.load();
+      })().catch(() => {});
+    }
+  }
+
+  get shops(): ReadonlyMap<string, ShopRecord> {
+    return this.shopMap;
+  }
+
+  get keys(): ReadonlyMap<string, ApiKeyRecord> {
+    return this.keyMap;
   }
 
   shop(shopId: string): ShopRecord | undefined {
-    return this.shops.get(shopId);
+    return this.shopMap.get(shopId);
   }
 
   /** The active shop a key hash belongs to, or undefined (unknown key, revoked, or shop inactive). */
   shopForKeyHash(hashHex: string): ShopRecord | undefined {
-    const k = this.keys.get(hashHex);
+    const k = this.keyMap.get(hashHex);
     if (!k) return undefined;
-    const shop = this.shops.get(k.shopId);
+    const shop = this.shopMap.get(k.shopId);
     return shop?.active ? shop : undefined;
   }
 
   stop(): void {
+    this.stopped = true;
     this.stopWatch?.();
   }
 
-  private async start(): Promise<void> {
-    const status = await this.kv.status();
-    const lastSeq = status.streamInfo.state.last_seq;
-    let markReady!: () => void;
-    const ready = new Promise<void>((r) => (markReady = r));
-    if (lastSeq === 0) markReady();
-    const iter = await this.kv.watch({ key: ">" });
-    this.stopWatch = () => iter.stop();
-    (async () => {
-      for await (const e of iter) {
-        this.apply(e.key, e.operation, e.operation === "PUT" ? e.string() : "");
-        if (e.revision >= lastSeq) markReady();
+  /** Reads the bucket into new maps and swaps them in once the snapshot is complete; retried until it works. */
+  private async load(): Promise<void> {
+    const gen = ++this.generation;
+    this.stopWatch?.();
+    for (let attempt = 0; !this.stopped && gen === this.generation; attempt++) {
+      try {
+        await this.watchInto(gen);
+        return;
+      } catch (err) {
+        this.log.warn({ err: (err as Error).message, attempt }, "directory watch failed; retrying");
+        await Bun.sleep(Math.min(100 * 2 ** attempt, 2000));
       }
-    })().catch((err) => this.log.error({ err }, "directory watch ended"));
-    return ready;
+    }
   }
 
-  private apply(key: string, op: string, value: string): void {
+  private async watchInto(gen: number): Promise<void> {
+    const shops = new Map<string, ShopRecord>();
+    const keys = new Map<string, ApiKeyRecord>();
+    const lastSeq = (await this.kv.status()).streamInfo.state.last_seq;
+    const iter = await this.kv.watch({ key: ">" });
+    this.stopWatch = () => iter.stop();
+    let markReady!: () => void;
+    const ready = new Promise<void>((r) => (markReady = r));
+    const swapIn = () => {
+      if (gen !== this.generation) return;
+      this.shopMap = shops;
+      this.keyMap = keys;
+      markReady();
+    };
+    if (lastSeq === 0) swapIn();
+    void (async () => {
+      for await (const e of iter) {
+        if (gen !== this.generation) return;
+        this.apply(shops, keys, e.key, e.operation, e.operation === "PUT" ? e.string() : "");
+        if (e.revision >= lastSeq) swapIn();
+      }
+      // The watch ended without being replaced (consumer lost): read everything again.
+      if (gen === this.generation && !this.stopped) void this.load();
+    })().catch((err) => {
+      this.log.error({ err }, "directory watch ended");
+      if (gen === this.generation && !this.stopped) void this.load();
+    });
+    await ready;
+  }
+
+  private apply(shops: Map<string, ShopRecord>, keys: Map<string, ApiKeyRecord>, key: string, op: string, value: string): void {
     const dot = key.indexOf(".");
     const kind = key.slice(0, dot);
     const id = key.slice(dot + 1);
-    const map: Map<string, unknown> | undefined = kind === "shops" ? this.shops : kind === "keys" ? this.keys : undefined;
+    const map: Map<string, unknown> | undefined = kind === "shops" ? shops : kind === "keys" ? keys : undefined;
     if (!map) return;
     if (op !== "PUT") {
       map.delete(id);

@@ -1,5 +1,6 @@
 import {
   connectBus,
+  connectionUp,
   createLogger,
   createServiceApp,
   DirectoryCache,
@@ -26,12 +27,12 @@ const lifecycle = new Lifecycle(log);
 const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log);
 lifecycle.onClose("nats", () => nc.drain());
 const directoryBucket = await openDirectoryBucket(nc);
-const directory = new DirectoryCache(directoryBucket, log);
+const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 
 const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
-const app = createServiceApp(log, { nats: () => !nc.isClosed() });
+const app = createServiceApp(log, { nats: connectionUp(nc) });
 app.route("/api", openApiRoutes());
 app.route(
   "/api",
