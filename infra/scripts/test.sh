@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 bash infra/scripts/bootstrap.sh --test || exit 1
 export PATH="$PATH:/usr/sbin"
 log=$(mktemp)
-bun test "$@" 2>&1 | tee "$log"
+bun test --timeout 120000 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 passed=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)
 failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)
