@@ -17,7 +17,8 @@ export const paymentsEnv = {
   PAYMENTS_CALLBACK_URL: z.url().default("http://127.0.0.1:3004/provider/callback"),
   ACQUIRER_API_KEY: z.string().min(1).default(DEV_ACQUIRER_API_KEY),
   ACQUIRER_CALLBACK_SECRET: z.string().min(1).default(DEV_ACQUIRER_CALLBACK_SECRET),
-  ACQUIRER_TIMEOUT_MS: duration("5000"),
+  /** Below the callers' NATS_REQUEST_TIMEOUT_MS, so a hung provider is a clean 503 to them, not a timeout. */
+  ACQUIRER_TIMEOUT_MS: duration("2500"),
   CREATED_TTL: duration("24h"),
   PENDING_TTL: duration("20m"),
   TIMER_SWEEP_MS: duration("1000"),
@@ -25,4 +26,3 @@ export const paymentsEnv = {
   /** Test hook: how long the relay waits before each publishing pass (0 in production). */
   OUTBOX_RELAY_DELAY_MS: duration("0"),
 };
-export type PaymentsConfig = z.output<z.ZodObject<typeof paymentsEnv>>;
