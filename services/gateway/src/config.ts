@@ -1,6 +1,5 @@
-import { commonEnv, port } from "@payaccept/platform";
+import { commonEnv, port, trustedProxies } from "@payaccept/platform";
 import { z } from "zod";
-import { parseTrustedProxies } from "@payaccept/platform";
 
 const perMinute = (dflt: number) => z.coerce.number().int().min(1).max(1_000_000).default(dflt);
 
@@ -12,15 +11,5 @@ export const gatewayEnv = {
   RATE_LIMIT_BALANCE: perMinute(60),
   RATE_LIMIT_PER_IP: perMinute(2000),
   /** Comma-separated CIDRs of our own reverse proxies; only then is X-Forwarded-For read. */
-  TRUSTED_PROXIES: z
-    .string()
-    .default("")
-    .transform((v, ctx) => {
-      try {
-        return parseTrustedProxies(v);
-      } catch (e) {
-        ctx.addIssue({ code: "custom", message: `must be a comma-separated list of CIDRs or addresses (${(e as Error).message})` });
-        return z.NEVER;
-      }
-    }),
+  TRUSTED_PROXIES: trustedProxies(),
 };

@@ -1,4 +1,5 @@
 import ipaddr from "ipaddr.js";
+import { z } from "zod";
 
 type Cidr = [ipaddr.IPv4 | ipaddr.IPv6, number];
 export type TrustedProxies = Cidr[];
@@ -59,3 +60,17 @@ export function ipRateKey(ip: string): string {
   if (addr.kind() === "ipv4") return ip;
   return `${(addr as ipaddr.IPv6).parts.slice(0, 4).map((p) => p.toString(16)).join(":")}::/64`;
 }
+
+/** The TRUSTED_PROXIES variable: comma-separated CIDRs or addresses of our own reverse proxies. */
+export const trustedProxies = () =>
+  z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      try {
+        return parseTrustedProxies(v);
+      } catch (e) {
+        ctx.addIssue({ code: "custom", message: `must be a comma-separated list of CIDRs or addresses (${(e as Error).message})` });
+        return z.NEVER;
+      }
+    });
