@@ -56,7 +56,7 @@ describe("a buyer in the browser", () => {
     const { page, errors } = await openPage();
     await page.goto(p.payUrl);
     expect(await page.getByText("Кофейня «Зерно»").isVisible()).toBe(true);
-    expect(await page.getByTestId("amount").textContent()).toBe("1\u202F234,56\u00A0₽");
+    expect(await page.locator(".summary .amount").textContent()).toBe("1\u202F234,56\u00A0₽");
     expect(await page.getByText("Тестовый платёж").isVisible()).toBe(true);
     await screenshot(page, "sandbox-1-choose-method");
 
@@ -166,7 +166,7 @@ describe("a buyer in the browser", () => {
     await page.goto(p.payUrl);
     await page.getByRole("link", { name: "Switch to English" }).click();
     await heading(page, "Choose how to pay").waitFor(WAIT);
-    expect(await page.getByTestId("amount").textContent()).toBe("₽1,234.56");
+    expect(await page.locator(".summary .amount").textContent()).toBe("₽1,234.56");
     await page.getByRole("button", { name: "Bank card" }).click();
     await heading(page, "Pay by card").waitFor(WAIT);
     expect(await page.locator("html").getAttribute("lang")).toBe("en");

@@ -31,12 +31,11 @@ type FormFields = Record<string, string>;
 export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
   const pages = new Hono<AppEnv>();
   const ownOrigin = originOf(deps.publicUrl);
-  pages.use("*", bodyLimit({ maxSize: 16 * 1024, onError: (c) => page(c, 413, "Слишком большой запрос", "Форма не может быть такой большой.") }));
-
   const page = (c: Context, status: number, title: string, text: string, link?: { href: string; label: string }) => {
     setPageSecurityHeaders(c);
     return c.html(<MessagePage title={title} text={text} link={link} />, status as 400);
   };
+  pages.use("*", bodyLimit({ maxSize: 16 * 1024, onError: (c) => page(c, 413, "Слишком большой запрос", "Форма не может быть такой большой.") }));
   const notFound = (c: Context) => page(c, 404, "Платёж не найден", "Ссылка неверна или устарела.");
   const staleForm = (c: Context, back: string) =>
     page(c, 403, "Страница устарела", "Форму нельзя отправить с этой страницы. Откройте платёж заново.", { href: back, label: "Открыть заново" });

@@ -25,7 +25,7 @@ export function Summary(props: { view: CheckoutView; page: PageContext }) {
         <dt>{t.order}</dt>
         <dd class="order">{payment.orderId}</dd>
         <dt>{t.amount}</dt>
-        <dd class="amount" data-testid="amount">
+        <dd class="amount">
           {formatRubles(payment.amountKopecks, lang)}
         </dd>
       </dl>
