@@ -1,8 +1,8 @@
-import { rpcs, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
+import { rpcs, type CheckoutView, type PaymentMethod, type SandboxOutcome as SandboxOutcomes } from "@payaccept/contracts";
 import { call, type NatsConnection } from "@payaccept/platform";
 import type { z } from "zod";
 
-export type SandboxOutcome = z.infer<typeof import("@payaccept/contracts").SandboxOutcome>;
+type SandboxOutcome = z.infer<typeof SandboxOutcomes>;
 
 /**
  * The payment page's view of payments over NATS. Every request has a timeout: payments being

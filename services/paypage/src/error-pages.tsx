@@ -9,7 +9,7 @@ import { ErrorPage } from "./views/error-page.tsx";
 /** JSON endpoints of the page (live status) answer in the spec's Error shape; everything else is HTML. */
 const wantsJson = (c: Context) => /^\/pay\/[^/]+\/(status|events)$/.test(c.req.path);
 
-export function statusOf(err: unknown): number {
+function statusOf(err: unknown): number {
   if (err instanceof DomainError) return err.code === "BAD_GATEWAY" ? 503 : ERROR_HTTP_STATUS[err.code];
   if (err instanceof HTTPException) return err.status;
   return 500;
