@@ -80,7 +80,11 @@ describe("cancel", () => {
 describe("checkout and start (buyer side)", () => {
   test("checkout shows the payment, the shop, its methods and effective links", async () => {
     const own = await createPayment(stack, sandbox.shopId, { successUrl: "https://shop.example/own" });
-    const view = await stack.call(rpcs.payments.checkout, { id: own.id });
+    // the shop's links are set by an update after its creation; they reach payments through the KV watch
+    const view = await eventually(async () => {
+      const v = await stack.call(rpcs.payments.checkout, { id: own.id });
+      return v.failUrl !== null && v;
+    });
     expect(CheckoutView.parse(view)).toEqual(view);
     expect(view).toEqual({
       payment: own,
