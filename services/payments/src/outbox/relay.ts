@@ -68,30 +68,38 @@ export class OutboxRelay {
   }
 
   private async pass(): Promise<void> {
-    const batchSize = this.opts.batchSize ?? 100;
-    let more = false;
-    for (let batch = 0; batch < (this.opts.maxBatchesPerPass ?? 50) && !this.stopped; batch++) {
-      const rows = this.repo.unpublished(batchSize);
-      more = rows.length === batchSize;
-      for (const row of rows) {
-        try {
-          const ack = await this.publish(row);
-          this.repo.markPublished(row.seq, Date.now());
-          this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.duplicate }, "event published");
-        } catch (err) {
-          this.failures++;
-          const backoff = Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.baseBackoffMs ?? 250) * 2 ** (this.failures - 1));
-          this.log.warn({ err, eventId: row.eventId, failures: this.failures, retryInMs: backoff }, "event publish failed");
-          if (!this.stopped) this.schedule(backoff);
-          return;
-        }
-      }
-      if (!more) break;
+    let more: boolean;
+    try {
+      more = await this.publishBatches();
+    } catch (err) {
+      // A failed publish (no PubAck) or store error: the same rows come first next time.
+      this.failures++;
+      const backoff = Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.baseBackoffMs ?? 250) * 2 ** (this.failures - 1));
+      this.log.warn({ err, failures: this.failures, retryInMs: backoff }, "outbox relay pass failed");
+      if (!this.stopped) this.schedule(backoff);
+      return;
     }
     this.failures = 0;
     if ((more || this.wokenWhileRunning) && !this.stopped) {
       this.wokenWhileRunning = false;
       this.schedule(more ? 0 : this.opts.delayMs);
     }
+  }
+
+  /** Publishes up to maxBatchesPerPass batches, stopping at the first failure; true when rows remain. */
+  private async publishBatches(): Promise<boolean> {
+    const batchSize = this.opts.batchSize ?? 100;
+    for (let batch = 0; batch < (this.opts.maxBatchesPerPass ?? 50) && !this.stopped; batch++) {
+      const rows = this.repo.unpublished(batchSize);
+      for (const row of rows) {
+        const ack = await this.publish(row).catch((err) => {
+          throw Object.assign(new Error(`publish of ${row.eventId} failed: ${(err as Error).message}`), { cause: err });
+        });
+        this.repo.markPublished(row.seq, Date.now());
+        this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.duplicate }, "event published");
+      }
+      if (rows.length < batchSize) return false;
+    }
+    return true;
   }
 }
