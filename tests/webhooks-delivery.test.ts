@@ -1,7 +1,7 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstream } from "@nats-io/jetstream";
 import { DomainError, rpcs, WebhookDelivery } from "@payaccept/contracts";
-import { verifyWebhook } from "@payaccept/sdk";
+import { createWebhookHandler, verifyWebhook } from "@payaccept/sdk";
 import { eventually } from "./harness/stack.ts";
 import { failingFirst, type ReceivedWebhook } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import {
@@ -216,6 +216,33 @@ describe("receivers verify with the SDK", () => {
     expect(verifyWebhook(body, headers, shop.signingSecret, { now: sentAt + 299_000 }).ok).toBe(true);
     expect(verifyWebhook(body, headers, shop.signingSecret, { now: sentAt + 301_000 })).toMatchObject({ ok: false, reason: "stale_timestamp" });
     expect(verifyWebhook(body, headers, "another secret")).toMatchObject({ ok: false, reason: "signature_mismatch" });
+  });
+});
+
+describe("a merchant endpoint built with the SDK", () => {
+  test("accepts the dispatcher's webhooks and hands each (id, status) on once, a manual resend included", async () => {
+    const handled: { id: string; status: string; test: boolean }[] = [];
+    const secret = "whsec_merchant_endpoint";
+    const endpoint = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: createWebhookHandler({ secret, onEvent: (e, c) => void handled.push({ id: e.id, status: e.status, test: c.test }) }),
+    });
+    try {
+      const shop = await putShop(ctx.stack.nc, { webhookUrl: `http://127.0.0.1:${endpoint.port}/webhooks`, sandbox: true, signingSecret: secret });
+      const event = paymentEvent(shop, { status: "SUCCESS" });
+      await publishPaymentEvent(ctx.stack.nc, event);
+      const first = await awaitFinished(shop.shopId, event.paymentId);
+      expect(first).toMatchObject({ result: "delivered", attemptCount: 1 });
+
+      await ctx.stack.call(rpcs.webhooks.resend, { shopId: shop.shopId, deliveryId: first.id });
+      const resent = await awaitDelivery(ctx.stack, shop.shopId, event.paymentId, (d) => d.attemptCount === 2 && d.result !== "pending");
+      expect(resent.attempts.map((a) => a.httpStatus)).toEqual([200, 200]);
+      await eventually(() => handled.length > 0);
+      expect(handled).toEqual([{ id: event.paymentId, status: "SUCCESS", test: true }]);
+    } finally {
+      endpoint.stop(true);
+    }
   });
 });
 

@@ -34,6 +34,19 @@ export function createWebhookHandler(options: WebhookHandlerOptions): (req: Requ
   const dedupe = options.dedupe === false ? null : (options.dedupe ?? new MemoryDedupeStore());
   const onError = options.onError ?? ((error: unknown, event: WebhookEvent) => console.error("webhook handler failed", event.id, event.status, error));
 
+  async function handOn(event: WebhookEvent, key: string): Promise<void> {
+    try {
+      await options.onEvent(event, { test: event.test === true });
+    } catch (error) {
+      onError(error, event);
+      try {
+        await dedupe?.release(key);
+      } catch (releaseError) {
+        onError(releaseError, event);
+      }
+    }
+  }
+
   return async (req) => {
     if (req.method !== "POST") return json(405, { error: "method_not_allowed" });
     if (Number(req.headers.get("content-length") ?? 0) > maxBodyBytes) return json(413, { error: "body_too_large" });
@@ -44,14 +57,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): (req: Requ
     const { event } = verified;
     const key = `${event.id}:${event.status}`;
     if (dedupe && !(await dedupe.claim(key))) return json(200, { received: true, duplicate: true });
-    setTimeout(() => {
-      Promise.resolve()
-        .then(() => options.onEvent(event, { test: event.test === true }))
-        .catch(async (error) => {
-          await dedupe?.release(key);
-          onError(error, event);
-        });
-    }, 0);
+    setTimeout(() => void handOn(event, key), 0);
     return json(200, { received: true });
   };
 }

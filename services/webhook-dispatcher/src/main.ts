@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { PAYMENTS_STREAM } from "@payaccept/contracts";
 import {
   connectBus,
   createLogger,
@@ -13,13 +14,13 @@ import { runConsumerLoop } from "./bus/consumer-loop.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
 import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook } from "./delivery/send.ts";
+import { readShop } from "./directory.ts";
 import { createDispatcher } from "./dispatch.ts";
 import { handlePaymentEventMessage } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
 import { openDeliveryStore } from "./store/delivery-store.ts";
-import { PAYMENTS_STREAM } from "@payaccept/contracts";
 
 const RELAY_TICK_MS = 5000;
 const MIN_DEFERRAL_MS = 100;
@@ -37,7 +38,8 @@ lifecycle.onClose("store", () => store.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log);
 lifecycle.onClose("nats", () => nc.drain());
-const directory = new DirectoryCache(await openDirectoryBucket(nc), log);
+const directoryBucket = await openDirectoryBucket(nc);
+const directory = new DirectoryCache(directoryBucket, log);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shop(shopId);
@@ -84,7 +86,7 @@ const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM,
 });
 lifecycle.onClose("dispatch", () => dispatcher.stop());
 
-serveWebhookRpcs(nc, { store, shop, send, requeue, now, log });
+serveWebhookRpcs(nc, { store, currentShop: (shopId) => readShop(directoryBucket, shopId), send, requeue, now, log });
 
 const app = createServiceApp(log, {
   nats: () => !nc.isClosed(),

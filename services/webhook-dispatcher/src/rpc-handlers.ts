@@ -7,7 +7,8 @@ import { serializeTestWebhookBody } from "./webhook-body.ts";
 
 export type RpcDeps = {
   store: DeliveryStore;
-  shop: (shopId: string) => ShopRecord | undefined;
+  /** The shop as the directory holds it now (not the cache): the test webhook goes to the URL just saved. */
+  currentShop: (shopId: string) => Promise<ShopRecord | undefined>;
   send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
   /** Publishes the attempt series that resend and replay have just committed. */
   requeue: () => void;
@@ -50,7 +51,7 @@ export function replay(deps: RpcDeps, shopId: string, since: number): RpcRespons
  * waiting for the answer), with valid signatures and `test: true`; never stored as a delivery.
  */
 export async function sendTestWebhook(deps: RpcDeps, shopId: string): Promise<RpcResponse<typeof rpcs.webhooks.test>> {
-  const shop = deps.shop(shopId);
+  const shop = await deps.currentShop(shopId);
   if (!shop) throw new DomainError("NOT_FOUND", "shop not found");
   const { id, body } = serializeTestWebhookBody();
   if (!shop.webhookUrl) return { id, httpStatus: null, durationMs: 0, error: "no webhook URL configured" };

@@ -9,7 +9,12 @@ export type ShopConcurrencyOptions = {
   random?: () => number;
 };
 
-type ShopState = { inFlight: number; averageMs: number | null; backlogEndsAt: number };
+type ShopState = { inFlight: number; averageMs: number | null; backlogEndsAt: number; lastUsedAt: number };
+
+/** A shop idle this long is forgotten, so the map only holds shops with recent traffic. */
+const FORGET_IDLE_AFTER_MS = 15 * 60_000;
+/** The map is swept for idle shops once per this many acquisitions. */
+const SWEEP_EVERY = 1024;
 
 /**
  * Caps the attempts in flight to each shop, so that a shop whose endpoint hangs holds at most
@@ -24,6 +29,7 @@ type ShopState = { inFlight: number; averageMs: number | null; backlogEndsAt: nu
 export class ShopConcurrency {
   private readonly shops = new Map<string, ShopState>();
   private readonly random: () => number;
+  private acquisitions = 0;
 
   constructor(private readonly opts: ShopConcurrencyOptions) {
     this.random = opts.random ?? Math.random;
@@ -31,6 +37,7 @@ export class ShopConcurrency {
 
   /** A release function when the shop has a free slot, else null. */
   tryAcquire(shopId: string): (() => void) | null {
+    if (++this.acquisitions % SWEEP_EVERY === 0) this.forgetIdle();
     const state = this.state(shopId);
     if (state.inFlight >= this.opts.perShop) return null;
     state.inFlight++;
@@ -42,7 +49,6 @@ export class ShopConcurrency {
       state.inFlight--;
       const ms = this.opts.now() - started;
       state.averageMs = state.averageMs === null ? ms : state.averageMs * 0.8 + ms * 0.2;
-      this.forgetIfIdle(shopId, state);
     };
   }
 
@@ -53,9 +59,9 @@ export class ShopConcurrency {
     const t = now();
     const slotMs = (state.averageMs ?? initialEstimateMs) / perShop;
     state.backlogEndsAt = Math.min(Math.max(state.backlogEndsAt, t) + slotMs, t + maxDeferralMs);
-    const wait = Math.min(Math.max(state.backlogEndsAt - t, minDeferralMs), maxDeferralMs);
     // ±10 % so that deferrals booked in the same millisecond do not all come back together.
-    return Math.round(wait * (0.9 + 0.2 * this.random()));
+    const jittered = Math.round((state.backlogEndsAt - t) * (0.9 + 0.2 * this.random()));
+    return Math.min(Math.max(jittered, minDeferralMs), maxDeferralMs);
   }
 
   inFlight(shopId: string): number {
@@ -65,13 +71,17 @@ export class ShopConcurrency {
   private state(shopId: string): ShopState {
     let state = this.shops.get(shopId);
     if (!state) {
-      state = { inFlight: 0, averageMs: null, backlogEndsAt: 0 };
+      state = { inFlight: 0, averageMs: null, backlogEndsAt: 0, lastUsedAt: 0 };
       this.shops.set(shopId, state);
     }
+    state.lastUsedAt = this.opts.now();
     return state;
   }
 
-  private forgetIfIdle(shopId: string, state: ShopState): void {
-    if (state.inFlight === 0 && state.backlogEndsAt <= this.opts.now()) this.shops.delete(shopId);
+  private forgetIdle(): void {
+    const cutoff = this.opts.now() - FORGET_IDLE_AFTER_MS;
+    for (const [shopId, state] of this.shops) {
+      if (state.inFlight === 0 && state.lastUsedAt < cutoff && state.backlogEndsAt < cutoff) this.shops.delete(shopId);
+    }
   }
 }

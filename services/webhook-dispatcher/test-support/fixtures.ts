@@ -16,12 +16,8 @@ import { ROOT } from "../../../infra/launcher/services.ts";
 import type { Stack } from "../../../tests/harness/stack.ts";
 import type { ReceivedWebhook } from "./receiver.ts";
 
-/**
- * Puts a shop into the directory KV exactly as the dashboard publishes it, so dispatcher tests do
- * not depend on the dashboard service.
- */
-export async function putShop(nc: NatsConnection, fields: Partial<ShopRecord> = {}): Promise<ShopRecord> {
-  const shop: ShopRecord = {
+export function shopRecord(fields: Partial<ShopRecord> = {}): ShopRecord {
+  return {
     shopId: Bun.randomUUIDv7(),
     accountId: Bun.randomUUIDv7(),
     name: "Webhook test shop",
@@ -36,6 +32,14 @@ export async function putShop(nc: NatsConnection, fields: Partial<ShopRecord> = 
     updatedAt: new Date().toISOString(),
     ...fields,
   };
+}
+
+/**
+ * Puts a shop into the directory KV exactly as the dashboard publishes it, so dispatcher tests do
+ * not depend on the dashboard service.
+ */
+export async function putShop(nc: NatsConnection, fields: Partial<ShopRecord> = {}): Promise<ShopRecord> {
+  const shop = shopRecord(fields);
   const kv = await openDirectoryBucket(nc);
   await kv.put(shopKvKey(shop.shopId), JSON.stringify(shop));
   return shop;
