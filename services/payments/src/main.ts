@@ -4,6 +4,7 @@ import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
 import {
   call,
   connectBus,
+  connectionUp,
   createLogger,
   createServiceApp,
   DirectoryCache,
@@ -17,7 +18,6 @@ import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
-import { connectionUp } from "./nats-connection.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
@@ -41,7 +41,7 @@ life.onClose("nats", () => nc.drain());
 const natsUp = connectionUp(nc);
 await ensurePaymentsStream(nc);
 const directoryBucket = await openDirectoryBucket(nc);
-const directory = new DirectoryCache(directoryBucket, log);
+const directory = new DirectoryCache(directoryBucket, log, nc);
 life.onClose("directory", () => directory.stop());
 
 const relay = new OutboxRelay(createOutboxRepo(store), jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {

@@ -35,7 +35,7 @@ export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
 }
 
 /** Methods the buyer may pick: the shop's enabled ones, narrowed to the merchant's fixed method. */
-export function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
+function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
   return row.method && row.status === "CREATED" ? shop.methods.filter((m) => m === row.method) : shop.methods;
 }
 
