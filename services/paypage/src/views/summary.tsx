@@ -24,7 +24,7 @@ export function Summary(props: { view: CheckoutView; page: PageContext }) {
         ) : null}
         <dt>{t.order}</dt>
         <dd class="order">{payment.orderId}</dd>
-        <dt>{t.amount}</dt>
+        <dt>{payment.status === "CREATED" || payment.status === "PENDING" ? t.amount : t.amountSettled}</dt>
         <dd class="amount">
           {formatRubles(payment.amountKopecks, lang)}
         </dd>
