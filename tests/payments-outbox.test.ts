@@ -34,6 +34,12 @@ async function startPaymentsAgain(): Promise<void> {
   await svc.waitReady();
 }
 
+/** payments_outbox_unpublished from the service's /metrics. */
+async function outboxBacklog(): Promise<number> {
+  const text = await (await fetch(`${stack.url("payments")}/metrics`)).text();
+  return Number(/^payments_outbox_unpublished (\d+)$/m.exec(text)![1]);
+}
+
 function outboxPayload(paymentId: string): string {
   const db = new Database(join(stack.dataDir, "payments.db"), { readonly: true });
   try {
@@ -54,6 +60,7 @@ test("an event committed before a crash reaches the stream exactly once", async 
 
   expect(await eventsOf(stack, a.id)).toEqual([]);
   expect(await eventsOf(stack, b.id)).toEqual([]);
+  expect(await outboxBacklog()).toBe(2);
   await stack.kill("payments", "SIGKILL");
 
   const bPayload = outboxPayload(b.id);
@@ -75,6 +82,8 @@ test("an event committed before a crash reaches the stream exactly once", async 
   const evsB = await eventsOf(stack, b.id);
   expect(evsB).toHaveLength(1);
   expect(JSON.stringify(evsB[0]!.event)).toBe(JSON.stringify(JSON.parse(bPayload)));
+
+  await eventually(async () => (await outboxBacklog()) === 0);
 
   // and any later duplicate publish is dropped as well
   const again = await js.publish(paymentEventSubject("CANCELED"), outboxPayload(a.id), { msgID: paymentEventId(a.id, "CANCELED") });

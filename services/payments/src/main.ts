@@ -18,6 +18,7 @@ import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
+import { registerOutboxGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
@@ -44,7 +45,9 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 life.onClose("directory", () => directory.stop());
 
-const relay = new OutboxRelay(createOutboxRepo(store), jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
+const outbox = createOutboxRepo(store);
+registerOutboxGauges(outbox);
+const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });

@@ -11,7 +11,14 @@ export function createOutboxRepo({ db }: PaymentsStore) {
     .set({ publishedAt: sql`${sql.placeholder("at")}` })
     .where(eq(outbox.seq, sql.placeholder("seq")))
     .prepare();
+  const backlogQ = db
+    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${outbox.createdAt})` })
+    .from(outbox)
+    .where(isNull(outbox.publishedAt))
+    .prepare();
   return {
+    /** How many events wait for the relay, and since when. */
+    backlog: (): { count: number; oldest: number | null } => backlogQ.get() ?? { count: 0, oldest: null },
     /** Oldest first, so a payment's events reach the stream in the order they happened. */
     unpublished: (limit: number): OutboxRow[] => unpublishedQ.all({ limit }),
     markPublished: (seq: number, at: number): void => void markQ.run({ seq, at }),
