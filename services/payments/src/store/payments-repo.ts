@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-o
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { paymentEventId, type ListPaymentsQuery, type PaymentStatus } from "@payaccept/contracts";
 import type { Store } from "@payaccept/platform";
-import { planList, type SeqBounds } from "../domain/list-plan.ts";
+import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent } from "../domain/views.ts";
 import { outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
@@ -110,6 +110,27 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
 
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
 
+  /**
+   * A status-filtered page: one covering scan of (shop, status, seq) per status, merged in seq order
+   * by SQLite (MERGE UNION ALL), so the walk to the offset touches index entries only, never rows.
+   */
+  function statusWalk(shopId: string, plan: Extract<ListPlan, { kind: "statusWalk" }>): { items: PaymentRow[]; total: number } {
+    const range = (status: PaymentStatus) => and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last));
+    const [head, second, ...rest] = plan.statuses.map((status) => db.select({ seq: p.seq }).from(p).where(range(status)));
+    const merged = second ? unionAll(head!, second, ...rest) : head!;
+    const seqs = merged.orderBy(sql`seq`).limit(plan.limit).offset(plan.offset).all().map((r) => r.seq);
+    const items = seqs.length === 0 ? [] : db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs))).orderBy(asc(p.seq)).all();
+    const total =
+      plan.total === "counters"
+        ? (db
+            .select({ n: sql<number>`coalesce(sum(${statusCounts.count}), 0)` })
+            .from(statusCounts)
+            .where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))
+            .get()?.n ?? 0)
+        : plan.statuses.reduce((sum, status) => sum + (db.select({ n: sql<number>`count(*)` }).from(p).where(range(status)).get()?.n ?? 0), 0);
+    return { items, total };
+  }
+
   return {
     byId: (id: string): PaymentRow | undefined => byIdQ.get({ id }),
     byOrderId: (shopId: string, orderId: string): PaymentRow | undefined => byOrderIdQ.get({ shopId, orderId }),
@@ -196,22 +217,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         const plan = planList(query, bounds);
         if (plan.kind === "empty") return { items: [], total: plan.total };
         if (plan.kind === "seqRange") return { items: seqRangeQ.all({ shopId, first: plan.first, last: plan.last }), total: plan.total };
-        // One covering scan of (shop, status, seq) per status, merged in seq order by SQLite
-        // (MERGE UNION ALL): the walk to the page touches index entries only, never rows.
-        const range = (status: PaymentStatus) => and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last));
-        const [head, second, ...rest] = plan.statuses.map((status) => db.select({ seq: p.seq }).from(p).where(range(status)));
-        const merged = second ? unionAll(head!, second, ...rest) : head!;
-        const seqs = merged.orderBy(sql`seq`).limit(plan.limit).offset(plan.offset).all().map((r) => r.seq);
-        const items = seqs.length === 0 ? [] : db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs))).orderBy(asc(p.seq)).all();
-        const total =
-          plan.total === "counters"
-            ? (db
-                .select({ n: sql<number>`coalesce(sum(${statusCounts.count}), 0)` })
-                .from(statusCounts)
-                .where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))
-                .get()?.n ?? 0)
-            : plan.statuses.reduce((sum, status) => sum + (db.select({ n: sql<number>`count(*)` }).from(p).where(range(status)).get()?.n ?? 0), 0);
-        return { items, total };
+        return statusWalk(shopId, plan);
       });
     },
 
