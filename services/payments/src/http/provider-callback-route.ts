@@ -35,7 +35,9 @@ export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<Ap
     if (!parsed.success) return jsonError(c, 400, formatIssues(parsed.error));
     const cb = parsed.data;
     const outcome = applyProviderCallback(d, cb);
-    c.get("log").info({ callbackId: cb.callbackId, paymentId: cb.merchantPaymentId, sessionId: cb.sessionId, event: cb.event, ...outcome }, "provider callback");
+    // Money that moved but could not be applied needs a person: a PAID that was ignored is a warning.
+    const level = outcome.result === "ignored" && cb.event === "PAID" ? "warn" : "info";
+    c.get("log")[level]({ callbackId: cb.callbackId, paymentId: cb.merchantPaymentId, sessionId: cb.sessionId, event: cb.event, ...outcome }, "provider callback");
     return c.json(outcome, 200);
   });
   return app;
