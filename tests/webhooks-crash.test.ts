@@ -1,4 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { eventually } from "./harness/stack.ts";
 import { paymentEvent, publishPaymentEvent, putShop } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 import {
@@ -68,5 +70,32 @@ describe("a dispatcher killed with SIGKILL", () => {
       [3, 200],
     ]);
     expectScheduleSpacing(d, RETRY_DELAYS);
+  });
+});
+
+describe("NATS losing its store", () => {
+  test("the dispatcher exits, and once restarted publishes its pending deliveries again: none is lost", async () => {
+    const r = ctx.receiver((_, i) => new Response(null, { status: i === 0 ? 500 : 200 }));
+    const shop = await putShop(ctx.stack.nc, { webhookUrl: r.url });
+    const event = paymentEvent(shop);
+    await publishPaymentEvent(ctx.stack.nc, event);
+    await awaitDelivery(ctx.stack, shop.shopId, event.paymentId, (d) => d.attemptCount === 1);
+
+    await ctx.stack.nats.stop();
+    rmSync(join(ctx.stack.dataDir, "jetstream"), { recursive: true, force: true });
+    await ctx.stack.startNats();
+    // The dashboard publishes its directory again; here the test stands in for it.
+    await eventually(async () => putShop(ctx.stack.nc, shop));
+    expect(await ctx.stack.service("webhook-dispatcher").proc!.exited).toBe(0);
+    ctx.stack.service("webhook-dispatcher").start();
+    await ctx.stack.service("webhook-dispatcher").waitReady();
+
+    const d = await awaitDelivery(ctx.stack, shop.shopId, event.paymentId, (x) => x.result === "delivered");
+    expect(d.attempts.map((a) => [a.attempt, a.httpStatus])).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    expectScheduleSpacing(d, RETRY_DELAYS);
+    expect(r.requests).toHaveLength(2);
   });
 });

@@ -44,10 +44,10 @@ lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shop(shopId);
 
-const js = await ensureStreams(nc, {
-  replicas: cfg.NATS_REPLICAS,
-  ackWaitMs: cfg.WEBHOOK_ACK_WAIT,
-  maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING,
+const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING };
+const js = await ensureStreams(nc, streamSettings, () => {
+  const requeued = store.requeuePending();
+  if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
 const relay = createSeriesRelay({ store, publish: dispatchPublisher(js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
 lifecycle.onClose("relay", relay.start(RELAY_TICK_MS));
@@ -85,6 +85,14 @@ const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM,
   log,
 });
 lifecycle.onClose("dispatch", () => dispatcher.stop());
+// Without its consumers the dispatcher would idle; exiting lets the supervisor start a process that recreates them.
+for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]] as const) {
+  void loop.ended.then(() => {
+    if (lifecycle.isStopping) return;
+    log.fatal({ consumer: name }, "consumer stopped; exiting");
+    void lifecycle.shutdown(`${name} consumer stopped`);
+  });
+}
 
 serveWebhookRpcs(nc, { store, currentShop: (shopId) => readShop(directoryBucket, shopId), send, requeue, now, log });
 

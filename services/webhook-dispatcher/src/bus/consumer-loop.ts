@@ -1,7 +1,8 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import type { Logger } from "@payaccept/platform";
 
-export type RunningLoop = { isActive: () => boolean; stop: () => Promise<void> };
+/** ended resolves when the loop stops, by stop() or on its own (consumer deleted, connection closed). */
+export type RunningLoop = { isActive: () => boolean; ended: Promise<void>; stop: () => Promise<void> };
 
 /** A message whose handler threw (a storage error) is offered again after this pause. */
 const HANDLER_ERROR_RETRY_MS = 5000;
@@ -14,7 +15,8 @@ export async function runConsumerLoop(
   consumer: Consumer,
   opts: { name: string; concurrency: number; handle: (m: JsMsg) => Promise<void> | void; log: Logger },
 ): Promise<RunningLoop> {
-  const messages = await consumer.consume({ max_messages: Math.max(opts.concurrency, 16) });
+  // A deleted consumer ends the loop instead of waiting for someone to recreate it.
+  const messages = await consumer.consume({ max_messages: Math.max(opts.concurrency, 16), abort_on_missing_resource: true });
   const slots = new Slots(opts.concurrency);
   const running = new Set<Promise<void>>();
   let active = true;
@@ -42,6 +44,7 @@ export async function runConsumerLoop(
     });
   return {
     isActive: () => active,
+    ended: done,
     stop: async () => {
       await messages.close();
       await done;

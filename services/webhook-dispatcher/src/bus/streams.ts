@@ -32,9 +32,14 @@ const INTAKE_ACK_WAIT_MS = 30_000;
 
 export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPending: number };
 
-export async function ensureStreams(nc: NatsConnection, s: StreamSettings): Promise<JetStreamClient> {
+/**
+ * Creates what is missing. onDispatchStreamMissing runs before the dispatch stream is created (a
+ * first start, or NATS lost its store): every pending series must then be published again, and
+ * marking them so first means a crash right after the creation cannot forget them.
+ */
+export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => void): Promise<JetStreamClient> {
   const jsm = await ensurePaymentsStream(nc);
-  await ensureDispatchStream(jsm, s.replicas);
+  await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
   await ensureConsumer(jsm, PAYMENTS_STREAM, {
     durable_name: DURABLE,
     ack_policy: AckPolicy.Explicit,
@@ -58,12 +63,12 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings): Prom
   return jetstream(nc);
 }
 
-async function ensureDispatchStream(jsm: JetStreamManager, replicas: number): Promise<void> {
+async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onMissing: () => void): Promise<void> {
   try {
     await jsm.streams.info(DISPATCH_STREAM);
     return;
   } catch {
-    // created below
+    onMissing();
   }
   try {
     await jsm.streams.add({
@@ -75,7 +80,7 @@ async function ensureDispatchStream(jsm: JetStreamManager, replicas: number): Pr
       duplicate_window: DUPLICATE_WINDOW_MS * NS_PER_MS,
     });
   } catch (e) {
-    // A replica starting at the same moment won the race.
+    // Created meanwhile by another process starting at the same moment.
     await jsm.streams.info(DISPATCH_STREAM).catch(() => {
       throw e;
     });

@@ -144,6 +144,16 @@ export function openDeliveryStore(path: string) {
       return unqueued.all({ limit });
     },
 
+    /** Every pending series goes back to the relay: their messages were lost with the dispatch stream. */
+    requeuePending(): number {
+      return db
+        .update(deliveries)
+        .set({ queuedSeries: 0 })
+        .where(eq(deliveries.result, "pending"))
+        .returning({ id: deliveries.id })
+        .all().length;
+    },
+
     markQueued(id: string, series: number): void {
       markQueued.run({ id, series });
     },
