@@ -21,6 +21,14 @@ const setActive = (active: boolean): Command => ({
     print(await call(nc, rpcs.directory.setActive, { shopId: requireFlag(flags, "shop"), active }, timeoutMs)),
 });
 
+/** --password, else the first line of stdin (keeps it out of the process list and shell history). */
+async function passwordFlag(flags: Flags): Promise<string> {
+  if (typeof flags.password === "string") return flags.password;
+  const line = (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+  if (line.length === 0) throw new UsageError("--password is required (or give it on stdin)");
+  return line;
+}
+
 export const shopCommands: Record<string, Command> = {
   "shop:create": {
     usage: "--name NAME [--sandbox] [--webhook-url URL] [--methods SBP,CARD] [--account ACCOUNT_ID] [--json]",
@@ -64,6 +72,14 @@ export const shopCommands: Record<string, Command> = {
     flags: { shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) =>
       print(await call(nc, rpcs.directory.rotateKey, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
+  },
+  "user:create-operator": {
+    usage: "--email EMAIL [--password PASSWORD] [--json]  (without --password, the first line of stdin)",
+    flags: { email: "string", password: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const req = { email: requireFlag(flags, "email"), password: await passwordFlag(flags) };
+      print(await call(nc, rpcs.dashboard.createOperator, req, timeoutMs));
+    },
   },
   "secret:rotate": {
     usage: "--shop ID [--json]  (webhooks are signed with the new secret from now on)",

@@ -157,6 +157,17 @@ export const rpcs = {
     ),
     rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
   },
+  dashboard: {
+    /**
+     * Admin CLI: a platform operator, who signs in to the dashboard and manages every shop (activity,
+     * methods, tariffs). CONFLICT when the email is taken; BAD_REQUEST lists every problem.
+     */
+    createOperator: rpc(
+      "dashboard.v1.operator.create",
+      z.object({ email: z.string(), password: z.string() }),
+      z.object({ userId: z.string(), email: z.string() }),
+    ),
+  },
   balance: {
     /** The account's figures (spec §2.4); an account the ledger has never seen has zeros. */
     get: rpc("balance.v1.get", z.object({ accountId: z.string() }), Balance),

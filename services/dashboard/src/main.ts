@@ -1,12 +1,14 @@
 import { join, resolve } from "node:path";
 import {
+  buildAssets,
   connectBus,
   createLogger,
-  createServiceApp,
+  Csrf,
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
   openStore,
+  randomToken,
   resolveNatsUrl,
 } from "@payaccept/platform";
 import { dashboardEnv } from "./config.ts";
@@ -14,14 +16,25 @@ import { KvPublisher } from "./directory/kv-publisher.ts";
 import { serveDirectory } from "./directory/rpc-handlers.ts";
 import { DirectoryStore } from "./store/directory-store.ts";
 import { schema } from "./store/schema.ts";
+import { UserStore } from "./store/user-store.ts";
+import { KeyedQueue } from "./users/keyed-queue.ts";
+import { PasswordVerifier } from "./users/passwords.ts";
+import { serveUserRpcs } from "./users/rpc-handlers.ts";
+import { Sessions } from "./users/sessions.ts";
+import { createDashboardApp } from "./web/app.ts";
+import { Backend } from "./web/backend.ts";
+import { Flash } from "./web/flash.ts";
 
 const cfg = loadConfig(dashboardEnv);
 const log = createLogger("dashboard", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
+const secureCookies = new URL(cfg.PUBLIC_DASHBOARD_URL).protocol === "https:";
+if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random CSRF key for this process (open forms need a reload after a restart)");
 
 const db = openStore(join(resolve(cfg.DATA_DIR), "dashboard.db"), schema, join(import.meta.dir, "../drizzle"));
 lifecycle.onClose("store", () => db.sqlite.close());
 const store = new DirectoryStore(db);
+const userStore = new UserStore(db);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log);
 lifecycle.onClose("nats", () => nc.drain());
@@ -34,9 +47,24 @@ void (async () => {
   for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();
 })();
 
-serveDirectory(nc, { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: Date.now });
+const directory = { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: Date.now };
+const users = { users: userStore, directory: store, passwords: new PasswordVerifier(), attempts: new KeyedQueue(), log, now: Date.now };
+serveDirectory(nc, directory);
+serveUserRpcs(nc, users);
 
-const app = createServiceApp(log, { nats: () => !nc.isClosed() });
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.DASHBOARD_PORT, fetch: app.fetch });
+const app = createDashboardApp({
+  directory,
+  users,
+  sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now: Date.now }),
+  csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
+  flash: new Flash(Date.now),
+  backend: new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT }),
+  secureCookies,
+  trustedProxies: cfg.TRUSTED_PROXIES,
+  log,
+  assets: await buildAssets({ stylesheet: join(import.meta.dir, "web/assets/dashboard.css"), script: join(import.meta.dir, "web/client/dashboard.ts") }),
+  readiness: { nats: () => !nc.isClosed() },
+});
+const server = Bun.serve({ hostname: cfg.HOST, port: cfg.DASHBOARD_PORT, fetch: (req, server) => app.fetch(req, { server }) });
 lifecycle.onClose("http", () => server.stop());
 log.info({ port: server.port }, "dashboard listening");

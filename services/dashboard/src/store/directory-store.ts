@@ -1,6 +1,11 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, asc, count, eq, isNull } from "drizzle-orm";
 import type { Store } from "@payaccept/platform";
-import { accounts, apiKeys, schema, shops, type ApiKeyRow, type ShopRow } from "./schema.ts";
+import { accounts, apiKeys, schema, shops, users, type ApiKeyRow, type ShopRow } from "./schema.ts";
+
+/** What an owner may see of a shop's live key: never the key, only how to recognise it. */
+export type KeyHint = Pick<ApiKeyRow, "displayPrefix" | "createdAt">;
+export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
+export type ShopWithOwner = { shop: ShopRow; ownerEmail: string | null };
 
 export type DirectoryDb = Store<typeof schema>;
 
@@ -53,6 +58,41 @@ export class DirectoryStore {
 
   key(keyHash: string): ApiKeyRow | undefined {
     return this.store.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get();
+  }
+
+  /** The account's shops, oldest first, each with its live key's hint (one query). */
+  shopsOfAccount(accountId: string): ShopWithKey[] {
+    return this.store.db
+      .select({ shop: shops, key: { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt } })
+      .from(shops)
+      .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
+      .where(eq(shops.accountId, accountId))
+      .orderBy(asc(shops.createdAt), asc(shops.id))
+      .all();
+  }
+
+  liveKeyHint(shopId: string): KeyHint | null {
+    return (
+      this.store.db
+        .select({ displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt)))
+        .get() ?? null
+    );
+  }
+
+  /** Every shop for operators, oldest first, with the owning merchant's email (one query a page). */
+  shopsPage(offset: number, limit: number): { items: ShopWithOwner[]; total: number } {
+    const items = this.store.db
+      .select({ shop: shops, ownerEmail: users.email })
+      .from(shops)
+      .leftJoin(users, and(eq(users.accountId, shops.accountId), eq(users.role, "merchant")))
+      .orderBy(asc(shops.createdAt), asc(shops.id))
+      .limit(limit)
+      .offset(offset)
+      .all();
+    const total = this.store.db.select({ n: count() }).from(shops).get()?.n ?? 0;
+    return { items, total };
   }
 
   liveKeys(): ApiKeyRow[] {

@@ -52,4 +52,48 @@ export const apiKeys = sqliteTable(
 );
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-export const schema = { accounts, shops, apiKeys };
+export const USER_ROLES = ["merchant", "operator"] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** People who sign in to the dashboard. A merchant owns one account; an operator owns none. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    accountId: text("account_id").references(() => accounts.id),
+    /** Lower-cased, so an address is one user however it is typed. */
+    email: text("email").notNull().unique(),
+    /** Bun.password (argon2id) hash; the password itself is never stored. */
+    passwordHash: text("password_hash").notNull(),
+    role: text("role", { enum: USER_ROLES }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("users_account_idx").on(t.accountId)],
+);
+export type UserRow = typeof users.$inferSelect;
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    /** SHA-256 hex of the cookie's token: a stolen database does not hand out live sessions. */
+    idHash: text("id_hash").primaryKey(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id),
+    createdAt: integer("created_at").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("sessions_user_idx").on(t.userId), index("sessions_expires_idx").on(t.expiresAt)],
+);
+export type SessionRow = typeof sessions.$inferSelect;
+
+/** Failed sign-ins (and sign-ups) counted per email and per client address; see web/auth/throttle.ts. */
+export const loginThrottle = sqliteTable("login_throttle", {
+  key: text("key").primaryKey(),
+  failures: integer("failures").notNull(),
+  lastFailureAt: integer("last_failure_at").notNull(),
+  lockedUntil: integer("locked_until").notNull(),
+});
+export type ThrottleRow = typeof loginThrottle.$inferSelect;
+
+export const schema = { accounts, shops, apiKeys, users, sessions, loginThrottle };

@@ -1,0 +1,89 @@
+import { DomainError } from "@payaccept/contracts";
+import type { Logger } from "@payaccept/platform";
+import type { DirectoryStore } from "../store/directory-store.ts";
+import type { UserRow } from "../store/schema.ts";
+import type { UserStore } from "../store/user-store.ts";
+import type { KeyedQueue } from "./keyed-queue.ts";
+import { hashPassword, type PasswordVerifier } from "./passwords.ts";
+import { addressThrottleKey, ADDRESS_POLICY, afterFailure, emailThrottleKey, EMAIL_POLICY, lockedUntil } from "./throttle.ts";
+
+export type UserDeps = {
+  users: UserStore;
+  directory: DirectoryStore;
+  passwords: PasswordVerifier;
+  attempts: KeyedQueue;
+  log: Logger;
+  now: () => number;
+};
+
+export type SignInResult =
+  | { kind: "signedIn"; user: UserRow }
+  | { kind: "invalid" }
+  /** Too many failures for this email or this address; nothing was checked. */
+  | { kind: "locked"; retryAfterMs: number };
+
+/** A new merchant: an account that will own shops, and its user. Email and password already validated. */
+export async function signUp(deps: UserDeps, email: string, password: string): Promise<UserRow> {
+  const passwordHash = await hashPassword(password);
+  const at = deps.now();
+  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: Bun.randomUUIDv7(), email, passwordHash, role: "merchant", createdAt: at };
+  insertUnique(deps, () =>
+    deps.directory.transaction(() => {
+      deps.directory.insertAccount(user.accountId!, at);
+      deps.users.insertUser(user);
+    }),
+  );
+  deps.log.info({ userId: user.id, accountId: user.accountId }, "merchant signed up");
+  return user;
+}
+
+/** A platform operator (admin CLI): no account of its own; sees every shop. */
+export async function createOperator(deps: UserDeps, email: string, password: string): Promise<UserRow> {
+  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: null, email, passwordHash: await hashPassword(password), role: "operator", createdAt: deps.now() };
+  insertUnique(deps, () => deps.users.insertUser(user));
+  deps.log.info({ userId: user.id }, "operator created");
+  return user;
+}
+
+/**
+ * Checks a password under the throttle: a locked email or address is refused without looking at
+ * the password; every failure, for unknown emails too, counts against both. Attempts on one email
+ * or address run one at a time, so a burst of parallel guesses is counted like a sequence.
+ */
+export function signIn(deps: UserDeps, email: string, password: string, address: string): Promise<SignInResult> {
+  const keys = [emailThrottleKey(email), addressThrottleKey(address)];
+  return deps.attempts.run(keys, async () => {
+    const now = deps.now();
+    const until = Math.max(...keys.map((k) => lockedUntil(deps.users.throttle(k), now)));
+    if (until > 0) return { kind: "locked", retryAfterMs: until - now };
+    const user = deps.users.userByEmail(email);
+    if (await deps.passwords.verify(password, user?.passwordHash)) {
+      // The address keeps its count: one good password must not wash out a spray of guesses.
+      deps.users.clearThrottle(keys[0]!);
+      deps.log.info({ userId: user!.id, role: user!.role }, "signed in");
+      return { kind: "signedIn", user: user! };
+    }
+    const failedAt = deps.now();
+    const [emailRow, addressRow] = [
+      afterFailure(deps.users.throttle(keys[0]!), keys[0]!, EMAIL_POLICY, failedAt),
+      afterFailure(deps.users.throttle(keys[1]!), keys[1]!, ADDRESS_POLICY, failedAt),
+    ];
+    deps.directory.transaction(() => {
+      deps.users.saveThrottle(emailRow);
+      deps.users.saveThrottle(addressRow);
+    });
+    deps.log.warn({ known: user !== undefined, emailFailures: emailRow.failures, addressFailures: addressRow.failures }, "sign-in failed");
+    return { kind: "invalid" };
+  });
+}
+
+function insertUnique(deps: UserDeps, insert: () => void): void {
+  try {
+    insert();
+  } catch (e) {
+    if (e instanceof Error && /UNIQUE constraint failed: users\.email/.test(e.message)) {
+      throw new DomainError("CONFLICT", "a user with this email already exists");
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,40 @@
+import { DomainError } from "@payaccept/contracts";
+import { assetRoutes, healthRoutes, requestContext, type Assets, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { WebDeps } from "./deps.ts";
+import type { WebEnv } from "./env.ts";
+import { renderError } from "./errors.tsx";
+import { csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { authRoutes } from "./routes/auth.tsx";
+import { balanceRoutes } from "./routes/balance.tsx";
+import { operatorRoutes } from "./routes/operator.tsx";
+import { paymentRoutes } from "./routes/payments.tsx";
+import { shopRoutes } from "./routes/shops.tsx";
+import { webhookRoutes } from "./routes/webhook.tsx";
+
+/** Forms are a few fields; anything bigger is refused before it is read. */
+const MAX_FORM_BYTES = 16 * 1024;
+
+/**
+ * The dashboard service's HTTP app: request ids, health and metrics (the platform's), the
+ * stylesheet and script, and the merchant and operator pages. Every page: security headers, session, language,
+ * CSRF on every POST; errors are friendly HTML pages.
+ */
+export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets; readiness: Record<string, ReadinessCheck> }) {
+  const web = new Hono<WebEnv>();
+  web.use("*", requestContext(deps.log));
+  web.route("/", healthRoutes(deps.readiness));
+  web.route("/", assetRoutes(deps.assets, { css: "/assets/dashboard.css", js: "/assets/dashboard.js" }));
+  web.use(
+    "*",
+    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("PAYLOAD_TOO_LARGE", "form too large")) }),
+    webContext(deps),
+    csrfGuard(deps.csrf),
+  );
+  for (const path of ["/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
+  for (const routes of [authRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
+  web.notFound((c) => renderError(c, new DomainError("NOT_FOUND", "page not found")));
+  web.onError((err, c) => renderError(c, err));
+  return web;
+}

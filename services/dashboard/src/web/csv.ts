@@ -1,0 +1,39 @@
+import type { Payment } from "@payaccept/contracts";
+
+/**
+ * A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return, which some
+ * strip before looking) as a formula: such text cells get a leading apostrophe, shown as text.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+export function csvCell(value: string | number | boolean | null): string {
+  if (value === null) return "";
+  if (typeof value !== "string") return String(value);
+  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** RFC 4180: comma-separated, CRLF-terminated. */
+export const csvLine = (cells: (string | number | boolean | null)[]) => `${cells.map(csvCell).join(",")}\r\n`;
+
+/** Every field of the spec's Payment (§2.2), in its order; metadata as JSON text. */
+export const PAYMENT_CSV_COLUMNS = [
+  "id",
+  "orderId",
+  "status",
+  "amountKopecks",
+  "commissionKopecks",
+  "description",
+  "method",
+  "telegramId",
+  "metadata",
+  "successUrl",
+  "failUrl",
+  "payUrl",
+  "isTest",
+  "paidAt",
+  "createdAt",
+] as const satisfies readonly (keyof Payment)[];
+
+export const paymentCsvLine = (p: Payment) =>
+  csvLine(PAYMENT_CSV_COLUMNS.map((column) => (column === "metadata" ? (p.metadata === null ? null : JSON.stringify(p.metadata)) : p[column])));

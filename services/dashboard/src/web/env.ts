@@ -1,0 +1,12 @@
+import type { AppEnv } from "@payaccept/platform";
+import type { Server } from "bun";
+import type { UserRow } from "../store/schema.ts";
+import type { Page } from "./page.ts";
+
+/** The signed-in person: who they are and which session (its stored hash) they use. */
+export type Viewer = { user: UserRow; sessionId: string };
+
+export type WebEnv = {
+  Bindings: { server?: Server<undefined> };
+  Variables: AppEnv["Variables"] & { viewer: Viewer | undefined; page: Page };
+};

@@ -1,0 +1,40 @@
+import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { unavailableService } from "./backend.ts";
+import type { WebEnv } from "./env.ts";
+import { MESSAGES } from "./i18n.ts";
+import type { Page } from "./page.ts";
+import { ErrorPage } from "./views/error-page.tsx";
+
+function statusOf(err: unknown): number {
+  if (err instanceof DomainError) return err.code === "BAD_GATEWAY" ? 503 : ERROR_HTTP_STATUS[err.code];
+  if (err instanceof HTTPException) return err.status;
+  return 500;
+}
+
+function copyFor(status: number, err: unknown, page: Page): [string, string] {
+  const { t } = page;
+  if (status === 404) return [t.notFoundTitle, t.notFoundText];
+  if (status === 403) return [t.staleTitle, t.staleText];
+  if (status === 503) {
+    const service = err instanceof DomainError ? unavailableService(err) : "";
+    return [t.unavailableTitle, t.unavailableText(t.services[service] ?? t.someService)];
+  }
+  if (status >= 500) return [t.internalTitle, t.internalText];
+  return [t.badRequestTitle, t.badRequestText];
+}
+
+/** A page whose own context could not be built (the failure came first) is shown signed-out, in Russian. */
+const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer: undefined });
+
+/** Renders any failure as a friendly HTML page with the right status; unexpected ones are logged. */
+export function renderError(c: Context<WebEnv>, err: unknown): Response | Promise<Response> {
+  const status = statusOf(err);
+  if (status >= 500 && status !== 503) c.get("log")?.error({ err }, "unhandled error");
+  else if (status === 503) c.get("log")?.warn({ reason: (err as Error).message }, "a service did not answer");
+  if (status === 503) c.header("Retry-After", "30");
+  const page = c.get("page") ?? fallbackPage();
+  const [title, text] = copyFor(status, err, page);
+  return c.html(<ErrorPage page={page} title={title} text={text} />, status as 400);
+}

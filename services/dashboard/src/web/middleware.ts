@@ -1,0 +1,76 @@
+import { DomainError } from "@payaccept/contracts";
+import { clientIp, ipRateKey, pickLang, setPageSecurityHeaders, type Csrf, type TrustedProxies } from "@payaccept/platform";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Sessions } from "../users/sessions.ts";
+import type { Viewer, WebEnv } from "./env.ts";
+import { formOf, text } from "./forms.ts";
+import { MESSAGES } from "./i18n.ts";
+
+/** Forms before sign-in share one scope; after it, tokens are bound to the session, so sign-out voids them. */
+const csrfScope = (viewer: Viewer | undefined) => viewer?.sessionId ?? "signed-out";
+
+/**
+ * Every page: security headers, the signed-in viewer (if any), the language, and the CSRF token
+ * the page's forms carry.
+ */
+export function webContext(deps: { sessions: Sessions; csrf: Csrf; secureCookies: boolean }): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    setPageSecurityHeaders(c);
+    const found = deps.sessions.current(c);
+    const viewer = found && { user: found.user, sessionId: found.session.idHash };
+    c.set("viewer", viewer);
+    const lang = pickLang(c, { cookie: "dash_lang", secure: deps.secureCookies });
+    c.set("page", {
+      lang,
+      t: MESSAGES[lang],
+      csrf: deps.csrf.tokenFor(c, csrfScope(viewer)),
+      viewer: viewer && { email: viewer.user.email, role: viewer.user.role },
+    });
+    await next();
+  };
+}
+
+/** Every state-changing request must carry the token of a form we rendered; otherwise 403. */
+export function csrfGuard(csrf: Csrf): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+      const form = await formOf(c).catch(() => ({}));
+      if (!csrf.verify(c, csrfScope(c.get("viewer")), text(form, "csrf"))) throw new DomainError("FORBIDDEN", "missing or stale CSRF token");
+    }
+    await next();
+  };
+}
+
+/** The signed-in viewer; a signed-out visitor is sent to sign in and brought back afterwards. */
+export const signedIn: MiddlewareHandler<WebEnv> = async (c, next) => {
+  if (!c.get("viewer")) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+  await next();
+};
+
+/** The merchant's account; operators have none, and merchant pages do not exist for them. */
+export function accountOf(c: Context<WebEnv>): string {
+  const accountId = c.get("viewer")?.user.accountId;
+  if (!accountId) throw new DomainError("NOT_FOUND", "page not found");
+  return accountId;
+}
+
+export function viewerOf(c: Context<WebEnv>): Viewer {
+  const viewer = c.get("viewer");
+  if (!viewer) throw new DomainError("NOT_FOUND", "page not found");
+  return viewer;
+}
+
+/** Operator pages do not exist for anyone else (404, like any page one may not see). */
+export const operatorOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
+  if (c.get("viewer")?.user.role !== "operator") throw new DomainError("NOT_FOUND", "page not found");
+  await next();
+};
+
+/** The client's address as the sign-in throttle counts it (an IPv6 /64 as one). */
+export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): string {
+  const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
+  return ipRateKey(clientIp(remote, c.req.header("x-forwarded-for"), trusted));
+}
+
+/** Only our own paths are followed after sign-in (never another site: no open redirect). */
+export const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : undefined);

@@ -1,0 +1,41 @@
+import { DomainError } from "@payaccept/contracts";
+import type { Context } from "hono";
+import type { WebDeps } from "../deps.ts";
+import type { WebEnv } from "../env.ts";
+import type { FlashMessage } from "../flash.ts";
+import { viewerOf } from "../middleware.ts";
+import { describeProblems } from "../problems.ts";
+
+/** After an action: the one-shot message for the next page, then post → redirect → get. */
+export function done(c: Context<WebEnv>, deps: WebDeps, location: string, message?: FlashMessage): Response {
+  if (message) deps.flash.put(viewerOf(c).sessionId, message);
+  return c.redirect(location, 303);
+}
+
+/** The message the previous action left for this page, if it is of the kind (and shop) the page shows. */
+export function flashFor<K extends FlashMessage["kind"]>(c: Context<WebEnv>, deps: WebDeps, kinds: K[], shopId?: string): Extract<FlashMessage, { kind: K }> | undefined {
+  const viewer = c.get("viewer");
+  const message = viewer && deps.flash.take(viewer.sessionId);
+  if (!message || !kinds.includes(message.kind as K)) return undefined;
+  if (shopId !== undefined && "shopId" in message && message.shopId !== shopId) return undefined;
+  return message as Extract<FlashMessage, { kind: K }>;
+}
+
+export const noticeOf = (c: Context<WebEnv>, deps: WebDeps) => {
+  const message = flashFor(c, deps, ["notice"]);
+  return message && c.get("page").t[message.text];
+};
+
+/**
+ * Runs an action whose refusal (BAD_REQUEST, CONFLICT) the owner should read next to the form:
+ * returns the problems in the page's language instead of throwing; anything else propagates.
+ */
+export async function refusalsOf(c: Context<WebEnv>, action: () => Promise<unknown>): Promise<string[]> {
+  try {
+    await action();
+    return [];
+  } catch (e) {
+    if (e instanceof DomainError && (e.code === "BAD_REQUEST" || e.code === "CONFLICT")) return describeProblems(e.messages, c.get("page").t);
+    throw e;
+  }
+}

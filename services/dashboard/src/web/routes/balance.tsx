@@ -1,0 +1,46 @@
+import { rpcs } from "@payaccept/contracts";
+import { randomToken } from "@payaccept/platform";
+import { Hono, type Context } from "hono";
+import { parseRubles } from "../amount-input.ts";
+import { loaded } from "../backend.ts";
+import type { WebDeps } from "../deps.ts";
+import type { WebEnv } from "../env.ts";
+import { formOf, text } from "../forms.ts";
+import { accountOf } from "../middleware.ts";
+import { BalancePage, type PayoutForm } from "../views/balance-page.tsx";
+import { done, noticeOf, refusalsOf } from "./action.ts";
+
+const PAYOUT_HISTORY = 50;
+
+/** The account's balance and payouts: one read of each, the same figures the API reports. */
+export function balanceRoutes(deps: WebDeps): Hono<WebEnv> {
+  const r = new Hono<WebEnv>();
+
+  const page = async (c: Context<WebEnv>, form: PayoutForm, notice?: string) => {
+    const accountId = accountOf(c);
+    const [balance, payouts] = await Promise.all([
+      loaded(deps.backend.call(rpcs.balance.get, { accountId })),
+      loaded(deps.backend.call(rpcs.balance.listPayouts, { accountId, limit: PAYOUT_HISTORY }).then((p) => p.items)),
+    ]);
+    return <BalancePage page={c.get("page")} balance={balance} payouts={payouts} form={form} notice={notice} now={deps.directory.now()} />;
+  };
+  // Each rendering of the form gets its own key, so a double submit pays out once.
+  const freshForm = (): PayoutForm => ({ amount: "", idempotencyKey: randomToken(16), errors: [] });
+
+  r.get("/balance", async (c) => c.html(await page(c, freshForm(), noticeOf(c, deps))));
+
+  r.post("/balance/payouts", async (c) => {
+    const accountId = accountOf(c);
+    const form = await formOf(c);
+    const amount = text(form, "amount");
+    const idempotencyKey = text(form, "idempotencyKey").slice(0, 128) || randomToken(16);
+    const kopecks = parseRubles(amount);
+    const refused = (errors: string[]) => page(c, { amount, idempotencyKey, errors }).then((view) => c.html(view, 400));
+    if (kopecks === undefined || kopecks === 0) return refused([c.get("page").t.payoutAmountInvalid]);
+    const errors = await refusalsOf(c, () => deps.backend.call(rpcs.balance.createPayout, { accountId, amountKopecks: kopecks, idempotencyKey }));
+    if (errors.length > 0) return refused(errors);
+    return done(c, deps, "/balance", { kind: "notice", text: "payoutDone" });
+  });
+
+  return r;
+}

@@ -1,0 +1,97 @@
+import { DomainError, rpcs, type Payment } from "@payaccept/contracts";
+import { Hono, type Context } from "hono";
+import type { ShopRow } from "../../store/schema.ts";
+import { loaded } from "../backend.ts";
+import type { WebDeps } from "../deps.ts";
+import type { WebEnv } from "../env.ts";
+import { accountOf } from "../middleware.ts";
+import { ownedShop, paymentIdParam } from "../ownership.ts";
+import { PAYMENTS_PER_PAGE, planQuery, readFilter, type PaymentFilter } from "../payment-filter.ts";
+import { paymentsCsvStream } from "../payments-csv-stream.ts";
+import { ConfirmPaymentAction, PaymentPage, type PaymentAction } from "../views/payment-page.tsx";
+import { PaymentsPage, type PaymentsResult } from "../views/payments-page.tsx";
+import { done, flashFor, refusalsOf } from "./action.ts";
+
+/**
+ * Keyset page of the CSV export: a Payment with 4 KB of metadata is under 6 KB of JSON, so a page
+ * stays well inside NATS's default 1 MB message limit.
+ */
+const EXPORT_PAGE_SIZE = 100;
+
+/** The Payments tab: list and lookup, a payment's detail, refund and cancel, the CSV export. */
+export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
+  const r = new Hono<WebEnv>();
+  const shopOf = (c: Context<WebEnv>) => ownedShop(deps.directory.store, accountOf(c), c.req.param("shopId")!);
+  const filterOf = (c: Context<WebEnv>) => readFilter((n) => c.req.query(n), (n) => c.req.queries(n) ?? []);
+  /** Scoped by the shop: another shop's payment is NOT_FOUND, so the account check covers it. */
+  const paymentOf = (shop: ShopRow, id: string) => deps.backend.call(rpcs.payments.get, { shopId: shop.id, id: paymentIdParam(id) });
+
+  r.get("/shops/:shopId/payments", async (c) => {
+    const shop = shopOf(c);
+    const filter = filterOf(c);
+    return c.html(<PaymentsPage page={c.get("page")} shop={shop} filter={filter} result={await find(shop, filter)} />);
+  });
+
+  async function find(shop: ShopRow, filter: PaymentFilter): Promise<PaymentsResult> {
+    const query = planQuery(filter);
+    if (query.kind === "invalid") return query;
+    if (query.kind === "lookup") {
+      const lookup = deps.backend.call(rpcs.payments.lookup, { shopId: shop.id, orderId: query.orderId }).catch((e) => {
+        if (e instanceof DomainError && e.code === "NOT_FOUND") return null;
+        throw e;
+      });
+      return { kind: "lookup", loaded: await loaded(lookup) };
+    }
+    const { from, to, status } = query.period;
+    const list = deps.backend.call(rpcs.payments.list, {
+      shopId: shop.id,
+      query: { from, to, status: status?.join(","), page: String(query.page), limit: String(PAYMENTS_PER_PAGE) },
+    });
+    return { kind: "list", loaded: await loaded(list) };
+  }
+
+  r.get("/shops/:shopId/payments.csv", async (c) => {
+    const shop = shopOf(c);
+    const query = planQuery({ ...filterOf(c), orderId: "" });
+    if (query.kind !== "list") throw new DomainError("BAD_REQUEST", "invalid period");
+    const stream = await paymentsCsvStream(
+      async (after) => (await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE })).items,
+      EXPORT_PAGE_SIZE,
+      (err) => c.get("log").warn({ shopId: shop.id, reason: (err as Error).message }, "payments export aborted midway"),
+    );
+    const period = [query.period.from?.slice(0, 10), query.period.to?.slice(0, 10)].filter(Boolean).join("_") || "all";
+    return c.body(stream, 200, {
+      "Content-Type": "text/csv; charset=utf-8",
+      "Content-Disposition": `attachment; filename="payments-${shop.id}-${period}.csv"`,
+    });
+  });
+
+  r.get("/shops/:shopId/payments/:paymentId", async (c) => {
+    const shop = shopOf(c);
+    const payment = await paymentOf(shop, c.req.param("paymentId"));
+    const deliveries = await loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items));
+    const notice = flashFor(c, deps, ["notice"]);
+    return c.html(<PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} notice={notice && c.get("page").t[notice.text]} />);
+  });
+
+  const confirmable: [PaymentAction, (shop: ShopRow, payment: Payment) => Promise<unknown>][] = [
+    ["refund", (shop, p) => deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id })],
+    ["cancel", (shop, p) => deps.backend.call(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
+  ];
+  for (const [action, run] of confirmable) {
+    r.get(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
+      const shop = shopOf(c);
+      const payment = await paymentOf(shop, c.req.param("paymentId"));
+      return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} />);
+    });
+    r.post(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
+      const shop = shopOf(c);
+      const payment = await paymentOf(shop, c.req.param("paymentId"));
+      const errors = await refusalsOf(c, () => run(shop, payment));
+      if (errors.length > 0) return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} errors={errors} />, 409);
+      return done(c, deps, `/shops/${shop.id}/payments/${payment.id}`, { kind: "notice", text: action === "refund" ? "refunded" : "canceled" });
+    });
+  }
+
+  return r;
+}

@@ -1,0 +1,67 @@
+import { Hono, type Context } from "hono";
+import { createShop, rotateKey, updateShop } from "../../directory/directory.ts";
+import type { ShopRow } from "../../store/schema.ts";
+import type { WebDeps } from "../deps.ts";
+import type { WebEnv } from "../env.ts";
+import { formOf, text } from "../forms.ts";
+import { accountOf } from "../middleware.ts";
+import { ownedShop } from "../ownership.ts";
+import { ShopCardPage, type SettingsForm } from "../views/shop-card.tsx";
+import { ShopsPage } from "../views/shops-list.tsx";
+import { done, flashFor, refusalsOf } from "./action.ts";
+
+/** The account's shops: list, creation, the card with its key and settings. */
+export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
+  const r = new Hono<WebEnv>();
+  const store = deps.directory.store;
+  const shopOf = (c: Context<WebEnv>) => ownedShop(store, accountOf(c), c.req.param("shopId")!);
+
+  r.get("/shops", (c) => c.html(<ShopsPage page={c.get("page")} shops={store.shopsOfAccount(accountOf(c))} />));
+
+  r.post("/shops", async (c) => {
+    const accountId = accountOf(c);
+    const form = await formOf(c);
+    const name = text(form, "name");
+    const sandbox = text(form, "kind") !== "live";
+    let created: { shopId: string; apiKey: string } | undefined;
+    const errors = await refusalsOf(c, async () => {
+      created = await createShop(deps.directory, { name, sandbox, accountId });
+    });
+    if (!created) return c.html(<ShopsPage page={c.get("page")} shops={store.shopsOfAccount(accountId)} form={{ name, sandbox, errors }} />, 400);
+    // createShop issues the shop's first key; it is shown once, on the card, like every later one.
+    return done(c, deps, `/shops/${created.shopId}#api-key`, { kind: "apiKey", shopId: created.shopId, apiKey: created.apiKey });
+  });
+
+  const card = (c: Context<WebEnv>, shop: ShopRow, settings?: SettingsForm) => {
+    const flash = settings ? undefined : flashFor(c, deps, ["apiKey", "notice"], shop.id);
+    return (
+      <ShopCardPage
+        page={c.get("page")}
+        shop={shop}
+        keyHint={store.liveKeyHint(shop.id)}
+        newKey={flash?.kind === "apiKey" ? flash.apiKey : undefined}
+        notice={flash?.kind === "notice" ? c.get("page").t[flash.text] : undefined}
+        settings={settings}
+      />
+    );
+  };
+
+  r.get("/shops/:shopId", (c) => c.html(card(c, shopOf(c))));
+
+  r.post("/shops/:shopId/settings", async (c) => {
+    const shop = shopOf(c);
+    const form = await formOf(c);
+    const settings = { name: text(form, "name"), successUrl: text(form, "successUrl"), failUrl: text(form, "failUrl") };
+    const errors = await refusalsOf(c, () => updateShop(deps.directory, { shopId: shop.id, ...settings }));
+    if (errors.length > 0) return c.html(card(c, shop, { ...settings, errors }), 400);
+    return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
+  });
+
+  r.post("/shops/:shopId/key", async (c) => {
+    const shop = shopOf(c);
+    const { apiKey } = await rotateKey(deps.directory, { shopId: shop.id });
+    return done(c, deps, `/shops/${shop.id}#api-key`, { kind: "apiKey", shopId: shop.id, apiKey });
+  });
+
+  return r;
+}

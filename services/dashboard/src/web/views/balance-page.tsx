@@ -1,0 +1,107 @@
+import type { Balance, Payout } from "@payaccept/contracts";
+import { formatRubles } from "@payaccept/platform";
+import type { Loaded } from "../backend.ts";
+import { formatDay, moscowDate, nextDay } from "../moscow-time.ts";
+import type { Page } from "../page.ts";
+import { Alert, Badge, CsrfField, Money, TextField, Unavailable, When } from "./components.tsx";
+import { Layout } from "./layout.tsx";
+
+export type PayoutForm = { amount: string; idempotencyKey: string; errors: string[] };
+
+function Figures(props: { page: Page; balance: Balance; now: number }) {
+  const { page, balance } = props;
+  const { t } = page;
+  const today = moscowDate(props.now);
+  return (
+    <>
+      <dl class="figures">
+        <div>
+          <dt>{t.available}</dt>
+          <dd class="available">
+            <Money page={page} kopecks={balance.availableKopecks} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t.frozen}</dt>
+          <dd class="frozen">
+            <Money page={page} kopecks={balance.frozenKopecks} />
+          </dd>
+        </div>
+      </dl>
+      <p class="hold-rule">{t.holdRule(balance.holdHour)}</p>
+      <p class="muted">{t.holdExample(formatDay(today, page.lang), formatDay(nextDay(today), page.lang), balance.holdHour)}</p>
+      <p class="muted small">{t.balanceAccount}</p>
+    </>
+  );
+}
+
+function Payouts(props: { page: Page; payouts: Payout[] }) {
+  const { page } = props;
+  const { t } = page;
+  if (props.payouts.length === 0) return <p class="muted">{t.noPayouts}</p>;
+  return (
+    <table class="payouts">
+      <thead>
+        <tr>
+          <th scope="col">{t.created}</th>
+          <th scope="col" class="num">
+            {t.amount}
+          </th>
+          <th scope="col">{t.status}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.payouts.map((p) => (
+          <tr>
+            <td data-label={t.created}>
+              <When page={page} at={p.createdAt} />
+            </td>
+            <td data-label={t.amount} class="num">
+              <Money page={page} kopecks={p.amountKopecks} />
+            </td>
+            <td data-label={t.status}>
+              <Badge tone={p.status === "PAID" ? "ok" : p.status === "FAILED" ? "bad" : "neutral"}>{t.payoutStatuses[p.status] ?? p.status}</Badge>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The account's balance (the figures of GET /v1/balance), the hold in words, payouts. */
+export function BalancePage(props: { page: Page; balance: Loaded<Balance>; payouts: Loaded<Payout[]>; form: PayoutForm; notice?: string; now: number }) {
+  const { page, form } = props;
+  const { t } = page;
+  return (
+    <Layout page={page} title={t.balanceTitle}>
+      <h1>{t.balanceTitle}</h1>
+      {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
+      <section class="card">{props.balance.ok ? <Figures page={page} balance={props.balance.value} now={props.now} /> : <Unavailable page={page} service={props.balance.service} />}</section>
+      <section class="card" aria-labelledby="payout-title">
+        <h2 id="payout-title">{t.payoutTitle}</h2>
+        {form.errors.length ? <Alert kind="error" title={t.actionRefused} items={form.errors} /> : null}
+        <form method="post" action="/balance/payouts" class="stack">
+          <CsrfField page={page} />
+          <input type="hidden" name="idempotencyKey" value={form.idempotencyKey} />
+          <TextField
+            name="amount"
+            label={t.payoutAmount}
+            value={form.amount}
+            inputmode="decimal"
+            required
+            hint={props.balance.ok ? t.payoutHint(formatRubles(props.balance.value.availableKopecks, page.lang)) : undefined}
+            maxlength={20}
+          />
+          <button type="submit" class="button primary">
+            {t.payoutButton}
+          </button>
+        </form>
+      </section>
+      <section class="card">
+        <h2>{t.payoutsTitle}</h2>
+        {props.payouts.ok ? <Payouts page={page} payouts={props.payouts.value} /> : <Unavailable page={page} service={props.payouts.service} />}
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,120 @@
+import type { Child } from "hono/jsx";
+import { formatRubles } from "@payaccept/platform";
+import { formatMoscow } from "../moscow-time.ts";
+import type { Page } from "../page.ts";
+
+/** The hidden token every form carries (checked on every POST). */
+export const CsrfField = (props: { page: Page }) => <input type="hidden" name="csrf" value={props.page.csrf} />;
+
+export function Alert(props: { kind: "ok" | "error" | "warn"; title?: string; items?: string[]; children?: Child }) {
+  return (
+    <div class={`alert ${props.kind}`} role={props.kind === "ok" ? "status" : "alert"}>
+      {props.title ? <p class="alert-title">{props.title}</p> : null}
+      {props.children}
+      {props.items && props.items.length > 0 ? (
+        <ul>
+          {props.items.map((item) => (
+            <li>{item}</li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
+  );
+}
+
+/** A service that did not answer: said in place of the part it would have filled. */
+export function Unavailable(props: { page: Page; service: string }) {
+  const { t } = props.page;
+  return <Alert kind="warn">{t.unavailableInline(t.services[props.service] ?? t.someService)}</Alert>;
+}
+
+export function TextField(props: {
+  name: string;
+  label: string;
+  value?: string | null;
+  type?: string;
+  hint?: string;
+  required?: boolean;
+  autocomplete?: string;
+  placeholder?: string;
+  inputmode?: "decimal" | "email" | "url" | "numeric" | "text";
+  maxlength?: number;
+}) {
+  const id = `f-${props.name}`;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        name={props.name}
+        type={props.type ?? "text"}
+        value={props.value ?? ""}
+        required={props.required}
+        autocomplete={props.autocomplete}
+        placeholder={props.placeholder}
+        inputmode={props.inputmode}
+        maxlength={props.maxlength}
+        aria-describedby={props.hint ? `${id}-hint` : undefined}
+      />
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export const Badge = (props: { tone: "ok" | "bad" | "neutral" | "test"; children: Child }) => <span class={`badge ${props.tone}`}>{props.children}</span>;
+
+const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", FAILED: "bad", EXPIRED: "bad", CANCELED: "bad", REFUNDED: "neutral" };
+export const StatusBadge = (props: { page: Page; status: string }) => (
+  <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{props.page.t.statuses[props.status as "SUCCESS"] ?? props.status}</Badge>
+);
+
+export const Money = (props: { page: Page; kopecks: number }) => <span class="money">{formatRubles(props.kopecks, props.page.lang)}</span>;
+
+export const When = (props: { page: Page; at: string | number | null }) =>
+  props.at === null ? <>{props.page.t.none}</> : <time datetime={new Date(props.at).toISOString()}>{formatMoscow(props.at, props.page.lang)}</time>;
+
+/** A credential shown in full, with a copy button the script wires up. */
+export function Secret(props: { page: Page; value: string; label: string }) {
+  return (
+    <div class="secret">
+      <code id="secret-value" aria-label={props.label}>
+        {props.value}
+      </code>
+      <button type="button" class="small" data-copy="secret-value" data-copied={props.page.t.copied} hidden>
+        {props.page.t.copy}
+      </button>
+    </div>
+  );
+}
+
+/** A POST button (its own small form), optionally asking for confirmation when scripts run. */
+export function ActionButton(props: { page: Page; action: string; label: string; confirm?: string; tone?: "primary" | "danger" | "plain"; fields?: Record<string, string> }) {
+  return (
+    <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
+      <CsrfField page={props.page} />
+      {Object.entries(props.fields ?? {}).map(([name, value]) => (
+        <input type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" class={`button ${props.tone ?? "plain"}`}>
+        {props.label}
+      </button>
+    </form>
+  );
+}
+
+/** Previous / "page N of M" / next, for any paged list. */
+export function Pager(props: { page: Page; current: number; pages: number; href: (n: number) => string }) {
+  const { t } = props.page;
+  if (props.pages <= 1 && props.current === 1) return null;
+  return (
+    <nav class="pager" aria-label={t.pageOf(props.current, props.pages)}>
+      {props.current > 1 ? <a href={props.href(props.current - 1)}>{t.previousPage}</a> : null}
+      <span>{t.pageOf(props.current, props.pages)}</span>
+      {props.current < props.pages ? <a href={props.href(props.current + 1)}>{t.nextPage}</a> : null}
+    </nav>
+  );
+}

@@ -1,0 +1,132 @@
+import { PAYMENT_METHODS } from "@payaccept/contracts";
+import type { ShopWithOwner } from "../../store/directory-store.ts";
+import type { ShopRow } from "../../store/schema.ts";
+import { hundredthsInput } from "../amount-input.ts";
+import type { Page } from "../page.ts";
+import { ActionButton, Alert, CsrfField, Pager, TextField, When } from "./components.tsx";
+import { Layout } from "./layout.tsx";
+import { ShopBadges } from "./shop-frame.tsx";
+import { tariffText } from "./tariff.tsx";
+
+export const OPERATOR_SHOPS_PER_PAGE = 50;
+
+/** Every shop of the platform, for operators, a page at a time. */
+export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; total: number; pageNo: number }) {
+  const { page } = props;
+  const { t } = page;
+  return (
+    <Layout page={page} title={t.operatorTitle}>
+      <h1>{t.operatorTitle}</h1>
+      <p class="muted">{t.totalFound(props.total)}</p>
+      <table class="shops">
+        <thead>
+          <tr>
+            <th scope="col">{t.shopName}</th>
+            <th scope="col">{t.owner}</th>
+            <th scope="col">{t.status}</th>
+            <th scope="col">{t.methods}</th>
+            <th scope="col">{t.tariff}</th>
+            <th scope="col">{t.createdAt}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.shops.map(({ shop, ownerEmail }) => (
+            <tr>
+              <td data-label={t.shopName}>
+                <a href={`/ops/shops/${shop.id}`}>{shop.name}</a>
+              </td>
+              <td data-label={t.owner}>{ownerEmail ?? t.none}</td>
+              <td data-label={t.status}>
+                <ShopBadges page={page} shop={shop} />
+              </td>
+              <td data-label={t.methods}>{shop.methods.map((m) => t.methodNames[m]).join(", ")}</td>
+              <td data-label={t.tariff}>
+                {shop.methods.map((m) => (
+                  <div>
+                    {t.methodNames[m]}: {tariffText(shop.tariff[m], page)}
+                  </div>
+                ))}
+              </td>
+              <td data-label={t.createdAt}>
+                <When page={page} at={shop.createdAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager page={page} current={props.pageNo} pages={Math.ceil(props.total / OPERATOR_SHOPS_PER_PAGE)} href={(n) => `/ops/shops?page=${n}`} />
+    </Layout>
+  );
+}
+
+/** One shop for an operator: switch it on or off, choose its methods, set its commission. */
+export function OperatorShopPage(props: { page: Page; shop: ShopRow; ownerEmail: string | undefined; notice?: string; errors?: string[] }) {
+  const { page, shop } = props;
+  const { t } = page;
+  const base = `/ops/shops/${shop.id}`;
+  return (
+    <Layout page={page} title={t.operatorShopTitle(shop.name)}>
+      <p class="crumbs">
+        <a href="/ops/shops">{t.operatorTitle}</a>
+      </p>
+      <h1 class="shop-title">
+        <span>{t.operatorShopTitle(shop.name)}</span> <ShopBadges page={page} shop={shop} />
+      </h1>
+      {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
+      {props.errors?.length ? <Alert kind="error" title={t.actionRefused} items={props.errors} /> : null}
+      <section class="card">
+        <dl class="facts">
+          <dt>{t.shopId}</dt>
+          <dd>
+            <code>{shop.id}</code>
+          </dd>
+          <dt>{t.owner}</dt>
+          <dd>{props.ownerEmail ?? t.none}</dd>
+          <dt>{t.createdAt}</dt>
+          <dd>
+            <When page={page} at={shop.createdAt} />
+          </dd>
+        </dl>
+        <ActionButton
+          page={page}
+          action={`${base}/active`}
+          label={shop.active ? t.deactivate : t.activate}
+          confirm={shop.active ? t.deactivateConfirm : undefined}
+          tone={shop.active ? "danger" : "primary"}
+          fields={{ active: shop.active ? "0" : "1" }}
+        />
+      </section>
+      <section class="card">
+        <h2>{t.methods}</h2>
+        <form method="post" action={`${base}/methods`} class="stack">
+          <CsrfField page={page} />
+          {PAYMENT_METHODS.map((m) => (
+            <label class="choice">
+              <input type="checkbox" name="method" value={m} checked={shop.methods.includes(m)} /> {t.methodNames[m]}
+            </label>
+          ))}
+          <button type="submit" class="button primary">
+            {t.saveMethods}
+          </button>
+        </form>
+      </section>
+      <section class="card">
+        <h2>{t.tariff}</h2>
+        <form method="post" action={`${base}/tariff`} class="stack">
+          <CsrfField page={page} />
+          {PAYMENT_METHODS.map((m) => (
+            <fieldset class="tariff">
+              <legend>{t.methodNames[m]}</legend>
+              <TextField name={`${m}.percent`} label={t.tariffPercent} value={hundredthsInput(shop.tariff[m].percentBp, page.lang)} inputmode="decimal" required />
+              <TextField name={`${m}.fixed`} label={t.tariffFixed} value={hundredthsInput(shop.tariff[m].fixedKopecks, page.lang)} inputmode="decimal" required />
+              <TextField name={`${m}.min`} label={t.tariffMin} value={hundredthsInput(shop.tariff[m].minKopecks, page.lang)} inputmode="decimal" required />
+            </fieldset>
+          ))}
+          <button type="submit" class="button primary">
+            {t.saveTariff}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

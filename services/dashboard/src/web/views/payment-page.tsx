@@ -1,0 +1,112 @@
+import type { Payment, WebhookDelivery } from "@payaccept/contracts";
+import { formatRubles } from "@payaccept/platform";
+import type { ShopRow } from "../../store/schema.ts";
+import type { Loaded } from "../backend.ts";
+import type { Page } from "../page.ts";
+import { Alert, CsrfField, Money, StatusBadge, Unavailable, When } from "./components.tsx";
+import { DeliveryLog } from "./delivery-log.tsx";
+import { ShopFrame } from "./shop-frame.tsx";
+
+function Fields(props: { page: Page; payment: Payment }) {
+  const { page, payment: p } = props;
+  const { t } = page;
+  const f = t.fieldNames;
+  const link = (url: string | null) => (url ? <span class="wrap">{url}</span> : t.shopLevelLink);
+  const rows: [string, unknown][] = [
+    [f.id!, <code>{p.id}</code>],
+    [f.orderId!, p.orderId],
+    [f.status!, <StatusBadge page={page} status={p.status} />],
+    [f.amountKopecks!, <Money page={page} kopecks={p.amountKopecks} />],
+    [f.commissionKopecks!, <Money page={page} kopecks={p.commissionKopecks} />],
+    [f.description!, p.description ?? t.none],
+    [f.method!, p.method ? t.methodNames[p.method] : t.none],
+    [f.telegramId!, p.telegramId ?? t.none],
+    [f.metadata!, p.metadata === null ? t.none : <pre class="json">{JSON.stringify(p.metadata, null, 2)}</pre>],
+    [f.successUrl!, link(p.successUrl)],
+    [f.failUrl!, link(p.failUrl)],
+    [f.payUrl!, <a href={p.payUrl} rel="noopener noreferrer" class="wrap">{p.payUrl}</a>],
+    [f.isTest!, p.isTest ? t.yes : t.no],
+    [f.paidAt!, <When page={page} at={p.paidAt} />],
+    [f.createdAt!, <When page={page} at={p.createdAt} />],
+  ];
+  return (
+    <dl class="facts">
+      {rows.map(([label, value]) => (
+        <>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/** One payment: every field of the spec's Payment, its webhook deliveries, refund or cancel. */
+export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment; deliveries: Loaded<WebhookDelivery[]>; notice?: string }) {
+  const { page, shop, payment } = props;
+  const { t } = page;
+  const base = `/shops/${shop.id}/payments/${payment.id}`;
+  return (
+    <ShopFrame page={page} shop={shop} tab="payments" title={t.paymentTitle(payment.orderId)}>
+      <p class="crumbs">
+        <a href={`/shops/${shop.id}/payments`}>{t.backToPayments}</a>
+      </p>
+      {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
+      <section class="card">
+        <h2>{t.paymentTitle(payment.orderId)}</h2>
+        <Fields page={page} payment={payment} />
+        <div class="actions">
+          {payment.status === "SUCCESS" ? (
+            <a class="button danger" href={`${base}/refund`}>
+              {t.refund}
+            </a>
+          ) : null}
+          {payment.status === "CREATED" ? (
+            <a class="button danger" href={`${base}/cancel`}>
+              {t.cancel}
+            </a>
+          ) : null}
+        </div>
+      </section>
+      <section class="card">
+        <h2>{t.paymentDeliveries}</h2>
+        {props.deliveries.ok ? (
+          <DeliveryLog page={page} shopId={shop.id} deliveries={props.deliveries.value} back="payment" />
+        ) : (
+          <Unavailable page={page} service={props.deliveries.service} />
+        )}
+      </section>
+    </ShopFrame>
+  );
+}
+
+export type PaymentAction = "refund" | "cancel";
+
+/** The confirmation a refund or a cancellation asks for (no script needed); refusals are shown here. */
+export function ConfirmPaymentAction(props: { page: Page; shop: ShopRow; payment: Payment; action: PaymentAction; errors?: string[] }) {
+  const { page, shop, payment, action } = props;
+  const { t } = page;
+  const base = `/shops/${shop.id}/payments/${payment.id}`;
+  const [title, text, button] =
+    action === "refund"
+      ? [t.refundConfirmTitle, t.refundConfirmText(formatRubles(payment.amountKopecks, page.lang), payment.orderId), t.refundConfirmButton]
+      : [t.cancelConfirmTitle, t.cancelConfirmText(payment.orderId), t.cancelConfirmButton];
+  return (
+    <ShopFrame page={page} shop={shop} tab="payments" title={title}>
+      <section class="card narrow">
+        <h2>{title}</h2>
+        {props.errors?.length ? <Alert kind="error" title={t.actionRefused} items={props.errors} /> : null}
+        <p>{text}</p>
+        <form method="post" action={`${base}/${action}`} class="actions">
+          <CsrfField page={page} />
+          <button type="submit" class="button danger">
+            {button}
+          </button>
+          <a class="button plain" href={base}>
+            {t.keepIt}
+          </a>
+        </form>
+      </section>
+    </ShopFrame>
+  );
+}

@@ -1,0 +1,121 @@
+import { PAYMENT_STATUSES, type Payment } from "@payaccept/contracts";
+import type { ShopRow } from "../../store/schema.ts";
+import type { Loaded } from "../backend.ts";
+import { filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
+import type { Page } from "../page.ts";
+import { Alert, Money, Pager, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { ShopFrame } from "./shop-frame.tsx";
+
+/** What the filter found: a page of the list, one payment by order number (or none), or nothing asked. */
+export type PaymentsResult =
+  | { kind: "list"; loaded: Loaded<{ items: Payment[]; total: number; page: number }> }
+  | { kind: "lookup"; loaded: Loaded<Payment | null> }
+  | { kind: "invalid"; problems: FilterProblem[] };
+
+function PaymentRows(props: { page: Page; shopId: string; payments: Payment[] }) {
+  const { page } = props;
+  const { t } = page;
+  return (
+    <table class="payments">
+      <thead>
+        <tr>
+          <th scope="col">{t.created}</th>
+          <th scope="col">{t.order}</th>
+          <th scope="col" class="num">
+            {t.amount}
+          </th>
+          <th scope="col">{t.status}</th>
+          <th scope="col">{t.method}</th>
+          <th scope="col">{t.paidAt}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.payments.map((p) => (
+          <tr>
+            <td data-label={t.created}>
+              <When page={page} at={p.createdAt} />
+            </td>
+            <td data-label={t.order}>
+              <a href={`/shops/${props.shopId}/payments/${p.id}`}>{p.orderId}</a>
+            </td>
+            <td data-label={t.amount} class="num">
+              <Money page={page} kopecks={p.amountKopecks} />
+            </td>
+            <td data-label={t.status}>
+              <StatusBadge page={page} status={p.status} />
+            </td>
+            <td data-label={t.method}>{p.method ? t.methodNames[p.method] : t.none}</td>
+            <td data-label={t.paidAt}>
+              <When page={page} at={p.paidAt} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Result(props: { page: Page; shop: ShopRow; filter: PaymentFilter; result: PaymentsResult }) {
+  const { page, result } = props;
+  const { t } = page;
+  if (result.kind === "invalid") return <Alert kind="error" items={result.problems.map((p) => t[p])} />;
+  if (!result.loaded.ok) return <Unavailable page={page} service={result.loaded.service} />;
+  if (result.kind === "lookup") {
+    const payment = result.loaded.value;
+    return payment ? <PaymentRows page={page} shopId={props.shop.id} payments={[payment]} /> : <p class="muted">{t.orderNotFound}</p>;
+  }
+  const list = result.loaded.value;
+  return (
+    <>
+      <p class="muted total">{t.totalFound(list.total)}</p>
+      {list.items.length > 0 ? <PaymentRows page={page} shopId={props.shop.id} payments={list.items} /> : <p class="muted">{t.noPayments}</p>}
+      <Pager
+        page={page}
+        current={props.filter.page}
+        pages={Math.ceil(list.total / PAYMENTS_PER_PAGE)}
+        href={(n) => `/shops/${props.shop.id}/payments${filterQuery(props.filter, { page: n })}`}
+      />
+    </>
+  );
+}
+
+/** The Payments tab: the API's filters (period, statuses, order number), pages, and the CSV export. */
+export function PaymentsPage(props: { page: Page; shop: ShopRow; filter: PaymentFilter; result: PaymentsResult }) {
+  const { page, shop, filter } = props;
+  const { t } = page;
+  const base = `/shops/${shop.id}/payments`;
+  const exportQuery = filterQuery({ ...filter, orderId: "", page: 1 });
+  return (
+    <ShopFrame page={page} shop={shop} tab="payments" title={t.paymentsTitle}>
+      <section class="card">
+        <form method="get" action={base} class="filters">
+          <TextField name="from" type="date" label={t.periodFrom} value={filter.from} />
+          <TextField name="to" type="date" label={t.periodTo} value={filter.to} />
+          <fieldset class="statuses">
+            <legend>{t.statusFilter}</legend>
+            {PAYMENT_STATUSES.map((s) => (
+              <label class="choice">
+                <input type="checkbox" name="status" value={s} checked={filter.statuses.includes(s)} /> {t.statuses[s]}
+              </label>
+            ))}
+          </fieldset>
+          <TextField name="orderId" label={t.orderIdFilter} value={filter.orderId} hint={t.orderIdFilterHint} maxlength={64} />
+          <div class="actions">
+            <button type="submit" class="button primary">
+              {t.applyFilters}
+            </button>
+            <a class="button plain" href={base}>
+              {t.resetFilters}
+            </a>
+            <a class="button plain" href={`/shops/${shop.id}/payments.csv${exportQuery}`} download>
+              {t.exportCsv}
+            </a>
+          </div>
+        </form>
+      </section>
+      <section class="card">
+        <Result page={page} shop={shop} filter={filter} result={props.result} />
+      </section>
+    </ShopFrame>
+  );
+}

@@ -1,0 +1,83 @@
+import type { KeyHint } from "../../store/directory-store.ts";
+import type { ShopRow } from "../../store/schema.ts";
+import type { Page } from "../page.ts";
+import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
+import { ShopFrame } from "./shop-frame.tsx";
+import { tariffText } from "./tariff.tsx";
+
+export type SettingsForm = { name: string; successUrl: string; failUrl: string; errors: string[] };
+
+/** The shop card: its API key (issued here, shown once), its settings, and what it is. */
+export function ShopCardPage(props: { page: Page; shop: ShopRow; keyHint: KeyHint | null; newKey?: string; notice?: string; settings?: SettingsForm }) {
+  const { page, shop } = props;
+  const { t } = page;
+  const settings = props.settings ?? { name: shop.name, successUrl: shop.successUrl ?? "", failUrl: shop.failUrl ?? "", errors: [] };
+  return (
+    <ShopFrame page={page} shop={shop} tab="shop" title={t.tabShop}>
+      {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
+      <section class="card" id="api-key" aria-labelledby="api-key-title">
+        <h2 id="api-key-title">{t.apiKeyTitle}</h2>
+        {props.newKey ? (
+          <Alert kind="warn" title={t.newKeyShownOnce}>
+            <Secret page={page} value={props.newKey} label={t.apiKeyTitle} />
+          </Alert>
+        ) : props.keyHint ? (
+          <p>
+            {t.currentKey}: <code>{props.keyHint.displayPrefix}…</code>, {t.keyIssuedAt} <When page={page} at={props.keyHint.createdAt} />
+          </p>
+        ) : (
+          <p>{t.noKey}</p>
+        )}
+        {shop.active ? (
+          <>
+            <ActionButton page={page} action={`/shops/${shop.id}/key`} label={t.issueKey} confirm={props.keyHint ? t.issueKeyConfirm : undefined} />
+            {props.keyHint ? <p class="hint">{t.issueKeyNote}</p> : null}
+          </>
+        ) : (
+          <p class="muted">{t.keyOnlyActive}</p>
+        )}
+      </section>
+      <section class="card" aria-labelledby="settings-title">
+        <h2 id="settings-title">{t.settingsTitle}</h2>
+        {settings.errors.length ? <Alert kind="error" title={t.fixErrors} items={settings.errors} /> : null}
+        <form method="post" action={`/shops/${shop.id}/settings`} class="stack">
+          <CsrfField page={page} />
+          <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
+          <TextField name="successUrl" type="url" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          <TextField name="failUrl" type="url" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          <button type="submit" class="button primary">
+            {t.save}
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="about-title">
+        <h2 id="about-title">{t.tabShop}</h2>
+        <dl class="facts">
+          <dt>{t.shopId}</dt>
+          <dd>
+            <code>{shop.id}</code>
+          </dd>
+          <dt>{t.status}</dt>
+          <dd>{shop.active ? t.active : t.inactive}</dd>
+          <dt>{t.kind}</dt>
+          <dd>{shop.sandbox ? t.sandbox : t.live}</dd>
+          <dt>{t.methods}</dt>
+          <dd>{shop.methods.map((m) => t.methodNames[m]).join(", ")}</dd>
+          <dt>{t.tariff}</dt>
+          <dd>
+            {shop.methods.map((m) => (
+              <div>
+                {t.methodNames[m]}: {tariffText(shop.tariff[m], page)}
+              </div>
+            ))}
+          </dd>
+          <dt>{t.createdAt}</dt>
+          <dd>
+            <When page={page} at={shop.createdAt} />
+          </dd>
+        </dl>
+        <p class="hint">{t.methodsByOperator}</p>
+      </section>
+    </ShopFrame>
+  );
+}

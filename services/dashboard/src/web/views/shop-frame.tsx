@@ -1,0 +1,43 @@
+import type { Child } from "hono/jsx";
+import type { ShopRow } from "../../store/schema.ts";
+import type { Page } from "../page.ts";
+import { Badge } from "./components.tsx";
+import { Layout } from "./layout.tsx";
+
+export type ShopTab = "shop" | "webhook" | "payments";
+
+export const ShopBadges = (props: { page: Page; shop: Pick<ShopRow, "active" | "sandbox"> }) => (
+  <>
+    <Badge tone={props.shop.active ? "ok" : "bad"}>{props.shop.active ? props.page.t.active : props.page.t.inactive}</Badge>{" "}
+    <Badge tone={props.shop.sandbox ? "test" : "neutral"}>{props.shop.sandbox ? props.page.t.sandbox : props.page.t.live}</Badge>
+  </>
+);
+
+/** A shop's pages: its name and badges, then tabs for the card, the webhook and the payments. */
+export function ShopFrame(props: { page: Page; shop: ShopRow; tab: ShopTab; title: string; children: Child }) {
+  const { t } = props.page;
+  const base = `/shops/${props.shop.id}`;
+  const tabs: [ShopTab, string, string][] = [
+    ["shop", base, t.tabShop],
+    ["webhook", `${base}/webhook`, t.tabWebhook],
+    ["payments", `${base}/payments`, t.tabPayments],
+  ];
+  return (
+    <Layout page={props.page} title={`${props.title} · ${props.shop.name}`}>
+      <p class="crumbs">
+        <a href="/shops">{t.navShops}</a>
+      </p>
+      <h1 class="shop-title">
+        <span>{props.shop.name}</span> <ShopBadges page={props.page} shop={props.shop} />
+      </h1>
+      <nav class="tabs" aria-label={props.shop.name}>
+        {tabs.map(([tab, href, label]) => (
+          <a href={href} aria-current={tab === props.tab ? "page" : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+      {props.children}
+    </Layout>
+  );
+}

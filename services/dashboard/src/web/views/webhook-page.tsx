@@ -1,0 +1,104 @@
+import type { WebhookDelivery } from "@payaccept/contracts";
+import type { ShopRow } from "../../store/schema.ts";
+import type { Loaded } from "../backend.ts";
+import type { FlashMessage } from "../flash.ts";
+import type { Page } from "../page.ts";
+import { ActionButton, Alert, CsrfField, Secret, TextField, Unavailable } from "./components.tsx";
+import { DeliveryLog } from "./delivery-log.tsx";
+import { ShopFrame } from "./shop-frame.tsx";
+
+export const DELIVERIES_PER_PAGE = 20;
+
+type Props = {
+  page: Page;
+  shop: ShopRow;
+  log: Loaded<WebhookDelivery[]>;
+  /** The delivery the page starts after (older pages), if any. */
+  before?: string;
+  urlForm?: { value: string; errors: string[] };
+  flash?: Extract<FlashMessage, { kind: "secret" | "testWebhook" | "notice" }>;
+};
+
+function TestResult(props: { page: Page; result: Extract<FlashMessage, { kind: "testWebhook" }>["result"] }) {
+  const { t } = props.page;
+  const { result } = props;
+  const ms = Math.round(result.durationMs);
+  if (result.httpStatus !== null) {
+    const ok = result.httpStatus >= 200 && result.httpStatus < 300;
+    return (
+      <Alert kind={ok ? "ok" : "error"}>
+        <p class="test-result">{t.testWebhookResult(result.httpStatus, ms)}</p>
+        {result.error ? <p class="error-text">{result.error}</p> : null}
+      </Alert>
+    );
+  }
+  return (
+    <Alert kind="error">
+      <p class="test-result">{result.error === "no webhook URL configured" ? t.noWebhookUrl : t.testWebhookNoReply(ms)}</p>
+      {result.error && result.error !== "no webhook URL configured" ? <p class="error-text">{result.error}</p> : null}
+    </Alert>
+  );
+}
+
+/** The Webhook tab: URL, signing secret (on demand), test webhook, and the delivery log. */
+export function WebhookPage(props: Props) {
+  const { page, shop, flash } = props;
+  const { t } = page;
+  const base = `/shops/${shop.id}/webhook`;
+  const urlForm = props.urlForm ?? { value: shop.webhookUrl ?? "", errors: [] };
+  const items = props.log.ok ? props.log.value : [];
+  const older = items.length === DELIVERIES_PER_PAGE ? items.at(-1)?.id : undefined;
+  return (
+    <ShopFrame page={page} shop={shop} tab="webhook" title={t.webhookTitle}>
+      {flash?.kind === "notice" ? <Alert kind="ok">{t[flash.text]}</Alert> : null}
+      <section class="card" aria-labelledby="url-title">
+        <h2 id="url-title">{t.webhookUrl}</h2>
+        {urlForm.errors.length ? <Alert kind="error" title={t.fixErrors} items={urlForm.errors} /> : null}
+        <form method="post" action={`${base}/url`} class="stack">
+          <CsrfField page={page} />
+          <TextField
+            name="webhookUrl"
+            type="url"
+            label={t.webhookUrl}
+            value={urlForm.value}
+            hint={shop.sandbox ? t.webhookUrlHintSandbox : t.webhookUrlHintLive}
+            placeholder={t.webhookUrlEmpty}
+            maxlength={2048}
+            inputmode="url"
+          />
+          <button type="submit" class="button primary">
+            {t.save}
+          </button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="secret-title">
+        <h2 id="secret-title">{t.secretTitle}</h2>
+        {flash?.kind === "secret" ? (
+          <Alert kind={flash.rotated ? "warn" : "ok"} title={flash.rotated ? t.secretRotated : t.secretShown}>
+            <Secret page={page} value={flash.secret} label={t.secretTitle} />
+          </Alert>
+        ) : (
+          <p class="muted">{t.secretHidden}</p>
+        )}
+        <div class="actions">
+          <ActionButton page={page} action={`${base}/secret`} label={t.showSecret} />
+          <ActionButton page={page} action={`${base}/secret/rotate`} label={t.rotateSecret} confirm={t.rotateSecretConfirm} tone="danger" />
+        </div>
+      </section>
+      <section class="card" aria-labelledby="test-title">
+        <h2 id="test-title">{t.testWebhookTitle}</h2>
+        <p class="muted">{t.testWebhookText}</p>
+        {flash?.kind === "testWebhook" ? <TestResult page={page} result={flash.result} /> : null}
+        <ActionButton page={page} action={`${base}/test`} label={t.sendTestWebhook} />
+      </section>
+      <section class="card" aria-labelledby="log-title">
+        <h2 id="log-title">{t.deliveriesTitle}</h2>
+        {props.log.ok ? <DeliveryLog page={page} shopId={shop.id} deliveries={items} back="webhook" /> : <Unavailable page={page} service={props.log.service} />}
+        <p class="pager">
+          {props.before ? <a href={base}>{t.newestDeliveries}</a> : null}
+          {older ? <a href={`${base}?before=${encodeURIComponent(older)}`}>{t.olderDeliveries}</a> : null}
+        </p>
+      </section>
+    </ShopFrame>
+  );
+}
