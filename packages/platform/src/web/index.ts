@@ -4,4 +4,3 @@ export * from "./csrf.ts";
 export * from "./lang.ts";
 export * from "./money.ts";
 export * from "./security-headers.ts";
-export * from "./document-head.tsx";
