@@ -14,24 +14,25 @@ export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "cance
 const TTL_MS = 5 * 60_000;
 
 /**
- * One pending message per session, in memory: taking it removes it, so a reload does not show a
- * key again. A message not collected within five minutes is dropped. The dashboard runs as one
+ * One pending message per session, in memory, for the page the action redirects to: the next
+ * page the session opens takes it (another page just drops it), so a reload never shows a key
+ * again. A message not collected within five minutes is dropped. The dashboard runs as one
  * replica (docs/directory.md), so the redirect lands on the process that stored it.
  */
 export class Flash {
-  private readonly slots = new Map<string, { message: FlashMessage; expiresAt: number }>();
+  private readonly slots = new Map<string, { path: string; message: FlashMessage; expiresAt: number }>();
 
   constructor(private readonly now: () => number) {}
 
-  put(sessionId: string, message: FlashMessage): void {
+  put(sessionId: string, path: string, message: FlashMessage): void {
     const now = this.now();
     for (const [id, slot] of this.slots) if (slot.expiresAt <= now) this.slots.delete(id);
-    this.slots.set(sessionId, { message, expiresAt: now + TTL_MS });
+    this.slots.set(sessionId, { path, message, expiresAt: now + TTL_MS });
   }
 
-  take(sessionId: string): FlashMessage | undefined {
+  take(sessionId: string, path: string): FlashMessage | undefined {
     const slot = this.slots.get(sessionId);
     this.slots.delete(sessionId);
-    return slot && slot.expiresAt > this.now() ? slot.message : undefined;
+    return slot && slot.path === path && slot.expiresAt > this.now() ? slot.message : undefined;
   }
 }

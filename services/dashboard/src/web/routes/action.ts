@@ -8,14 +8,14 @@ import { describeProblems } from "../problems.ts";
 
 /** After an action: the one-shot message for the next page, then post → redirect → get. */
 export function done(c: Context<WebEnv>, deps: WebDeps, location: string, message?: FlashMessage): Response {
-  if (message) deps.flash.put(viewerOf(c).sessionId, message);
+  if (message) deps.flash.put(viewerOf(c).sessionId, new URL(location, "http://x").pathname, message);
   return c.redirect(location, 303);
 }
 
 /** The message the previous action left for this page, if it is of the kind (and shop) the page shows. */
 export function flashFor<K extends FlashMessage["kind"]>(c: Context<WebEnv>, deps: WebDeps, kinds: K[], shopId?: string): Extract<FlashMessage, { kind: K }> | undefined {
   const viewer = c.get("viewer");
-  const message = viewer && deps.flash.take(viewer.sessionId);
+  const message = viewer && deps.flash.take(viewer.sessionId, c.req.path);
   if (!message || !kinds.includes(message.kind as K)) return undefined;
   if (shopId !== undefined && "shopId" in message && message.shopId !== shopId) return undefined;
   return message as Extract<FlashMessage, { kind: K }>;

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Kvm, type KV } from "@nats-io/kv";
+import { shopKvKey, ShopRecord } from "@payaccept/contracts";
+import { ROOT } from "../infra/launcher/services.ts";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
+import { eventually, Stack } from "./harness/stack.ts";
+
+// One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(90_000);
+
+let stack: Stack;
+let kv: KV;
+let operator: DashboardClient;
+const operatorEmail = uniqueEmail("operator");
+const OPERATOR_PASSWORD = "operator password 1";
+
+/** `bun run admin …` against the stack, optionally with a line on stdin. */
+async function admin(args: string[], stdin?: string) {
+  const proc = Bun.spawn(["bun", "run", "admin", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { stdout, stderr, code };
+}
+
+const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json());
+
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard", "gateway", "balance"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  kv = await new Kvm(stack.nc).open("directory");
+});
+afterAll(() => stack?.stop());
+
+describe("operators are made with the admin CLI", () => {
+  test("user:create-operator takes the password as a flag or on stdin; bad input and taken emails are refused", async () => {
+    const created = await admin(["user:create-operator", "--email", operatorEmail, "--password", OPERATOR_PASSWORD, "--json"]);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: operatorEmail });
+    expect(created.stdout).not.toContain(OPERATOR_PASSWORD);
+
+    const fromStdin = await admin(["user:create-operator", "--email", uniqueEmail("stdin-operator")], "piped password 123\n");
+    expect(fromStdin.code).toBe(0);
+
+    const taken = await admin(["user:create-operator", "--email", operatorEmail.toUpperCase(), "--password", OPERATOR_PASSWORD]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain("CONFLICT: a user with this email already exists");
+    const bad = await admin(["user:create-operator", "--email", "not-an-email", "--password", "short"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("BAD_REQUEST: email: must be an email address; password: must be 10 to 128 characters");
+    expect(stack.log("dashboard")).not.toContain(OPERATOR_PASSWORD);
+  });
+});
+
+describe("the operator pages", () => {
+  let merchant: DashboardClient;
+  let shop: { shopId: string; apiKey: string };
+  const merchantEmail = uniqueEmail("merchant");
+
+  beforeAll(async () => {
+    merchant = DashboardClient.of(stack);
+    await merchant.signUp(merchantEmail);
+    shop = await merchant.createShop("Operated shop", "live");
+    operator = DashboardClient.of(stack);
+    const signedIn = await operator.signIn(operatorEmail, OPERATOR_PASSWORD);
+    expect(signedIn.location).toBe("/ops/shops");
+  });
+
+  test("list every shop of every account with its owner; operators have no merchant pages", async () => {
+    const other = DashboardClient.of(stack);
+    await other.signUp(uniqueEmail("other"));
+    await other.createShop("Someone else's shop");
+    const list = text((await operator.get("/ops/shops")).html);
+    expect(list).toContain("Operated shop");
+    expect(list).toContain(merchantEmail);
+    expect(list).toContain("Someone else's shop");
+    expect((await operator.get("/shops")).status).toBe(404);
+    expect((await operator.get("/balance")).status).toBe(404);
+  });
+
+  test("deactivating a shop stops its key at once; activating brings it back", async () => {
+    const page = `/ops/shops/${shop.shopId}`;
+    expect((await stack.api(shop.apiKey, "/v1/balance")).status).toBe(200);
+    const off = await operator.submit(page, `${page}/active`, { active: "0" });
+    expect(off.status).toBe(303);
+    expect(text((await operator.follow(off)).html)).toContain("Статус магазина изменён.");
+    await eventually(async () => (await stack.api(shop.apiKey, "/v1/balance")).status === 401);
+    const card = text((await merchant.get(`/shops/${shop.shopId}`)).html);
+    expect(card).toContain("Отключён");
+    expect(card).toContain("Ключ выпускается только для активного магазина.");
+
+    await operator.submit(page, `${page}/active`, { active: "1" });
+    await eventually(async () => (await stack.api(shop.apiKey, "/v1/balance")).status === 200);
+  });
+
+  test("methods and tariff are set per shop and published; nonsense is refused", async () => {
+    const page = `/ops/shops/${shop.shopId}`;
+    expect((await operator.submit(page, `${page}/methods`, { method: ["CARD"] })).status).toBe(303);
+    const none = await operator.submit(page, `${page}/methods`, {});
+    expect(none.status).toBe(400);
+    expect(text(none.html)).toContain("Оставьте хотя бы один способ оплаты.");
+
+    const tariff = { "SBP.percent": "1,5", "SBP.fixed": "10", "SBP.min": "20,00", "CARD.percent": "2.75", "CARD.fixed": "0", "CARD.min": "0" };
+    expect((await operator.submit(page, `${page}/tariff`, tariff)).status).toBe(303);
+    const bad = await operator.submit(page, `${page}/tariff`, { ...tariff, "CARD.percent": "101" });
+    expect(bad.status).toBe(400);
+    expect(await shopInKv(shop.shopId)).toMatchObject({
+      methods: ["CARD"],
+      tariff: { SBP: { percentBp: 150, fixedKopecks: 1000, minKopecks: 2000 }, CARD: { percentBp: 275, fixedKopecks: 0, minKopecks: 0 } },
+    });
+    expect(text((await merchant.get(`/shops/${shop.shopId}`)).html)).toContain("Карта: 2,75 %");
+  });
+
+  test("operator forms need the CSRF token like every other", async () => {
+    await operator.get(`/ops/shops/${shop.shopId}`);
+    expect((await operator.post(`/ops/shops/${shop.shopId}/active`, { active: "0" }, { csrf: null })).status).toBe(403);
+    expect((await shopInKv(shop.shopId)).active).toBe(true);
+  });
+});

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rpcs, type Payment } from "@payaccept/contracts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
+import { eventually, Stack } from "./harness/stack.ts";
+
+// One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(90_000);
+
+let stack: Stack;
+let receiver: Receiver;
+let merchant: DashboardClient;
+
+beforeAll(async () => {
+  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  receiver = startReceiver();
+  merchant = DashboardClient.of(stack);
+  await merchant.signUp(uniqueEmail("payments"));
+});
+afterAll(async () => {
+  receiver?.stop();
+  await stack?.stop();
+});
+
+/** Today's date in Moscow, as the filter's date inputs hold it. */
+const moscowToday = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+
+/** Creates `count` payments in parallel batches (the API's per-key limit is far away). */
+async function createMany(apiKey: string, count: number, orderId: (i: number) => string): Promise<Payment[]> {
+  const created: Payment[] = [];
+  for (let i = 0; i < count; i += 10) {
+    const batch = Array.from({ length: Math.min(10, count - i) }, (_, j) => createPayment(stack, apiKey, { orderId: orderId(i + j), amountKopecks: 10_000 + i + j }));
+    created.push(...(await Promise.all(batch)));
+  }
+  return created;
+}
+
+/** A sandbox payment the buyer has paid (CREATED → PENDING → SUCCESS through the real checkout RPCs). */
+async function paidPayment(apiKey: string): Promise<Payment> {
+  const payment = await createPayment(stack, apiKey, { amountKopecks: 250_000 });
+  await stack.call(rpcs.payments.start, { id: payment.id, method: "SBP" });
+  await stack.call(rpcs.payments.sandboxOutcome, { id: payment.id, outcome: "SUCCESS" });
+  return payment;
+}
+
+describe("list", () => {
+  let shop: { shopId: string; apiKey: string };
+  let payments: Payment[];
+
+  beforeAll(async () => {
+    shop = await merchant.createShop("Paged shop");
+    payments = await createMany(shop.apiKey, 55, (i) => `list-${String(i).padStart(3, "0")}`);
+    for (const p of payments.slice(0, 3)) await cancelPayment(stack, shop.apiKey, p.id);
+  });
+
+  test("pages of fifty, oldest first, with the total and a way to the next page", async () => {
+    const first = await merchant.get(`/shops/${shop.shopId}/payments`);
+    expect(first.status).toBe(200);
+    const firstText = text(first.html);
+    expect(firstText).toContain("Найдено: 55");
+    expect(firstText).toContain("Страница 1 из 2");
+    expect(first.html.match(/<tr>/g)).toHaveLength(51);
+    expect(firstText.indexOf("list-000")).toBeLessThan(firstText.indexOf("list-049"));
+    expect(firstText).not.toContain("list-050");
+    const second = await merchant.get(`/shops/${shop.shopId}/payments?page=2`);
+    expect(second.html.match(/<tr>/g)).toHaveLength(6);
+    expect(text(second.html)).toContain("list-054");
+  });
+
+  test("status and period filters are the API's; an order number looks one payment up", async () => {
+    const canceled = await merchant.get(`/shops/${shop.shopId}/payments?status=CANCELED`);
+    expect(text(canceled.html)).toContain("Найдено: 3");
+    expect(text(canceled.html)).toContain("list-002");
+    const both = await merchant.get(`/shops/${shop.shopId}/payments?status=CANCELED&status=CREATED`);
+    expect(text(both.html)).toContain("Найдено: 55");
+
+    const today = moscowToday();
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=${today}&to=${today}`)).html)).toContain("Найдено: 55");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=2020-01-01&to=2020-12-31`)).html)).toContain("Найдено: 0");
+
+    const lookup = await merchant.get(`/shops/${shop.shopId}/payments?orderId=list-017&status=CANCELED`);
+    expect(lookup.html.match(/<tr>/g)).toHaveLength(2);
+    expect(text(lookup.html)).toContain("list-017");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?orderId=nope`)).html)).toContain("Платежа с таким номером заказа нет.");
+  });
+
+  test("a malformed or reversed period is explained instead of sent", async () => {
+    const answer = await merchant.get(`/shops/${shop.shopId}/payments?from=2026-11-30&to=2026-11-01`);
+    expect(answer.status).toBe(200);
+    expect(text(answer.html)).toContain("Дата «С» позже даты «По».");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=31.12.2026`)).html)).toContain("Дата «С» — в формате ГГГГ-ММ-ДД.");
+  });
+});
+
+describe("a payment", () => {
+  let shop: { shopId: string; apiKey: string };
+
+  beforeAll(async () => {
+    shop = await merchant.createShop("Detail shop");
+    await merchant.submit(`/shops/${shop.shopId}/webhook`, `/shops/${shop.shopId}/webhook/url`, { webhookUrl: receiver.url });
+  });
+
+  test("its page shows every field of the spec's Payment", async () => {
+    const payment = await createPayment(stack, shop.apiKey, {
+      orderId: "detail-1",
+      amountKopecks: 123_456,
+      description: "Зёрна кофе",
+      telegramId: "987654321",
+      metadata: { cart: "A-17" },
+      successUrl: "https://shop.example/ok",
+    });
+    const page = text((await merchant.get(`/shops/${shop.shopId}/payments/${payment.id}`)).html);
+    for (const [label, value] of [
+      ["ID платежа", payment.id],
+      ["Номер заказа", "detail-1"],
+      ["Статус", "Создан"],
+      ["Сумма", "1\u202F234,56\u00A0₽"],
+      ["Комиссия", "\u00A0₽"],
+      ["Назначение", "Зёрна кофе"],
+      ["Telegram ID", "987654321"],
+      ["Метаданные", '"cart": "A-17"'],
+      ["Ссылка успеха", "https://shop.example/ok"],
+      ["Ссылка неудачи", "— (ссылка магазина)"],
+      ["Страница оплаты", payment.payUrl],
+      ["Тестовый", "да"],
+      ["Оплачен", "—"],
+    ] as const) {
+      expect(page).toContain(label);
+      expect(page).toContain(value);
+    }
+  });
+
+  test("cancel asks first, then cancels; the CANCELED webhook shows in the payment's deliveries", async () => {
+    const payment = await createPayment(stack, shop.apiKey, { orderId: "cancel-me" });
+    const base = `/shops/${shop.shopId}/payments/${payment.id}`;
+    const confirm = await merchant.get(`${base}/cancel`);
+    expect(text(confirm.html)).toContain("Отменить платёж?");
+    const canceled = await merchant.post(`${base}/cancel`);
+    expect(canceled.status).toBe(303);
+    const detail = await merchant.follow(canceled);
+    expect(text(detail.html)).toContain("Платёж отменён.");
+    expect(text(detail.html)).toContain("Отменён");
+    await eventually(async () => text((await merchant.get(base)).html).includes("Доставлен"));
+    expect(receiver.requests.some((r) => JSON.parse(r.body).id === payment.id && JSON.parse(r.body).status === "CANCELED")).toBe(true);
+  });
+
+  test("a paid payment can be refunded after confirmation; anything else is refused with the reason", async () => {
+    const payment = await paidPayment(shop.apiKey);
+    const base = `/shops/${shop.shopId}/payments/${payment.id}`;
+    expect((await merchant.get(base)).html).toContain(`href="${base}/refund"`);
+    expect(text((await merchant.get(`${base}/refund`)).html)).toContain("Покупателю вернётся 2\u202F500,00\u00A0₽");
+    const refunded = await merchant.post(`${base}/refund`);
+    expect(refunded.status).toBe(303);
+    const detail = await merchant.follow(refunded);
+    expect(text(detail.html)).toContain("Платёж возвращён.");
+    expect(detail.html).not.toContain(`href="${base}/refund"`);
+    expect((await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).status).toBe("REFUNDED");
+
+    const unpaid = await createPayment(stack, shop.apiKey);
+    await merchant.get(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`);
+    const refused = await merchant.post(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`);
+    expect(refused.status).toBe(409);
+    expect(text(refused.html)).toContain("вернуть можно только оплаченный платёж");
+  });
+
+  test("a payment id that is not a UUID is simply not found", async () => {
+    expect((await merchant.get(`/shops/${shop.shopId}/payments/not-a-uuid`)).status).toBe(404);
+  });
+});
+
+describe("CSV export", () => {
+  test("the period streams in keyset pages: every payment once, oldest first, formulas neutralised", async () => {
+    const shop = await merchant.createShop("Export shop");
+    const payments = await createMany(shop.apiKey, 230, (i) => (i === 7 ? "=HYPERLINK(\"http://evil\")" : i === 8 ? "+79001234567" : `csv-${i}`));
+    await cancelPayment(stack, shop.apiKey, payments[100]!.id);
+
+    const answer = await merchant.get(`/shops/${shop.shopId}/payments.csv`);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-.*\.csv"$/);
+    const lines = answer.html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+    expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt");
+    const oldestFirst = [...payments].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id));
+    expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(oldestFirst.map((p) => p.id));
+    expect(answer.html).toContain(`,"'=HYPERLINK(""http://evil"")",`);
+    expect(answer.html).toContain(",'+79001234567,");
+
+    const canceled = await merchant.get(`/shops/${shop.shopId}/payments.csv?status=CANCELED`);
+    const canceledLines = canceled.html.trimEnd().split("\r\n");
+    expect(canceledLines).toHaveLength(2);
+    expect(canceledLines[1]).toContain(`${payments[100]!.id},csv-100,CANCELED,`);
+
+    const today = moscowToday();
+    expect((await merchant.get(`/shops/${shop.shopId}/payments.csv?from=2020-01-01&to=2020-01-31`)).html.trimEnd().split("\r\n")).toHaveLength(1);
+    expect((await merchant.get(`/shops/${shop.shopId}/payments.csv?from=${today}`)).html.trimEnd().split("\r\n")).toHaveLength(231);
+  });
+});
+
+describe("when the payments service is down", () => {
+  test("the list says so in the page, detail and export answer 503 with a clear message, and all recovers", async () => {
+    const shop = await merchant.createShop("Outage shop");
+    const payment = await createPayment(stack, shop.apiKey);
+    await stack.kill("payments");
+    try {
+      const list = await merchant.get(`/shops/${shop.shopId}/payments`);
+      expect(list.status).toBe(200);
+      expect(text(list.html)).toContain("Сервис платежей сейчас не отвечает");
+      for (const path of [`/shops/${shop.shopId}/payments/${payment.id}`, `/shops/${shop.shopId}/payments.csv`]) {
+        const answer = await merchant.get(path);
+        expect(answer.status).toBe(503);
+        expect(text(answer.html)).toContain("Сервис платежей сейчас не отвечает. Ничего не изменено.");
+        expect(answer.html).not.toMatch(/at .*\.ts:\d+/);
+      }
+    } finally {
+      await stack.restart("payments");
+    }
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments`)).html)).toContain("Найдено: 1");
+  });
+});

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Kvm } from "@nats-io/kv";
+import { rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
+import { hmacSha256Hex } from "@payaccept/platform";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
+import { eventually, Stack } from "./harness/stack.ts";
+
+// Real stacks; bunfig's [test] timeout is not applied by this Bun.
+setDefaultTimeout(90_000);
+
+const SECRET = /whsec_[A-Za-z0-9_-]{43}/;
+
+describe("Webhook tab on a stack whose receivers run on loopback", () => {
+  let stack: Stack;
+  let receiver: Receiver;
+  /** What the receiver answers next; tests switch it. */
+  let reply = 200;
+  let merchant: DashboardClient;
+  let shop: { shopId: string; apiKey: string };
+  let tab: string;
+
+  const signingSecret = async () => ShopRecord.parse((await (await new Kvm(stack.nc).open("directory")).get(shopKvKey(shop.shopId)))!.json()).signingSecret;
+
+  beforeAll(async () => {
+    stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+    receiver = startReceiver(() => new Response("ok", { status: reply }));
+    merchant = DashboardClient.of(stack);
+    await merchant.signUp(uniqueEmail("hooks"));
+    shop = await merchant.createShop("Hooked shop");
+    tab = `/shops/${shop.shopId}/webhook`;
+  });
+  afterAll(async () => {
+    receiver?.stop();
+    await stack?.stop();
+  });
+
+  test("without a URL the test webhook says to set one; the URL is saved and shown", async () => {
+    const test = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
+    expect(text(test.html)).toContain("Сначала укажите Webhook URL.");
+    const saved = await merchant.follow(await merchant.submit(tab, `${tab}/url`, { webhookUrl: receiver.url }));
+    expect(text(saved.html)).toContain("Сохранено.");
+    expect(saved.html).toContain(`value="${receiver.url}"`);
+  });
+
+  test("the signing secret is hidden until asked for with a POST, then matches the signatures; rotation replaces it", async () => {
+    const secret = await signingSecret();
+    expect((await merchant.get(tab)).html).not.toContain(secret);
+    const revealed = await merchant.follow(await merchant.post(`${tab}/secret`));
+    expect(SECRET.exec(revealed.html)?.[0]).toBe(secret);
+    expect((await merchant.get(tab)).html).not.toContain(secret);
+
+    const before = receiver.requests.length;
+    await merchant.post(`${tab}/test`);
+    const sent = receiver.requests[before]!;
+    expect(sent.headers["x-signature"]).toBe(hmacSha256Hex(secret, sent.body));
+    expect(JSON.parse(sent.body)).toMatchObject({ test: true });
+
+    const rotated = await merchant.follow(await merchant.submit(tab, `${tab}/secret/rotate`));
+    const fresh = SECRET.exec(rotated.html)?.[0];
+    expect(text(rotated.html)).toContain("Секрет сменён.");
+    expect(fresh).not.toBe(secret);
+    expect(await signingSecret()).toBe(fresh!);
+  });
+
+  test("Send test webhook shows the receiver's HTTP code and response time", async () => {
+    reply = 200;
+    const ok = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
+    expect(text(ok.html)).toMatch(/Ваш сервер ответил HTTP 200 за \d+ мс\./);
+    reply = 503;
+    const failed = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
+    expect(text(failed.html)).toMatch(/Ваш сервер ответил HTTP 503 за \d+ мс\./);
+    reply = 200;
+  });
+
+  test("the delivery log shows result, attempts, error and next attempt; resend sends the same body again", async () => {
+    reply = 500;
+    const payment = await createPayment(stack, shop.apiKey, { orderId: "log-1" });
+    await cancelPayment(stack, shop.apiKey, payment.id);
+    const failing = await eventually(async () => {
+      const page = await merchant.get(tab);
+      return text(page.html).includes("HTTP 500") && page;
+    });
+    const log = text(failing.html);
+    expect(log).toContain("Заказ log-1");
+    expect(log).toContain("Отменён");
+    expect(log).toContain("Ожидает");
+    expect(log).toContain("Следующая попытка");
+    expect(log).toContain("Ошибка HTTP 500");
+
+    reply = 200;
+    const deliveryId = /data-delivery="([^"]+)"/.exec(failing.html)![1]!;
+    const before = receiver.requests.filter((r) => JSON.parse(r.body).id === payment.id);
+    const resent = await merchant.post(`${tab}/deliveries/${deliveryId}/resend`, { back: "webhook" });
+    expect(resent.status).toBe(303);
+    expect(text((await merchant.follow(resent)).html)).toContain("Вебхук поставлен в очередь на повторную отправку.");
+    const again = await eventually(() => {
+      const sent = receiver.requests.filter((r) => JSON.parse(r.body).id === payment.id);
+      return sent.length > before.length && sent;
+    });
+    expect(again.at(-1)!.body).toBe(before[0]!.body);
+    const delivered = await eventually(async () => {
+      const page = text((await merchant.get(tab)).html);
+      return page.includes("Доставлен") && page;
+    });
+    expect(delivered).toContain("Повтор 1, попытка 1");
+  });
+
+  test("with the webhook service down the tab still opens and says so; the test webhook answers 503", async () => {
+    await stack.kill("webhook-dispatcher");
+    try {
+      const page = await merchant.get(tab);
+      expect(page.status).toBe(200);
+      expect(text(page.html)).toContain("Сервис вебхуков сейчас не отвечает");
+      expect(page.html).toContain(`value="${receiver.url}"`);
+      const test = await merchant.post(`${tab}/test`);
+      expect(test.status).toBe(503);
+      expect(text(test.html)).toContain("Сервис вебхуков сейчас не отвечает. Ничего не изменено.");
+    } finally {
+      await stack.restart("webhook-dispatcher");
+    }
+    const { items } = await stack.call(rpcs.webhooks.log, { shopId: shop.shopId });
+    expect(items.length).toBeGreaterThan(0);
+  });
+});
+
+describe("Webhook URL rules (private addresses not allowed)", () => {
+  let stack: Stack;
+  let merchant: DashboardClient;
+
+  beforeAll(async () => {
+    stack = await Stack.start({ services: ["dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1", WEBHOOK_ALLOW_PRIVATE: "0" } });
+    merchant = DashboardClient.of(stack);
+    await merchant.signUp(uniqueEmail("rules"));
+  });
+  afterAll(() => stack?.stop());
+
+  test("a live shop needs a public https address; every problem is listed next to the field, in Russian", async () => {
+    const live = await merchant.createShop("Live shop", "live");
+    const tab = `/shops/${live.shopId}/webhook`;
+    const refused = await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://user:pw@10.0.0.5/hook" });
+    expect(refused.status).toBe(400);
+    const problems = text(refused.html);
+    expect(problems).toContain("Webhook URL: нужен адрес https://");
+    expect(problems).toContain("Webhook URL: адрес не должен содержать логин и пароль");
+    expect(problems).toContain("Webhook URL: адрес должен быть публичным, не из внутренней сети");
+    expect(refused.html).toContain('value="http://user:pw@10.0.0.5/hook"');
+    expect((await merchant.submit(tab, `${tab}/url`, { webhookUrl: "https://shop.example.com/hooks" })).status).toBe(303);
+  });
+
+  test("a sandbox shop may use http, but never a private address", async () => {
+    const sandbox = await merchant.createShop("Sandbox shop");
+    const tab = `/shops/${sandbox.shopId}/webhook`;
+    expect((await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://shop.example.com/hooks" })).status).toBe(303);
+    const loopback = await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://127.0.0.1:8080/hooks" });
+    expect(loopback.status).toBe(400);
+    expect(text(loopback.html)).toContain("адрес должен быть публичным");
+  });
+
+  test("shop settings follow the API's return-link rules", async () => {
+    const { shopId } = await merchant.createShop("Links shop");
+    const refused = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "http://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
+    expect(refused.status).toBe(400);
+    expect(text(refused.html)).toContain("Ссылка успеха: нужна ссылка https://, t.me/… или tg://…");
+    const saved = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "https://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
+    expect(saved.status).toBe(303);
+    const card = await merchant.follow(saved);
+    expect(card.html).toContain('value="https://shop.example/ok"');
+    expect(card.html).toContain('value="tg://resolve?domain=shop"');
+  });
+});
