@@ -9,6 +9,10 @@ export const commonEnv = {
   /** Interface the service's HTTP server binds to. */
   HOST: z.string().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Replicas of the payment-event stream and the directory bucket: 1 on one node, 3 on a cluster. */
+  NATS_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** Longest graceful shutdown before the process exits anyway. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
   /** Timeout of every NATS request a service makes, in milliseconds. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(3000),
 };

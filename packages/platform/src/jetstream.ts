@@ -2,8 +2,9 @@ import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager }
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { commonEnv, parseConfig } from "./config.ts";
 
-const replicas = () => Number(process.env.NATS_REPLICAS ?? "1") || 1;
+const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
 
 /**
  * Creates the payment-event stream if it does not exist. Every service that touches it calls

@@ -1,3 +1,4 @@
+import { commonEnv, parseConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 
 type Closer = { name: string; close: () => unknown | Promise<unknown> };
@@ -12,7 +13,7 @@ export class Lifecycle {
 
   constructor(
     private readonly log: Logger,
-    private readonly graceMs = Number(process.env.SHUTDOWN_GRACE_MS ?? 10000),
+    private readonly graceMs = parseConfig({ SHUTDOWN_GRACE_MS: commonEnv.SHUTDOWN_GRACE_MS }).SHUTDOWN_GRACE_MS,
   ) {
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void this.shutdown(sig));
   }

@@ -13,6 +13,8 @@ export function DocumentHead(props: { title: string; stylesheet: string; script:
       <meta name="robots" content="noindex, nofollow" />
       <meta name="color-scheme" content="light" />
       <title>{props.title}</title>
+      {/* No favicon request: an empty one, inline. */}
+      <link rel="icon" href="data:," />
       <link rel="stylesheet" href={props.stylesheet} />
       <script src={props.script} defer></script>
       {props.children}
