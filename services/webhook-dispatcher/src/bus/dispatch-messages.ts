@@ -12,6 +12,8 @@ export async function handleDispatchMessage(
 ): Promise<void> {
   const cmd = decodeOrTerm(m, DispatchCommand, "dispatch message", log);
   if (!cmd) return;
+  // Restart the ack wait: time spent in the pull buffer must not shorten the attempt's.
+  m.working();
   const disposition = await dispatch(cmd);
   if (disposition.kind === "ack") m.ack();
   else if (disposition.kind === "nak") m.nak(disposition.delayMs);
