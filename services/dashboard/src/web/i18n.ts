@@ -76,6 +76,7 @@ const ru = {
   fixErrors: "Исправьте ошибки:",
 
   webhookTitle: "Вебхук",
+  webhookEndpoint: "Куда отправлять уведомления",
   webhookUrl: "Webhook URL",
   webhookUrlHintLive: "Публичный адрес https://. Ответ 2xx в течение 5 секунд.",
   webhookUrlHintSandbox: "Публичный адрес; для тестового магазина допускается http://. Ответ 2xx в течение 5 секунд.",
@@ -332,6 +333,7 @@ const en: Messages = {
   fixErrors: "Please fix:",
 
   webhookTitle: "Webhook",
+  webhookEndpoint: "Where notifications go",
   webhookUrl: "Webhook URL",
   webhookUrlHintLive: "A public https:// address. Reply 2xx within 5 seconds.",
   webhookUrlHintSandbox: "A public address; a sandbox shop may use http://. Reply 2xx within 5 seconds.",

@@ -52,7 +52,7 @@ export function WebhookPage(props: Props) {
     <ShopFrame page={page} shop={shop} tab="webhook" title={t.webhookTitle}>
       {flash?.kind === "notice" ? <Alert kind="ok">{t[flash.text]}</Alert> : null}
       <section class="card" aria-labelledby="url-title">
-        <h2 id="url-title">{t.webhookUrl}</h2>
+        <h2 id="url-title">{t.webhookEndpoint}</h2>
         {urlForm.errors.length ? <Alert kind="error" title={t.fixErrors} items={urlForm.errors} /> : null}
         <form method="post" action={`${base}/url`} class="stack">
           <CsrfField page={page} />
