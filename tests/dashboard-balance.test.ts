@@ -78,7 +78,7 @@ describe("balance", () => {
       expect(text(page.html)).toContain("Сервис баланса сейчас не отвечает");
       const payout = await merchant.post("/balance/payouts", { amount: "1", idempotencyKey: "down" });
       expect(payout.status).toBe(503);
-      expect(text(payout.html)).toContain("Сервис баланса сейчас не отвечает. Ничего не изменено.");
+      expect(text(payout.html)).toContain("Сервис баланса не ответил вовремя, и мы не знаем, выполнено ли действие.");
     } finally {
       await stack.restart("balance");
     }

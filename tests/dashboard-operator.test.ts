@@ -120,3 +120,23 @@ describe("the operator pages", () => {
     expect((await shopInKv(shop.shopId)).active).toBe(true);
   });
 });
+
+describe("with NATS down", () => {
+  test("pages from the dashboard's own store still open; a change is saved, said to be not yet in effect, and published once NATS is back", async () => {
+    const merchant = DashboardClient.of(stack);
+    await merchant.signUp(uniqueEmail("outage"));
+    const { shopId } = await merchant.createShop("Before the outage");
+    await merchant.get(`/shops/${shopId}`);
+    await stack.nats.stop();
+    try {
+      expect((await merchant.get(`/shops/${shopId}`)).status).toBe(200);
+      const saved = await merchant.post(`/shops/${shopId}/settings`, { name: "During the outage", successUrl: "", failUrl: "" });
+      expect(saved.status).toBe(503);
+      expect(text(saved.html)).toContain("Сохранено, но ещё не действует");
+      expect(text((await merchant.get(`/shops/${shopId}`)).html)).toContain("During the outage");
+    } finally {
+      await stack.startNats();
+    }
+    await eventually(async () => (await shopInKv(shopId)).name === "During the outage", 30_000);
+  });
+});

@@ -209,7 +209,7 @@ describe("when the payments service is down", () => {
       for (const path of [`/shops/${shop.shopId}/payments/${payment.id}`, `/shops/${shop.shopId}/payments.csv`]) {
         const answer = await merchant.get(path);
         expect(answer.status).toBe(503);
-        expect(text(answer.html)).toContain("Сервис платежей сейчас не отвечает. Ничего не изменено.");
+        expect(text(answer.html)).toContain("Сервис платежей сейчас не отвечает. Попробуйте через минуту.");
         expect(answer.html).not.toMatch(/at .*\.ts:\d+/);
       }
     } finally {

@@ -13,13 +13,17 @@ function statusOf(err: unknown): number {
   return 500;
 }
 
-function copyFor(status: number, err: unknown, page: Page): [string, string] {
+function copyFor(status: number, err: unknown, page: Page, method: string): [string, string] {
   const { t } = page;
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
   if (status === 403) return [t.staleTitle, t.staleText];
   if (status === 503) {
     const service = err instanceof DomainError ? unavailableService(err) : "";
-    return [t.unavailableTitle, t.unavailableText(t.services[service] ?? t.someService)];
+    // The directory committed the change and only its publication waits (directory.ts, propagate).
+    if (!service && err instanceof DomainError && err.message.startsWith("change saved")) return [t.savedNotPublishedTitle, t.savedNotPublishedText];
+    const what = t.services[service] ?? t.someService;
+    // A read changed nothing; an action that timed out may still have happened.
+    return [t.unavailableTitle, method === "GET" ? t.unavailableText(what) : t.unavailableActionText(what)];
   }
   if (status >= 500) return [t.internalTitle, t.internalText];
   return [t.badRequestTitle, t.badRequestText];
@@ -35,6 +39,6 @@ export function renderError(c: Context<WebEnv>, err: unknown): Response | Promis
   else if (status === 503) c.get("log")?.warn({ reason: (err as Error).message }, "a service did not answer");
   if (status === 503) c.header("Retry-After", "30");
   const page = c.get("page") ?? fallbackPage();
-  const [title, text] = copyFor(status, err, page);
+  const [title, text] = copyFor(status, err, page, c.req.method);
   return c.html(<ErrorPage page={page} title={title} text={text} />, status as 400);
 }
