@@ -10,8 +10,8 @@ import {
   useDispatcherStack,
 } from "../services/webhook-dispatcher/test-support/dispatcher-stack.ts";
 
-// Each test kills and restarts a real dispatcher mid-schedule; bunfig's [test] timeout is not applied by this Bun.
-setDefaultTimeout(90_000);
+// Kills and restarts a real dispatcher: the same per-test limit as infra/scripts/test.sh, also when run alone.
+setDefaultTimeout(120_000);
 
 const RETRY_DELAYS = [1000, 1500, 2000, 2500, 3000, 3500];
 const TIMEOUT_MS = 5000;

@@ -20,8 +20,8 @@ import {
   signaturesAreValid,
 } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 
-// Each test runs real processes and a real retry schedule; bunfig's [test] timeout is not applied by this Bun.
-setDefaultTimeout(60_000);
+// Real processes and a real retry schedule: the same per-test limit as infra/scripts/test.sh, also when run alone.
+setDefaultTimeout(120_000);
 
 const RETRY_DELAYS = [300, 600, 900, 1200, 1500, 1800];
 const TIMEOUT_MS = 1000;

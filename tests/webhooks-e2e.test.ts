@@ -5,8 +5,8 @@ import { eventually, Stack } from "./harness/stack.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { deliveryLog, signaturesAreValid } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 
-// The real directory owner, payments service and dispatcher; bunfig's [test] timeout is not applied by this Bun.
-setDefaultTimeout(60_000);
+// The real directory owner, payments service and dispatcher: the same per-test limit as infra/scripts/test.sh, also when run alone.
+setDefaultTimeout(120_000);
 
 let stack: Stack;
 let receiver: Receiver;

@@ -3,7 +3,7 @@ import { eventually } from "./harness/stack.ts";
 import { useDispatcherStack } from "../services/webhook-dispatcher/test-support/dispatcher-stack.ts";
 import { deliveryLog, paymentEvent, publishPaymentEvent, putShop } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 
-// A real stack with hundreds of events; bunfig's [test] timeout is not applied by this Bun.
+// A real stack with hundreds of events: the same per-test limit as infra/scripts/test.sh, also when run alone.
 setDefaultTimeout(120_000);
 
 const TIMEOUT_MS = 1000;

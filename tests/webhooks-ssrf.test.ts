@@ -4,8 +4,8 @@ import type { Receiver } from "../services/webhook-dispatcher/test-support/recei
 import { paymentEvent, publishPaymentEvent, putShop } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 import { awaitDelivery, useDispatcherStack } from "../services/webhook-dispatcher/test-support/dispatcher-stack.ts";
 
-// Real processes; bunfig's [test] timeout is not applied by this Bun.
-setDefaultTimeout(60_000);
+// Real processes: the same per-test limit as infra/scripts/test.sh, also when run alone.
+setDefaultTimeout(120_000);
 
 // As in production: WEBHOOK_ALLOW_PRIVATE off (the harness turns it on for every other test).
 const ctx = useDispatcherStack({ WEBHOOK_ALLOW_PRIVATE: "0", WEBHOOK_RETRY_DELAYS: "200ms" });
