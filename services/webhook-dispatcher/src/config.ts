@@ -21,8 +21,6 @@ const count = (min: number, max: number, dflt: number) => z.coerce.number().int(
 export const dispatcherEnv = {
   ...commonEnv,
   WEBHOOKS_PORT: port(3006),
-  /** Replicas of the dispatcher's stream (3 on a cluster). */
-  NATS_REPLICAS: count(1, 5, 1),
   /** Spec §6: the receiver has 5 s to answer (connect, TLS and response headers included). */
   WEBHOOK_TIMEOUT_MS: count(100, 30_000, 5000),
   /** Pauses before the 2nd, 3rd, … attempt; attempts in all = entries + 1. */
