@@ -68,9 +68,11 @@ export function TextField(props: {
 export const Badge = (props: { tone: "ok" | "bad" | "neutral" | "test"; children: Child }) => <span class={`badge ${props.tone}`}>{props.children}</span>;
 
 const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", FAILED: "bad", EXPIRED: "bad", CANCELED: "bad", REFUNDED: "neutral" };
-export const StatusBadge = (props: { page: Page; status: string }) => (
-  <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{props.page.t.statuses[props.status as "SUCCESS"] ?? props.status}</Badge>
-);
+/** A payment's (or a webhook's) status; a status this page does not know yet is shown as it is. */
+export const StatusBadge = (props: { page: Page; status: string }) => {
+  const names: Record<string, string | undefined> = props.page.t.statuses;
+  return <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{names[props.status] ?? props.status}</Badge>;
+};
 
 export const Money = (props: { page: Page; kopecks: number }) => <span class="money">{formatRubles(props.kopecks, props.page.lang)}</span>;
 
