@@ -23,14 +23,12 @@ export class DirectoryCache {
   constructor(
     private readonly kv: KV,
     private readonly log: Logger,
-    nc?: NatsConnection,
+    nc: NatsConnection,
   ) {
     this.ready = this.load();
-    if (nc) {
-      void (async () => {
-        for await (const s of nc.status()) if (s.type === "reconnect") void this.load();
-      })().catch(() => {});
-    }
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "reconnect") void this.load();
+    })().catch(() => {});
   }
 
   get shops(): ReadonlyMap<string, ShopRecord> {

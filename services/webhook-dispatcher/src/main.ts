@@ -39,7 +39,7 @@ lifecycle.onClose("store", () => store.close());
 const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log);
 lifecycle.onClose("nats", () => nc.drain());
 const directoryBucket = await openDirectoryBucket(nc);
-const directory = new DirectoryCache(directoryBucket, log);
+const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shop(shopId);
