@@ -10,3 +10,4 @@ export * from "./lifecycle.ts";
 export * from "./crypto.ts";
 export * from "./net-guard.ts";
 export * from "./web/index.ts";
+export * from "./consumer-loop.ts";

@@ -1,7 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { PaymentEvent } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
-import { decodeOrTerm } from "./bus/decode.ts";
+import { decodeOrTerm, type Logger } from "@payaccept/platform";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 import { serializeWebhookBody } from "./webhook-body.ts";
 

@@ -8,9 +8,9 @@ import {
   Lifecycle,
   openDirectoryBucket,
   resolveNatsUrl,
+  runConsumerLoop,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
-import { runConsumerLoop } from "./bus/consumer-loop.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
 import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook } from "./delivery/send.ts";

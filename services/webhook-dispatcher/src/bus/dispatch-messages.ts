@@ -1,7 +1,6 @@
 import type { JsMsg } from "@nats-io/jetstream";
-import type { Logger } from "@payaccept/platform";
+import { decodeOrTerm, type Logger } from "@payaccept/platform";
 import type { Disposition } from "../dispatch.ts";
-import { decodeOrTerm } from "./decode.ts";
 import { DispatchCommand } from "./streams.ts";
 
 /** Decodes a dispatch message, lets the dispatcher decide, and answers JetStream accordingly. */
