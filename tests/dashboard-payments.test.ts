@@ -193,7 +193,9 @@ describe("CSV export", () => {
 
     const today = moscowToday();
     expect((await merchant.get(`/shops/${shop.shopId}/payments.csv?from=2020-01-01&to=2020-01-31`)).html.trimEnd().split("\r\n")).toHaveLength(1);
-    expect((await merchant.get(`/shops/${shop.shopId}/payments.csv?from=${today}`)).html.trimEnd().split("\r\n")).toHaveLength(231);
+    const fromToday = await merchant.get(`/shops/${shop.shopId}/payments.csv?from=${today}&to=${today}`);
+    expect(fromToday.html.trimEnd().split("\r\n")).toHaveLength(231);
+    expect(fromToday.headers.get("content-disposition")).toBe(`attachment; filename="payments-${shop.shopId}-${today}_${today}.csv"`);
   });
 });
 

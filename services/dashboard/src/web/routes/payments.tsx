@@ -52,14 +52,16 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.get("/shops/:shopId/payments.csv", async (c) => {
     const shop = shopOf(c);
-    const query = planQuery({ ...filterOf(c), orderId: "" });
+    const filter = { ...filterOf(c), orderId: "" };
+    const query = planQuery(filter);
     if (query.kind !== "list") throw new DomainError("BAD_REQUEST", "invalid period");
     const stream = await paymentsCsvStream(
       async (after) => (await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE })).items,
       EXPORT_PAGE_SIZE,
       (err) => c.get("log").warn({ shopId: shop.id, reason: (err as Error).message }, "payments export aborted midway"),
     );
-    const period = [query.period.from?.slice(0, 10), query.period.to?.slice(0, 10)].filter(Boolean).join("_") || "all";
+    // The Moscow dates as chosen (planQuery has checked they are dates), not the UTC instants.
+    const period = [filter.from, filter.to].filter(Boolean).join("_") || "all";
     return c.body(stream, 200, {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="payments-${shop.id}-${period}.csv"`,
