@@ -1,5 +1,6 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
+import { DocumentHead } from "@payaccept/platform/src/web/document-head.tsx";
 import type { Lang, Messages } from "../i18n.ts";
 
 export type PageContext = { lang: Lang; t: Messages };
@@ -22,22 +23,13 @@ export function Layout(props: {
     <>
       {raw("<!doctype html>")}
       <html lang={lang}>
-        <head>
-          <meta charset="utf-8" />
-          <meta name="viewport" content="width=device-width, initial-scale=1" />
-          <meta name="robots" content="noindex, nofollow" />
-          <meta name="color-scheme" content="light" />
-          <title>{props.title}</title>
-          {/* No favicon request: an empty data URL is allowed by img-src and keeps the log clean. */}
-          <link rel="icon" href="data:," />
-          <link rel="stylesheet" href="/assets/pay.css" />
-          <script src="/assets/pay.js" defer></script>
+        <DocumentHead title={props.title} stylesheet="/assets/pay.css" script="/assets/pay.js">
           {props.refreshWithoutScript ? (
             <noscript>
               <meta http-equiv="refresh" content="10" />
             </noscript>
           ) : null}
-        </head>
+        </DocumentHead>
         <body data-status={props.status} data-events={props.follow}>
           <header class="topbar">
             <span class="brand">
