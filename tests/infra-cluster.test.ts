@@ -67,6 +67,9 @@ beforeAll(async () => {
     services: ["dashboard", "gateway", "payments", "webhook-dispatcher"],
     natsUrl: nodes.map((n) => n.url).join(","),
     env: { NATS_REPLICAS: "3" },
+    // As compose's restart policy does: on a cluster that has just formed, a service's first
+    // JetStream request (creating a 3-replica bucket) can time out and end the process.
+    restart: true,
   });
 });
 
