@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT, SERVICES, SERVICE_NAMES } from "../infra/launcher/services.ts";
+import { DashboardClient } from "./dashboard-client.ts";
 import { eventually, freePort } from "./harness/stack.ts";
 
 type Launch = { proc: ReturnType<typeof Bun.spawn>; output: () => string; ports: Record<string, number> };
@@ -43,6 +44,13 @@ describe("stack launcher (bun run dev)", () => {
     expect(apiKey).toBeTruthy();
     expect(/signing secret\s+\S+/.test(out)).toBe(true);
     expect(readFileSync(join(dataDir, "nats.url"), "utf8").trim()).toBe(`nats://127.0.0.1:${run.ports.NATS_PORT}`);
+
+    // the demo merchant signs in to the dashboard and sees the demo shop
+    const [, email, password] = /dashboard\s+(\S+) \/ (\S+)/.exec(out) ?? [];
+    const dashboard = new DashboardClient(`http://127.0.0.1:${run.ports.DASHBOARD_PORT}`);
+    const signedIn = await dashboard.signIn(email!, password!);
+    expect(signedIn.status).toBe(303);
+    expect((await dashboard.follow(signedIn)).html).toContain("Demo shop");
 
     // the demo key works against the real gateway
     const res = await fetch(`http://127.0.0.1:${run.ports.GATEWAY_PORT}/api/v1/payments`, { headers: { "X-Api-Key": apiKey! } });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { rpcs } from "@payaccept/contracts";
-import { call, commonEnv, connectBus, createLogger, loadConfig, port } from "@payaccept/platform";
+import { call, commonEnv, connectBus, createLogger, loadConfig, port, randomToken } from "@payaccept/platform";
 import { MissingNatsServer, startNatsServer, type NatsProcess } from "./nats-server.ts";
 import { SERVICE_NAMES, stackUrls } from "./services.ts";
 import { ServiceProcess } from "./supervisor.ts";
@@ -59,6 +59,15 @@ try {
   await stopAll("startup failure");
 }
 
+const DEMO_EMAIL = "demo@payaccept.local";
+const DemoShop = z.object({
+  accountId: z.string(),
+  shopId: z.string(),
+  apiKey: z.string(),
+  signingSecret: z.string(),
+  dashboardEmail: z.string(),
+  dashboardPassword: z.string(),
+});
 const demo = await ensureDemoShop();
 const urls = stackUrls(env);
 console.log(
@@ -75,25 +84,33 @@ console.log(
     `  shopId         ${demo.shopId}`,
     `  X-Api-Key      ${demo.apiKey}`,
     `  signing secret ${demo.signingSecret}`,
+    `  dashboard      ${demo.dashboardEmail} / ${demo.dashboardPassword}`,
     `  (saved in ${join(dataDir, "demo-shop.json")})`,
     "",
     "Ctrl-C stops everything.",
   ].join("\n"),
 );
 
-/** Creates the sandbox demo shop on the first run; later runs print the saved one. */
-async function ensureDemoShop(): Promise<{ shopId: string; apiKey: string; signingSecret: string }> {
+/** Creates the sandbox demo shop and its dashboard user on the first run; later runs print the saved ones. */
+async function ensureDemoShop(): Promise<z.infer<typeof DemoShop>> {
   const file = join(dataDir, "demo-shop.json");
-  const Saved = z.object({ shopId: z.string(), apiKey: z.string(), signingSecret: z.string() });
   if (existsSync(file)) {
-    const saved = Saved.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    const saved = DemoShop.safeParse(JSON.parse(readFileSync(file, "utf8")));
     if (saved.success) return saved.data;
   }
   const nc = await connectBus(natsUrl!, "launcher", log);
   try {
-    const created = await call(nc, rpcs.directory.createShop, { name: "Demo shop", sandbox: true }, 10000);
-    writeFileSync(file, JSON.stringify(created, null, 2) + "\n", { mode: 0o600 });
-    return created;
+    const shop = await call(nc, rpcs.directory.createShop, { name: "Demo shop", sandbox: true }, 10000);
+    const dashboardPassword = randomToken(12);
+    const user = await call(
+      nc,
+      rpcs.dashboard.createMerchant,
+      { email: DEMO_EMAIL, password: dashboardPassword, accountId: shop.accountId },
+      10000,
+    );
+    const demo = { ...shop, dashboardEmail: user.email, dashboardPassword };
+    writeFileSync(file, JSON.stringify(demo, null, 2) + "\n", { mode: 0o600 });
+    return demo;
   } finally {
     await nc.close();
   }

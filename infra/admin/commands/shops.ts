@@ -81,6 +81,14 @@ export const shopCommands: Record<string, Command> = {
       print(await call(nc, rpcs.dashboard.createOperator, req, timeoutMs));
     },
   },
+  "user:create-merchant": {
+    usage: "--email EMAIL --account ACCOUNT_ID [--password PASSWORD] [--json]  (the account's dashboard sign-in)",
+    flags: { email: "string", account: "string", password: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const req = { email: requireFlag(flags, "email"), accountId: requireFlag(flags, "account"), password: await passwordFlag(flags) };
+      print(await call(nc, rpcs.dashboard.createMerchant, req, timeoutMs));
+    },
+  },
   "secret:rotate": {
     usage: "--shop ID [--json]  (webhooks are signed with the new secret from now on)",
     flags: { shop: "string" },

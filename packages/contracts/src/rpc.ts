@@ -22,6 +22,7 @@ export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : nev
 export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
 
 const ShopScoped = z.object({ shopId: z.string() });
+const Credentials = z.object({ email: z.string(), password: z.string() });
 const ById = ShopScoped.extend({ id: Uuid });
 
 // ── buyer-side (paypage) views ──────────────────────────────────────────────
@@ -162,10 +163,16 @@ export const rpcs = {
      * Admin CLI: a platform operator, who signs in to the dashboard and manages every shop (activity,
      * methods, tariffs). CONFLICT when the email is taken; BAD_REQUEST lists every problem.
      */
-    createOperator: rpc(
-      "dashboard.v1.operator.create",
-      z.object({ email: z.string(), password: z.string() }),
-      z.object({ userId: z.string(), email: z.string() }),
+    createOperator: rpc("dashboard.v1.operator.create", Credentials, z.object({ userId: z.string(), email: z.string() })),
+    /**
+     * A merchant user who signs in to an existing account's dashboard (the launcher's demo shop, or an
+     * account made by shop:create). NOT_FOUND for an unknown account, CONFLICT when the email is
+     * taken or the account already has its user.
+     */
+    createMerchant: rpc(
+      "dashboard.v1.merchant.create",
+      Credentials.extend({ accountId: z.string() }),
+      z.object({ userId: z.string(), email: z.string(), accountId: z.string() }),
     ),
   },
   balance: {

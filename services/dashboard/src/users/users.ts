@@ -22,14 +22,19 @@ export type SignInResult =
   /** Too many failures for this email or this address; nothing was checked. */
   | { kind: "locked"; retryAfterMs: number };
 
-/** A new merchant: an account that will own shops, and its user. Email and password already validated. */
-export async function signUp(deps: UserDeps, email: string, password: string): Promise<UserRow> {
+/**
+ * A merchant user: with no accountId a new account that will own shops (sign-up), else the user of
+ * an existing account that has none yet (admin CLI, the launcher's demo shop). Input already validated.
+ */
+export async function signUp(deps: UserDeps, email: string, password: string, accountId?: string): Promise<UserRow> {
   const passwordHash = await hashPassword(password);
   const at = deps.now();
-  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: Bun.randomUUIDv7(), email, passwordHash, role: "merchant", createdAt: at };
+  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: accountId ?? Bun.randomUUIDv7(), email, passwordHash, role: "merchant", createdAt: at };
   insertUnique(deps, () =>
     deps.directory.transaction(() => {
-      deps.directory.insertAccount(user.accountId!, at);
+      if (!accountId) deps.directory.insertAccount(user.accountId!, at);
+      else if (!deps.directory.accountExists(accountId)) throw new DomainError("NOT_FOUND", "no such account");
+      else if (deps.users.merchantEmail(accountId)) throw new DomainError("CONFLICT", "this account already has a user");
       deps.users.insertUser(user);
     }),
   );
