@@ -1,0 +1,22 @@
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Glob } from "bun";
+import { commonEnv } from "@payaccept/platform";
+import { ROOT } from "../infra/launcher/services.ts";
+
+/** Variables a service's config schema declares: the keys of its zod shape, written in capitals. */
+function declaredVariables(): Set<string> {
+  const names = new Set(Object.keys(commonEnv));
+  for (const file of new Glob("services/*/src/config.ts").scanSync(ROOT)) {
+    for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm)) names.add(m[1]!);
+  }
+  return names;
+}
+
+test("every variable a service reads is in the README's configuration table", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const missing = [...declaredVariables()].filter((name) => !readme.includes(`| \`${name}\` |`));
+  expect(missing).toEqual([]);
+  expect(declaredVariables().size).toBeGreaterThan(40);
+});
