@@ -21,8 +21,8 @@ setDefaultTimeout(120_000);
  * payments through the gateway and delivering webhooks.
  *
  * Not covered yet: a shop created after the loss. nats.js 3.4's KV watch does not resume when the
- * node holding its (R1) watcher consumer dies, so a service whose DirectoryCache watched through
- * that node never learns of the new shop (docs/operations.md, "Known limits").
+ * node holding its (R1) watcher consumer dies while the client stays connected elsewhere, so such
+ * a service's DirectoryCache never learns of the new shop (docs/operations.md, "Known limit").
  */
 type Node = { name: string; url: string; http: string; proc: Subprocess };
 
