@@ -19,10 +19,9 @@ setDefaultTimeout(120_000);
  * processes from those config files, the services connected to all three with NATS_REPLICAS=3.
  * Then the node leading the payment-event stream is killed, and the stack must go on taking
  * payments through the gateway and delivering webhooks.
- *
- * Not covered yet: a shop created after the loss. nats.js 3.4's KV watch does not resume when the
- * node holding its (R1) watcher consumer dies while the client stays connected elsewhere, so such
- * a service's DirectoryCache never learns of the new shop (docs/operations.md, "Known limit").
+ * A shop created after the loss must work too: nats.js's KV watch does not resume when the node
+ * holding its watcher consumer dies while the client stays connected elsewhere, so the services'
+ * DirectoryCache notices that it fell behind the bucket and reads it again.
  */
 type Node = { name: string; url: string; http: string; proc: Subprocess };
 
@@ -132,5 +131,6 @@ describe("3-node JetStream cluster", () => {
     expect(nodes.map((n) => n.name)).toContain(newLeader);
 
     await payAndCancel(shop);
+    await payAndCancel(await shopWithWebhook());
   }, 240_000);
 });

@@ -19,16 +19,23 @@ export class DirectoryCache {
   private generation = 0;
   private stopWatch: (() => void) | undefined;
   private stopped = false;
+  /** Highest revision applied by the current watch, and the bucket's head seen by the last check. */
+  private seenRevision = 0;
+  private headAtLastCheck = 0;
+  private readonly checkTimer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly kv: KV,
     private readonly log: Logger,
     nc: NatsConnection,
+    checkEveryMs = 5000,
   ) {
     this.ready = this.load();
     void (async () => {
       for await (const s of nc.status()) if (s.type === "reconnect") void this.load();
     })().catch(() => {});
+    this.checkTimer = setInterval(() => void this.checkProgress(), checkEveryMs);
+    this.checkTimer.unref();
   }
 
   get shops(): ReadonlyMap<string, ShopRecord> {
@@ -53,7 +60,30 @@ export class DirectoryCache {
 
   stop(): void {
     this.stopped = true;
+    clearInterval(this.checkTimer);
     this.stopWatch?.();
+  }
+
+  /**
+   * A watch can stall without ending: when the cluster node serving it dies while this process
+   * stays connected to another node. If the bucket's head was ahead of us at the last check and we
+   * still have not reached it, or the head went backwards (a recreated bucket), read everything again.
+   */
+  private async checkProgress(): Promise<void> {
+    if (this.stopped) return;
+    let head: number;
+    try {
+      head = (await this.kv.status()).streamInfo.state.last_seq;
+    } catch {
+      return; // NATS unreachable: the reconnect handler reloads
+    }
+    const stalled = this.headAtLastCheck > this.seenRevision;
+    this.headAtLastCheck = head;
+    if (stalled || head < this.seenRevision) {
+      this.log.warn({ head, seen: this.seenRevision }, "directory watch behind the bucket; reloading");
+      this.headAtLastCheck = 0;
+      void this.load();
+    }
   }
 
   /** Reads the bucket into new maps and swaps them in once the snapshot is complete; retried until it works. */
@@ -76,6 +106,7 @@ export class DirectoryCache {
     const keys = new Map<string, ApiKeyRecord>();
     const lastSeq = (await this.kv.status()).streamInfo.state.last_seq;
     const iter = await this.kv.watch({ key: ">" });
+    this.seenRevision = 0;
     this.stopWatch = () => iter.stop();
     let markReady!: () => void;
     const ready = new Promise<void>((r) => (markReady = r));
@@ -90,6 +121,7 @@ export class DirectoryCache {
       for await (const e of iter) {
         if (gen !== this.generation) return;
         this.apply(shops, keys, e.key, e.operation, e.operation === "PUT" ? e.string() : "");
+        this.seenRevision = Math.max(this.seenRevision, e.revision);
         if (e.revision >= lastSeq) swapIn();
       }
       // The watch ended without being replaced (consumer lost): read everything again.

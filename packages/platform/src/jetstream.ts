@@ -10,7 +10,11 @@ const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).N
  * Creates the payment-event stream if it does not exist. Every service that touches it calls
  * this with the same config, so start order does not matter.
  */
-export async function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
+export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
+  return untilItWorks(() => addPaymentsStream(nc));
+}
+
+async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   try {
     await jsm.streams.info(PAYMENTS_STREAM);
@@ -36,6 +40,21 @@ export async function ensurePaymentsStream(nc: NatsConnection): Promise<JetStrea
 }
 
 /** The directory KV bucket (history 1; the dashboard service writes, everyone else reads). */
-export async function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
-  return new Kvm(nc).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() });
+export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
+  return untilItWorks(() => new Kvm(nc).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+}
+
+/**
+ * Start-up calls to JetStream are retried for a while instead of ending the process: on a cluster
+ * that has just formed (or lost a node) the first requests can time out until a leader is elected.
+ */
+async function untilItWorks<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (i >= attempts) throw e;
+      await Bun.sleep(Math.min(250 * i, 3000));
+    }
+  }
 }
