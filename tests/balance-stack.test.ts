@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { nextEvent, paymentEvent } from "../services/balance/src/testing.ts";
-import { ROOT } from "../infra/launcher/services.ts";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
@@ -154,14 +153,8 @@ describe("refund reserve, as the payments refund flow uses it", () => {
 
 describe("admin CLI", () => {
   const admin = async (...args: string[]) => {
-    const proc = Bun.spawn(["bun", "infra/admin/main.ts", ...args], {
-      cwd: ROOT,
-      env: stack.env,
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    return { out: out.trim(), err: err.trim(), code };
+    const { stdout, stderr, code } = await stack.admin(args);
+    return { out: stdout.trim(), err: stderr.trim(), code };
   };
 
   test("balance:get, payout:create and payout:list operate the running service", async () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Kvm, type KV } from "@nats-io/kv";
 import { shopKvKey, ShopRecord } from "@payaccept/contracts";
-import { ROOT } from "../infra/launcher/services.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
@@ -14,18 +13,7 @@ let operator: DashboardClient;
 const operatorEmail = uniqueEmail("operator");
 const OPERATOR_PASSWORD = "operator password 1";
 
-/** `bun run admin …` against the stack, optionally with a line on stdin. */
-async function admin(args: string[], stdin?: string) {
-  const proc = Bun.spawn(["bun", "run", "admin", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
-    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
+const admin = (args: string[], stdin?: string) => stack.admin(args, stdin);
 
 const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json());
 

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Kvm, type KV } from "@nats-io/kv";
 import { apiKeyKvKey, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
-import { ROOT } from "../infra/launcher/services.ts";
 import { Stack } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -16,17 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-/** `bun run admin …` as an operator would run it against the stack. */
-async function admin(...args: string[]) {
-  const proc = Bun.spawn(["bun", "run", "admin", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
+const admin = (...args: string[]) => stack.admin(args);
 
 const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json());
 const keyPublished = async (apiKey: string) => (await kv.get(apiKeyKvKey(sha256Hex(apiKey))))?.operation === "PUT";

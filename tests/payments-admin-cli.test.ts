@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, rpcs } from "@payaccept/contracts";
-import { ROOT } from "../infra/launcher/services.ts";
 import { Stack } from "./harness/stack.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -15,17 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-/** The admin CLI (what `bun run admin …` runs, without bun's own banner on stderr) against the stack. */
-async function admin(...args: string[]) {
-  const proc = Bun.spawn(["bun", "infra/admin/main.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { stdout, stderr, code };
-}
+const admin = (...args: string[]) => stack.admin(args);
 
 async function paidPayment(): Promise<Payment> {
   const p = await createPayment(stack, shop.shopId);

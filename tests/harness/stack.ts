@@ -6,7 +6,7 @@ import type { z } from "zod";
 import { call, createLogger, type NatsConnection } from "@payaccept/platform";
 import { connect } from "@nats-io/transport-node";
 import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
-import { SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
+import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
 import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
 
 export async function freePort(): Promise<number> {
@@ -34,6 +34,8 @@ export type ShopCreated = RpcResponse<typeof rpcs.directory.createShop>;
  */
 export class Stack {
   readonly services = new Map<ServiceName, ServiceProcess>();
+  /** Extra replicas started with addReplica, with their log files; stop() ends them too. */
+  readonly replicas = new Map<ServiceProcess, { logFile: string }>();
   nc!: NatsConnection;
   nats!: NatsProcess;
   env: Record<string, string> = {};
@@ -103,6 +105,31 @@ export class Stack {
     return s;
   }
 
+  /**
+   * Starts one more replica of a service and waits until it is ready: the stack's environment
+   * (same NATS, same DATA_DIR and so the same store file) with its own HTTP port. Its log is
+   * replicaLog(replica); stop()/start()/kill() on the returned process restart or crash it.
+   */
+  async addReplica(name: ServiceName, opts: { restart?: boolean } = {}): Promise<ServiceProcess> {
+    const replicaNo = [...this.replicas.keys()].filter((r) => r.name === name).length + 2;
+    const logFile = join(this.dataDir, "logs", `${name}-${replicaNo}.log`);
+    const env = { ...this.env, [SERVICES[name].portEnv]: String(await freePort()) };
+    const replica = new ServiceProcess(name, env, { restart: opts.restart ?? false, log: () => {}, output: logFile });
+    this.replicas.set(replica, { logFile });
+    replica.start();
+    await replica.waitReady();
+    return replica;
+  }
+
+  replicaLog(replica: ServiceProcess): string {
+    const file = this.replicas.get(replica)?.logFile;
+    try {
+      return file ? readFileSync(file, "utf8") : "";
+    } catch {
+      return "";
+    }
+  }
+
   /** Kill (default SIGKILL: a crash) and optionally start again, waiting until ready. */
   async kill(name: ServiceName, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
     await this.service(name).kill(signal);
@@ -128,6 +155,19 @@ export class Stack {
     return call(this.nc, rpc, req, timeoutMs);
   }
 
+  /** `bun run admin …` against this stack, as an operator would run it (optionally a line on stdin). */
+  async admin(args: string[], stdin?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+    const proc = Bun.spawn(["bun", "run", "--silent", "admin", ...args], {
+      cwd: ROOT,
+      env: { ...this.env, NATS_URL: this.env.NATS_URL!, DATA_DIR: this.dataDir },
+      stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+    return { stdout, stderr, code };
+  }
+
   createShop(req: RpcRequest<typeof rpcs.directory.createShop> = { name: "Test shop" }): Promise<ShopCreated> {
     return this.call(rpcs.directory.createShop, req);
   }
@@ -145,7 +185,7 @@ export class Stack {
   }
 
   async stop(): Promise<void> {
-    await Promise.all([...this.services.values()].map((s) => s.stop("SIGTERM", 5000)));
+    await Promise.all([...this.services.values(), ...this.replicas.keys()].map((s) => s.stop("SIGTERM", 5000)));
     await this.nc?.close().catch(() => {});
     await this.nats?.stop();
     if (!process.env.KEEP_TEST_DATA) rmSync(this.dataDir, { recursive: true, force: true });
