@@ -12,7 +12,6 @@ import {
   type WebhookDelivery,
 } from "@payaccept/contracts";
 import { encodeJson, openDirectoryBucket, randomToken, type NatsConnection } from "@payaccept/platform";
-import { ROOT } from "../../../infra/launcher/services.ts";
 import type { Stack } from "../../../tests/harness/stack.ts";
 import type { ReceivedWebhook } from "./receiver.ts";
 
@@ -98,13 +97,7 @@ export function signaturesAreValid(request: ReceivedWebhook, secret: string): bo
 
 /** `bun run admin …` against the stack, as an operator runs it; the JSON it printed. */
 export async function adminJson(stack: Stack, ...args: string[]): Promise<unknown> {
-  const proc = Bun.spawn(["bun", "run", "admin", ...args, "--json"], {
-    cwd: ROOT,
-    env: { ...process.env, NATS_URL: stack.env.NATS_URL!, DATA_DIR: stack.dataDir },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const { stdout, stderr, code } = await stack.admin([...args, "--json"]);
   if (code !== 0) throw new Error(`admin ${args.join(" ")} exited with ${code}: ${stderr}`);
   return JSON.parse(stdout);
 }
