@@ -6,19 +6,41 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 
 export type Store<S extends Record<string, unknown>> = { sqlite: Database; db: BunSQLiteDatabase<S> };
 
+/** Replicas starting together each try this often; only a lost race (below) needs a second try. */
+const MIGRATE_ATTEMPTS = 3;
+
 /**
  * Opens the owning service's SQLite file (WAL, synchronous=NORMAL, busy timeout) and applies its
- * committed drizzle migrations. Only the owning service ever opens its file.
+ * committed drizzle migrations. Only the owning service ever opens its file; several replicas of
+ * that service on one host may share it (docs/operations.md, "Replicas").
  */
 export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string): Store<S> {
   mkdirSync(dirname(path), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
+  // First, so that every later statement waits for a lock another process holds instead of failing.
+  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder });
+  migrateAlongsideReplicas(db, migrationsFolder);
   return { sqlite, db };
+}
+
+/**
+ * drizzle's migrator reads which migrations are applied before its transaction takes the write
+ * lock, so a replica starting at the same moment as another can try to apply what the other has
+ * just applied. Its transaction then fails and rolls back whole; the next try reads the table again
+ * and finds nothing left to do.
+ */
+function migrateAlongsideReplicas<S extends Record<string, unknown>>(db: BunSQLiteDatabase<S>, migrationsFolder: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      migrate(db, { migrationsFolder });
+      return;
+    } catch (e) {
+      if (attempt >= MIGRATE_ATTEMPTS) throw e;
+    }
+  }
 }
