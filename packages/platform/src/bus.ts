@@ -2,7 +2,7 @@ import { connect, type Msg, type NatsConnection, type Subscription } from "@nats
 import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
-import { natsRequestDuration, rpcHandled } from "./metrics.ts";
+import { natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -66,9 +66,20 @@ export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   return reply.data;
 }
 
+/** What serve() started on a connection: its subscriptions and the handlers still running. */
+type Serving = { subs: Set<Subscription>; running: Set<Promise<void>> };
+const serving = new WeakMap<NatsConnection, Serving>();
+
+function servingOn(nc: NatsConnection): Serving {
+  let s = serving.get(nc);
+  if (!s) serving.set(nc, (s = { subs: new Set(), running: new Set() }));
+  return s;
+}
+
 /**
  * Serves one RPC with a queue group (replicas share the load). The request is validated against
  * the contract; DomainError becomes a typed error reply; anything else is logged and INTERNAL.
+ * stopServing(nc) ends it gracefully.
  */
 export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
@@ -76,37 +87,60 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
   handler: (req: z.output<R["request"]>, msg: Msg) => Promise<RpcResponse<R>> | RpcResponse<R>,
   opts: { queue: string; log: Logger },
 ): Subscription {
-  const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string) => {
+  const state = servingOn(nc);
+  const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string, started: number) => {
     rpcHandled.inc({ subject: rpc.subject, outcome });
+    rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
     if (msg.reply) msg.respond(encodeJson(body));
   };
-  return nc.subscribe(rpc.subject, {
+  const handle = async (msg: Msg, started: number) => {
+    let input: unknown;
+    try {
+      input = decodeJson(msg.data);
+    } catch {
+      return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: "malformed JSON" } }, "BAD_REQUEST", started);
+    }
+    const parsed = rpc.request.safeParse(input);
+    if (!parsed.success) {
+      return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: formatIssues(parsed.error) } }, "BAD_REQUEST", started);
+    }
+    try {
+      const data = await handler(parsed.data as z.output<R["request"]>, msg);
+      reply(msg, { ok: true, data }, "ok", started);
+    } catch (e) {
+      if (e instanceof DomainError) return reply(msg, { ok: false, error: { code: e.code, message: e.messages } }, e.code, started);
+      opts.log.error({ err: e, subject: rpc.subject }, "rpc handler failed");
+      reply(msg, { ok: false, error: { code: "INTERNAL", message: "internal error" } }, "INTERNAL", started);
+    }
+  };
+  const sub = nc.subscribe(rpc.subject, {
     queue: opts.queue,
     callback: (err, msg) => {
       if (err) {
         opts.log.error({ err, subject: rpc.subject }, "subscription error");
         return;
       }
-      void (async () => {
-        let input: unknown;
-        try {
-          input = decodeJson(msg.data);
-        } catch {
-          return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: "malformed JSON" } }, "BAD_REQUEST");
-        }
-        const parsed = rpc.request.safeParse(input);
-        if (!parsed.success) {
-          return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: formatIssues(parsed.error) } }, "BAD_REQUEST");
-        }
-        try {
-          const data = await handler(parsed.data as z.output<R["request"]>, msg);
-          reply(msg, { ok: true, data }, "ok");
-        } catch (e) {
-          if (e instanceof DomainError) return reply(msg, { ok: false, error: { code: e.code, message: e.messages } }, e.code);
-          opts.log.error({ err: e, subject: rpc.subject }, "rpc handler failed");
-          reply(msg, { ok: false, error: { code: "INTERNAL", message: "internal error" } }, "INTERNAL");
-        }
-      })();
+      const task = handle(msg, performance.now())
+        .catch((err) => opts.log.error({ err, subject: rpc.subject }, "rpc reply failed"))
+        .finally(() => state.running.delete(task));
+      state.running.add(task);
     },
   });
+  state.subs.add(sub);
+  return sub;
+}
+
+/**
+ * The graceful end of everything serve() started on the connection. Draining a subscription
+ * unsubscribes it, so its queue group routes new requests to the other replicas only, while the
+ * requests already on their way here are still delivered; then every running handler is waited
+ * for, so each of them still has the connection to reply on and the store to work with. Run it
+ * before anything those handlers use is closed, and before the connection is drained.
+ */
+export async function stopServing(nc: NatsConnection): Promise<void> {
+  const state = serving.get(nc);
+  if (!state) return;
+  await Promise.allSettled([...state.subs].map((sub) => sub.drain()));
+  state.subs.clear();
+  await Promise.allSettled([...state.running]);
 }

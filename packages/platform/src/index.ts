@@ -11,3 +11,4 @@ export * from "./crypto.ts";
 export * from "./net-guard.ts";
 export * from "./web/index.ts";
 export * from "./consumer-loop.ts";
+export * from "./consumer-metrics.ts";

@@ -4,8 +4,12 @@ import type { Logger } from "./log.ts";
 type Closer = { name: string; close: () => unknown | Promise<unknown> };
 
 /**
- * Graceful shutdown: on SIGTERM/SIGINT the closers run in reverse registration order
- * (stop HTTP intake first, then drain NATS, then close the store), then the process exits.
+ * Graceful shutdown: on SIGTERM/SIGINT the closers run one after another in reverse registration
+ * order, then the process exits. Registered in dependency order (store, NATS connection,
+ * background workers, consumers, RPC serving, HTTP), they first stop taking new work while
+ * finishing what was taken (HTTP requests, RPCs, messages in hand), then stop the workers, then
+ * drain the connection, and close the store last, when nothing can use it any more. The whole
+ * sequence is bounded by SHUTDOWN_GRACE_MS.
  */
 export class Lifecycle {
   private closers: Closer[] = [];

@@ -12,13 +12,17 @@ export const httpRequestDuration = new client.Histogram({
   registers: [registry],
 });
 
-export const natsRequestDuration = new client.Histogram({
-  name: "nats_request_duration_seconds",
-  help: "Latency of NATS requests this service makes, by subject and outcome",
-  labelNames: ["subject", "outcome"] as const,
-  buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 3],
-  registers: [registry],
-});
+/** NATS request latency by subject and outcome, as the side that asks or the side that answers sees it. */
+const natsLatency = (name: string, help: string) =>
+  new client.Histogram({
+    name,
+    help,
+    labelNames: ["subject", "outcome"] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 3],
+    registers: [registry],
+  });
+
+export const natsRequestDuration = natsLatency("nats_request_duration_seconds", "Latency of NATS requests this service makes, by subject and outcome");
 
 export const rpcHandled = new client.Counter({
   name: "nats_rpc_handled_total",
@@ -26,5 +30,7 @@ export const rpcHandled = new client.Counter({
   labelNames: ["subject", "outcome"] as const,
   registers: [registry],
 });
+
+export const rpcDuration = natsLatency("nats_rpc_duration_seconds", "Time this service took to answer NATS requests, by subject and outcome");
 
 export { client as prom };

@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { PAYMENTS_STREAM } from "@payaccept/contracts";
+import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, registerConsumerGauges, resolveNatsUrl, stopServing } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { paymentEventsApplied } from "./metrics.ts";
-import { consumePaymentEvents } from "./payment-event-consumer.ts";
+import { BALANCE_DURABLE, consumePaymentEvents } from "./payment-event-consumer.ts";
 import { settlePendingPayouts } from "./payouts.ts";
 import { serveBalanceRpcs } from "./rpc-handlers.ts";
 import { openLedgerStore } from "./store/ledger-store.ts";
@@ -39,6 +40,8 @@ void consumer.ended.then(() => {
   }
 });
 serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
+lifecycle.onClose("rpc", () => stopServing(nc));
+await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
 const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive });
 const server = Bun.serve({ hostname: cfg.HOST, port: cfg.BALANCE_PORT, fetch: app.fetch });

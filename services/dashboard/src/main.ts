@@ -10,6 +10,7 @@ import {
   openStore,
   randomToken,
   resolveNatsUrl,
+  stopServing,
 } from "@payaccept/platform";
 import { dashboardEnv } from "./config.ts";
 import { KvPublisher } from "./directory/kv-publisher.ts";
@@ -51,6 +52,7 @@ const directory = { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_
 const users = { users: userStore, directory: store, passwords: new PasswordVerifier(), attempts: new KeyedQueue(), log, now: Date.now };
 serveDirectory(nc, directory);
 serveUserRpcs(nc, users);
+lifecycle.onClose("rpc", () => stopServing(nc));
 
 const app = createDashboardApp({
   directory,

@@ -13,6 +13,7 @@ import {
   loadConfig,
   openDirectoryBucket,
   resolveNatsUrl,
+  stopServing,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
@@ -90,6 +91,7 @@ life.onClose("http", () => server.stop());
 // RPCs wait for the directory snapshot: before it, every shop would look unknown.
 await directory.ready;
 directoryReady = true;
-const subscriptions = servePayments(nc, deps, log);
-life.onClose("rpc", () => subscriptions.forEach((s) => s.unsubscribe()));
+servePayments(nc, deps, log);
+// First at shutdown: the queue group stops routing here and the requests already taken are answered.
+life.onClose("rpc", () => stopServing(nc));
 log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, acquirerUrl: cfg.ACQUIRER_URL }, "payments ready");

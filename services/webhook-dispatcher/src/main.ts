@@ -7,8 +7,10 @@ import {
   DirectoryCache,
   Lifecycle,
   openDirectoryBucket,
+  registerConsumerGauges,
   resolveNatsUrl,
   runConsumerLoop,
+  stopServing,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
@@ -95,6 +97,15 @@ for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]
 }
 
 serveWebhookRpcs(nc, { store, currentShop: (shopId) => readShop(directoryBucket, shopId), send, requeue, now, log });
+lifecycle.onClose("rpc", () => stopServing(nc));
+await registerConsumerGauges(
+  nc,
+  [
+    { stream: PAYMENTS_STREAM, durable: DURABLE },
+    { stream: DISPATCH_STREAM, durable: DURABLE },
+  ],
+  cfg.NATS_REQUEST_TIMEOUT_MS,
+);
 
 const app = createServiceApp(log, {
   nats: () => !nc.isClosed(),

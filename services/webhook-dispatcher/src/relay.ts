@@ -17,9 +17,10 @@ const MAX_REPEATS = 100;
 export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: DispatchCommand) => Promise<void>; log: Logger }) {
   let running: Promise<void> | undefined;
   let again = false;
+  let stopped = false;
 
   async function drain(): Promise<void> {
-    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
       const rows = deps.store.unqueued(BATCH);
       if (rows.length === 0) return;
       await Promise.all(
@@ -33,6 +34,7 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
 
   /** Publishes every unqueued series; concurrent kicks share one drain and cause one more. */
   function kick(): Promise<void> {
+    if (stopped) return Promise.resolve();
     if (running) {
       again = true;
       return running;
@@ -46,7 +48,7 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
           deps.log.warn({ err }, "publishing attempt series failed; the next tick retries");
           return;
         }
-        if (!again) return;
+        if (!again || stopped) return;
       }
     })().finally(() => {
       running = undefined;
@@ -54,10 +56,15 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
     return running;
   }
 
-  function start(everyMs: number): () => void {
+  /** Drains now and every `everyMs`; the returned stop waits for a drain in progress (it uses the store and NATS). */
+  function start(everyMs: number): () => Promise<void> {
     void kick();
     const timer = setInterval(() => void kick(), everyMs);
-    return () => clearInterval(timer);
+    return async () => {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    };
   }
 
   return { kick, start };

@@ -12,7 +12,8 @@ export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 
 /**
  * webhooks.db: deliveries and their attempts. Hot-path statements are prepared once; every method
- * runs on the one SQLite connection, so the multi-statement ones are transactions.
+ * runs on the one SQLite connection, so the multi-statement ones are transactions. Replicas on one
+ * host share the file: every write is one statement or an IMMEDIATE transaction.
  */
 export type DeliveryStore = ReturnType<typeof openDeliveryStore>;
 
@@ -117,11 +118,13 @@ export function openDeliveryStore(path: string) {
      * already logged (a redelivered copy raced this one); the store is then left as the first left it.
      */
     recordAttempt(a: AttemptRow, next: SeriesState): boolean {
+      // IMMEDIATE: replicas share the file, and a transaction that takes the write lock up front
+      // waits for another process's instead of failing on an upgrade from a read lock.
       return sqlite.transaction(() => {
         if (insertAttempt.all(a).length === 0) return false;
         applyAttempt.run({ deliveryId: a.deliveryId, series: a.series, attempt: a.attempt, ...next });
         return true;
-      })();
+      }).immediate();
     },
 
     /** Starts a new attempt series of one delivery of the shop; undefined when it has no such delivery. */

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Payment } from "@payaccept/contracts";
+import { SERVICE_NAMES, type ServiceName } from "../infra/launcher/services.ts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+
+/**
+ * Every service's /metrics after a little real traffic: a few API calls through the gateway, a
+ * payment canceled with its webhook delivered, a payment page opened. The named series are there
+ * and count what was done.
+ */
+// Every service as a real process: the same per-test limit as infra/scripts/test.sh.
+setDefaultTimeout(120_000);
+
+const CREATES = 3;
+
+let stack: Stack;
+let receiver: Receiver;
+let shop: ShopCreated;
+let payments: Payment[] = [];
+
+beforeAll(async () => {
+  stack = await Stack.start();
+  receiver = startReceiver();
+  shop = await stack.createShop({ name: "Metrics", webhookUrl: receiver.url });
+  for (let i = 0; i < CREATES; i++) {
+    const res = await eventually(async () => {
+      const r = await stack.api(shop.apiKey, "/v1/payments", { method: "POST", json: { orderId: `metrics-${i}`, amountKopecks: 2500 } });
+      return r.status === 201 ? r : null;
+    });
+    payments.push(Payment.parse(await res.json()));
+  }
+  for (const p of payments) expect((await stack.api(shop.apiKey, `/v1/payments/${p.id}`)).status).toBe(200);
+  expect((await stack.api(shop.apiKey, "/v1/payments?orderId=no-such-order")).status).toBe(404);
+  expect((await stack.api(shop.apiKey, `/v1/payments/${payments[0]!.id}/cancel`, { method: "POST" })).status).toBe(200);
+  expect((await stack.api(shop.apiKey, "/v1/balance")).status).toBe(200);
+  expect((await fetch(`${stack.url("paypage")}/pay/${payments[1]!.id}`)).status).toBe(200);
+  await eventually(() => receiver.requests.length === 1);
+});
+
+afterAll(async () => {
+  receiver?.stop();
+  await stack?.stop();
+});
+
+type Sample = { name: string; labels: Record<string, string>; value: number };
+
+/** The Prometheus text format's samples (comments skipped). */
+function parse(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!]));
+    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return samples;
+}
+
+async function scrape(name: ServiceName): Promise<Sample[]> {
+  const res = await fetch(`${stack.url(name)}/metrics`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toContain("text/plain");
+  return parse(await res.text());
+}
+
+/** The sum of the series of `name` carrying every given label; undefined when there is none. */
+function value(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+  const matching = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  return matching.length === 0 ? undefined : matching.reduce((sum, s) => sum + s.value, 0);
+}
+
+describe("every service", () => {
+  test.each(SERVICE_NAMES)("%s: request latency by route and status, and process metrics", async (name) => {
+    const samples = await scrape(name);
+    // The harness asked /readyz until the service was ready.
+    expect(value(samples, "http_request_duration_seconds_count", { method: "GET", route: "/readyz", status: "200" })).toBeGreaterThanOrEqual(1);
+    expect(value(samples, "http_request_duration_seconds_bucket", { route: "/readyz", le: "+Inf" })).toBeGreaterThanOrEqual(1);
+    expect(value(samples, "process_cpu_seconds_total")).toBeGreaterThan(0);
+    expect(value(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
+  });
+});
+
+test("gateway: API requests by route and status; NATS request latency by subject and outcome", async () => {
+  const g = await scrape("gateway");
+  const http = (method: string, route: string, status: string) => value(g, "http_request_duration_seconds_count", { method, route, status });
+  expect(http("POST", "/api/v1/payments", "201")).toBe(CREATES);
+  expect(http("GET", "/api/v1/payments/:id", "200")).toBe(CREATES);
+  expect(http("GET", "/api/v1/payments", "404")).toBe(1);
+  expect(http("POST", "/api/v1/payments/:id/cancel", "200")).toBe(1);
+  expect(http("GET", "/api/v1/balance", "200")).toBe(1);
+  const nats = (subject: string, outcome: string) => value(g, "nats_request_duration_seconds_count", { subject, outcome });
+  expect(nats("payments.v1.create", "ok")).toBe(CREATES);
+  expect(nats("payments.v1.lookup", "NOT_FOUND")).toBe(1);
+  expect(nats("balance.v1.get", "ok")).toBe(1);
+  expect(value(g, "nats_request_duration_seconds_sum", { subject: "payments.v1.create" })).toBeGreaterThan(0);
+});
+
+test("payments: RPCs answered, transitions, an empty outbox once the event is published", async () => {
+  const p = await eventually(async () => {
+    const samples = await scrape("payments");
+    return value(samples, "payments_outbox_unpublished") === 0 ? samples : null;
+  });
+  expect(value(p, "nats_rpc_handled_total", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES);
+  expect(value(p, "nats_rpc_duration_seconds_count", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES);
+  expect(value(p, "nats_rpc_duration_seconds_count", { subject: "payments.v1.lookup", outcome: "NOT_FOUND" })).toBe(1);
+  expect(value(p, "payments_transitions_total", { from: "CREATED", to: "CANCELED", trigger: "cancel" })).toBe(1);
+  expect(value(p, "payments_outbox_oldest_unpublished_age_seconds")).toBe(0);
+});
+
+test("webhook-dispatcher: the attempt by result; both consumers with nothing left pending", async () => {
+  const w = await eventually(async () => {
+    const samples = await scrape("webhook-dispatcher");
+    const pending = ["jetstream_consumer_pending_messages", "jetstream_consumer_ack_pending_messages"].map((n) => value(samples, n));
+    return pending.every((v) => v === 0) ? samples : null;
+  });
+  expect(value(w, "webhook_attempts_total", { outcome: "delivered" })).toBe(1);
+  expect(value(w, "webhook_series_finished_total", { result: "delivered" })).toBe(1);
+  expect(value(w, "webhook_attempt_duration_seconds_count")).toBe(1);
+  for (const stream of ["PAYMENTS", "WEBHOOKS"]) {
+    for (const gauge of ["jetstream_consumer_pending_messages", "jetstream_consumer_ack_pending_messages", "jetstream_consumer_redelivered_messages"]) {
+      expect({ stream, gauge, value: value(w, gauge, { stream, consumer: "webhook-dispatcher" }) }).toEqual({ stream, gauge, value: 0 });
+    }
+  }
+});
+
+test("balance: events consumed by effect, its consumer's pending counts, the RPC answered", async () => {
+  const b = await eventually(async () => {
+    const samples = await scrape("balance");
+    return value(samples, "balance_payment_events_total", { status: "CANCELED" }) === 1 ? samples : null;
+  });
+  expect(value(b, "balance_payment_events_total", { status: "CANCELED", effect: "no-money" })).toBe(1);
+  expect(value(b, "jetstream_consumer_pending_messages", { stream: "PAYMENTS", consumer: "balance" })).toBe(0);
+  expect(value(b, "jetstream_consumer_ack_pending_messages", { stream: "PAYMENTS", consumer: "balance" })).toBe(0);
+  expect(value(b, "nats_rpc_handled_total", { subject: "balance.v1.get", outcome: "ok" })).toBe(1);
+});
+
+test("paypage and dashboard: their pages and RPCs are counted", async () => {
+  const page = await scrape("paypage");
+  expect(value(page, "http_request_duration_seconds_count", { method: "GET", route: "/pay/:id", status: "200" })).toBe(1);
+  expect(value(page, "nats_request_duration_seconds_count", { subject: "payments.v1.checkout.get", outcome: "ok" })).toBeGreaterThanOrEqual(1);
+  const dashboard = await scrape("dashboard");
+  expect(value(dashboard, "nats_rpc_handled_total", { subject: "directory.v1.shop.create", outcome: "ok" })).toBe(1);
+});

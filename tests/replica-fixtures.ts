@@ -1,0 +1,58 @@
+/** Shared by tests/replicas.test.ts and tests/rolling-restart.test.ts: several replicas behind a modelled load balancer. */
+
+/** Limits high enough that the tests' bounded load never meets them: rate limiting is not what they test. */
+export const UNLIMITED_RATES = {
+  RATE_LIMIT_PER_METHOD: "1000000",
+  RATE_LIMIT_BALANCE: "1000000",
+  RATE_LIMIT_PER_IP: "1000000",
+};
+
+/**
+ * The load balancer in front of the gateway replicas: round robin over the ones in rotation. A
+ * rolling restart takes a replica out (remove) before it is stopped and puts it back (add) once
+ * it is ready again, as an orchestrator does with its readiness checks.
+ */
+export class Rotation {
+  private readonly members: string[];
+  private turn = 0;
+
+  constructor(origins: string[]) {
+    this.members = [...origins];
+  }
+
+  add(origin: string): void {
+    if (!this.members.includes(origin)) this.members.push(origin);
+  }
+
+  remove(origin: string): void {
+    const at = this.members.indexOf(origin);
+    if (at >= 0) this.members.splice(at, 1);
+  }
+
+  /** The origin (scheme, host, port) of the replica that takes the next request. */
+  next(): string {
+    if (this.members.length === 0) throw new Error("no gateway in rotation");
+    return this.members[this.turn++ % this.members.length]!;
+  }
+
+  /** fetch through the balancer: the request's path and query go to the next replica in rotation. */
+  readonly fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const target = new URL(this.next());
+    url.protocol = target.protocol;
+    url.host = target.host;
+    return fetch(url, init);
+  }) as typeof fetch;
+}
+
+/** "Outcome unknown" of a call: it may be repeated when repeating it is harmless (cancel, start, a sandbox outcome). */
+export async function repeatWhileUnknown<T>(what: () => Promise<T>, isUnknown: (e: unknown) => boolean, attempts = 6): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await what();
+    } catch (e) {
+      if (attempt >= attempts || !isUnknown(e)) throw e;
+      await Bun.sleep(200 * attempt);
+    }
+  }
+}
