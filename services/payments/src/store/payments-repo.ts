@@ -108,6 +108,22 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     .limit(ph("limit"))
     .prepare();
 
+  // A status change without extra fields (cancel, expire, refund: most of them) and its outbox row,
+  // prepared once: built per call they cost a SQL build and a SQLite prepare each time.
+  const moveQ = (final: boolean) =>
+    db
+      .update(p)
+      .set({ status: sql`${ph("to")}`, updatedAt: sql`${ph("now")}`, ...(final ? { expiresAt: null } : {}) })
+      .where(eq(p.id, ph("id")))
+      .returning()
+      .prepare();
+  const moveToFinalQ = moveQ(true);
+  const moveToOpenQ = moveQ(false);
+  const insertOutboxQ = db
+    .insert(outbox)
+    .values({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), createdAt: ph("createdAt") })
+    .prepare();
+
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
 
   /**
@@ -186,19 +202,20 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
           if (decision.kind === "move" && opts.onlyFrom && !opts.onlyFrom.includes(row.status)) decision = { kind: "refused", status: row.status };
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
-          const updated = db
-            .update(p)
-            .set({ ...opts.patch?.(row), status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
-            .where(eq(p.id, id))
-            .returning()
-            .get()!;
+          const patch = opts.patch?.(row);
+          const updated = patch
+            ? db
+                .update(p)
+                .set({ ...patch, status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
+                .where(eq(p.id, id))
+                .returning()
+                .get()!
+            : (final ? moveToFinalQ : moveToOpenQ).get({ id, to: decision.to, now })!;
           bumpCount(row.shopId, decision.from, -1);
           bumpCount(row.shopId, decision.to, 1);
           if (isFinal(updated.status)) {
             const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now);
-            db.insert(outbox)
-              .values({ eventId: paymentEventId(id, updated.status), paymentId: id, status: updated.status, payload: JSON.stringify(event), createdAt: now })
-              .run();
+            insertOutboxQ.run({ eventId: paymentEventId(id, updated.status), paymentId: id, status: updated.status, payload: JSON.stringify(event), createdAt: now });
           }
           return { decision, row: updated };
         },
