@@ -1,0 +1,51 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { WrkRun } from "./wrk.ts";
+
+/** One API operation under load: what wrk sends (a warm-up run first, then the measured run). */
+export type ApiPhase = { name: string; label: string; warmup: Omit<WrkRun, "seconds" | "connections" | "threads">; run: Omit<WrkRun, "seconds" | "connections" | "threads"> };
+
+/** Payments the phases read or cancel, written one per line for the wrk script's `ids` mode. */
+export type PhasePools = { getIds: string[]; orderIds: string[]; warmupCancelIds: string[]; cancelIds: string[] };
+
+/**
+ * The six operations of spec §4 on the seeded shop. Cancel goes last: each one commits an event
+ * whose webhook the pipeline then works on, which would load the phases after it.
+ */
+export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: string; pools: PhasePools; runId: string; deepPage: number }): ApiPhase[] {
+  const { gatewayUrl: api, apiKey, dir, pools } = opts;
+  const file = (name: string, lines: string[]) => {
+    const path = join(dir, `${name}.txt`);
+    writeFileSync(path, lines.join("\n") + "\n");
+    return path;
+  };
+  const apiPath = new URL(api).pathname;
+  const ids = (name: string, lines: string[], method: string, path: string) => ({
+    url: `${api}/v1/payments`,
+    apiKey,
+    script: ["ids", file(name, lines), method, `${apiPath}${path}`],
+  });
+  const same = (run: ApiPhase["run"]) => ({ warmup: run, run });
+  return [
+    {
+      name: "create",
+      label: "create payment (POST /v1/payments)",
+      warmup: { url: `${api}/v1/payments`, apiKey, script: ["create", `warm-${opts.runId}`] },
+      run: { url: `${api}/v1/payments`, apiKey, script: ["create", `bench-${opts.runId}`] },
+    },
+    { name: "get", label: "get by id (GET /v1/payments/{id})", ...same(ids("get-ids", pools.getIds, "GET", "/v1/payments/{}")) },
+    { name: "lookup", label: "lookup by orderId (GET ?orderId=)", ...same(ids("order-ids", pools.orderIds, "GET", "/v1/payments?orderId={}")) },
+    {
+      name: "list",
+      label: `list, deep page ${opts.deepPage} × 100 + total`,
+      ...same({ url: `${api}/v1/payments?page=${opts.deepPage}&limit=100`, apiKey, script: ["static"] }),
+    },
+    { name: "balance", label: "balance (GET /v1/balance)", ...same({ url: `${api}/v1/balance`, apiKey, script: ["static"] }) },
+    {
+      name: "cancel",
+      label: "cancel (POST /v1/payments/{id}/cancel)",
+      warmup: ids("cancel-warm-ids", pools.warmupCancelIds, "POST", "/v1/payments/{}/cancel"),
+      run: ids("cancel-ids", pools.cancelIds, "POST", "/v1/payments/{}/cancel"),
+    },
+  ];
+}

@@ -1,0 +1,94 @@
+import { join } from "node:path";
+import type { ShopRecord } from "@payaccept/contracts";
+import { Stack } from "../../tests/harness/stack.ts";
+import { SERVICE_NAMES, type ServiceName } from "../../infra/launcher/services.ts";
+import { rssMiB } from "./proc.ts";
+import { readShop, seedPayments, type SeededShop } from "./seed-payments.ts";
+
+export type BenchShop = { shopId: string; accountId: string; apiKey: string };
+
+export type BenchStack = {
+  stack: Stack;
+  shop: BenchShop;
+  seeded: SeededShop;
+  /** VmRSS of every service after start and settling, before any load. */
+  idleRssMiB: Record<ServiceName, number>;
+  /** Processes whose CPU the report follows: the request path, the event consumers, nats-server, and the rest of the stack together. */
+  pids: Record<string, number | number[]>;
+};
+
+/** The spec's limits (600/min per method, 60/min balance, 2000/min per IP) would cap a benchmark at a few req/s. */
+const UNLIMITED = { RATE_LIMIT_PER_METHOD: "1000000", RATE_LIMIT_PER_IP: "1000000", RATE_LIMIT_BALANCE: "1000000" };
+
+/**
+ * The whole stack (every service, as `bun run dev` runs it) through tests/harness/stack.ts, with
+ * one live shop holding `rows` payments whose webhooks go to `webhookUrl`. The shop is created
+ * through the dashboard's RPC; then payments is stopped, its store is seeded directly
+ * (bench/lib/seed-payments.ts) and payments is started again on that DATA_DIR.
+ */
+export async function startBenchStack(opts: { rows: number; sampleSize: number; webhookUrl: string; logLevel: string; settleMs: number }): Promise<BenchStack> {
+  const stack = await Stack.start({ env: { ...UNLIMITED, LOG_LEVEL: opts.logLevel } });
+  try {
+    const created = await stack.createShop({ name: "Bench shop", webhookUrl: opts.webhookUrl });
+    const record = await readShop(stack.nc, created.shopId);
+    const payments = stack.service("payments");
+    await payments.stop("SIGTERM");
+    const seeded = await seedPayments(join(stack.dataDir, "payments.db"), record, opts.rows, opts.sampleSize);
+    payments.start();
+    await payments.waitReady(60_000);
+    await Bun.sleep(opts.settleMs);
+    const idleRssMiB = Object.fromEntries(SERVICE_NAMES.map((n) => [n, rssMiB(stack.service(n).proc!.pid)])) as Record<ServiceName, number>;
+    const pid = (n: ServiceName) => stack.service(n).proc!.pid;
+    return {
+      stack,
+      shop: { shopId: record.shopId, accountId: record.accountId, apiKey: created.apiKey },
+      seeded,
+      idleRssMiB,
+      pids: {
+        gateway: pid("gateway"),
+        payments: pid("payments"),
+        balance: pid("balance"),
+        "webhook-dispatcher": pid("webhook-dispatcher"),
+        "nats-server": stack.nats.proc.pid,
+        "other services": [pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
+      },
+    };
+  } catch (e) {
+    await stack.stop();
+    throw e;
+  }
+}
+
+export type WebhookShop = { record: ShopRecord; apiKey: string };
+
+/** More live shops whose webhooks go to `webhookUrl`, created through the dashboard's RPC. */
+export async function createShops(stack: Stack, count: number, webhookUrl: string): Promise<WebhookShop[]> {
+  const shops: WebhookShop[] = [];
+  for (let i = 0; i < count; i++) {
+    const created = await stack.createShop({ name: `Webhook bench shop ${i + 1}`, webhookUrl });
+    shops.push({ record: await readShop(stack.nc, created.shopId), apiKey: created.apiKey });
+  }
+  return shops;
+}
+
+export type ShopPayment = { apiKey: string; id: string };
+
+/** `perShop` CREATED payments in each shop, created through the API; returned shop after shop in turn. */
+export async function createPaymentsThroughApi(gatewayUrl: string, shops: WebhookShop[], perShop: number): Promise<ShopPayment[]> {
+  const jobs = Array.from({ length: perShop * shops.length }, (_, i) => ({ shop: shops[i % shops.length]!, n: i }));
+  const created: ShopPayment[] = new Array(jobs.length);
+  const worker = async () => {
+    for (let job = jobs.shift(); job; job = jobs.shift()) {
+      const res = await fetch(`${gatewayUrl}/v1/payments`, {
+        method: "POST",
+        headers: { "X-Api-Key": job.shop.apiKey, "Content-Type": "application/json" },
+        body: JSON.stringify({ orderId: `webhook-bench-${job.n}`, amountKopecks: 10_000 }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (res.status !== 201) throw new Error(`creating a payment for the webhook bench: HTTP ${res.status} ${await res.text()}`);
+      created[job.n] = { apiKey: job.shop.apiKey, id: ((await res.json()) as { id: string }).id };
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  return created;
+}

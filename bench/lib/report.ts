@@ -1,0 +1,64 @@
+import type { CpuShare } from "./proc.ts";
+import type { WebhookResult } from "./webhook-scenarios.ts";
+
+export type LoadRow = { key: string; label: string; rps: number; p50Ms: number; p99Ms: number; errors: number; cpu: CpuShare };
+export type Verdict = { target: string; pass: boolean };
+
+const num = (v: number, digits = 0) => (Number.isFinite(v) ? v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "-");
+const ms = (v: number) => num(v, v < 10 ? 2 : 1);
+const row = (cells: string[], widths: number[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+
+/** The load table: every figure also as a ratio of the two ceilings. */
+export function loadTable(rows: LoadRow[], ceilingA: LoadRow, ceilingB: LoadRow, targets: Map<string, Verdict>): string {
+  const widths = [42, 9, 8, 8, 6, 6, 7, 16, 6];
+  const out = [row(["", "req/s", "p50 ms", "p99 ms", "×(a)", "×(b)", "errors", "target", ""], widths)];
+  for (const r of rows) {
+    const t = targets.get(r.key);
+    out.push(
+      row(
+        [r.label, num(r.rps), ms(r.p50Ms), ms(r.p99Ms), num(r.rps / ceilingA.rps, 2), num(r.rps / ceilingB.rps, 2), num(r.errors), t?.target ?? "", t ? (t.pass ? "PASS" : "MISS") : ""],
+        widths,
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
+export type WebhookRow = { key: string; label: string; result: WebhookResult & { deferrals: number; attemptMs: number }; target?: Verdict[] };
+
+export function webhookTable(rows: WebhookRow[], ceilingB: LoadRow): string {
+  const widths = [42, 9, 8, 8, 10, 11, 9, 10, 6, 30];
+  const out = [row(["webhook pipeline (final status → delivery)", "events/s", "p50 ms", "p99 ms", "offered/s", "delivered", "deferrals", "attempt ms", "×(b)", "targets"], widths)];
+  for (const { label, result: w, target } of rows) {
+    const verdicts = (target ?? []).map((v) => `${v.target} ${v.pass ? "PASS" : "MISS"}`).join("; ");
+    out.push(
+      row(
+        [label, num(w.perSecond), ms(w.p50Ms), ms(w.p99Ms), num(w.offeredPerSecond), `${w.delivered}/${w.events}`, num(w.deferrals), ms(w.attemptMs), num(w.perSecond / ceilingB.rps, 2), verdicts],
+        widths,
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
+/** Spec of this bench: every service at most this much resident memory when idle. */
+export const RSS_LIMIT_MIB = 80;
+
+/** `reference`: what Bun itself takes (the bare server), for scale. */
+export function rssTable(rss: Record<string, number>, reference: number, limitMiB = RSS_LIMIT_MIB): string {
+  const widths = [42, 9, 16, 6];
+  const out = [row(["idle RSS (VmRSS after start, before load)", "MiB", "target", ""], widths)];
+  for (const [name, mib] of Object.entries(rss)) out.push(row([name, num(mib, 1), `≤ ${limitMiB} MiB`, mib <= limitMiB ? "PASS" : "MISS"], widths));
+  out.push(row(["(for scale: the bare Bun server of (a))", num(reference, 1), "", ""], widths));
+  return out.join("\n");
+}
+
+/** CPU of each process during each run, in cores (2.00 = the whole machine). */
+export function cpuTable(rows: LoadRow[]): string {
+  const last = ["bench", "machine busy", "others", "steal"];
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.cpu)))].filter((n) => !last.includes(n)).concat(last);
+  const widths = [42, ...names.map((n) => Math.max(7, n.length))];
+  const out = [row(["CPU during the run (cores of 2)", ...names], widths)];
+  for (const r of rows) out.push(row([r.label, ...names.map((n) => (r.cpu[n] === undefined ? "" : num(r.cpu[n]!, 2)))], widths));
+  return out.join("\n");
+}
