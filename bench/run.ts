@@ -16,7 +16,7 @@ import { startBareHttp, startNatsRoundTrip } from "./lib/ceilings.ts";
 import { deepPageTotal, shuffle, slicer, waitDrained } from "./lib/helpers.ts";
 import { metricValue } from "./lib/metrics.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
-import { cpuTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
+import { costTable, cpuTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
 import { apiVerdicts, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
@@ -35,8 +35,12 @@ const cfg = {
   shops: env("BENCH_WEBHOOK_SHOPS", 16),
   logLevel: process.env.BENCH_LOG_LEVEL ?? "info",
 };
-/** Seeded payments each use takes (the sample is spread evenly over the whole shop). */
-const POOLS = { webhook: cfg.webhookRate * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
+/** Seeded payments each use takes (the sample is spread evenly over the whole shop); a small BENCH_ROWS shrinks them all alike. */
+const POOLS = (() => {
+  const wanted = { webhook: cfg.webhookRate * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
+  const scale = Math.min(1, cfg.rows / Object.values(wanted).reduce((a, b) => a + b, 0));
+  return Object.fromEntries(Object.entries(wanted).map(([k, n]) => [k, Math.max(1, Math.floor(n * scale))])) as typeof wanted;
+})();
 const say = (s: string) => console.error(`[bench] ${s}`);
 
 const wrk = ensureWrk();
@@ -76,8 +80,8 @@ try {
   const ceilingB = await measure("b", "(b) HTTP → NATS call → noop serve → reply", { ...natsRoundTrip.pids, ...bench.pids }, { url: natsRoundTrip.url, script: ["static"] });
   await natsRoundTrip.stop();
 
-  // With a small BENCH_ROWS the last pools come up short and the wrk script goes round its pool
-  // again (a repeated cancel answers 200 without a second event).
+  // A pool smaller than a run needs is gone round again by the wrk script (a repeated cancel
+  // answers 200 without a second event).
   const take = slicer(bench.seeded.sample);
   const oneShopPayments = take(POOLS.webhook).map((p) => ({ apiKey: bench.shop.apiKey, id: p.id }));
   const read = take(POOLS.read);
@@ -93,7 +97,7 @@ try {
   const deepPage = Math.min(10_000, Math.floor(cfg.rows / 100));
   const total = await deepPageTotal(gatewayUrl, apiKey, deepPage);
   for (const phase of apiPhases({ gatewayUrl, apiKey, dir: workDir, pools, runId: String(Date.now()), deepPage })) {
-    const label = phase.name === "list" ? `${phase.label} (total ${total.toLocaleString("en-US")})` : phase.label;
+    const label = phase.name === "list" ? `${phase.label}, total ${total.toLocaleString("en-US")}` : phase.label;
     await measure(phase.name, label, bench.pids, phase.warmup, phase.run);
     // The latency of one deep page alone: at 64 connections its p50 is mostly the queue (64 ÷ req/s).
     if (phase.name === "list") await measure("list-1", `${phase.label}, 1 connection`, bench.pids, phase.warmup, phase.run, 1);
@@ -136,6 +140,8 @@ try {
       rssTable(bench.idleRssMiB, bareRssMiB),
       "",
       cpuTable(cpuRows),
+      "",
+      costTable(cpuRows),
     ].join("\n"),
   );
 } finally {

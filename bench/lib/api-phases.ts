@@ -37,7 +37,7 @@ export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: strin
     { name: "lookup", label: "lookup by orderId (GET ?orderId=)", ...same(ids("order-ids", pools.orderIds, "GET", "/v1/payments?orderId={}")) },
     {
       name: "list",
-      label: `list, deep page ${opts.deepPage} × 100 + total`,
+      label: `list: page ${opts.deepPage} × 100`,
       ...same({ url: `${api}/v1/payments?page=${opts.deepPage}&limit=100`, apiKey, script: ["static"] }),
     },
     { name: "balance", label: "balance (GET /v1/balance)", ...same({ url: `${api}/v1/balance`, apiKey, script: ["static"] }) },

@@ -6,11 +6,13 @@ export type Verdict = { target: string; pass: boolean };
 
 const num = (v: number, digits = 0) => (Number.isFinite(v) ? v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "-");
 const ms = (v: number) => num(v, v < 10 ? 2 : 1);
+/** Width of the first column: the longest label. */
+const LABEL = 50;
 const row = (cells: string[], widths: number[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
 
 /** The load table: every figure also as a ratio of the two ceilings. */
 export function loadTable(rows: LoadRow[], ceilingA: LoadRow, ceilingB: LoadRow, targets: Map<string, Verdict>): string {
-  const widths = [42, 9, 8, 8, 6, 6, 7, 16, 6];
+  const widths = [LABEL, 9, 8, 8, 6, 6, 7, 16, 6];
   const out = [row(["", "req/s", "p50 ms", "p99 ms", "×(a)", "×(b)", "errors", "target", ""], widths)];
   for (const r of rows) {
     const t = targets.get(r.key);
@@ -27,7 +29,7 @@ export function loadTable(rows: LoadRow[], ceilingA: LoadRow, ceilingB: LoadRow,
 export type WebhookRow = { key: string; label: string; result: WebhookResult & { deferrals: number; attemptMs: number }; target?: Verdict[] };
 
 export function webhookTable(rows: WebhookRow[], ceilingB: LoadRow): string {
-  const widths = [42, 9, 8, 8, 10, 11, 9, 10, 6, 30];
+  const widths = [LABEL, 9, 8, 8, 10, 11, 9, 10, 6, 30];
   const out = [row(["webhook pipeline (final status → delivery)", "events/s", "p50 ms", "p99 ms", "offered/s", "delivered", "deferrals", "attempt ms", "×(b)", "targets"], widths)];
   for (const { label, result: w, target } of rows) {
     const verdicts = (target ?? []).map((v) => `${v.target} ${v.pass ? "PASS" : "MISS"}`).join("; ");
@@ -46,19 +48,30 @@ export const RSS_LIMIT_MIB = 80;
 
 /** `reference`: what Bun itself takes (the bare server), for scale. */
 export function rssTable(rss: Record<string, number>, reference: number, limitMiB = RSS_LIMIT_MIB): string {
-  const widths = [42, 9, 16, 6];
+  const widths = [LABEL, 9, 16, 6];
   const out = [row(["idle RSS (VmRSS after start, before load)", "MiB", "target", ""], widths)];
   for (const [name, mib] of Object.entries(rss)) out.push(row([name, num(mib, 1), `≤ ${limitMiB} MiB`, mib <= limitMiB ? "PASS" : "MISS"], widths));
   out.push(row(["(for scale: the bare Bun server of (a))", num(reference, 1), "", ""], widths));
   return out.join("\n");
 }
 
-/** CPU of each process during each run, in cores (2.00 = the whole machine). */
+const MACHINE = ["bench", "machine busy", "others", "steal"];
+
+/** CPU of each process during each run, in cores (2.00 = the whole machine), and the machine's. */
 export function cpuTable(rows: LoadRow[]): string {
-  const last = ["bench", "machine busy", "others", "steal"];
-  const names = [...new Set(rows.flatMap((r) => Object.keys(r.cpu)))].filter((n) => !last.includes(n)).concat(last);
-  const widths = [42, ...names.map((n) => Math.max(7, n.length))];
-  const out = [row(["CPU during the run (cores of 2)", ...names], widths)];
-  for (const r of rows) out.push(row([r.label, ...names.map((n) => (r.cpu[n] === undefined ? "" : num(r.cpu[n]!, 2)))], widths));
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.cpu)))].filter((n) => !MACHINE.includes(n)).concat(MACHINE);
+  return processTable("CPU during the run (cores of 2)", rows, names, (r, n) => num(r.cpu[n]!, 2));
+}
+
+/** The same as CPU time per request (per event for the webhook runs): what each process spends on one. */
+export function costTable(rows: LoadRow[]): string {
+  const names = [...new Set(rows.flatMap((r) => Object.keys(r.cpu)))].filter((n) => !MACHINE.includes(n));
+  return processTable("CPU µs per request (per event)", rows, names, (r, n) => num((r.cpu[n]! / r.rps) * 1e6));
+}
+
+function processTable(title: string, rows: LoadRow[], names: string[], cell: (r: LoadRow, name: string) => string): string {
+  const widths = [LABEL, ...names.map((n) => Math.max(7, n.length))];
+  const out = [row([title, ...names], widths)];
+  for (const r of rows) out.push(row([r.label, ...names.map((n) => (r.cpu[n] === undefined ? "" : cell(r, n)))], widths));
   return out.join("\n");
 }
