@@ -48,7 +48,10 @@ const workDir = mkdtempSync(join(tmpdir(), "payaccept-bench-"));
 const clock = await WebhookClock.start();
 say(`starting the stack and seeding ${cfg.rows.toLocaleString("en-US")} payments`);
 const sampleSize = Object.values(POOLS).reduce((a, b) => a + b, 0);
-const bench = await startBenchStack({ rows: cfg.rows, sampleSize, webhookUrl: clock.url, logLevel: cfg.logLevel, settleMs: 5000 });
+const bench = await startBenchStack({ rows: cfg.rows, sampleSize, webhookUrl: clock.url, logLevel: cfg.logLevel, settleMs: 5000 }).catch(async (e) => {
+  await clock.stop(); // the receiver is a process of its own
+  throw e;
+});
 say(`seeded in ${bench.seeded.seconds.toFixed(0)} s; idle RSS measured`);
 clock.follow(bench.stack.nc);
 
