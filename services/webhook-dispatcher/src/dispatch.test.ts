@@ -196,4 +196,14 @@ describe("intake", () => {
     expect(recordPaymentEvent(store, { ...event, status: "SUCCESS", previousStatus: "EXPIRED" }, clock.t)).toBe(true);
     expect(store.list({ shopId: shop.shopId, limit: 10 }).map((d) => d.delivery.status).sort()).toEqual(["EXPIRED", "SUCCESS"]);
   });
+
+  test("a batch is recorded in one transaction; a copy within the batch or of an earlier one is not recorded again", () => {
+    const shop = shopRecord();
+    const a = paymentEvent(shop, { status: "EXPIRED" });
+    const b = paymentEvent(shop, { status: "EXPIRED" });
+    expect(recordPaymentEvent(store, a, clock.t)).toBe(true);
+    const row = (e: typeof a) => ({ id: Bun.randomUUIDv7(), shopId: e.shopId, paymentId: e.paymentId, status: e.status, orderId: e.orderId, body: "{}", occurredAt: clock.t, createdAt: clock.t });
+    expect(store.insertDeliveries([row(a), row(b), row(b)])).toEqual([false, true, false]);
+    expect(store.list({ shopId: shop.shopId, limit: 10 })).toHaveLength(2);
+  });
 });

@@ -18,7 +18,7 @@ import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook } from "./delivery/send.ts";
 import { readShop } from "./directory.ts";
 import { createDispatcher } from "./dispatch.ts";
-import { handlePaymentEventMessage } from "./intake.ts";
+import { createPaymentEventIntake, INTAKE_BATCH } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
@@ -73,10 +73,13 @@ const dispatch = createDispatcher({
   }),
 });
 
+// A pull's worth of events is recorded in one transaction: the loop hands over up to INTAKE_BATCH
+// messages at once, and the intake commits those of one event-loop turn together before acking them.
+const paymentEvents = createPaymentEventIntake({ store, now, log, onRecorded: requeue });
 const intake = await runConsumerLoop(await js.consumers.get(PAYMENTS_STREAM, DURABLE), {
   name: "payment events",
-  concurrency: 1,
-  handle: (m) => handlePaymentEventMessage(m, { store, now, log, onRecorded: requeue }),
+  concurrency: INTAKE_BATCH,
+  handle: (m) => paymentEvents.handle(m),
   log,
 });
 lifecycle.onClose("payment events", () => intake.stop());

@@ -109,6 +109,14 @@ export function openDeliveryStore(path: string) {
       return insertDelivery.all(d).length === 1;
     },
 
+    /**
+     * Records many deliveries in one IMMEDIATE transaction (one commit): each entry is false when
+     * its (payment id, status) pair was already recorded, earlier or by an entry before it.
+     */
+    insertDeliveries(ds: NewDelivery[]): boolean[] {
+      return sqlite.transaction(() => ds.map((d) => insertDelivery.all(d).length === 1)).immediate();
+    },
+
     get(id: string): DeliveryRow | undefined {
       return byId.get({ id });
     },
@@ -159,6 +167,14 @@ export function openDeliveryStore(path: string) {
 
     markQueued(id: string, series: number): void {
       markQueued.run({ id, series });
+    },
+
+    /** markQueued for many series in one IMMEDIATE transaction. */
+    markQueuedMany(rows: { id: string; series: number }[]): void {
+      if (rows.length === 0) return;
+      sqlite.transaction(() => {
+        for (const r of rows) markQueued.run({ id: r.id, series: r.series });
+      }).immediate();
     },
 
     /** A page of the shop's deliveries, newest first, each with its attempts in order. */
