@@ -19,13 +19,29 @@ export function openStore<S extends Record<string, unknown>>(path: string, schem
   const sqlite = new Database(path, { create: true, strict: true });
   // First, so that every later statement waits for a lock another process holds instead of failing.
   sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA journal_mode = WAL");
+  enableWal(sqlite);
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite, { schema });
   migrateAlongsideReplicas(db, migrationsFolder);
   return { sqlite, db };
+}
+
+/**
+ * Switching a fresh file to WAL needs the file to itself, and SQLite answers SQLITE_BUSY at once
+ * instead of waiting on the busy timeout: replicas opening one new file together retry (bounded).
+ */
+function enableWal(sqlite: Database, maxWaitMs = 5000): void {
+  for (let waited = 0; ; waited += 20) {
+    try {
+      sqlite.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "SQLITE_BUSY" || waited >= maxWaitMs) throw e;
+      Bun.sleepSync(20);
+    }
+  }
 }
 
 /**
