@@ -1,6 +1,7 @@
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
+import { ApiKeyRecord, apiKeyKvKey, ShopRecord, shopKvKey } from "@payaccept/contracts";
+import type { z } from "zod";
 import type { Logger } from "./log.ts";
 
 /**
@@ -56,6 +57,26 @@ export class DirectoryCache {
     if (!k) return undefined;
     const shop = this.shopMap.get(k.shopId);
     return shop?.active ? shop : undefined;
+  }
+
+  /** The shop as the bucket holds it right now: a fresh read, not the watched copy. */
+  readShop(shopId: string): Promise<ShopRecord | undefined> {
+    return this.read(shopKvKey(shopId), ShopRecord);
+  }
+
+  /** A key's record as the bucket holds it right now. */
+  readKey(hashHex: string): Promise<ApiKeyRecord | undefined> {
+    return this.read(apiKeyKvKey(hashHex), ApiKeyRecord);
+  }
+
+  /** The watched copy, else a fresh read: a shop created a moment ago can reach a request before it reaches the watch. */
+  async shopOrRead(shopId: string): Promise<ShopRecord | undefined> {
+    return this.shop(shopId) ?? this.readShop(shopId);
+  }
+
+  private async read<S extends z.ZodType>(key: string, schema: S): Promise<z.output<S> | undefined> {
+    const entry = await this.kv.get(key);
+    return entry?.operation === "PUT" ? schema.safeParse(entry.json()).data : undefined;
   }
 
   stop(): void {

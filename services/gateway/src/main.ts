@@ -38,7 +38,7 @@ app.route(
   "/api",
   apiRoutes({
     nc,
-    directory: keyDirectory(directory, directoryBucket, cfg.NATS_REQUEST_TIMEOUT_MS),
+    directory: keyDirectory(directory, cfg.NATS_REQUEST_TIMEOUT_MS),
     limiters: { perIp: perMinute(cfg.RATE_LIMIT_PER_IP), perMethod: perMinute(cfg.RATE_LIMIT_PER_METHOD), balance: perMinute(cfg.RATE_LIMIT_BALANCE) },
     trustedProxies: cfg.TRUSTED_PROXIES,
     maxBodyBytes: MAX_BODY_BYTES,

@@ -24,7 +24,6 @@ import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
-import { shopDirectory } from "./shop-directory.ts";
 import { createOutboxRepo } from "./store/outbox-repo.ts";
 import { createPaymentsRepo } from "./store/payments-repo.ts";
 import { openPaymentsStore } from "./store/open.ts";
@@ -55,7 +54,7 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS
 const repo = createPaymentsRepo(store, announceTransitions(log, () => relay.wake()));
 const deps: PaymentsDeps = {
   repo,
-  shops: shopDirectory(directory, directoryBucket),
+  shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
     baseUrl: cfg.ACQUIRER_URL,
     apiKey: cfg.ACQUIRER_API_KEY,

@@ -16,7 +16,6 @@ import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
 import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook } from "./delivery/send.ts";
-import { readShop } from "./directory.ts";
 import { createDispatcher } from "./dispatch.ts";
 import { createPaymentEventIntake, INTAKE_BATCH } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
@@ -99,7 +98,7 @@ for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]
   });
 }
 
-serveWebhookRpcs(nc, { store, currentShop: (shopId) => readShop(directoryBucket, shopId), send, requeue, now, log });
+serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
 await registerConsumerGauges(
   nc,

@@ -1,5 +1,4 @@
-import type { KV } from "@nats-io/kv";
-import { ApiKeyRecord, apiKeyKvKey, DomainError, ShopRecord, shopKvKey } from "@payaccept/contracts";
+import { DomainError, type ShopRecord } from "@payaccept/contracts";
 import type { DirectoryCache } from "@payaccept/platform";
 
 export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopRecord | undefined> };
@@ -11,15 +10,10 @@ export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopReco
  * so deactivation never waits on a read. The read is bounded; when it cannot be made the caller
  * gets 503, not a 401 that could be wrong.
  */
-export function keyDirectory(cache: DirectoryCache, kv: KV, timeoutMs: number): KeyDirectory {
-  const read = async (key: string): Promise<unknown> => {
-    const entry = await kv.get(key);
-    return entry?.operation === "PUT" ? entry.json() : undefined;
-  };
+export function keyDirectory(cache: DirectoryCache, timeoutMs: number): KeyDirectory {
   const fromBucket = async (keyHash: string) => {
-    const key = ApiKeyRecord.safeParse(await read(apiKeyKvKey(keyHash))).data;
-    if (!key) return undefined;
-    const shop = cache.shop(key.shopId) ?? ShopRecord.safeParse(await read(shopKvKey(key.shopId))).data;
+    const key = await cache.readKey(keyHash);
+    const shop = key && (await cache.shopOrRead(key.shopId));
     return shop?.active ? shop : undefined;
   };
   return {

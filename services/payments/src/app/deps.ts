@@ -1,7 +1,6 @@
 import { DomainError, type ShopRecord } from "@payaccept/contracts";
 import type { Logger } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
-import type { ShopDirectory } from "../shop-directory.ts";
 import type { PaymentsRepo } from "../store/payments-repo.ts";
 import type { PaymentRow } from "../store/schema.ts";
 
@@ -14,7 +13,8 @@ export type BalancePort = {
 /** Everything the use cases need, passed in so they run the same under tests and in main. */
 export type PaymentsDeps = {
   repo: PaymentsRepo;
-  shops: ShopDirectory;
+  /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
+  shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   provider: ProviderPort;
   balance: BalancePort;
   log: Logger;
