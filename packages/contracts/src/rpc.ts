@@ -117,7 +117,7 @@ export const rpcs = {
       z.object({ id: Uuid, outcome: SandboxOutcome }),
       CheckoutView,
     ),
-    /** Dashboard: a payment by id regardless of status filter, for any of the account's shops. */
+    /** Dashboard CSV export: the next keyset page (after {createdAt, id}) of a period, oldest first, streamed page by page. */
     exportPage: rpc(
       "payments.v1.export",
       ShopScoped.extend({
