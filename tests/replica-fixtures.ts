@@ -10,10 +10,13 @@ export const UNLIMITED_RATES = {
 /**
  * The load balancer in front of the gateway replicas: round robin over the ones in rotation. A
  * rolling restart takes a replica out (remove) before it is stopped and puts it back (add) once
- * it is ready again, as an orchestrator does with its readiness checks.
+ * it is ready again, as an orchestrator does with its readiness checks. Removal drains, as a
+ * balancer's deregistration delay does: it resolves once the requests already sent to that
+ * replica have settled, so none of them is still connecting when the replica stops listening.
  */
 export class Rotation {
   private readonly members: string[];
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
   private turn = 0;
 
   constructor(origins: string[]) {
@@ -24,9 +27,10 @@ export class Rotation {
     if (!this.members.includes(origin)) this.members.push(origin);
   }
 
-  remove(origin: string): void {
+  async remove(origin: string): Promise<void> {
     const at = this.members.indexOf(origin);
     if (at >= 0) this.members.splice(at, 1);
+    await Promise.allSettled([...(this.inFlight.get(origin) ?? [])]);
   }
 
   /** The origin (scheme, host, port) of the replica that takes the next request. */
@@ -38,10 +42,16 @@ export class Rotation {
   /** fetch through the balancer: the request's path and query go to the next replica in rotation. */
   readonly fetch = ((input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(input instanceof Request ? input.url : input);
-    const target = new URL(this.next());
+    const origin = this.next();
+    const target = new URL(origin);
     url.protocol = target.protocol;
     url.host = target.host;
-    return fetch(url, init);
+    const pending = fetch(url, init);
+    const requests = this.inFlight.get(origin) ?? new Set();
+    this.inFlight.set(origin, requests);
+    requests.add(pending);
+    void pending.finally(() => requests.delete(pending)).catch(() => undefined);
+    return pending;
   }) as typeof fetch;
 }
 

@@ -165,7 +165,7 @@ test("one replica of each service SIGKILLed mid-load: nothing lost, no payment o
       // The crashed gateway leaves the rotation as a balancer's health check would make it; until
       // then requests sent to it fail and the SDK's recovery looks the payment up elsewhere.
       await Promise.all([stack.kill("gateway"), replica.payments.kill("SIGKILL"), stack.kill("webhook-dispatcher"), stack.kill("balance")]);
-      rotation.remove(stack.service("gateway").url);
+      await rotation.remove(stack.service("gateway").url);
       killedAt = Date.now();
     })();
   });

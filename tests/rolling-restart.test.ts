@@ -92,7 +92,7 @@ test("SIGTERM and restart of each payments replica, then of each gateway taken o
     ...[stack.service("gateway"), gateway2].map((gateway, i) => ({
       name: `gateway ${i + 1}`,
       run: async () => {
-        rotation.remove(gateway.url);
+        await rotation.remove(gateway.url);
         const code = await restart(gateway);
         rotation.add(gateway.url);
         return code;
