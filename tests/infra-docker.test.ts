@@ -26,8 +26,15 @@ describe("Dockerfile", () => {
     expect(sources.filter((s) => !existsSync(join(ROOT, s)))).toEqual([]);
   });
 
-  test("installs production dependencies exactly as locked", () => {
-    expect(instructions).toContain("RUN bun install --production --frozen-lockfile");
+  test("installs production dependencies exactly as locked, with the dependency patches in place", () => {
+    const install = instructions.indexOf("RUN bun install --production --frozen-lockfile");
+    expect(install).toBeGreaterThan(0);
+    const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { patchedDependencies?: Record<string, string> };
+    const copiedBefore = instructions.slice(0, install).filter((l) => l.startsWith("COPY ") && !l.includes("--from="));
+    for (const patch of Object.values(manifest.patchedDependencies ?? {})) {
+      expect(existsSync(join(ROOT, patch))).toBe(true);
+      expect(copiedBefore.some((l) => l.split(/\s+/).slice(1, -1).some((src) => patch.startsWith(src)))).toBe(true);
+    }
   });
 
   test("is parametrised by SERVICE and runs that service's src/main.ts as a non-root user", () => {

@@ -33,6 +33,8 @@ export async function seedPayments(dbPath: string, shop: ShopRecord, rows: numbe
   let clock = Date.now() - rows;
   const deps = {
     repo: createPaymentsRepo(store, () => {}),
+    // The seeder's own wide transaction is the group.
+    groupCommit: { run: async <T>(work: () => T) => work() },
     shops: { shop: async () => shop },
     log: createLogger("seed", "silent"),
     now: () => clock++,

@@ -16,6 +16,9 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
     waitOnFirstConnect: true,
     pingInterval: 5000,
     maxPingOut: 2,
+    // An Error made up front for every request's stack trace: ~5 % of the gateway's CPU. A failed
+    // call becomes a DomainError naming the subject anyway.
+    noAsyncTraces: true,
   });
   (async () => {
     for await (const s of nc.status()) {

@@ -12,3 +12,4 @@ export * from "./net-guard.ts";
 export * from "./web/index.ts";
 export * from "./consumer-loop.ts";
 export * from "./consumer-metrics.ts";
+export * from "./group-commit.ts";

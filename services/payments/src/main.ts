@@ -9,6 +9,7 @@ import {
   createServiceApp,
   DirectoryCache,
   ensurePaymentsStream,
+  GroupCommit,
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
@@ -54,6 +55,7 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS
 const repo = createPaymentsRepo(store, announceTransitions(log, () => relay.wake()));
 const deps: PaymentsDeps = {
   repo,
+  groupCommit: new GroupCommit(store.sqlite),
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
     baseUrl: cfg.ACQUIRER_URL,

@@ -19,7 +19,7 @@ export function requireApiKey(directory: KeyDirectory): MiddlewareHandler<Gatewa
     if (!keyHash || !shop) return jsonError(c, 401, "missing or invalid API key");
     c.set("shop", shop);
     c.set("keyHash", keyHash);
-    c.set("log", c.get("log").child({ shopId: shop.shopId }));
+    c.get("log").add({ shopId: shop.shopId });
     await next();
   };
 }

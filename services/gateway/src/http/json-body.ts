@@ -25,18 +25,27 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 
 /**
  * A JSON body of at most maxBytes: 415 for another content type, 413 when larger (by
- * Content-Length before reading, or while streaming), 400 when empty. The bytes are handed on to
- * the validator (which reports malformed JSON) as the request's body.
+ * Content-Length before reading, or while streaming a body sent without one), 400 when empty.
+ * The text is handed on to the validator (which reports malformed JSON) through Hono's body cache.
  */
 export function jsonBody(maxBytes: number): MiddlewareHandler<GatewayEnv> {
+  const decoder = new TextDecoder();
   return async (c, next) => {
     if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, 415, "Content-Type must be application/json");
     const tooLarge = () => jsonError(c, 413, `request body must be at most ${maxBytes} bytes`);
-    if (Number(c.req.header("content-length") ?? 0) > maxBytes) return tooLarge();
-    const bytes = await readCapped(c.req.raw.body, maxBytes);
-    if (bytes === null) return tooLarge();
-    if (bytes.byteLength === 0) return jsonError(c, 400, "request body is required");
-    c.req.raw = new Request(c.req.raw.url, { method: c.req.method, headers: c.req.raw.headers, body: bytes });
+    const length = c.req.header("content-length");
+    if (Number(length ?? 0) > maxBytes) return tooLarge();
+    let text: string;
+    // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined) text = await c.req.raw.text();
+    else {
+      const bytes = await readCapped(c.req.raw.body, maxBytes);
+      if (bytes === null) return tooLarge();
+      text = decoder.decode(bytes);
+    }
+    if (text.length === 0) return jsonError(c, 400, "request body is required");
+    // Hono keeps promises in its body cache (its type says values): c.req.json() parses this text.
+    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
     await next();
   };
 }

@@ -20,18 +20,41 @@ function count(c: Context<GatewayEnv>, limiter: SlidingWindowLimiter, key: strin
   });
 }
 
+/** Distinct connection sources remembered; past this the memory starts over. */
+const MAX_REMEMBERED_SOURCES = 10_000;
+
+/**
+ * Connection source (+ X-Forwarded-For) → client address and its counting key. Parsing addresses
+ * cost more than the rest of the limit, and a client's requests keep coming from the same source.
+ */
+function clientAddresses(trusted: TrustedProxies): (remote: string, forwardedFor: string | undefined) => { ip: string; key: string } {
+  const known = new Map<string, { ip: string; key: string }>();
+  return (remote, forwardedFor) => {
+    const source = forwardedFor === undefined ? remote : `${remote} ${forwardedFor}`;
+    let found = known.get(source);
+    if (!found) {
+      const ip = clientIp(remote, forwardedFor, trusted);
+      found = { ip, key: `ip:${ipRateKey(ip)}` };
+      if (known.size >= MAX_REMEMBERED_SOURCES) known.clear();
+      known.set(source, found);
+    }
+    return found;
+  };
+}
+
 /**
  * The per-IP cap over the whole API, checked before authentication so that floods of bad keys
  * are capped too. Also writes the RateLimit-* headers of every /api response, from whichever
  * limit the request came closest to.
  */
 export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxies): MiddlewareHandler<GatewayEnv> {
+  const addresses = clientAddresses(trusted);
   return async (c, next) => {
     c.set("rateDecisions", []);
     const remote = c.env.server.requestIP(c.req.raw)?.address ?? "unknown";
-    const ip = clientIp(remote, c.req.header("x-forwarded-for"), trusted);
-    c.set("log", c.get("log").child({ ip }));
-    const refused = count(c, limiter, `ip:${ipRateKey(ip)}`);
+    const { ip, key } = addresses(remote, c.req.header("x-forwarded-for"));
+    c.get("log").add({ ip });
+    const refused = count(c, limiter, key);
     if (!refused) await next();
     const res = refused ?? c.res;
     const d = tightest(c.get("rateDecisions"))!;

@@ -22,24 +22,26 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     ? commissionFor(req.amountKopecks, shop.tariff[req.method])
     : quoteCommission(req.amountKopecks, shop.tariff, shop.methods);
   try {
-    const row = d.repo.insert(
-      {
-        shopId,
-        accountId: shop.accountId,
-        orderId: req.orderId,
-        amountKopecks: req.amountKopecks,
-        commissionKopecks,
-        description: req.description ?? null,
-        email: req.email ?? null,
-        method: req.method ?? null,
-        telegramId: req.telegramId ?? null,
-        metadata: req.metadata ?? null,
-        successUrl: req.successUrl ?? null,
-        failUrl: req.failUrl ?? null,
-        isTest: shop.sandbox,
-      },
-      d.now(),
-      d.createdTtlMs,
+    const row = await d.groupCommit.run(() =>
+      d.repo.insert(
+        {
+          shopId,
+          accountId: shop.accountId,
+          orderId: req.orderId,
+          amountKopecks: req.amountKopecks,
+          commissionKopecks,
+          description: req.description ?? null,
+          email: req.email ?? null,
+          method: req.method ?? null,
+          telegramId: req.telegramId ?? null,
+          metadata: req.metadata ?? null,
+          successUrl: req.successUrl ?? null,
+          failUrl: req.failUrl ?? null,
+          isTest: shop.sandbox,
+        },
+        d.now(),
+        d.createdTtlMs,
+      ),
     );
     d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest }, "payment created");
     return toPayment(row, d.paypageUrl);

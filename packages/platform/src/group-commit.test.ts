@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GroupCommit } from "./group-commit.ts";
+
+let dir: string;
+let db: Database;
+let other: Database;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "group-commit-"));
+  db = new Database(join(dir, "t.db"), { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("CREATE TABLE t (x INTEGER NOT NULL UNIQUE)");
+  // A second connection sees only what is committed.
+  other = new Database(join(dir, "t.db"), { strict: true });
+});
+afterEach(() => {
+  db.close();
+  other.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const insert = (x: number) => () => db.run("INSERT INTO t (x) VALUES (?)", [x]).lastInsertRowid;
+const committed = () => other.query<{ x: number }, []>("SELECT x FROM t ORDER BY x").all().map((r) => r.x);
+
+test("writes of one turn share a transaction, and each caller learns its own outcome after the commit", async () => {
+  const commits: number[] = [];
+  db.exec("CREATE TABLE marks (n INTEGER)");
+  const group = new GroupCommit(db);
+  const results = [1, 2, 2, 3].map((x) =>
+    group.run(() => {
+      insert(x)();
+      // What this write sees of the others: the earlier writes of its group, not yet committed.
+      commits.push(other.query<{ n: number }, []>("SELECT count(*) AS n FROM t").get()!.n);
+      return x;
+    }),
+  );
+  const settled = await Promise.allSettled(results);
+  expect(settled.map((s) => s.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+  expect((settled[2] as PromiseRejectedResult).reason.message).toContain("UNIQUE");
+  // The failed write undid only itself; nothing was visible to another connection until the one commit.
+  expect(committed()).toEqual([1, 2, 3]);
+  expect(commits.filter((n) => n !== 0)).toEqual([]);
+});
+
+test("a write's nested transactions become savepoints: its partial changes are undone with it", async () => {
+  const group = new GroupCommit(db);
+  const failing = group.run(() =>
+    db.transaction(() => {
+      insert(10)();
+      insert(10)(); // fails after the first insert succeeded
+    })(),
+  );
+  const next = group.run(insert(1));
+  await expect(failing).rejects.toThrow("UNIQUE");
+  await expect(next).resolves.toBeDefined();
+  expect(committed()).toEqual([1]);
+});
+
+test("when the transaction cannot be taken, every write of the group fails and none is kept", async () => {
+  db.exec("PRAGMA busy_timeout = 50");
+  other.exec("BEGIN IMMEDIATE");
+  other.run("INSERT INTO t (x) VALUES (100)");
+  const group = new GroupCommit(db);
+  const writes = [group.run(insert(1)), group.run(insert(2))];
+  const settled = await Promise.allSettled(writes);
+  expect(settled.every((s) => s.status === "rejected" && String((s as PromiseRejectedResult).reason).includes("locked"))).toBe(true);
+  other.exec("ROLLBACK");
+  expect(committed()).toEqual([]);
+});
+
+test("groups follow one another: a write asked for while a group commits goes into the next", async () => {
+  const group = new GroupCommit(db);
+  const order: string[] = [];
+  const first = group.run(() => {
+    order.push("first");
+    void group.run(() => order.push("queued during the first"));
+    return 1;
+  });
+  await first;
+  await Bun.sleep(5);
+  expect(order).toEqual(["first", "queued during the first"]);
+  expect(committed()).toEqual([]);
+});
