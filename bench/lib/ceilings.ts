@@ -8,7 +8,7 @@ export async function startBareHttp(): Promise<Ceiling> {
   return { url: `http://127.0.0.1:${listeningPort(server.line)}/`, pids: { "bare-http": server.proc.pid }, stop: () => stopServers([server.proc]) };
 }
 
-/** Ceiling (b): HTTP server → platform `call` over NATS → platform `serve` responder doing nothing → reply. */
+/** Ceiling (b): HTTP server → platform `callForRelay` over NATS → platform `serve` responder doing nothing → reply. */
 export async function startNatsRoundTrip(natsUrl: string): Promise<Ceiling> {
   const responder = await startBenchServer("nats-responder.ts", { NATS_URL: natsUrl }); // subscribed before the first request
   const front = await startBenchServer("nats-front.ts", { NATS_URL: natsUrl });

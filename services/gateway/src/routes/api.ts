@@ -1,6 +1,6 @@
 import { CreatePaymentRequest, PaymentIdParam, rpcs } from "@payaccept/contracts";
-import { call, type NatsConnection } from "@payaccept/platform";
-import { Hono } from "hono";
+import { callForRelay, type NatsConnection } from "@payaccept/platform";
+import { Hono, type Context } from "hono";
 import { requireApiKey } from "../http/auth.ts";
 import type { TrustedProxies } from "@payaccept/platform";
 import type { GatewayEnv } from "../http/env.ts";
@@ -11,6 +11,8 @@ import { limitPerIp, limitPerKey } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { validate } from "../http/validation.ts";
 import { PaymentsQuery } from "./payments-query.ts";
+
+const JSON_TYPE = { "Content-Type": "application/json" };
 
 export type ApiDeps = {
   nc: NatsConnection;
@@ -30,7 +32,9 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
   const auth = requireApiKey(deps.directory);
   const perMethod = limitPerKey(deps.limiters.perMethod);
-  const rpc = <R extends Parameters<typeof call>[1]>(r: R, req: Parameters<typeof call<R>>[2]) => call(deps.nc, r, req, deps.rpcTimeoutMs);
+  /** One NATS request whose reply's data is the response body, relayed as the service encoded it. */
+  const relay = async <R extends Parameters<typeof callForRelay>[1]>(c: Context<GatewayEnv>, r: R, req: Parameters<typeof callForRelay<R>>[2], status: 200 | 201 = 200) =>
+    c.body(await callForRelay(deps.nc, r, req, deps.rpcTimeoutMs), status, JSON_TYPE);
 
   api.onError(apiErrorResponse);
   api.use("*", limitPerIp(deps.limiters.perIp, deps.trustedProxies), async (c, next) => {
@@ -38,32 +42,21 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
     c.header("Cache-Control", "no-store");
   });
 
-  api.post("/v1/payments", auth, perMethod, jsonBody(deps.maxBodyBytes), validate("json", CreatePaymentRequest), async (c) =>
-    c.json(await rpc(rpcs.payments.create, { shopId: c.get("shop").shopId, request: c.req.valid("json") }), 201),
+  api.post("/v1/payments", auth, perMethod, jsonBody(deps.maxBodyBytes), validate("json", CreatePaymentRequest), (c) =>
+    relay(c, rpcs.payments.create, { shopId: c.get("shop").shopId, request: c.req.valid("json") }, 201),
   );
-
-  api.get("/v1/payments", auth, perMethod, validate("query", PaymentsQuery), async (c) => {
+  api.get("/v1/payments", auth, perMethod, validate("query", PaymentsQuery), (c) => {
     const q = c.req.valid("query");
     const shopId = c.get("shop").shopId;
-    return c.json(
-      q.mode === "lookup"
-        ? await rpc(rpcs.payments.lookup, { shopId, orderId: q.orderId })
-        : await rpc(rpcs.payments.list, { shopId, query: q.query }),
-    );
+    return q.mode === "lookup" ? relay(c, rpcs.payments.lookup, { shopId, orderId: q.orderId }) : relay(c, rpcs.payments.list, { shopId, query: q.query });
   });
-
-  api.get("/v1/payments/:id", auth, perMethod, validate("param", PaymentIdParam), async (c) =>
-    c.json(await rpc(rpcs.payments.get, { shopId: c.get("shop").shopId, id: c.req.valid("param").id })),
+  api.get("/v1/payments/:id", auth, perMethod, validate("param", PaymentIdParam), (c) =>
+    relay(c, rpcs.payments.get, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
-
-  api.post("/v1/payments/:id/cancel", auth, perMethod, validate("param", PaymentIdParam), async (c) =>
-    c.json(await rpc(rpcs.payments.cancel, { shopId: c.get("shop").shopId, id: c.req.valid("param").id })),
+  api.post("/v1/payments/:id/cancel", auth, perMethod, validate("param", PaymentIdParam), (c) =>
+    relay(c, rpcs.payments.cancel, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
-
-  api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), async (c) =>
-    c.json(await rpc(rpcs.balance.get, { accountId: c.get("shop").accountId })),
-  );
-
+  api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), (c) => relay(c, rpcs.balance.get, { accountId: c.get("shop").accountId }));
   api.all("/v1/payments", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id", methodNotAllowed(["GET"]));
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));

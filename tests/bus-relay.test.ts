@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { DomainError, type Rpc } from "@payaccept/contracts";
+import { callForRelay, createLogger, serve } from "@payaccept/platform";
+import { z } from "zod";
+import { startNatsServer, type NatsProcess } from "../infra/launcher/nats-server.ts";
+import { freePort } from "./harness/stack.ts";
+
+/**
+ * callForRelay hands the gateway the reply's data as the responder encoded it, for the HTTP body.
+ * Against a real nats-server: what serve() answers, a reply encoded by someone else, error replies
+ * and a missing responder.
+ */
+const echo: Rpc<z.ZodType<{ text: string }>, z.ZodType<{ text: string; items: number[] }>> = {
+  subject: "relaytest.echo",
+  request: z.object({ text: z.string() }),
+  response: z.object({ text: z.string(), items: z.array(z.number()) }),
+};
+const foreign = { ...echo, subject: "relaytest.foreign" };
+const failing = { ...echo, subject: "relaytest.failing" };
+const nobody = { ...echo, subject: "relaytest.nobody" };
+
+let nats: NatsProcess;
+let nc: NatsConnection;
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+beforeAll(async () => {
+  nats = await startNatsServer({ port: await freePort(), dataDir: mkdtempSync(join(tmpdir(), "relay-test-")) });
+  nc = await connect({ servers: nats.url });
+  const log = createLogger("relay-test", "silent");
+  serve(nc, echo, (req) => ({ text: `«${req.text}»`, items: [1, 2, 3] }), { queue: "t", log });
+  serve(nc, failing, () => {
+    throw new DomainError("CONFLICT", ["first problem", "second problem"]);
+  }, { queue: "t", log });
+  // Another responder's envelope, keys in another order.
+  nc.subscribe(foreign.subject, { callback: (_e, m) => void m.respond(JSON.stringify({ data: { text: "x", items: [] }, ok: true })) });
+  await nc.flush();
+});
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+test("the data of a reply from serve() comes back as its exact JSON, unicode included", async () => {
+  const body = await callForRelay(nc, echo, { text: "привет" }, 2000);
+  expect(text(body)).toBe(JSON.stringify({ text: "«привет»", items: [1, 2, 3] }));
+});
+
+test("a reply encoded some other way is relayed all the same", async () => {
+  expect(JSON.parse(text(await callForRelay(nc, foreign, { text: "a" }, 2000)))).toEqual({ text: "x", items: [] });
+});
+
+test("an error reply is thrown with its code and every message", async () => {
+  const err = await callForRelay(nc, failing, { text: "a" }, 2000).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(DomainError);
+  expect({ code: (err as DomainError).code, messages: (err as DomainError).messages }).toEqual({ code: "CONFLICT", messages: ["first problem", "second problem"] });
+});
+
+test("an invalid request is refused by the responder as BAD_REQUEST", async () => {
+  const err = await callForRelay(nc, echo, { text: 5 as unknown as string }, 2000).catch((e: unknown) => e);
+  expect((err as DomainError).code).toBe("BAD_REQUEST");
+});
+
+test("no responder is UNAVAILABLE", async () => {
+  const err = await callForRelay(nc, nobody, { text: "a" }, 500).catch((e: unknown) => e);
+  expect((err as DomainError).code).toBe("UNAVAILABLE");
+});
