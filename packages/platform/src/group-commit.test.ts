@@ -84,3 +84,42 @@ test("groups follow one another: a write asked for while a group commits goes in
   expect(order).toEqual(["first", "queued during the first"]);
   expect(committed()).toEqual([]);
 });
+
+test("what a write defers until the commit runs after it, never for a write that was undone or a group that failed", async () => {
+  const group = new GroupCommit(db);
+  const seen: string[] = [];
+  const write = (x: number, thenFail = false) => () => {
+    insert(x)();
+    group.afterCommit(() => seen.push(`${x}: ${committed().includes(x) ? "committed" : "not yet"}`));
+    if (thenFail) throw new Error("the use case failed after writing");
+  };
+  const results = await Promise.allSettled([group.run(write(1)), group.run(write(2, true)), group.run(write(3))]);
+  expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+  expect(seen).toEqual(["1: committed", "3: committed"]);
+  expect(committed()).toEqual([1, 3]);
+
+  // Outside a group the write's own transaction has committed: the callback runs at once.
+  group.afterCommit(() => seen.push("outside"));
+  expect(seen.at(-1)).toBe("outside");
+
+  db.exec("PRAGMA busy_timeout = 50");
+  other.exec("BEGIN IMMEDIATE");
+  await Promise.allSettled([group.run(write(4))]);
+  other.exec("ROLLBACK");
+  expect(seen).toEqual(["1: committed", "3: committed", "outside"]);
+});
+
+test("a callback that throws is reported and keeps neither the other callbacks nor the callers waiting", async () => {
+  const errors: unknown[] = [];
+  const group = new GroupCommit(db, (err) => errors.push(err));
+  const ran: number[] = [];
+  const results = await Promise.all([
+    group.run(() => group.afterCommit(() => {
+      throw new Error("announce failed");
+    })),
+    group.run(() => group.afterCommit(() => ran.push(2))),
+  ]);
+  expect(results).toHaveLength(2);
+  expect(ran).toEqual([2]);
+  expect(errors.map((e) => (e as Error).message)).toEqual(["announce failed"]);
+});

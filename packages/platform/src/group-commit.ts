@@ -18,8 +18,13 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
  */
 export class GroupCommit {
   private queue: Pending[] = [];
+  /** Callbacks of the group being run, waiting for its COMMIT. */
+  private committing: (() => void)[] | undefined;
 
-  constructor(private readonly sqlite: Database) {}
+  constructor(
+    private readonly sqlite: Database,
+    private readonly onCallbackError: (err: unknown) => void = (err) => console.error(err),
+  ) {}
 
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -27,17 +32,32 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Runs `fn` once what was just written is committed: at once outside a group (the write's own
+   * transaction has committed), after the group's COMMIT inside one, and never if the write it
+   * belongs to is undone. For what must not happen before the commit: announcing a status
+   * change, waking the outbox relay.
+   */
+  afterCommit(fn: () => void): void {
+    if (this.committing) this.committing.push(fn);
+    else fn();
+  }
+
   private commit(): void {
     const group = this.queue;
     this.queue = [];
+    const callbacks: (() => void)[] = [];
     let outcomes: Outcome[];
+    this.committing = callbacks;
     try {
       outcomes = this.sqlite
         .transaction(() =>
           group.map(({ work }): Outcome => {
+            const kept = callbacks.length;
             try {
               return { ok: true, value: this.sqlite.transaction(work)() };
             } catch (error) {
+              callbacks.length = kept;
               return { ok: false, error };
             }
           }),
@@ -46,6 +66,15 @@ export class GroupCommit {
     } catch (error) {
       for (const p of group) p.reject(error);
       return;
+    } finally {
+      this.committing = undefined;
+    }
+    for (const fn of callbacks) {
+      try {
+        fn();
+      } catch (err) {
+        this.onCallbackError(err);
+      }
     }
     group.forEach((p, i) => {
       const outcome = outcomes[i]!;

@@ -52,10 +52,13 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });
-const repo = createPaymentsRepo(store, announceTransitions(log, () => relay.wake()));
+const groupCommit = new GroupCommit(store.sqlite, (err) => log.error({ err }, "after-commit callback failed"));
+const announce = announceTransitions(log, () => relay.wake());
+// A status change written inside a group commit is announced only once the group has committed.
+const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
 const deps: PaymentsDeps = {
   repo,
-  groupCommit: new GroupCommit(store.sqlite),
+  groupCommit,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
     baseUrl: cfg.ACQUIRER_URL,

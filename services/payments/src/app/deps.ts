@@ -13,7 +13,7 @@ export type BalancePort = {
 /** Everything the use cases need, passed in so they run the same under tests and in main. */
 export type PaymentsDeps = {
   repo: PaymentsRepo;
-  /** Creates of one event-loop turn committed together (platform GroupCommit); each caller hears after the commit. */
+  /** Creates and cancels of one event-loop turn committed together (platform GroupCommit); each caller hears after the commit. */
   groupCommit: { run<T>(work: () => T): Promise<T> };
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };

@@ -65,9 +65,9 @@ export function listPayments(d: PaymentsDeps, shopId: string, query: ListPayment
 }
 
 /** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */
-export function cancelPayment(d: PaymentsDeps, shopId: string, id: string): Payment {
+export async function cancelPayment(d: PaymentsDeps, shopId: string, id: string): Promise<Payment> {
   ownedPayment(d, shopId, id);
-  const { decision, row } = d.repo.transition(id, "cancel", d.now())!;
+  const { decision, row } = (await d.groupCommit.run(() => d.repo.transition(id, "cancel", d.now())))!;
   if (decision.kind === "refused") {
     throw new DomainError(
       "CONFLICT",
