@@ -30,7 +30,8 @@ const MAX_REMEMBERED_SOURCES = 10_000;
 function clientAddresses(trusted: TrustedProxies): (remote: string, forwardedFor: string | undefined) => { ip: string; key: string } {
   const known = new Map<string, { ip: string; key: string }>();
   return (remote, forwardedFor) => {
-    const source = forwardedFor === undefined ? remote : `${remote} ${forwardedFor}`;
+    // Without trusted proxies X-Forwarded-For is never believed, so it is no part of the source.
+    const source = forwardedFor === undefined || trusted.length === 0 ? remote : `${remote} ${forwardedFor}`;
     let found = known.get(source);
     if (!found) {
       const ip = clientIp(remote, forwardedFor, trusted);
