@@ -45,18 +45,23 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   api.post("/v1/payments", auth, perMethod, jsonBody(deps.maxBodyBytes), validate("json", CreatePaymentRequest), (c) =>
     relay(c, rpcs.payments.create, { shopId: c.get("shop").shopId, request: c.req.valid("json") }, 201),
   );
+
   api.get("/v1/payments", auth, perMethod, validate("query", PaymentsQuery), (c) => {
     const q = c.req.valid("query");
     const shopId = c.get("shop").shopId;
     return q.mode === "lookup" ? relay(c, rpcs.payments.lookup, { shopId, orderId: q.orderId }) : relay(c, rpcs.payments.list, { shopId, query: q.query });
   });
+
   api.get("/v1/payments/:id", auth, perMethod, validate("param", PaymentIdParam), (c) =>
     relay(c, rpcs.payments.get, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
+
   api.post("/v1/payments/:id/cancel", auth, perMethod, validate("param", PaymentIdParam), (c) =>
     relay(c, rpcs.payments.cancel, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
+
   api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), (c) => relay(c, rpcs.balance.get, { accountId: c.get("shop").accountId }));
+
   api.all("/v1/payments", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id", methodNotAllowed(["GET"]));
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));
