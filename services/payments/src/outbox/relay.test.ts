@@ -19,18 +19,29 @@ let relay: OutboxRelay | undefined;
 /** What reached the "stream": event ids in publish order (the test's publisher stands in for JetStream). */
 let published: string[];
 let failNext: number;
+/** Events whose next publish fails (once each). */
+let failOnce: Set<string>;
+let inFlight = 0;
+let maxInFlight = 0;
 let n = 0;
 
 function startRelay(): void {
   relay = new OutboxRelay(
     createOutboxRepo(store),
     async (row: OutboxRow) => {
-      if (failNext > 0) {
-        failNext--;
-        throw new Error("no PubAck");
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        await Bun.sleep(1); // a PubAck takes a round trip
+        if (failNext > 0 || failOnce.delete(row.eventId)) {
+          failNext = Math.max(0, failNext - 1);
+          throw new Error("no PubAck");
+        }
+        published.push(row.eventId);
+        return { duplicate: false };
+      } finally {
+        inFlight--;
       }
-      published.push(row.eventId);
-      return { duplicate: false };
     },
     log,
     { delayMs: 0, sweepMs: 60_000, baseBackoffMs: 5, maxBackoffMs: 20, batchSize: 3 },
@@ -42,6 +53,8 @@ beforeEach(() => {
   store = openPaymentsStore(join(dir, `payments-${++n}.db`));
   published = [];
   failNext = 0;
+  failOnce = new Set();
+  maxInFlight = 0;
   relay = undefined;
   repo = createPaymentsRepo(store, () => relay?.wake());
 });
@@ -66,13 +79,40 @@ test("publishes each committed event once, in commit order, and marks it", async
   expect(unpublished()).toBe(0);
 });
 
-test("after a failed publish it backs off, retries the same event first, and loses none", async () => {
+test("the events of a round are published at once, not one round trip after another", async () => {
   startRelay();
-  failNext = 3;
+  const ids = Array.from({ length: 6 }, (_, i) => canceledPayment(`o${i}`));
+  await eventually(() => published.length === 6);
+  expect(published.toSorted()).toEqual(ids.toSorted());
+  expect(maxInFlight).toBe(3); // the batch size
+});
+
+test("after a failed publish it backs off and retries; the events confirmed beside it are kept, none is lost or doubled", async () => {
+  startRelay();
   const ids = Array.from({ length: 5 }, (_, i) => canceledPayment(`o${i}`));
-  await eventually(() => published.length === 5);
-  expect(published).toEqual(ids);
-  expect(unpublished()).toBe(0);
+  failOnce.add(ids[1]!);
+  await eventually(() => published.length === 5 && unpublished() === 0);
+  expect(published.toSorted()).toEqual(ids.toSorted());
+  expect(published.indexOf(ids[1]!)).toBeGreaterThan(published.indexOf(ids[2]!));
+});
+
+test("a payment's events reach the stream in commit order, also when the first one's publish fails", async () => {
+  const refunded = (order: string) => {
+    const p = repo.insert(
+      { shopId: "S", accountId: "A", orderId: order, amountKopecks: 100, commissionKopecks: 1, description: null, email: null, method: null, telegramId: null, metadata: null, successUrl: null, failUrl: null, isTest: true },
+      Date.now(),
+      60_000,
+    );
+    for (const trigger of ["start", "pay", "refund"] as const) repo.transition(p.id, trigger, Date.now());
+    return [`${p.id}:SUCCESS`, `${p.id}:REFUNDED`] as const;
+  };
+  const [paid, refund] = refunded("r1");
+  const others = [canceledPayment("o1"), canceledPayment("o2")];
+  failOnce.add(paid);
+  startRelay();
+  await eventually(() => published.length === 4 && unpublished() === 0);
+  expect(published.toSorted()).toEqual([paid, refund, ...others].toSorted());
+  expect(published.indexOf(paid)).toBeLessThan(published.indexOf(refund));
 });
 
 test("events committed while no relay ran (a crash) are published at start", async () => {

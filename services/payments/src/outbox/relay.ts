@@ -17,10 +17,13 @@ export type RelayOptions = {
 };
 
 /**
- * The outbox relay: publishes committed events to JetStream in commit order, marks each published
- * after its PubAck, and stops the pass at the first failure so order is kept; the failed row is tried
- * again after a growing backoff. A crash between publish and mark republishes the row, which the
- * stream drops as a duplicate of its Nats-Msg-Id.
+ * The outbox relay: publishes committed events to JetStream and marks them published after their
+ * PubAcks. Each round publishes the oldest unpublished event of every payment in the batch at once
+ * and awaits the PubAcks together, so the relay's pace is not one round trip per event; a later
+ * event of a payment (REFUNDED after SUCCESS) waits for a later round, so a payment's events reach
+ * the stream in the order they were committed even when a publish fails. A failed publish is tried
+ * again after a growing backoff; the events confirmed beside it are kept. A crash between publish
+ * and mark republishes the row, which the stream drops as a duplicate of its Nats-Msg-Id.
  */
 export class OutboxRelay {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -86,20 +89,32 @@ export class OutboxRelay {
     }
   }
 
-  /** Publishes up to maxBatchesPerPass batches, stopping at the first failure; true when rows remain. */
+  /** Publishes up to maxBatchesPerPass rounds, stopping at the first failure; true when rows remain. */
   private async publishBatches(): Promise<boolean> {
     const batchSize = this.opts.batchSize ?? 100;
     for (let batch = 0; batch < (this.opts.maxBatchesPerPass ?? 50) && !this.stopped; batch++) {
       const rows = this.repo.unpublished(batchSize);
-      for (const row of rows) {
-        const ack = await this.publish(row).catch((err) => {
-          throw Object.assign(new Error(`publish of ${row.eventId} failed: ${(err as Error).message}`), { cause: err });
-        });
-        this.repo.markPublished(row.seq, Date.now());
-        this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.duplicate }, "event published");
+      const round = oldestOfEachPayment(rows);
+      const acks = await Promise.allSettled(round.map((row) => this.publish(row)));
+      const confirmed = round.filter((_, i) => acks[i]!.status === "fulfilled");
+      if (confirmed.length > 0) this.repo.markPublished(confirmed.map((row) => row.seq), Date.now());
+      round.forEach((row, i) => {
+        const ack = acks[i]!;
+        if (ack.status === "fulfilled") this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
+      });
+      const failed = acks.findIndex((ack) => ack.status === "rejected");
+      if (failed >= 0) {
+        const cause = (acks[failed] as PromiseRejectedResult).reason;
+        throw Object.assign(new Error(`publish of ${round[failed]!.eventId} failed: ${(cause as Error).message}`), { cause });
       }
-      if (rows.length < batchSize) return false;
+      if (rows.length < batchSize && round.length === rows.length) return false;
     }
     return true;
   }
+}
+
+/** Rows in commit order, keeping only the first of each payment: its later events wait for the next round. */
+function oldestOfEachPayment(rows: OutboxRow[]): OutboxRow[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => !seen.has(row.paymentId) && seen.add(row.paymentId));
 }

@@ -21,7 +21,14 @@ export function createOutboxRepo({ db }: PaymentsStore) {
     backlog: (): { count: number; oldest: number | null } => backlogQ.get() ?? { count: 0, oldest: null },
     /** Oldest first, so a payment's events reach the stream in the order they happened. */
     unpublished: (limit: number): OutboxRow[] => unpublishedQ.all({ limit }),
-    markPublished: (seq: number, at: number): void => void markQ.run({ seq, at }),
+    /** Marks the rows as acknowledged by the stream, all in one transaction. */
+    markPublished: (seqs: number[], at: number): void =>
+      db.transaction(
+        () => {
+          for (const seq of seqs) markQ.run({ seq, at });
+        },
+        { behavior: "immediate" },
+      ),
   };
 }
 export type OutboxRepo = ReturnType<typeof createOutboxRepo>;
