@@ -41,6 +41,8 @@ void consumer.ended.then(() => {
 });
 serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
+// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
+await nc.flush();
 await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
 const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive });

@@ -53,6 +53,8 @@ const users = { users: userStore, directory: store, passwords: new PasswordVerif
 serveDirectory(nc, directory);
 serveUserRpcs(nc, users);
 lifecycle.onClose("rpc", () => stopServing(nc));
+// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
+await nc.flush();
 
 const app = createDashboardApp({
   directory,

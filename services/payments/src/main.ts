@@ -82,10 +82,10 @@ life.onClose("outbox relay", () => relay.stop());
 sweeper.start();
 life.onClose("expiry sweeper", () => sweeper.stop());
 
-let directoryReady = false;
+let serving = false;
 const app = createServiceApp(log, {
   nats: natsUp,
-  directory: () => directoryReady,
+  rpc: () => serving,
   store: () => store.sqlite.query("SELECT 1 AS ok").get() !== null,
 });
 app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
@@ -94,8 +94,10 @@ life.onClose("http", () => server.stop());
 
 // RPCs wait for the directory snapshot: before it, every shop would look unknown.
 await directory.ready;
-directoryReady = true;
 servePayments(nc, deps, log);
+// Ready once nats-server has the subscriptions (flush: a round trip after them); before, a request would find no responder.
+await nc.flush();
+serving = true;
 // First at shutdown: the queue group stops routing here and the requests already taken are answered.
 life.onClose("rpc", () => stopServing(nc));
 log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, acquirerUrl: cfg.ACQUIRER_URL }, "payments ready");

@@ -100,6 +100,8 @@ for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]
 
 serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
+// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
+await nc.flush();
 await registerConsumerGauges(
   nc,
   [
