@@ -13,13 +13,13 @@ import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
 const handedOut = new Set<number>();
 
 /** The first port of the kernel's range for outgoing connections (Linux; 32768 elsewhere). */
-function ephemeralRangeStart(): number {
+const EPHEMERAL_RANGE_START = (() => {
   try {
     return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
   } catch {
     return 32768;
   }
-}
+})();
 
 /**
  * A loopback port free at the moment, for a service to listen on a little later. It is chosen
@@ -28,7 +28,7 @@ function ephemeralRangeStart(): number {
  * with EADDRINUSE that way); below it only listeners take ports.
  */
 export async function freePort(): Promise<number> {
-  const below = ephemeralRangeStart();
+  const below = EPHEMERAL_RANGE_START;
   const lowest = 10_000;
   for (let attempt = 0; attempt < 1_000; attempt++) {
     const port = lowest + Math.floor(Math.random() * (below - lowest));

@@ -171,6 +171,16 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
 }
 
 /**
+ * Resolves once nats-server has every subscription serve() made on this connection. A service
+ * reports ready (or starts listening) only after it: the connection writes its commands on the
+ * next turn of the event loop (infra/patches), and only a round trip after them tells they were
+ * taken; before that a first request would find no responder.
+ */
+export async function servingConfirmed(nc: NatsConnection): Promise<void> {
+  await nc.flush();
+}
+
+/**
  * The graceful end of everything serve() started on the connection. Draining a subscription
  * unsubscribes it, so its queue group routes new requests to the other replicas only, while the
  * requests already on their way here are still delivered; then every running handler is waited

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { PAYMENTS_STREAM } from "@payaccept/contracts";
-import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, registerConsumerGauges, resolveNatsUrl, stopServing } from "@payaccept/platform";
+import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, registerConsumerGauges, resolveNatsUrl, servingConfirmed, stopServing } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { paymentEventsApplied } from "./metrics.ts";
@@ -41,8 +41,7 @@ void consumer.ended.then(() => {
 });
 serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
-// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
-await nc.flush();
+await servingConfirmed(nc);
 await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
 const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive });

@@ -10,6 +10,7 @@ import {
   openStore,
   randomToken,
   resolveNatsUrl,
+  servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
 import { dashboardEnv } from "./config.ts";
@@ -53,8 +54,7 @@ const users = { users: userStore, directory: store, passwords: new PasswordVerif
 serveDirectory(nc, directory);
 serveUserRpcs(nc, users);
 lifecycle.onClose("rpc", () => stopServing(nc));
-// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
-await nc.flush();
+await servingConfirmed(nc);
 
 const app = createDashboardApp({
   directory,

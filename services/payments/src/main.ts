@@ -14,6 +14,7 @@ import {
   loadConfig,
   openDirectoryBucket,
   resolveNatsUrl,
+  servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
@@ -95,8 +96,7 @@ life.onClose("http", () => server.stop());
 // RPCs wait for the directory snapshot: before it, every shop would look unknown.
 await directory.ready;
 servePayments(nc, deps, log);
-// Ready once nats-server has the subscriptions (flush: a round trip after them); before, a request would find no responder.
-await nc.flush();
+await servingConfirmed(nc);
 serving = true;
 // First at shutdown: the queue group stops routing here and the requests already taken are answered.
 life.onClose("rpc", () => stopServing(nc));

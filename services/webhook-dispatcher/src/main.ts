@@ -10,6 +10,7 @@ import {
   registerConsumerGauges,
   resolveNatsUrl,
   runConsumerLoop,
+  servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
@@ -100,8 +101,7 @@ for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]
 
 serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
-// Ready (listening) once nats-server has the subscriptions; before, a request would find no responder.
-await nc.flush();
+await servingConfirmed(nc);
 await registerConsumerGauges(
   nc,
   [
