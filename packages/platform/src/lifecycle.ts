@@ -26,6 +26,20 @@ export class Lifecycle {
     this.closers.push({ name, close });
   }
 
+  /**
+   * A worker the service is useless without (an event consumer): stopped at shutdown like any
+   * closer, and when it ends on its own the process shuts down, so that the supervisor starts one
+   * that sets the worker up again.
+   */
+  essential(name: string, worker: { stop: () => unknown; ended: Promise<unknown> }): void {
+    this.onClose(name, () => worker.stop());
+    void worker.ended.then(() => {
+      if (this.isStopping) return;
+      this.log.fatal({ worker: name }, "essential worker stopped; exiting");
+      void this.shutdown(`${name} stopped`);
+    });
+  }
+
   get isStopping(): boolean {
     return this.stopping !== undefined;
   }

@@ -31,14 +31,8 @@ const consumer = await consumePaymentEvents(
   },
   log,
 );
-lifecycle.onClose("payment events", () => consumer.stop());
-// Without its consumer the ledger goes stale; exiting lets the supervisor start a process that recreates it.
-void consumer.ended.then(() => {
-  if (!lifecycle.isStopping) {
-    log.fatal("payment event consumer stopped; exiting");
-    void lifecycle.shutdown("payment event consumer stopped");
-  }
-});
+// Without its consumer the ledger goes stale.
+lifecycle.essential("payment events", consumer);
 serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
 await servingConfirmed(nc);

@@ -82,22 +82,15 @@ const intake = await runConsumerLoop(await js.consumers.get(PAYMENTS_STREAM, DUR
   handle: (m) => paymentEvents.handle(m),
   log,
 });
-lifecycle.onClose("payment events", () => intake.stop());
+lifecycle.essential("payment events", intake);
 const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM, DURABLE), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
   handle: (m) => handleDispatchMessage(m, dispatch, log),
   log,
 });
-lifecycle.onClose("dispatch", () => dispatcher.stop());
-// Without its consumers the dispatcher would idle; exiting lets the supervisor start a process that recreates them.
-for (const [name, loop] of [["payment events", intake], ["dispatch", dispatcher]] as const) {
-  void loop.ended.then(() => {
-    if (lifecycle.isStopping) return;
-    log.fatal({ consumer: name }, "consumer stopped; exiting");
-    void lifecycle.shutdown(`${name} consumer stopped`);
-  });
-}
+// Without its consumers the dispatcher would idle.
+lifecycle.essential("dispatch", dispatcher);
 
 serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
