@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
+import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, TestWebhookResult, WebhookDelivery } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
@@ -43,50 +43,6 @@ export const CheckoutView = z.object({
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
 export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
-
-// ── balance ledger ──────────────────────────────────────────────────────────
-export const Payout = z.object({
-  id: z.string(),
-  accountId: z.string(),
-  amountKopecks: z.number().int(),
-  status: z.enum(["PENDING", "PAID", "FAILED"]),
-  createdAt: z.string(),
-});
-export type Payout = z.infer<typeof Payout>;
-
-// ── webhook deliveries ──────────────────────────────────────────────────────
-export const WebhookAttempt = z.object({
-  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
-  series: z.number().int().min(1),
-  /** 1-based attempt number within the series (at most 7 with the default schedule). */
-  attempt: z.number().int().min(1),
-  at: z.string(),
-  httpStatus: z.number().int().nullable(),
-  error: z.string().nullable(),
-  durationMs: z.number(),
-});
-export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
-export const WebhookDelivery = z.object({
-  id: z.string(),
-  shopId: z.string(),
-  paymentId: z.string(),
-  orderId: z.string(),
-  status: z.string(),
-  /** pending | delivered | exhausted | blocked */
-  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
-  attemptCount: z.number().int(),
-  lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
-  attempts: z.array(WebhookAttempt),
-});
-export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
-export const TestWebhookResult = z.object({
-  id: z.string(),
-  httpStatus: z.number().int().nullable(),
-  durationMs: z.number(),
-  error: z.string().nullable(),
-});
 
 const ShopCreated = z.object({
   accountId: z.string(),
@@ -191,11 +147,11 @@ export const rpcs = {
       }),
       Payout,
     ),
-    /** Newest first. */
+    /** Newest first; `startingAfter` is a payout id of the previous page (the next page holds older ones). */
     listPayouts: rpc(
       "balance.v1.payout.list",
-      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100) }),
-      z.object({ items: z.array(Payout) }),
+      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
+      PayoutList,
     ),
     /**
      * Reserve the refund amount from the available balance before asking the provider; unique per payment.

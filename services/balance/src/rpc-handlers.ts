@@ -17,7 +17,7 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
       log.info({ payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks }, "payout");
       return payout;
     }, opts),
-    serve(nc, rpcs.balance.listPayouts, (req) => ({ items: listPayouts(store, req.accountId, req.limit) }), opts),
+    serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
     serve(nc, rpcs.balance.reserveRefund, (req) => reserveRefund(store, req, clock(), holdHour), opts),
     serve(nc, rpcs.balance.releaseRefund, (req) => releaseRefund(store, req, clock()), opts),
   ];
