@@ -15,7 +15,7 @@ export async function refundPayment(d: PaymentsDeps, shopId: string, id: string)
   if (row.status === "REFUNDED") return toPayment(row, d.paypageUrl);
   if (row.status !== "SUCCESS") throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; this one is ${row.status}`);
   if (!row.isTest) await refundWithProvider(d, row);
-  const { decision, row: after } = d.repo.transition(id, "refund", d.now())!;
+  const { decision, row: after } = d.repo.transition(id, "refund", d.now(), { requestId: d.requestId })!;
   if (decision.kind === "refused") throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; this one is ${after.status}`);
   return toPayment(after, d.paypageUrl);
 }

@@ -72,6 +72,8 @@ export const outbox = sqliteTable(
     paymentId: text("payment_id").notNull(),
     status: text("status").$type<FinalStatus>().notNull(),
     payload: text("payload").notNull(),
+    /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
+    requestId: text("request_id"),
     createdAt: integer("created_at").notNull(),
     publishedAt: integer("published_at"),
   },
