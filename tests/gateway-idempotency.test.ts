@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Kvm, type KV } from "@nats-io/kv";
 import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, Payment, rpcs } from "@payaccept/contracts";
+import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { sha256Hex } from "@payaccept/platform";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
@@ -97,6 +98,18 @@ describe("Idempotency-Key on POST /v1/payments", () => {
     expect(Payment.parse(await canceled.json()).status).toBe("CANCELED");
     const replayed = await post(`/v1/payments/${p.id}/cancel`, cancelKey);
     expect({ status: replayed.status, replayed: replayed.headers.get("Idempotent-Replayed") }).toEqual({ status: 200, replayed: "true" });
+  });
+});
+
+describe("every POST of the API", () => {
+  /** A valid body where a route reads one; the others ignore it. */
+  const validBodies: Record<string, unknown> = { "/v1/payments": { orderId: "every-post", amountKopecks: 15000 }, "/v1/payouts": { amountKopecks: 100 } };
+  const posts = Object.entries(buildOpenApiDocument().paths!).filter(([, item]) => "post" in (item as object)).map(([path]) => path);
+
+  test.each(posts)("%s reads Idempotency-Key (a malformed one is refused before anything runs)", async (path) => {
+    const concrete = path.replace(/\{[^}]+\}/g, () => Bun.randomUUIDv7());
+    const body = await errorOf(await post(concrete, "k".repeat(65), validBodies[path] ?? {}), 400);
+    expect(body.message).toBe("Idempotency-Key: must be 1 to 64 printable ASCII characters");
   });
 });
 
