@@ -58,8 +58,39 @@ export const Payment = z.object({
   isTest: z.boolean(),
   paidAt: IsoDateTime.nullable(),
   createdAt: IsoDateTime,
+  /** Added to §2.2: the sum of the payment's SUCCEEDED refunds (0 when none); equals amountKopecks once REFUNDED. */
+  refundedKopecks: z.number().int(),
 });
 export type Payment = z.infer<typeof Payment>;
+
+export const REFUND_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export const RefundStatus = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+/** One refund of a payment (docs/payments.md, "Refunds"). A payment may have several, partial ones included. */
+export const Refund = z.object({
+  id: Uuid,
+  paymentId: Uuid,
+  amountKopecks: z.number().int(),
+  reason: z.string().nullable(),
+  status: RefundStatus,
+  /** Why a FAILED refund failed (the acquirer's decline, or the balance could not cover it); null otherwise. */
+  failureReason: z.string().nullable(),
+  createdAt: IsoDateTime,
+  completedAt: IsoDateTime.nullable(),
+});
+export type Refund = z.infer<typeof Refund>;
+
+/** POST /v1/payments/{id}/refunds. Without amountKopecks the refund is of everything not yet refunded. */
+export const CreateRefundRequest = z.object({
+  amountKopecks: z.number().int().min(1).max(MAX_AMOUNT_KOPECKS).optional(),
+  reason: z.string().max(255).optional(),
+});
+export type CreateRefundRequest = z.output<typeof CreateRefundRequest>;
+
+/** A payment's refunds, oldest first. */
+export const RefundList = z.object({ items: z.array(Refund) });
+export type RefundList = z.infer<typeof RefundList>;
 
 /** §2.3 */
 export const PaymentListPage = z.object({

@@ -1,14 +1,18 @@
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
 
 const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
 
+/** Payment events and refund events; each consumer filters on its own prefix. */
+const PAYMENTS_STREAM_SUBJECTS = [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`, `${REFUND_EVENTS_SUBJECT_PREFIX}.>`];
+
 /**
- * Creates the payment-event stream if it does not exist. Every service that touches it calls
- * this with the same config, so start order does not matter.
+ * Creates the payment-event stream if it does not exist, and adds the subjects a stream made by an
+ * earlier version lacks. Every service that touches it calls this with the same config, so start
+ * order does not matter.
  */
 export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   return untilItWorks(() => addPaymentsStream(nc));
@@ -16,13 +20,14 @@ export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManag
 
 async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
+  let info: StreamInfo;
   try {
-    await jsm.streams.info(PAYMENTS_STREAM);
+    info = await jsm.streams.info(PAYMENTS_STREAM);
   } catch {
     try {
       await jsm.streams.add({
         name: PAYMENTS_STREAM,
-        subjects: [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`],
+        subjects: PAYMENTS_STREAM_SUBJECTS,
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         num_replicas: replicas(),
@@ -35,7 +40,11 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
         throw e;
       });
     }
+    return jsm;
   }
+  const subjects = info.config.subjects ?? [];
+  const missing = PAYMENTS_STREAM_SUBJECTS.filter((s) => !subjects.includes(s));
+  if (missing.length > 0) await jsm.streams.update(PAYMENTS_STREAM, { ...info.config, subjects: [...subjects, ...missing] });
   return jsm;
 }
 

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
 import { anyPayment, type PaymentsDeps } from "../app/deps.ts";
 import { cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
-import { refundPayment } from "../app/refund.ts";
+import { listRefunds, requestRefund } from "../app/refund.ts";
 
 const QUEUE = "payments";
 
@@ -37,7 +37,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.lookup, (r) => lookupPayment(d, r.shopId, r.orderId)),
     handle(p.list, (r) => listPayments(d, r.shopId, r.query)),
     handle(p.cancel, (r) => cancelPayment(d, r.shopId, r.id)),
-    handle(p.refund, (r) => refundPayment(d, r.shopId, r.id)),
+    handle(p.refund, ({ shopId, id, ...req }) => requestRefund(d, shopId, id, req)),
+    handle(p.listRefunds, (r) => listRefunds(d, r.shopId, r.id)),
     handle(p.owner, (r) => {
       const row = anyPayment(d, r.id);
       return { id: row.id, shopId: row.shopId, accountId: row.accountId };
