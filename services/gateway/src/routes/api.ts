@@ -1,4 +1,4 @@
-import { CreatePaymentRequest, PaymentIdParam, rpcs } from "@payaccept/contracts";
+import { CreatePaymentRequest, CreateRefundRequest, PaymentIdParam, rpcs } from "@payaccept/contracts";
 import { callForRelay, type NatsConnection } from "@payaccept/platform";
 import { Hono, type Context } from "hono";
 import { requireApiKey } from "../http/auth.ts";
@@ -22,6 +22,15 @@ export type ApiDeps = {
   maxBodyBytes: number;
   /** Bound of every NATS request: a missing or stuck service is a 503, never a hang. */
   rpcTimeoutMs: number;
+};
+
+/**
+ * The request's Idempotency-Key also keys the refund in payments' own store, so a retried refund
+ * is never made twice even when the reply is lost on the way back.
+ */
+const refundKey = (c: Context<GatewayEnv>): string | undefined => {
+  const key = c.req.header("Idempotency-Key");
+  return key && key.length <= 128 ? key : undefined;
 };
 
 /**
@@ -60,11 +69,26 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
     relay(c, rpcs.payments.cancel, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
 
+  api.post(
+    "/v1/payments/:id/refunds",
+    auth,
+    perMethod,
+    validate("param", PaymentIdParam),
+    jsonBody(deps.maxBodyBytes, { optional: true }),
+    validate("json", CreateRefundRequest),
+    (c) => relay(c, rpcs.payments.refund, { shopId: c.get("shop").shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: refundKey(c) }, 201),
+  );
+
+  api.get("/v1/payments/:id/refunds", auth, perMethod, validate("param", PaymentIdParam), (c) =>
+    relay(c, rpcs.payments.listRefunds, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
+  );
+
   api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), (c) => relay(c, rpcs.balance.get, { accountId: c.get("shop").accountId }));
 
   api.all("/v1/payments", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id", methodNotAllowed(["GET"]));
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));
+  api.all("/v1/payments/:id/refunds", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/balance", methodNotAllowed(["GET"]));
   return api;
 }
