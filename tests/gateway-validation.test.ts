@@ -138,7 +138,7 @@ describe("POST /v1/payments body (§2.1)", () => {
 });
 
 describe("text that cannot be stored as it was sent", () => {
-  const raw = (body: string | Uint8Array) => api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+  const raw = (body: string | Uint8Array<ArrayBuffer>) => api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json" } });
 
   test("a lone UTF-16 surrogate is a 400 in every string, not turned into U+FFFD", async () => {
     for (const orderId of ["X-\ud800", "X-\udc00"]) {

@@ -12,6 +12,15 @@ export const PAYMENT_METHODS = ["SBP", "CARD"] as const;
 export const PaymentMethod = z.enum(PAYMENT_METHODS);
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
+/** Where a webhook delivery's current attempt series stands (docs/webhooks.md). */
+export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
+export const DeliveryResult = z.enum(DELIVERY_RESULTS);
+export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
+export const PayoutStatus = z.enum(PAYOUT_STATUSES);
+export type PayoutStatus = z.infer<typeof PayoutStatus>;
+
 export const Uuid = z.uuid({ message: "must be a UUID" });
 
 export const MIN_AMOUNT_KOPECKS = 100;

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { PAYOUT_STATUSES } from "@payaccept/contracts";
 
 /**
  * The money-moving payment events this ledger has applied (live SUCCESS and REFUNDED only).
@@ -59,8 +60,6 @@ export const refunds = sqliteTable("refunds", {
   reservedAt: integer("reserved_at"),
   refundedAt: integer("refunded_at"),
 });
-
-export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
 
 export const payouts = sqliteTable(
   "payouts",
