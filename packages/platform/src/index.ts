@@ -15,3 +15,4 @@ export * from "./consumer-metrics.ts";
 export * from "./group-commit.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
+export * from "./durable.ts";

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PaymentEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 
 export const BALANCE_DURABLE = "balance";
 /**
@@ -28,15 +28,14 @@ export function handlePaymentEventMessage(m: JsMsg, sink: EventSink, log: Logger
 /** The balance's durable pull consumer of every payment event, from the start of the stream. */
 export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, log: Logger): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
-  // Idempotent while the config is unchanged, so replicas starting together are fine.
-  await jsm.consumers.add(PAYMENTS_STREAM, {
+  await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: BALANCE_DURABLE,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
     ack_wait: ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
-  });
+  }, log);
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, BALANCE_DURABLE);
   // One at a time: each event is a sub-millisecond SQLite transaction.
   return runConsumerLoop(consumer, { name: BALANCE_DURABLE, concurrency: 1, handle: (m) => handlePaymentEventMessage(m, sink, log), log });
