@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   IsoDateTime,
+  jsonValueProblems,
   MAX_AMOUNT_KOPECKS,
   METADATA_MAX_BYTES,
   MIN_AMOUNT_KOPECKS,
@@ -8,16 +9,22 @@ import {
   PaymentMethod,
   PaymentStatus,
   ReturnUrl,
+  Text,
   Uuid,
 } from "./primitives.ts";
 
 const utf8 = new TextEncoder();
 
-export const Metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
+/** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
+export const Metadata = z.preprocess(
+  (value, ctx) => {
+    for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
+    return value;
+  },
+  z.record(z.string(), z.unknown()).refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
     message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
-  });
+  }),
+);
 
 export const TelegramId = z
   .union([
@@ -28,9 +35,9 @@ export const TelegramId = z
 
 /** §2.1. Unknown fields are ignored (stripped). */
 export const CreatePaymentRequest = z.object({
-  orderId: z.string().min(1).max(64),
+  orderId: Text.min(1).max(64),
   amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS),
-  description: z.string().max(255).optional(),
+  description: Text.max(255).optional(),
   email: z.email().max(255).optional(),
   method: PaymentMethod.optional(),
   telegramId: TelegramId.optional(),
@@ -142,7 +149,7 @@ export const ListPaymentsQuery = z
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 
 /** §4.2 lookup mode: only orderId is read. */
-export const LookupPaymentQuery = z.object({ orderId: z.string().min(1).max(64) });
+export const LookupPaymentQuery = z.object({ orderId: Text.min(1).max(64) });
 
 export const PaymentIdParam = z.object({ id: Uuid });
 

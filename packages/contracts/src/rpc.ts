@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Refund, RefundList } from "./api.ts";
-import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
+import { DeliveryResult, IsoDateTime, PaymentMethod, PaymentStatus, PayoutStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
 /**
@@ -49,7 +49,7 @@ export const Payout = z.object({
   id: z.string(),
   accountId: z.string(),
   amountKopecks: z.number().int(),
-  status: z.enum(["PENDING", "PAID", "FAILED"]),
+  status: PayoutStatus,
   createdAt: z.string(),
 });
 export type Payout = z.infer<typeof Payout>;
@@ -72,8 +72,7 @@ export const WebhookDelivery = z.object({
   paymentId: z.string(),
   orderId: z.string(),
   status: z.string(),
-  /** pending | delivered | exhausted | blocked */
-  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
+  result: DeliveryResult,
   attemptCount: z.number().int(),
   lastError: z.string().nullable(),
   nextAttemptAt: z.string().nullable(),

@@ -3,6 +3,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
+import { retrying, type RetryPolicy } from "./retry.ts";
 
 const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
 
@@ -54,16 +55,12 @@ export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
 }
 
 /**
- * Start-up calls to JetStream are retried for a while instead of ending the process: on a cluster
- * that has just formed (or lost a node) the first requests can time out until a leader is elected.
+ * Start-up calls to JetStream are retried for a while (about 40 s in all) instead of ending the
+ * process: on a cluster that has just formed (or lost a node) the first requests can time out
+ * until a leader is elected.
  */
-async function untilItWorks<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (i >= attempts) throw e;
-      await Bun.sleep(Math.min(250 * i, 3000));
-    }
-  }
+const STARTUP_RETRY: RetryPolicy = { baseMs: 250, capMs: 5_000, maxAttempts: 20 };
+
+function untilItWorks<T>(fn: () => Promise<T>): Promise<T> {
+  return retrying(STARTUP_RETRY, fn);
 }

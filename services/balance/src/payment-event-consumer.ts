@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PaymentEvent, REFUND_EVENTS_SUBJECT_PREFIX, RefundEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import type { z } from "zod";
 
 export const BALANCE_DURABLE = "balance";
@@ -46,15 +46,14 @@ export function handleEventMessage<S extends z.ZodType>(m: JsMsg, feed: EventFee
 /** A durable pull consumer of the feed's events, from the start of the stream. */
 export async function consumeEvents<S extends z.ZodType>(nc: NatsConnection, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
-  // Idempotent while the config is unchanged, so replicas starting together are fine.
-  await jsm.consumers.add(PAYMENTS_STREAM, {
+  await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: feed.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: feed.filterSubject,
     ack_wait: ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
-  });
+  }, log);
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, feed.durable);
   // One at a time: each event is a sub-millisecond SQLite transaction.
   return runConsumerLoop(consumer, { name: feed.durable, concurrency: 1, handle: (m) => handleEventMessage(m, feed, sink, log), log });

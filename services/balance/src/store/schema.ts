@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { PAYOUT_STATUSES } from "@payaccept/contracts";
 
 /**
  * The money-moving payment events this ledger has applied (live SUCCESS and REFUNDED only).
@@ -98,8 +99,6 @@ export const appliedRefundEvents = sqliteTable("applied_refund_events", {
   occurredAt: integer("occurred_at").notNull(),
   appliedAt: integer("applied_at").notNull(),
 });
-
-export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
 
 export const payouts = sqliteTable(
   "payouts",

@@ -30,7 +30,8 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
  * The text is handed on to the validator (which reports malformed JSON) through Hono's body cache.
  */
 export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): MiddlewareHandler<GatewayEnv> {
-  const decoder = new TextDecoder();
+  // Fatal: malformed UTF-8 would become U+FFFD, and two different byte strings the same order id.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   const cacheText = (c: Context<GatewayEnv>, text: string) => {
     // Hono keeps promises in its body cache (its type says values): c.req.json() parses this text.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
@@ -44,13 +45,18 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
     if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, 415, "Content-Type must be application/json");
     const tooLarge = () => jsonError(c, 413, `request body must be at most ${maxBytes} bytes`);
     if (Number(length ?? 0) > maxBytes) return tooLarge();
-    let text: string;
+    let bytes: Uint8Array | null;
     // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) text = await c.req.raw.text();
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
     else {
-      const bytes = await readCapped(c.req.raw.body, maxBytes);
+      bytes = await readCapped(c.req.raw.body, maxBytes);
       if (bytes === null) return tooLarge();
+    }
+    let text: string;
+    try {
       text = decoder.decode(bytes);
+    } catch {
+      return jsonError(c, 400, "request body must be UTF-8");
     }
     if (text.length === 0) return jsonError(c, 400, "request body is required");
     cacheText(c, text);
