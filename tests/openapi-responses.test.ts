@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Balance, ErrorBody, Payment, PaymentListPage, Refund, RefundList, rpcs } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import {
+  Balance,
+  ErrorBody,
+  Payment,
+  PaymentListPage,
+  Refund,
+  RefundList,
+  Payout,
+  PayoutList,
+  TestWebhookResult,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  rpcs,
+} from "@payaccept/contracts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { BalanceFeed } from "./balance-fixtures.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { documentValidator } from "./openapi-validate.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
@@ -15,13 +30,18 @@ setDefaultTimeout(60_000);
 const doc = documentValidator();
 let stack: Stack;
 let shop: ShopCreated;
+let receiver: Receiver;
 
 beforeAll(async () => {
   // Two balance reads a minute per key, so that the third shows the documented 429.
-  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance"], env: { RATE_LIMIT_BALANCE: "2" } });
-  shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true });
+  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance", "webhook-dispatcher"], env: { RATE_LIMIT_BALANCE: "2" } });
+  receiver = startReceiver(() => new Response("ok"));
+  shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true, webhookUrl: receiver.url });
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  receiver?.stop();
+  await stack?.stop();
+});
 
 const api = (path: string, init: RequestInit & { json?: unknown } = {}, key: string | null = shop.apiKey) =>
   stack.api(key, path, { signal: AbortSignal.timeout(10_000), ...init });
@@ -104,6 +124,36 @@ describe("success responses", () => {
     const balance = await conforming(await api("/v1/balance"), "get", "/v1/balance", Balance, "Balance");
     expect(balance).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
   });
+
+  test("a payout, its replay under the same Idempotency-Key, and the payout list", async () => {
+    const payer = await stack.createShop({ name: "Payer" });
+    await (await BalanceFeed.open(stack)).fund(payer.accountId, 10_000);
+    const init = { method: "POST", json: { amountKopecks: 2_500 }, headers: { "Idempotency-Key": `oa-${orderId()}` } };
+    const payout = await conforming(await api("/v1/payouts", init, payer.apiKey), "post", "/v1/payouts", Payout, "Payout");
+    const replay = await api("/v1/payouts", init, payer.apiKey);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await conforming(replay, "post", "/v1/payouts", Payout, "Payout")).toEqual(payout);
+    const page = await conforming(await api("/v1/payouts?limit=10", {}, payer.apiKey), "get", "/v1/payouts", PayoutList, "PayoutList");
+    expect(page).toEqual({ items: [payout], hasMore: false });
+  });
+
+  test("a payment's webhook deliveries, a resend and a test webhook", async () => {
+    const created = Payment.parse(await (await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 10000 } })).json());
+    await api(`/v1/payments/${created.id}/cancel`, { method: "POST" });
+    const path = `/v1/payments/${created.id}/webhooks`;
+    await eventually(async () => WebhookDeliveryList.parse(await (await api(path)).json()).items[0]?.result === "delivered");
+    const { items } = await conforming(await api(path), "get", "/v1/payments/{id}/webhooks", WebhookDeliveryList, "WebhookDeliveryList");
+    const resent = await conforming(
+      await api(`/v1/webhooks/deliveries/${items[0]!.id}/resend`, { method: "POST" }),
+      "post",
+      "/v1/webhooks/deliveries/{deliveryId}/resend",
+      WebhookDelivery,
+      "WebhookDelivery",
+    );
+    expect(resent.id).toBe(items[0]!.id);
+    const result = await conforming(await api("/v1/webhooks/test", { method: "POST" }), "post", "/v1/webhooks/test", TestWebhookResult, "TestWebhookResult");
+    expect(result.httpStatus).toBe(200);
+  });
 });
 
 describe("error responses use the documented Error shape", () => {
@@ -141,6 +191,17 @@ describe("error responses use the documented Error shape", () => {
     await expectError(await api(`/v1/payments/${unknown}/refunds`, { method: "POST" }), "post", "/v1/payments/{id}/refunds", 404);
     await expectError(await api(`/v1/payments/${unknown}/refunds`), "get", "/v1/payments/{id}/refunds", 404);
     await expectError(await api(`/v1/payments?orderId=${orderId()}`), "get", "/v1/payments", 404);
+  });
+
+  test("400 for a malformed Idempotency-Key, 422 for a key reused with another body, 404 for an unknown delivery", async () => {
+    const key = `oa-${orderId()}`;
+    const create = (json: unknown, idempotencyKey: string) => api("/v1/payments", { method: "POST", json, headers: { "Idempotency-Key": idempotencyKey } });
+    await expectError(await create({ orderId: orderId(), amountKopecks: 100 }, "x".repeat(65)), "post", "/v1/payments", 400);
+    expect((await create({ orderId: orderId(), amountKopecks: 100 }, key)).status).toBe(201);
+    await expectError(await create({ orderId: orderId(), amountKopecks: 100 }, key), "post", "/v1/payments", 422);
+    const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
+    await expectError(await api(`/v1/webhooks/deliveries/${unknown}/resend`, { method: "POST" }), "post", "/v1/webhooks/deliveries/{deliveryId}/resend", 404);
+    await expectError(await api(`/v1/payments/${unknown}/webhooks`), "get", "/v1/payments/{id}/webhooks", 404);
   });
 
   test("409 for a second payment with the same orderId", async () => {

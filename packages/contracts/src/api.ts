@@ -180,3 +180,59 @@ export const ErrorBody = z.object({
   error: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+// ── payouts (API and balance ledger) ────────────────────────────────────────
+export const Payout = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  amountKopecks: z.number().int(),
+  status: z.enum(["PENDING", "PAID", "FAILED"]),
+  createdAt: z.string(),
+});
+export type Payout = z.infer<typeof Payout>;
+/** POST /v1/payouts */
+export const CreatePayoutRequest = z.object({ amountKopecks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+/** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
+export const PayoutsQuery = z.object({
+  limit: intParam(1, 100, 20),
+  startingAfter: Uuid.optional(),
+});
+export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
+export type PayoutList = z.infer<typeof PayoutList>;
+
+// ── webhook deliveries ──────────────────────────────────────────────────────
+export const WebhookAttempt = z.object({
+  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
+  series: z.number().int().min(1),
+  /** 1-based attempt number within the series (at most 7 with the default schedule). */
+  attempt: z.number().int().min(1),
+  at: z.string(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  shopId: z.string(),
+  paymentId: z.string(),
+  orderId: z.string(),
+  status: z.string(),
+  /** pending | delivered | exhausted | blocked */
+  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
+  attemptCount: z.number().int(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  attempts: z.array(WebhookAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+/** GET /v1/payments/{id}/webhooks, newest first. */
+export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery) });
+export const DeliveryIdParam = z.object({ deliveryId: Uuid });
+export const TestWebhookResult = z.object({
+  id: z.string(),
+  httpStatus: z.number().int().nullable(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+});

@@ -25,6 +25,8 @@ export const PaymentEvent = z.object({
   paidAt: IsoDateTime.nullable(),
   createdAt: IsoDateTime,
   occurredAt: IsoDateTime,
+  /** The X-Request-Id of the API request that caused the change, when one did (a cancel, a refund). */
+  requestId: z.string().optional(),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 

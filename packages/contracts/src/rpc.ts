@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Refund, RefundList } from "./api.ts";
-import { DeliveryResult, IsoDateTime, PaymentMethod, PaymentStatus, PayoutStatus, Uuid } from "./primitives.ts";
+import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
+import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
 /**
@@ -43,49 +43,6 @@ export const CheckoutView = z.object({
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
 export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
-
-// ── balance ledger ──────────────────────────────────────────────────────────
-export const Payout = z.object({
-  id: z.string(),
-  accountId: z.string(),
-  amountKopecks: z.number().int(),
-  status: PayoutStatus,
-  createdAt: z.string(),
-});
-export type Payout = z.infer<typeof Payout>;
-
-// ── webhook deliveries ──────────────────────────────────────────────────────
-export const WebhookAttempt = z.object({
-  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
-  series: z.number().int().min(1),
-  /** 1-based attempt number within the series (at most 7 with the default schedule). */
-  attempt: z.number().int().min(1),
-  at: z.string(),
-  httpStatus: z.number().int().nullable(),
-  error: z.string().nullable(),
-  durationMs: z.number(),
-});
-export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
-export const WebhookDelivery = z.object({
-  id: z.string(),
-  shopId: z.string(),
-  paymentId: z.string(),
-  orderId: z.string(),
-  status: z.string(),
-  result: DeliveryResult,
-  attemptCount: z.number().int(),
-  lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
-  attempts: z.array(WebhookAttempt),
-});
-export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
-export const TestWebhookResult = z.object({
-  id: z.string(),
-  httpStatus: z.number().int().nullable(),
-  durationMs: z.number(),
-  error: z.string().nullable(),
-});
 
 const ShopCreated = z.object({
   accountId: z.string(),
@@ -197,11 +154,11 @@ export const rpcs = {
       }),
       Payout,
     ),
-    /** Newest first. */
+    /** Newest first; `startingAfter` is a payout id of the previous page (the next page holds older ones). */
     listPayouts: rpc(
       "balance.v1.payout.list",
-      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100) }),
-      z.object({ items: z.array(Payout) }),
+      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
+      PayoutList,
     ),
     /**
      * Holds what a refund takes from the balance before the provider is asked; unique per refund id.

@@ -1,7 +1,7 @@
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
 import { retrying, type RetryPolicy } from "./retry.ts";
 
@@ -52,6 +52,16 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
 /** The directory KV bucket (history 1; the dashboard service writes, everyone else reads). */
 export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
   return untilItWorks(() => new Kvm(nc).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+}
+
+/**
+ * The API's idempotency keys (history 1, entries expire a day after their last write); every
+ * gateway replica writes. Its operations are bounded by timeoutMs like the requests they guard.
+ */
+export function openIdempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  return untilItWorks(() =>
+    new Kvm(jetstream(nc, { timeout: timeoutMs })).create(IDEMPOTENCY_BUCKET, { history: 1, replicas: replicas(), ttl: IDEMPOTENCY_TTL_MS }),
+  );
 }
 
 /**

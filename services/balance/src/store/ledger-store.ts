@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { and, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, isNull, lt, lte, sql } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
 import * as schema from "./schema.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
@@ -157,7 +157,7 @@ export function openLedgerStore(path: string) {
   const latestPayouts = db
     .select()
     .from(payouts)
-    .where(eq(payouts.accountId, p("accountId")))
+    .where(and(eq(payouts.accountId, p("accountId")), lt(payouts.id, p("before"))))
     .orderBy(desc(payouts.id))
     .limit(p("limit"))
     .prepare();
@@ -233,8 +233,10 @@ export function openLedgerStore(path: string) {
     pendingPayoutIds(): string[] {
       return pendingPayouts.all().map((r) => r.id);
     },
-    latestPayouts(accountId: string, limit: number): PayoutRow[] {
-      return latestPayouts.all({ accountId, limit });
+    /** Newest first, only those older than `before` (a payout id) when given. */
+    latestPayouts(accountId: string, limit: number, before?: string): PayoutRow[] {
+      // Ids are UUIDv7 in lowercase hex: "~" sorts after every one of them.
+      return latestPayouts.all({ accountId, limit, before: before ?? "~" });
     },
   };
 }

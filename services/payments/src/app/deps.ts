@@ -1,5 +1,5 @@
 import { DomainError, type ShopRecord } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
+import type { RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
 import type { PaymentsRepo } from "../store/payments-repo.ts";
 import type { RefundsRepo } from "../store/refunds-repo.ts";
@@ -22,7 +22,10 @@ export type PaymentsDeps = {
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   provider: ProviderPort;
   balance: BalancePort;
-  log: Logger;
+  /** The service's logger, or while serving a request its RequestLog (every line with the request id). */
+  log: Pick<RequestLog, "info" | "warn" | "error">;
+  /** While serving an API request: its X-Request-Id, written into the events it causes. */
+  requestId?: string;
   now: () => number;
   paypageUrl: string;
   createdTtlMs: number;

@@ -94,7 +94,12 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
 }
 
 /** The stream event of a transition into a final status. */
-export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previousStatus: PaymentStatus, occurredAt: number): PaymentEvent {
+export function toPaymentEvent(
+  row: PaymentRow & { status: FinalStatus },
+  previousStatus: PaymentStatus,
+  occurredAt: number,
+  requestId: string | undefined,
+): PaymentEvent {
   return {
     eventId: paymentEventId(row.id, row.status),
     paymentId: row.id,
@@ -112,5 +117,6 @@ export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previo
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
     occurredAt: iso(occurredAt),
+    ...(requestId === undefined ? {} : { requestId }),
   };
 }

@@ -101,7 +101,7 @@ export class OutboxRelay {
       if (confirmed.length > 0) this.repo.markPublished(confirmed.map((row) => row.seq), Date.now());
       round.forEach((row, i) => {
         const ack = acks[i]!;
-        if (ack.status === "fulfilled") this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
+        if (ack.status === "fulfilled") this.log.info({ requestId: row.requestId ?? undefined, eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
       });
       const failed = acks.findIndex((ack) => ack.status === "rejected");
       if (failed >= 0) {

@@ -117,6 +117,8 @@ export const outbox = sqliteTable(
     kind: text("kind").$type<"payment" | "refund">().notNull().default("payment"),
     status: text("status").$type<FinalStatus | RefundEventStatus>().notNull(),
     payload: text("payload").notNull(),
+    /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
+    requestId: text("request_id"),
     createdAt: integer("created_at").notNull(),
     publishedAt: integer("published_at"),
   },

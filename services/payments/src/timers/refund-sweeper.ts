@@ -1,4 +1,3 @@
-import type { Logger } from "@payaccept/platform";
 import { driveRefund } from "../app/refund.ts";
 import type { PaymentsDeps } from "../app/deps.ts";
 
@@ -15,7 +14,7 @@ export class RefundSweeper {
   constructor(
     private readonly d: PaymentsDeps,
     private readonly opts: { everyMs: number; batchSize?: number },
-    private readonly log: Logger = d.log,
+    private readonly log: PaymentsDeps["log"] = d.log,
   ) {}
 
   start(): void {
