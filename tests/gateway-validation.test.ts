@@ -137,6 +137,35 @@ describe("POST /v1/payments body (§2.1)", () => {
   });
 });
 
+describe("text that cannot be stored as it was sent", () => {
+  const raw = (body: string | Uint8Array<ArrayBuffer>) => api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+
+  test("a lone UTF-16 surrogate is a 400 in every string, not turned into U+FFFD", async () => {
+    for (const orderId of ["X-\ud800", "X-\udc00"]) {
+      expect(await errorOf(await create({ orderId, amountKopecks: 100 }), 400)).toEqual(["orderId: must not contain a lone UTF-16 surrogate"]);
+    }
+    const body = '{"orderId":"o","amountKopecks":100,"description":"\\udc00","successUrl":"https://a.example/\\ud800","metadata":{"k":["\\ud800"]}}';
+    expect(fields(await errorOf(await raw(body), 400))).toEqual(["description", "metadata.k.0", "successUrl"]);
+  });
+
+  test("a surrogate pair (an emoji) is text and passes", async () => {
+    await passesValidation(await create({ orderId: "X-\ud83d\ude00", amountKopecks: 100, description: "\ud83d\ude00" }));
+  });
+
+  test("a __proto__ key in metadata is a 400 at any depth rather than silently dropped", async () => {
+    const top = await raw('{"orderId":"o","amountKopecks":100,"metadata":{"__proto__":{"admin":true},"a":1}}');
+    expect(await errorOf(top, 400)).toEqual(["metadata: must not contain the key __proto__"]);
+    const nested = await raw('{"orderId":"o","amountKopecks":100,"metadata":{"cart":{"__proto__":1}}}');
+    expect(await errorOf(nested, 400)).toEqual(["metadata.cart: must not contain the key __proto__"]);
+    await passesValidation(await raw('{"orderId":"o","amountKopecks":100,"metadata":{"proto":1,"constructor":2}}'));
+  });
+
+  test("a body that is not UTF-8 is a 400", async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"orderId":"X-'), 0xed, 0xa0, 0x80, ...new TextEncoder().encode('","amountKopecks":100}')]);
+    expect(await errorOf(await raw(bytes), 400)).toEqual(["request body must be UTF-8"]);
+  });
+});
+
 describe("GET /v1/payments query (§4.2)", () => {
   test("list parameters: every problem at once, from later than to included", async () => {
     const messages = await errorOf(

@@ -4,17 +4,21 @@ import {
   ErrorBody,
   Payment,
   PaymentListPage,
+  Refund,
+  RefundList,
   Payout,
   PayoutList,
   TestWebhookResult,
   WebhookDelivery,
   WebhookDeliveryList,
+  rpcs,
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed } from "./balance-fixtures.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { documentValidator } from "./openapi-validate.ts";
+import { paidSandbox } from "./payments-fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -103,6 +107,19 @@ describe("success responses", () => {
     expect(again).toEqual(canceled);
   });
 
+  test("refund in part, refund the rest without a body, list the refunds", async () => {
+    const created = await paidSandbox(stack, shop.shopId, { amountKopecks: 30000 });
+    const path = "/v1/payments/{id}/refunds";
+    const part = await conforming(await api(`/v1/payments/${created.id}/refunds`, { method: "POST", json: { amountKopecks: 10000, reason: "one cup back" } }), "post", path, Refund, "Refund");
+    expect(part).toMatchObject({ amountKopecks: 10000, status: "SUCCEEDED", reason: "one cup back" });
+    const rest = await conforming(await api(`/v1/payments/${created.id}/refunds`, { method: "POST" }), "post", path, Refund, "Refund");
+    expect(rest).toMatchObject({ amountKopecks: 20000, status: "SUCCEEDED", reason: null });
+    const list = await conforming(await api(`/v1/payments/${created.id}/refunds`), "get", path, RefundList, "RefundList");
+    expect(list.items.map((r) => r.id)).toEqual([part.id, rest.id]);
+    const paid = await conforming(await api(`/v1/payments/${created.id}`), "get", "/v1/payments/{id}", Payment, "Payment");
+    expect(paid).toMatchObject({ status: "REFUNDED", refundedKopecks: 30000 });
+  });
+
   test("balance", async () => {
     const balance = await conforming(await api("/v1/balance"), "get", "/v1/balance", Balance, "Balance");
     expect(balance).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
@@ -155,6 +172,10 @@ describe("error responses use the documented Error shape", () => {
   test("400 for a malformed id and for from later than to", async () => {
     await expectError(await api("/v1/payments/not-a-uuid"), "get", "/v1/payments/{id}", 400);
     await expectError(await api("/v1/payments/not-a-uuid/cancel", { method: "POST" }), "post", "/v1/payments/{id}/cancel", 400);
+    await expectError(await api("/v1/payments/not-a-uuid/refunds"), "get", "/v1/payments/{id}/refunds", 400);
+    const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
+    const body = await expectError(await api(`/v1/payments/${unknown}/refunds`, { method: "POST", json: { amountKopecks: 0, reason: "x".repeat(256) } }), "post", "/v1/payments/{id}/refunds", 400);
+    expect(body.message).toBeArray();
     await expectError(await api("/v1/payments?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z"), "get", "/v1/payments", 400);
   });
 
@@ -167,6 +188,8 @@ describe("error responses use the documented Error shape", () => {
     const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
     await expectError(await api(`/v1/payments/${unknown}`), "get", "/v1/payments/{id}", 404);
     await expectError(await api(`/v1/payments/${unknown}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", 404);
+    await expectError(await api(`/v1/payments/${unknown}/refunds`, { method: "POST" }), "post", "/v1/payments/{id}/refunds", 404);
+    await expectError(await api(`/v1/payments/${unknown}/refunds`), "get", "/v1/payments/{id}/refunds", 404);
     await expectError(await api(`/v1/payments?orderId=${orderId()}`), "get", "/v1/payments", 404);
   });
 
@@ -185,6 +208,17 @@ describe("error responses use the documented Error shape", () => {
     const json = { orderId: orderId(), amountKopecks: 100 };
     expect((await api("/v1/payments", { method: "POST", json })).status).toBe(201);
     await expectError(await api("/v1/payments", { method: "POST", json }), "post", "/v1/payments", 409);
+  });
+
+  test("409 for a refund of an unpaid payment and for one above what is left", async () => {
+    const created = Payment.parse(await (await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 5000 } })).json());
+    const refund = (amountKopecks: number) => api(`/v1/payments/${created.id}/refunds`, { method: "POST", json: { amountKopecks } });
+    const unpaid = await expectError(await refund(100), "post", "/v1/payments/{id}/refunds", 409);
+    expect(unpaid.message).toBe("only a SUCCESS payment can be refunded; it is CREATED");
+    await stack.call(rpcs.payments.start, { id: created.id, method: "SBP" });
+    await stack.call(rpcs.payments.sandboxOutcome, { id: created.id, outcome: "SUCCESS" });
+    const over = await expectError(await refund(5001), "post", "/v1/payments/{id}/refunds", 409);
+    expect(over.message).toBe("refund of 50.01 RUB (5001 kopecks) exceeds what is left to refund, 50.00 RUB (5000 kopecks) of 50.00 RUB (5000 kopecks)");
   });
 
   test("413 and 415 for bodies the gateway does not read", async () => {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   IsoDateTime,
+  jsonValueProblems,
   MAX_AMOUNT_KOPECKS,
   METADATA_MAX_BYTES,
   MIN_AMOUNT_KOPECKS,
@@ -8,16 +9,22 @@ import {
   PaymentMethod,
   PaymentStatus,
   ReturnUrl,
+  Text,
   Uuid,
 } from "./primitives.ts";
 
 const utf8 = new TextEncoder();
 
-export const Metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
+/** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
+export const Metadata = z.preprocess(
+  (value, ctx) => {
+    for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
+    return value;
+  },
+  z.record(z.string(), z.unknown()).refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
     message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
-  });
+  }),
+);
 
 export const TelegramId = z
   .union([
@@ -28,9 +35,9 @@ export const TelegramId = z
 
 /** §2.1. Unknown fields are ignored (stripped). */
 export const CreatePaymentRequest = z.object({
-  orderId: z.string().min(1).max(64),
+  orderId: Text.min(1).max(64),
   amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS),
-  description: z.string().max(255).optional(),
+  description: Text.max(255).optional(),
   email: z.email().max(255).optional(),
   method: PaymentMethod.optional(),
   telegramId: TelegramId.optional(),
@@ -58,8 +65,39 @@ export const Payment = z.object({
   isTest: z.boolean(),
   paidAt: IsoDateTime.nullable(),
   createdAt: IsoDateTime,
+  /** Added to §2.2: the sum of the payment's SUCCEEDED refunds (0 when none); equals amountKopecks once REFUNDED. */
+  refundedKopecks: z.number().int(),
 });
 export type Payment = z.infer<typeof Payment>;
+
+export const REFUND_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export const RefundStatus = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+/** One refund of a payment (docs/payments.md, "Refunds"). A payment may have several, partial ones included. */
+export const Refund = z.object({
+  id: Uuid,
+  paymentId: Uuid,
+  amountKopecks: z.number().int(),
+  reason: z.string().nullable(),
+  status: RefundStatus,
+  /** Why a FAILED refund failed (the acquirer's decline, or the balance could not cover it); null otherwise. */
+  failureReason: z.string().nullable(),
+  createdAt: IsoDateTime,
+  completedAt: IsoDateTime.nullable(),
+});
+export type Refund = z.infer<typeof Refund>;
+
+/** POST /v1/payments/{id}/refunds. Without amountKopecks the refund is of everything not yet refunded. */
+export const CreateRefundRequest = z.object({
+  amountKopecks: z.number().int().min(1).max(MAX_AMOUNT_KOPECKS).optional(),
+  reason: z.string().max(255).optional(),
+});
+export type CreateRefundRequest = z.output<typeof CreateRefundRequest>;
+
+/** A payment's refunds, oldest first. */
+export const RefundList = z.object({ items: z.array(Refund) });
+export type RefundList = z.infer<typeof RefundList>;
 
 /** §2.3 */
 export const PaymentListPage = z.object({
@@ -111,7 +149,7 @@ export const ListPaymentsQuery = z
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 
 /** §4.2 lookup mode: only orderId is read. */
-export const LookupPaymentQuery = z.object({ orderId: z.string().min(1).max(64) });
+export const LookupPaymentQuery = z.object({ orderId: Text.min(1).max(64) });
 
 export const PaymentIdParam = z.object({ id: Uuid });
 

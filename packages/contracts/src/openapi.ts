@@ -11,6 +11,7 @@ import { z } from "zod";
 import {
   Balance,
   CreatePaymentRequest,
+  CreateRefundRequest,
   CreatePayoutRequest,
   DeliveryIdParam,
   ErrorBody,
@@ -23,6 +24,8 @@ import {
   Payout,
   PayoutList,
   PayoutsQuery,
+  Refund,
+  RefundList,
   TestWebhookResult,
   WebhookAttempt,
   WebhookBody,
@@ -47,6 +50,16 @@ type Meta = { id?: string; description?: string };
 const docs = z.registry<Meta>();
 docs.add(CreatePaymentRequest, { id: "CreatePaymentRequest", description: "Body of payment creation (§2.1). Unknown fields are ignored." });
 docs.add(Payment, { id: "Payment", description: "A payment (§2.2). Every field is always present." });
+docs.add(Refund, {
+  id: "Refund",
+  description:
+    "A refund of a payment; a payment may have several partial ones. PENDING until the bank answers (usually at once), then SUCCEEDED or FAILED (failureReason says why: the bank declined it, or the balance could not cover it). The status set may grow.",
+});
+docs.add(CreateRefundRequest, {
+  id: "CreateRefundRequest",
+  description: "Body of a refund; may be omitted. Without amountKopecks the refund is of everything not yet refunded.",
+});
+docs.add(RefundList, { id: "RefundList", description: "A payment's refunds, oldest first." });
 docs.add(PaymentListPage, { id: "PaymentListPage", description: "One page of payments, oldest to newest (§2.3)." });
 docs.add(Balance, {
   id: "Balance",
@@ -207,6 +220,8 @@ type OperationSpec = {
   description: string;
   parameters?: (ParameterObject | ReferenceObject)[];
   requestBody?: string;
+  /** The body may be left out. */
+  optionalBody?: boolean;
   success: { status: string; description: string; schema: SchemaObject | ReferenceObject };
   errors: ErrorName[];
 };
@@ -227,7 +242,7 @@ function operation(op: OperationSpec, idempotent = false): OperationObject {
     summary: op.summary,
     description: op.description,
     ...(parameters.length ? { parameters } : {}),
-    ...(op.requestBody ? { requestBody: { required: true, content: json(ref(op.requestBody)) } } : {}),
+    ...(op.requestBody ? { requestBody: { required: !op.optionalBody, content: json(ref(op.requestBody)) } } : {}),
     responses,
   };
 }
@@ -297,7 +312,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
     servers: [{ url: opts.serverUrl ?? "/api", description: "Merchant API" }],
     security: [{ ApiKey: [] }],
     tags: [
-      { name: "Payments", description: "Create, read, list and cancel payments." },
+      { name: "Payments", description: "Create, read, list, cancel and refund payments." },
       { name: "Balance", description: "The account balance and its payouts." },
       { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL, and their delivery log." },
     ],
@@ -349,6 +364,29 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
           parameters: idParameter,
           success: { status: "200", description: "The canceled payment.", schema: ref("Payment") },
           errors: ["BadRequest", "NotFound", "Conflict"],
+        }),
+      },
+      "/v1/payments/{id}/refunds": {
+        post: postOperation({
+          operationId: "refundPayment",
+          tag: "Payments",
+          summary: "Refund a paid payment, whole or in part",
+          description:
+            "Returns amountKopecks (default: everything not yet refunded) to the buyer. Several partial refunds may add up to the payment's amount; the payment's refundedKopecks counts the SUCCEEDED ones, and when they reach amountKopecks the payment becomes REFUNDED and the usual REFUNDED webhook is sent (a partial refund sends no webhook). The refund's share of the net receipt (amount − commission, so the commission comes back in proportion) leaves the balance, first from the payment's own receipt while it is still frozen, then from available. 201 with the refund: SUCCEEDED, FAILED when the bank declined it (nothing was refunded; failureReason says why), or PENDING when the bank has not answered yet (it completes on its own; read GET …/refunds). 409 when the payment is not SUCCESS, the amount is above what is left to refund, or the balance cannot cover it; the message gives the amounts in rubles and kopecks. An Idempotency-Key header makes a retry return the first refund. On 5XX the outcome is unknown: read the refunds before refunding again.",
+          parameters: idParameter,
+          requestBody: "CreateRefundRequest",
+          optionalBody: true,
+          success: { status: "201", description: "The refund.", schema: ref("Refund") },
+          errors: ["BadRequest", "NotFound", "Conflict", "PayloadTooLarge", "UnsupportedMediaType"],
+        }),
+        get: operation({
+          operationId: "listRefunds",
+          tag: "Payments",
+          summary: "List a payment's refunds",
+          description: "Every refund of the payment, oldest first, FAILED ones included.",
+          parameters: idParameter,
+          success: { status: "200", description: "The refunds.", schema: ref("RefundList") },
+          errors: ["BadRequest", "NotFound"],
         }),
       },
       "/v1/payments/{id}/webhooks": {

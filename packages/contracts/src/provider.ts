@@ -33,9 +33,13 @@ export const ProviderSession = z.discriminatedUnion("method", [
 ]);
 export type ProviderSession = z.infer<typeof ProviderSession>;
 
-/** POST /v1/sessions/{sessionId}/refund. Idempotent per session. */
-export const ProviderRefundRequest = z.object({ amountKopecks: z.number().int().positive() });
-export const ProviderRefund = z.object({ refundId: z.string(), status: z.enum(["SUCCEEDED", "FAILED"]) });
+/**
+ * POST /v1/sessions/{sessionId}/refund. Idempotent by (session, merchantRefundId): a repeat returns
+ * the first answer. Several refunds of one session may add up to its amount.
+ */
+export const ProviderRefundRequest = z.object({ amountKopecks: z.number().int().positive(), merchantRefundId: Uuid });
+/** FAILED: the acquirer declined the refund (reason says why); nothing was returned to the buyer. */
+export const ProviderRefund = z.object({ refundId: z.string(), status: z.enum(["SUCCEEDED", "FAILED"]), reason: z.string().nullable().optional() });
 export type ProviderRefund = z.infer<typeof ProviderRefund>;
 
 /** Non-2xx replies of the acquirer. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, TestWebhookResult, WebhookDelivery } from "./api.ts";
+import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
@@ -58,8 +58,15 @@ export const rpcs = {
     lookup: rpc("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
     list: rpc("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),
     cancel: rpc("payments.v1.cancel", ById, Payment),
-    /** Full refund of a SUCCESS payment (dashboard, admin CLI). */
-    refund: rpc("payments.v1.refund", ById, Payment),
+    /**
+     * A full or partial refund of a SUCCESS payment (API, dashboard, admin CLI); amountKopecks
+     * defaults to what is not yet refunded. The same idempotencyKey for the same payment returns
+     * the first refund. CONFLICT when the payment is not SUCCESS, the amount exceeds the remainder
+     * or the balance cannot cover it; a refund the acquirer declines is returned FAILED.
+     */
+    refund: rpc("payments.v1.refund", ById.extend(CreateRefundRequest.shape).extend({ idempotencyKey: z.string().min(1).max(128).optional() }), Refund),
+    /** The payment's refunds, oldest first. */
+    listRefunds: rpc("payments.v1.refund.list", ById, RefundList),
     /**
      * Operators only (admin CLI): which shop and account a payment belongs to, so shop-scoped
      * commands such as refund can be given just a payment id. Never exposed to merchants or buyers.
@@ -154,22 +161,19 @@ export const rpcs = {
       PayoutList,
     ),
     /**
-     * Reserve the refund amount from the available balance before asking the provider; unique per payment.
-     * amountKopecks is what the refund takes back from the balance: the payment's amountKopecks −
-     * commissionKopecks (the receipt it credited). CONFLICT "refund of X kopecks exceeds the available
-     * balance Y kopecks" when it does not fit; a repeat for the same payment is { reserved: true } again.
+     * Holds what a refund takes from the balance before the provider is asked; unique per refund id.
+     * amountKopecks is the refund's share of the payment's net receipt (RefundEvent.balanceKopecks),
+     * taken first from the payment's own frozen day, then from available. CONFLICT "refund of X
+     * kopecks exceeds the available balance Y kopecks" when it does not fit; a repeat is
+     * { reserved: true } again; { reserved: false } when the refund already ended FAILED (the
+     * hold was released, so a late copy of this request holds nothing). The hold becomes a
+     * debit on the refund's SUCCEEDED event and is given back on its FAILED event.
      * Not for sandbox (isTest) payments: they never touch a balance.
      */
     reserveRefund: rpc(
       "balance.v1.refund.reserve",
-      z.object({ accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
+      z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
       z.object({ reserved: z.boolean() }),
-    ),
-    /** Gives back a reserve whose refund the provider refused; { released: false } when none is pending. */
-    releaseRefund: rpc(
-      "balance.v1.refund.release",
-      z.object({ accountId: z.string(), paymentId: z.string() }),
-      z.object({ released: z.boolean() }),
     ),
   },
   webhooks: {

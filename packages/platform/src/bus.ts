@@ -3,12 +3,18 @@ import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, ty
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
 import { natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
+import { warnWhilePending, withoutCredentials } from "./pending.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
-/** Connects and keeps reconnecting forever; a service started before NATS waits for it. */
+const NATS_WAIT_WARNINGS = { firstMs: 3_000, everyMs: 10_000 };
+
+/**
+ * Connects and keeps reconnecting forever; a service started before NATS waits for it, saying so
+ * (with the servers it tries) within seconds and then every few seconds, never in silence.
+ */
 export async function connectBus(url: string, name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect({
+  const connecting = connect({
     servers: url.split(","),
     name,
     maxReconnectAttempts: -1,
@@ -20,6 +26,9 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
     // call becomes a DomainError naming the subject anyway.
     noAsyncTraces: true,
   });
+  const nc = await warnWhilePending(connecting, NATS_WAIT_WARNINGS, (waitedMs) =>
+    log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
+  );
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error") log.warn({ nats: s.type }, "nats status");

@@ -111,23 +111,44 @@ describe("recordOutcome", () => {
 });
 
 describe("refundSession", () => {
-  test("refunds a paid session once; a repeat returns the first refund", () => {
+  const paidSession = () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
     recordOutcome(db, s.id, { event: "PAID" }, 2);
-    const first = refundSession(db, s.id, 123456, 3);
-    const again = refundSession(db, s.id, 100, 4);
+    return { db, s };
+  };
+  const refund = (db: ReturnType<typeof freshDb>, sessionId: string, amountKopecks: number, merchantRefundId = Bun.randomUUIDv7()) =>
+    refundSession(db, { sessionId, merchantRefundId, amountKopecks }, 3);
+
+  test("is idempotent by the merchant's refund id: a repeat returns the first refund, whatever its amount", () => {
+    const { db, s } = paidSession();
+    const id = Bun.randomUUIDv7();
+    const first = refund(db, s.id, 123456, id);
     expect(first.created).toBe(true);
     expect(first.refund.status).toBe("SUCCEEDED");
-    expect(again).toEqual({ refund: first.refund, created: false });
+    expect(refund(db, s.id, 100, id)).toEqual({ refund: first.refund, created: false });
+  });
+
+  test("partial refunds add up to the paid amount, never more", () => {
+    const { db, s } = paidSession();
+    expect(refund(db, s.id, 100_000).refund.status).toBe("SUCCEEDED");
+    expect(refund(db, s.id, 23_456).refund.status).toBe("SUCCEEDED");
+    expect(() => refund(db, s.id, 1)).toThrow("amountKopecks exceeds what is left of the paid amount: 0");
+  });
+
+  test("an amount ending in 13 kopecks is declined, and a declined refund counts for nothing", () => {
+    const { db, s } = paidSession();
+    const declined = refund(db, s.id, 5_013).refund;
+    expect(declined).toMatchObject({ status: "FAILED", reason: "refund_declined" });
+    expect(refund(db, s.id, 123_456).refund.status).toBe("SUCCEEDED");
   });
 
   test("refuses an unpaid session and more than was paid", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    expect(() => refundSession(db, s.id, 100, 2)).toThrow("only a paid session can be refunded");
+    expect(() => refund(db, s.id, 100)).toThrow("only a paid session can be refunded");
     recordOutcome(db, s.id, { event: "PAID" }, 2);
-    expect(() => refundSession(db, s.id, 123457, 3)).toThrow("exceeds the paid amount");
-    expect(() => refundSession(db, "nope", 1, 3)).toThrow("session not found");
+    expect(() => refund(db, s.id, 123457)).toThrow("exceeds what is left of the paid amount");
+    expect(() => refund(db, "nope", 1)).toThrow("session not found");
   });
 });

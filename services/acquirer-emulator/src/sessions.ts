@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { DomainError, type ProviderCallback, type ProviderSession, type ProviderSessionRequest } from "@payaccept/contracts";
 import type { AcquirerDb } from "./store/db.ts";
 import { callbacks, refunds, sessions, type RefundRow, type SessionRow } from "./store/schema.ts";
@@ -109,22 +109,51 @@ export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcom
   });
 }
 
-/** A full or partial refund of a paid session; one per session, a repeat returns the first. */
-export function refundSession(db: AcquirerDb, sessionId: string, amountKopecks: number, now: number): { refund: RefundRow; created: boolean } {
-  return db.transaction((tx) => {
-    const existing = tx.select().from(refunds).where(eq(refunds.sessionId, sessionId)).get();
-    if (existing) return { refund: existing, created: false };
-    const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
-    if (!session) throw new DomainError("NOT_FOUND", "session not found");
-    if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
-    if (amountKopecks > session.amountKopecks) {
-      throw new DomainError("BAD_REQUEST", `amountKopecks exceeds the paid amount of ${session.amountKopecks}`);
-    }
-    const refund = tx
-      .insert(refunds)
-      .values({ id: Bun.randomUUIDv7(), sessionId, amountKopecks, status: "SUCCEEDED", createdAt: now })
-      .returning()
-      .get();
-    return { refund, created: true };
-  });
+/** Test rule: a refund whose amount ends in 13 kopecks (e.g. 50.13 RUB) is declined, as a bank may decline one. */
+export const DECLINED_REFUND_KOPECKS = 13;
+export const REFUND_DECLINE_REASON = "refund_declined";
+
+/**
+ * A full or partial refund of a paid session, idempotent by (session, merchantRefundId): a repeat
+ * returns the first answer. The refunds that succeeded add up to at most the paid amount.
+ */
+export function refundSession(
+  db: AcquirerDb,
+  req: { sessionId: string; merchantRefundId: string; amountKopecks: number },
+  now: number,
+): { refund: RefundRow; created: boolean } {
+  return db.transaction(
+    (tx) => {
+      const mine = and(eq(refunds.sessionId, req.sessionId), eq(refunds.merchantRefundId, req.merchantRefundId));
+      const existing = tx.select().from(refunds).where(mine).get();
+      if (existing) return { refund: existing, created: false };
+      const session = tx.select().from(sessions).where(eq(sessions.id, req.sessionId)).get();
+      if (!session) throw new DomainError("NOT_FOUND", "session not found");
+      if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
+      const refunded = tx
+        .select({ total: sql<number>`coalesce(sum(${refunds.amountKopecks}), 0)` })
+        .from(refunds)
+        .where(and(eq(refunds.sessionId, req.sessionId), eq(refunds.status, "SUCCEEDED")))
+        .get()!.total;
+      if (req.amountKopecks > session.amountKopecks - refunded) {
+        throw new DomainError("BAD_REQUEST", `amountKopecks exceeds what is left of the paid amount: ${session.amountKopecks - refunded}`);
+      }
+      const declined = req.amountKopecks % 100 === DECLINED_REFUND_KOPECKS;
+      const refund = tx
+        .insert(refunds)
+        .values({
+          id: Bun.randomUUIDv7(),
+          sessionId: req.sessionId,
+          merchantRefundId: req.merchantRefundId,
+          amountKopecks: req.amountKopecks,
+          status: declined ? "FAILED" : "SUCCEEDED",
+          reason: declined ? REFUND_DECLINE_REASON : null,
+          createdAt: now,
+        })
+        .returning()
+        .get();
+      return { refund, created: true };
+    },
+    { behavior: "immediate" },
+  );
 }

@@ -2,7 +2,7 @@ import { rpcs } from "@payaccept/contracts";
 import { requestIdOf, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { readBalance } from "./balance.ts";
 import { listPayouts, payOut } from "./payouts.ts";
-import { releaseRefund, reserveRefund } from "./refunds.ts";
+import { reserveRefund } from "./refunds.ts";
 import type { LedgerStore } from "./store/ledger-store.ts";
 
 export type BalanceDeps = { store: LedgerStore; holdHour: number; clock: () => number; log: Logger };
@@ -19,6 +19,5 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
     }, opts),
     serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
     serve(nc, rpcs.balance.reserveRefund, (req) => reserveRefund(store, req, clock(), holdHour), opts),
-    serve(nc, rpcs.balance.releaseRefund, (req) => releaseRefund(store, req, clock()), opts),
   ];
 }

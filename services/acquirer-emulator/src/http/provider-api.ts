@@ -46,10 +46,10 @@ export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: s
   });
 
   api.post("/sessions/:id/refund", async (c) => {
-    const { amountKopecks } = await readJson(c, ProviderRefundRequest);
-    const { refund, created } = refundSession(deps.db, c.req.param("id"), amountKopecks, Date.now());
-    if (created) c.get("log").info({ sessionId: refund.sessionId, refundId: refund.id, amountKopecks }, "refund made");
-    const body: ProviderRefund = { refundId: refund.id, status: refund.status };
+    const req = await readJson(c, ProviderRefundRequest);
+    const { refund, created } = refundSession(deps.db, { sessionId: c.req.param("id"), ...req }, Date.now());
+    if (created) c.get("log").info({ sessionId: refund.sessionId, refundId: refund.id, amountKopecks: req.amountKopecks, status: refund.status }, "refund made");
+    const body: ProviderRefund = { refundId: refund.id, status: refund.status, reason: refund.reason };
     return c.json(body, created ? 201 : 200);
   });
 

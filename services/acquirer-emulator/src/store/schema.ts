@@ -24,17 +24,27 @@ export const sessions = sqliteTable(
 );
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** At most one refund per session: a repeated refund request returns this row. */
-export const refunds = sqliteTable("refunds", {
-  id: text("id").primaryKey(),
-  sessionId: text("session_id")
-    .notNull()
-    .unique()
-    .references(() => sessions.id),
-  amountKopecks: integer("amount_kopecks").notNull(),
-  status: text("status", { enum: ["SUCCEEDED", "FAILED"] }).notNull(),
-  createdAt: integer("created_at").notNull(),
-});
+/**
+ * Refunds of a paid session, one per (session, merchant's refund id): a repeated refund request
+ * returns its row. The SUCCEEDED ones add up to at most the session's amount; a FAILED one
+ * (declined) returned nothing.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    /** Null only for the whole refunds made before the protocol carried the merchant's id. */
+    merchantRefundId: text("merchant_refund_id"),
+    amountKopecks: integer("amount_kopecks").notNull(),
+    status: text("status", { enum: ["SUCCEEDED", "FAILED"] }).notNull(),
+    reason: text("reason"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("refunds_session_merchant_refund").on(t.sessionId, t.merchantRefundId)],
+);
 export type RefundRow = typeof refunds.$inferSelect;
 
 /**

@@ -1,6 +1,7 @@
 import {
   CreatePaymentRequest,
   CreatePayoutRequest,
+  CreateRefundRequest,
   DeliveryIdParam,
   DomainError,
   PaymentIdParam,
@@ -52,6 +53,7 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   // Payouts move the balance the balance limit guards (one ledger writer): the same class, per method.
   const perBalanceMethod = limitPerKey(deps.limiters.balance);
   const body = jsonBody(deps.maxBodyBytes);
+  const optionalBody = jsonBody(deps.maxBodyBytes, { optional: true });
   const keyed = (timeoutMs = deps.rpcTimeoutMs) => idempotent(deps.claims, timeoutMs);
   /** One NATS request whose reply's data is the response body, relayed as the service encoded it. */
   const relay = async <R extends Parameters<typeof callForRelay>[1]>(
@@ -119,9 +121,26 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
     relay(c, rpcs.webhooks.test, { shopId: shopOf(c).shopId }, 200, deps.slowCallTimeoutMs),
   );
 
+  api.post(
+    "/v1/payments/:id/refunds",
+    auth,
+    perMethod,
+    validate("param", PaymentIdParam),
+    optionalBody,
+    validate("json", CreateRefundRequest),
+    keyed(),
+    // The Idempotency-Key also keys the refund in payments' own store, so a retried refund is
+    // never made twice even when the reply was lost on the way back.
+    (c) => relay(c, rpcs.payments.refund, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: c.get("idempotency")?.key }, 201),
+  );
+  api.get("/v1/payments/:id/refunds", auth, perMethod, validate("param", PaymentIdParam), (c) =>
+    relay(c, rpcs.payments.listRefunds, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+  );
+
   api.all("/v1/payments", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id", methodNotAllowed(["GET"]));
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));
+  api.all("/v1/payments/:id/refunds", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id/webhooks", methodNotAllowed(["GET"]));
   api.all("/v1/balance", methodNotAllowed(["GET"]));
   api.all("/v1/payouts", methodNotAllowed(["GET", "POST"]));

@@ -1,5 +1,8 @@
 import {
   paymentEventId,
+  refundEventId,
+  type Refund,
+  type RefundEvent,
   type CheckoutView,
   type FinalStatus,
   type Payment,
@@ -7,7 +10,7 @@ import {
   type PaymentStatus,
   type ShopRecord,
 } from "@payaccept/contracts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow } from "../store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -31,6 +34,41 @@ export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
     isTest: row.isTest,
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
+    refundedKopecks: row.refundedKopecks,
+  };
+}
+
+export function toRefund(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    paymentId: row.paymentId,
+    amountKopecks: row.amountKopecks,
+    reason: row.reason,
+    status: row.status,
+    failureReason: row.failureReason,
+    createdAt: iso(row.createdAt),
+    completedAt: row.completedAt === null ? null : iso(row.completedAt),
+  };
+}
+
+/** The stream event of a refund that has ended; `payment` is the payment with the refund counted. */
+export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt: number): RefundEvent {
+  return {
+    eventId: refundEventId(refund.id),
+    refundId: refund.id,
+    paymentId: payment.id,
+    shopId: payment.shopId,
+    accountId: payment.accountId,
+    orderId: payment.orderId,
+    status: refund.status === "SUCCEEDED" ? "SUCCEEDED" : "FAILED",
+    amountKopecks: refund.amountKopecks,
+    balanceKopecks: refund.balanceKopecks,
+    refundedTotalKopecks: payment.refundedKopecks,
+    paymentAmountKopecks: payment.amountKopecks,
+    isTest: payment.isTest,
+    reason: refund.reason,
+    failureReason: refund.failureReason,
+    occurredAt: iso(occurredAt),
   };
 }
 

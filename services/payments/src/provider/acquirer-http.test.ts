@@ -80,7 +80,7 @@ describe("createSession", () => {
 });
 
 describe("refund", () => {
-  test("posts the amount to the session's refund and reads the outcome", async () => {
+  test("posts the amount and the refund's id to the session's refund and reads the outcome", async () => {
     let body: unknown;
     server.use(
       http.post(`${BASE}/v1/sessions/:id/refund`, async ({ request: req, params }) => {
@@ -88,12 +88,13 @@ describe("refund", () => {
         return HttpResponse.json({ refundId: "r-1", status: "SUCCEEDED" });
       }),
     );
-    expect(await provider.refund("s/1", 500)).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
-    expect(body).toEqual({ id: "s/1", amountKopecks: 500 });
+    const refundId = Bun.randomUUIDv7();
+    expect(await provider.refund("s/1", 500, refundId)).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
+    expect(body).toEqual({ id: "s/1", amountKopecks: 500, merchantRefundId: refundId });
   });
 
   test("a 409 is a refusal", async () => {
     server.use(http.post(`${BASE}/v1/sessions/:id/refund`, () => HttpResponse.json({ error: "only a paid session can be refunded" }, { status: 409 })));
-    expect(await providerError(provider.refund("s-1", 500))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
+    expect(await providerError(provider.refund("s-1", 500, Bun.randomUUIDv7()))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
   });
 });

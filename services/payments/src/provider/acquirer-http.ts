@@ -52,7 +52,8 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
         },
         ProviderSession,
       ),
-    refund: (sessionId, amountKopecks) => post(`/v1/sessions/${encodeURIComponent(sessionId)}/refund`, { amountKopecks }, ProviderRefund),
+    refund: (sessionId, amountKopecks, refundId) =>
+      post(`/v1/sessions/${encodeURIComponent(sessionId)}/refund`, { amountKopecks, merchantRefundId: refundId }, ProviderRefund),
   };
 }
 

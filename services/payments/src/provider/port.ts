@@ -13,8 +13,8 @@ export interface ProviderPort {
     description: string | null;
     returnUrl: string;
   }): Promise<ProviderSession>;
-  /** Returns the whole amount to the buyer; idempotent per session. */
-  refund(sessionId: string, amountKopecks: number): Promise<ProviderRefund>;
+  /** Returns amountKopecks to the buyer; idempotent by refundId (a repeat returns the first answer). */
+  refund(sessionId: string, amountKopecks: number, refundId: string): Promise<ProviderRefund>;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
 import { anyPayment, type PaymentsDeps } from "../app/deps.ts";
 import { cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
-import { refundPayment } from "../app/refund.ts";
+import { listRefunds, requestRefund } from "../app/refund.ts";
 
 const QUEUE = "payments";
 
@@ -46,7 +46,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
     handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),
     handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
-    handle(p.refund, (r, rd) => refundPayment(rd, r.shopId, r.id)),
+    handle(p.refund, ({ shopId, id, ...req }, rd) => requestRefund(rd, shopId, id, req)),
+    handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
     handle(p.owner, (r) => {
       const row = anyPayment(d, r.id);
       return { id: row.id, shopId: row.shopId, accountId: row.accountId };
