@@ -10,12 +10,14 @@ import {
   paymentEventSubject,
   Payout,
   PayoutList,
+  Refund,
   TestWebhookResult,
   WebhookDelivery,
   WebhookDeliveryList,
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed } from "./balance-fixtures.ts";
+import { eventsOf, paidSandbox, refundEventsOf } from "./payments-fixtures.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -203,5 +205,17 @@ describe("one request id through every service", () => {
     const jsm = await jetstreamManager(stack.nc);
     const published = await jsm.streams.getMessage(PAYMENTS_STREAM, { last_by_subj: paymentEventSubject("CANCELED") });
     expect(PaymentEvent.parse(published!.json())).toMatchObject({ paymentId: p.id, requestId });
+  });
+
+  test("a refund's X-Request-Id is in its RefundEvent and in the REFUNDED event it completes", async () => {
+    const requestId = `refund-req-${Bun.randomUUIDv7()}`;
+    const paid = await paidSandbox(stack, shop.shopId, { amountKopecks: 20000 });
+    await json(await request(shop.apiKey, "POST", `/v1/payments/${paid.id}/refunds`, { headers: { "X-Request-Id": requestId } }), 201, Refund);
+    const [refunded] = await eventually(async () => (await refundEventsOf(stack, paid.id)).length === 1 && refundEventsOf(stack, paid.id));
+    expect(refunded!.event).toMatchObject({ amountKopecks: 20000, requestId });
+    const final = await eventually(async () => (await eventsOf(stack, paid.id)).find((e) => e.event.status === "REFUNDED"));
+    expect(final.event.requestId).toBe(requestId);
+    // The SUCCESS before it came from the buyer, not from an API request.
+    expect((await eventsOf(stack, paid.id)).find((e) => e.event.status === "SUCCESS")!.event.requestId).toBeUndefined();
   });
 });

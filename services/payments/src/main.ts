@@ -59,8 +59,8 @@ const groupCommit = new GroupCommit(store.sqlite, (err) => log.error({ err }, "a
 const announce = announceTransitions(log, () => relay.wake());
 // A status change written inside a group commit is announced only once the group has committed.
 const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
-const refunds = createRefundsRepo(store, repo, ({ refund }) => {
-  log.info({ refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+const refunds = createRefundsRepo(store, repo, ({ refund, requestId }) => {
+  log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
   relay.wake();
 });
 const deps: PaymentsDeps = {
