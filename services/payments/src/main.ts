@@ -76,7 +76,7 @@ const deps: PaymentsDeps = {
     timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
   }),
   balance: {
-    reserveRefund: (req) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
+    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
   },
   log,
   now: Date.now,

@@ -47,7 +47,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
         accountId: payment.accountId,
         paymentId: payment.id,
         amountKopecks: refund.balanceKopecks,
-      });
+      }, d.requestId);
       // The hold was already given back: the refund ended FAILED meanwhile.
       if (!reserved) return d.refunds.byId(refund.id)!;
     } catch (e) {
