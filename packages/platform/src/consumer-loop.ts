@@ -1,7 +1,7 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
-import { retryDelayMs, type RetryPolicy } from "./retry.ts";
+import { retryDelayMs, type Backoff } from "./retry.ts";
 
 /** ended resolves when the loop stops, by stop() or on its own (consumer deleted, connection closed). */
 export type RunningLoop = { isActive: () => boolean; ended: Promise<void>; stop: () => Promise<void> };
@@ -10,7 +10,7 @@ export type RunningLoop = { isActive: () => boolean; ended: Promise<void>; stop:
  * A message whose handler threw (a storage error) is offered again after a pause that grows with
  * its deliveries; no budget of our own: the message stays until the store is back (max_deliver).
  */
-const HANDLER_ERROR_RETRY: RetryPolicy = { baseMs: 1_000, capMs: 30_000 };
+const HANDLER_ERROR_RETRY: Backoff = { baseMs: 1_000, capMs: 30_000 };
 
 /**
  * Pulls from a durable consumer and runs up to `concurrency` handlers at once. The pull pauses
@@ -39,7 +39,7 @@ export async function runConsumerLoop(
     try {
       await opts.handle(m);
     } catch (err) {
-      const retryInMs = retryDelayMs(HANDLER_ERROR_RETRY, m.info.deliveryCount) ?? 0;
+      const retryInMs = retryDelayMs(HANDLER_ERROR_RETRY, m.info.deliveryCount);
       opts.log.error({ err, consumer: opts.name, seq: m.seq, retryInMs }, "message handler failed; will retry");
       m.nak(retryInMs);
     }
