@@ -28,6 +28,24 @@ async function errorOf(res: Response, status: number): Promise<string[]> {
   expect(body.statusCode).toBe(status);
   return Array.isArray(body.message) ? body.message : [body.message];
 }
+/** What the server writes back to raw request bytes, until it closes or 5 s pass. */
+async function rawHttp(request: string): Promise<string> {
+  const { hostname, port } = new URL(stack.gateway);
+  let out = "";
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data: (_, d) => void (out += d.toString()),
+      close: () => resolve(out),
+      error: () => resolve(out),
+    },
+  });
+  socket.write(request);
+  const timer = setTimeout(() => socket.end(), 5_000);
+  return promise.finally(() => clearTimeout(timer));
+}
 const passesValidation = async (res: Response) => expect(await errorOf(res, 503)).toEqual(["payments service unavailable"]);
 const fields = (messages: string[]) => [...new Set(messages.map((m) => m.split(":")[0]))].sort();
 
@@ -122,6 +140,10 @@ describe("POST /v1/payments body (§2.1)", () => {
     expect(await errorOf(await api("/v1/payments", { method: "POST", body: big, headers: { "Content-Type": "application/json" } }), 413)).toEqual([
       "request body must be at most 65536 bytes",
     ]);
+    // Announced beyond Bun's own limit (128 MiB), which would answer with a bare 413 itself.
+    const huge = await rawHttp(`POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${shop.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 200000000\r\nConnection: close\r\n\r\n`);
+    expect(huge.split(" ")[1]).toBe("413");
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({ statusCode: 413 });
     const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
     let sent = 0;
     const endless = new ReadableStream<Uint8Array>({

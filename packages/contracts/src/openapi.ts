@@ -85,7 +85,10 @@ docs.add(TestWebhookResult, {
 });
 // Refinements have no JSON Schema form, so their rules travel as descriptions.
 docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
-docs.add(Metadata, { description: "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider." });
+docs.add(Metadata, {
+  description:
+    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth) and lone UTF-16 surrogates are refused with a 400.",
+});
 docs.add(WebhookBody.shape.status, {
   description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,
 });

@@ -3,10 +3,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ApiKeyRecord, apiKeyKvKey, ShopRecord, shopKvKey } from "@payaccept/contracts";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
-import { retryDelayMs, type RetryPolicy } from "./retry.ts";
+import { retryDelayMs, type Backoff } from "./retry.ts";
 
 /** Until it works: without the directory no request can be authenticated. */
-const WATCH_RETRY: RetryPolicy = { baseMs: 100, capMs: 2_000 };
+const WATCH_RETRY: Backoff = { baseMs: 100, capMs: 2_000 };
 
 /**
  * An in-memory copy of the directory bucket, kept current by a KV watch: a revoked key or a
@@ -120,7 +120,7 @@ export class DirectoryCache {
         await this.watchInto(gen);
         return;
       } catch (err) {
-        const retryInMs = retryDelayMs(WATCH_RETRY, failures) ?? 0;
+        const retryInMs = retryDelayMs(WATCH_RETRY, failures);
         this.log.warn({ err: (err as Error).message, attempt: failures, retryInMs }, "directory watch failed; retrying");
         await Bun.sleep(retryInMs);
       }

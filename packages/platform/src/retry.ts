@@ -4,11 +4,13 @@
  * exponential ceiling) spreads the retries of many clients that failed together (every service
  * after a NATS outage) over the whole window instead of sending them in the same instant.
  */
-export type RetryPolicy = {
+export type Backoff = {
   /** Ceiling of the pause after the first failure; it doubles with every further failure. */
   baseMs: number;
   /** The ceiling never grows past this. */
   capMs: number;
+};
+export type RetryPolicy = Backoff & {
   /** Attempts in all, the first included; unlimited when absent. */
   maxAttempts?: number;
 };
@@ -20,6 +22,8 @@ export type Random = () => number;
  * The pause after `failures` failed attempts (1 after the first), or null when the budget is
  * spent: uniform in [0, min(capMs, baseMs × 2^(failures − 1))).
  */
+export function retryDelayMs(policy: Backoff & { maxAttempts?: undefined }, failures: number, random?: Random): number;
+export function retryDelayMs(policy: RetryPolicy, failures: number, random?: Random): number | null;
 export function retryDelayMs(policy: RetryPolicy, failures: number, random: Random = Math.random): number | null {
   if (failures >= (policy.maxAttempts ?? Infinity)) return null;
   const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, failures - 1));

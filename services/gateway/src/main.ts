@@ -50,6 +50,13 @@ app.route(
     claims,
   }),
 );
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.GATEWAY_PORT, fetch: (req, server) => app.fetch(req, { server }) });
+// Bun's own body limit (128 MiB) would answer a larger announced body with a bare 413; lifted so
+// jsonBody answers every oversized body in the Error shape (it reads at most MAX_BODY_BYTES).
+const server = Bun.serve({
+  hostname: cfg.HOST,
+  port: cfg.GATEWAY_PORT,
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  fetch: (req, server) => app.fetch(req, { server }),
+});
 lifecycle.onClose("http", () => server.stop());
 log.info({ port: server.port }, "gateway listening");

@@ -1,11 +1,11 @@
 import { apiKeyKvKey, shopKvKey } from "@payaccept/contracts";
-import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
 import type { KV } from "@nats-io/kv";
 import type { DirectoryStore } from "../store/directory-store.ts";
 import { toApiKeyRecord, toShopRecord } from "./records.ts";
 
 /** Until one succeeds: the bucket must end up matching the store. */
-const RESYNC_RETRY: RetryPolicy = { baseMs: 500, capMs: 30_000 };
+const RESYNC_RETRY: Backoff = { baseMs: 500, capMs: 30_000 };
 
 /**
  * Projects the directory tables onto the KV bucket. dashboard.db is the source of truth; every
@@ -75,7 +75,7 @@ export class KvPublisher {
           this.scheduleResync();
         },
       );
-    }, retryDelayMs(RESYNC_RETRY, this.resyncFailures + 1) ?? 0);
+    }, retryDelayMs(RESYNC_RETRY, this.resyncFailures + 1));
   }
 
   stop(): void {

@@ -1,4 +1,4 @@
-import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
 import type { OutboxRepo, OutboxRow } from "../store/outbox-repo.ts";
 
 /** Publishes one event and resolves once the stream has acknowledged it (or reports a duplicate). */
@@ -10,12 +10,12 @@ export type RelayOptions = {
   /** Safety-net pass for rows committed by another replica or left by a failed pass. */
   sweepMs: number;
   /** Pause after a failed pass; no attempt budget: the events must go out eventually. */
-  retry?: RetryPolicy;
+  retry?: Backoff;
   batchSize?: number;
   maxBatchesPerPass?: number;
 };
 
-const RELAY_RETRY: RetryPolicy = { baseMs: 250, capMs: 30_000 };
+const RELAY_RETRY: Backoff = { baseMs: 250, capMs: 30_000 };
 
 /**
  * The outbox relay: publishes committed events to JetStream and marks them published after their
@@ -78,7 +78,7 @@ export class OutboxRelay {
     } catch (err) {
       // A failed publish (no PubAck) or store error: the same rows come first next time.
       this.failures++;
-      const backoff = retryDelayMs(this.opts.retry ?? RELAY_RETRY, this.failures) ?? 0;
+      const backoff = retryDelayMs(this.opts.retry ?? RELAY_RETRY, this.failures);
       this.log.warn({ err, failures: this.failures, retryInMs: backoff }, "outbox relay pass failed");
       if (!this.stopped) this.schedule(backoff);
       return;
