@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { Kvm, type KV } from "@nats-io/kv";
 import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, Payment, Refund, rpcs } from "@payaccept/contracts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
@@ -243,5 +245,28 @@ describe("several gateway replicas", () => {
     const { items } = await stack.call(rpcs.payments.listRefunds, { shopId: shop.shopId, id: paid.id });
     expect(items.map((r) => [r.id, r.amountKopecks, r.status])).toEqual([[made.id, 1000, "SUCCEEDED"]]);
     expect((await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: paid.id })).refundedKopecks).toBe(1000);
+  });
+});
+
+// Last on purpose: it restarts NATS without its store under the whole stack.
+describe("after NATS loses its store", () => {
+  test("the bucket is recreated on the next request with a key: keys work again, without restarting the gateway", async () => {
+    await stack.nats.stop();
+    rmSync(join(stack.dataDir, "jetstream"), { recursive: true, force: true });
+    await stack.startNats();
+    const key = newKey();
+    const body = { orderId: orderId(), amountKopecks: 15000 };
+    // The directory comes back first (the dashboard republishes it); until then the key is a 401.
+    const first = await eventually(
+      async () => {
+        const res = await create(key, body);
+        return res.status === 201 && res;
+      },
+      30_000,
+      200,
+    );
+    const text = await first.text();
+    const replay = await create(key, body);
+    expect({ status: replay.status, replayed: replay.headers.get("Idempotent-Replayed"), text: await replay.text() }).toEqual({ status: 201, replayed: "true", text });
   });
 });
