@@ -189,6 +189,11 @@ describe("in flight, timeouts and crashes", () => {
     expect(Payment.parse(await answer.json()).id).toBe(made.id);
     const replay = await create(key, body);
     expect({ status: replay.status, replayed: replay.headers.get("Idempotent-Replayed") }).toEqual({ status: 201, replayed: "true" });
+    // The restarted gateway counted what each request with the key met.
+    const metrics = await (await fetch(`${stack.url("gateway")}/metrics`)).text();
+    for (const outcome of ["retry", "replay", ...(statuses.length > 1 ? ["busy"] : [])]) {
+      expect(metrics).toMatch(new RegExp(`gateway_idempotency_requests_total\\{outcome="${outcome}"\\} [1-9]`));
+    }
   });
 });
 

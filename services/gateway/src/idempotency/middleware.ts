@@ -3,6 +3,7 @@ import { jsonError, sha256Hex } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import { boundedBy } from "../http/bounded.ts";
 import type { GatewayEnv } from "../http/env.ts";
+import { idempotencyOutcomes } from "../metrics.ts";
 import type { IdempotencyClaims } from "./claims.ts";
 
 /** Room for clock differences between replicas and for recording the answer, beyond the calls themselves. */
@@ -59,6 +60,7 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
     // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
     // taken over after its lease, and the 503 told the client the outcome is unknown.
     const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency store");
+    idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
     switch (claim.kind) {
       case "mismatch":
         return jsonError(c, 422, `${IDEMPOTENCY_KEY_HEADER} ${key} was already used with another request (method, path or body); use a new key for a new request`);
