@@ -12,7 +12,11 @@ export interface ProviderPort {
     amountKopecks: number;
     description: string | null;
     returnUrl: string;
+    /** The buyer's deadline: the provider refuses a card after it (a QR may still be paid late). */
+    expiresAt: number;
   }): Promise<ProviderSession>;
+  /** Makes a session unpayable (the buyer switched method); idempotent; `rejected` once it is paid. */
+  cancelSession(sessionId: string): Promise<void>;
   /** Returns the whole amount to the buyer; idempotent per session. */
   refund(sessionId: string, amountKopecks: number): Promise<ProviderRefund>;
 }
