@@ -33,7 +33,7 @@ function Receipt(props: { view: CheckoutView; page: PageContext }) {
       {payment.method ? (
         <>
           <dt>{t.paidWith}</dt>
-          <dd>{payment.method === "SBP" ? t.methodNameSBP : t.methodNameCARD}</dd>
+          <dd>{payment.method === "SBP" ? t.methodNameSBP : t.methodCARD}</dd>
         </>
       ) : null}
     </dl>
