@@ -120,37 +120,39 @@ describe("the payment page's methods", () => {
     expect(errors).toEqual([]);
   });
 
-  test("a second tab picking card after SBP started switches to card, and the first tab follows with a word of why", async () => {
-    const p = await createPayment(stack, live.apiKey);
-    const context = await newContext(DESKTOP);
-    const first = await context.newPage();
-    const second = await context.newPage();
-    const errors = [...collectPageErrors(first), ...collectPageErrors(second)];
-    await first.goto(p.payUrl);
-    await second.goto(p.payUrl);
-    await first.getByRole("button", { name: /СБП/ }).click();
-    await heading(first, "Оплата через СБП").waitFor(WAIT);
-    const qrPayload = await first.getByRole("img", { name: "QR-код для оплаты через СБП" }).getAttribute("data-qr-payload");
+  for (const [size, options] of Object.entries(SIZES)) {
+    test(`${size}: a second tab picking card after SBP started switches to card, and the first tab follows with a word of why`, async () => {
+      const p = await createPayment(stack, live.apiKey);
+      const context = await newContext(options);
+      const first = await context.newPage();
+      const second = await context.newPage();
+      const errors = [...collectPageErrors(first), ...collectPageErrors(second)];
+      await first.goto(p.payUrl);
+      await second.goto(p.payUrl);
+      await first.getByRole("button", { name: /СБП/ }).click();
+      await heading(first, "Оплата через СБП").waitFor(WAIT);
+      const qrPayload = await first.getByRole("img", { name: "QR-код для оплаты через СБП" }).getAttribute("data-qr-payload");
 
-    // The second tab still shows the choice it loaded before the first tab started.
-    await second.getByRole("button", { name: "Банковская карта" }).click();
-    await heading(second, "Оплата картой").waitFor(WAIT);
-    expect(await second.locator(".notice").count()).toBe(0);
-    await shot(second, "second-tab-1-card");
+      // The second tab still shows the choice it loaded before the first tab started.
+      await second.getByRole("button", { name: "Банковская карта" }).click();
+      await heading(second, "Оплата картой").waitFor(WAIT);
+      expect(await second.locator(".notice").count()).toBe(0);
+      await shot(second, `${size}-second-tab-1-card`);
 
-    await heading(first, "Оплата картой").waitFor(WAIT);
-    expect(await first.locator(".notice").textContent()).toBe("Способ оплаты сменили — например, в другой вкладке. Продолжите оплату здесь.");
-    await shot(first, "second-tab-2-first-tab-followed");
+      await heading(first, "Оплата картой").waitFor(WAIT);
+      expect(await first.locator(".notice").textContent()).toBe("Способ оплаты сменили — например, в другой вкладке. Продолжите оплату здесь.");
+      await shot(first, `${size}-second-tab-2-first-tab-followed`);
 
-    // The QR the first tab showed can no longer be paid.
-    const bank = await context.newPage();
-    await bank.goto(qrPayload!);
-    expect(await bank.getByText("Этот QR-код больше не действует").isVisible()).toBe(true);
-    expect(await bank.getByRole("button", { name: "Оплатить" }).count()).toBe(0);
-    await shot(bank, "second-tab-3-old-qr");
-    expect(await statusOf(stack, live.apiKey, p.id)).toBe("PENDING");
-    expect(errors).toEqual([]);
-  });
+      // The QR the first tab showed can no longer be paid.
+      const bank = await context.newPage();
+      await bank.goto(qrPayload!);
+      expect(await bank.getByText("Этот QR-код больше не действует").isVisible()).toBe(true);
+      expect(await bank.getByRole("button", { name: "Оплатить" }).count()).toBe(0);
+      await shot(bank, `${size}-second-tab-3-old-qr`);
+      expect(await statusOf(stack, live.apiKey, p.id)).toBe("PENDING");
+      expect(errors).toEqual([]);
+    });
+  }
 
   test("phone: the QR page has the bank-app button first, 100 000 000,00 ₽ stays on one line, and paying in the bank app ends on the receipt", async () => {
     const p = await createPayment(stack, live.apiKey, { method: "SBP", amountKopecks: MAX_AMOUNT_KOPECKS });
