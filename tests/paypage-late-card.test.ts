@@ -17,7 +17,7 @@ setDefaultTimeout(90_000);
  */
 
 const WAIT = { timeout: 20_000 };
-const PENDING_TTL_MS = 5000;
+const PENDING_TTL_MS = 8000;
 let stack: Stack;
 let browser: Browser;
 
