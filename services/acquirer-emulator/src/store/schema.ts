@@ -14,10 +14,15 @@ export const sessions = sqliteTable(
     description: text("description"),
     returnUrl: text("return_url").notNull(),
     callbackUrl: text("callback_url").notNull(),
-    /** OPEN → PAID | DECLINED; CARD may pass through CHALLENGE (waiting for the 3-D Secure code). */
-    status: text("status", { enum: ["OPEN", "CHALLENGE", "PAID", "DECLINED"] }).notNull(),
+    /**
+     * OPEN → PAID | DECLINED; CARD may pass through CHALLENGE (waiting for the 3-D Secure code).
+     * CANCELED: the buyer switched to another method; a repeated open of the session reopens it.
+     */
+    status: text("status", { enum: ["OPEN", "CHALLENGE", "PAID", "DECLINED", "CANCELED"] }).notNull(),
     declineReason: text("decline_reason"),
     paidAt: integer("paid_at"),
+    /** The buyer's deadline (epoch ms): a card session takes no card data after it. */
+    expiresAt: integer("expires_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sessions_payment_method").on(t.merchantPaymentId, t.method)],

@@ -73,9 +73,14 @@ export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt
   };
 }
 
-/** Methods the buyer may pick: the shop's enabled ones, narrowed to the merchant's fixed method. */
+/**
+ * Methods the buyer may pick (or, once PENDING, switch between): the shop's enabled ones, narrowed
+ * to the merchant's fixed method. A CREATED payment with a method has it fixed, also in rows
+ * written before `methodFixed` existed.
+ */
 function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
-  return row.method && row.status === "CREATED" ? shop.methods.filter((m) => m === row.method) : shop.methods;
+  const fixed = row.methodFixed || (row.method !== null && row.status === "CREATED");
+  return fixed ? shop.methods.filter((m) => m === row.method) : shop.methods;
 }
 
 /** What the payment page shows. */

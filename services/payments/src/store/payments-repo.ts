@@ -10,7 +10,7 @@ import { outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRo
 export type PaymentsStore = Store<typeof schema>;
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
-export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt">;
+export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
 
 export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
 export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
@@ -64,6 +64,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       description: ph("description"),
       email: ph("email"),
       method: ph("method"),
+      methodFixed: ph("methodFixed"),
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
       successUrl: ph("successUrl"),
@@ -167,6 +168,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             }
             const row = insertQ.get({
               ...input,
+              methodFixed: input.method != null,
               id,
               seq: (last?.seq ?? 0) + 1,
               createdAt,
@@ -193,14 +195,21 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       id: string,
       trigger: PaymentTrigger,
       now: number,
-      opts: { onlyFrom?: readonly PaymentStatus[]; patch?: (row: PaymentRow) => Partial<NewPaymentRow>; requestId?: string } = {},
+      opts: {
+        onlyFrom?: readonly PaymentStatus[];
+        /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
+        onlyIf?: (row: PaymentRow) => boolean;
+        patch?: (row: PaymentRow) => Partial<NewPaymentRow>;
+        requestId?: string;
+      } = {},
     ): TransitionResult | undefined {
       const result = db.transaction(
         () => {
           const row = byIdQ.get({ id });
           if (!row) return undefined;
           let decision = decide(row.status, trigger);
-          if (decision.kind === "move" && opts.onlyFrom && !opts.onlyFrom.includes(row.status)) decision = { kind: "refused", status: row.status };
+          const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
+          if (decision.kind === "move" && excluded) decision = { kind: "refused", status: row.status };
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);

@@ -23,6 +23,8 @@ export const payments = sqliteTable(
     email: text("email"),
     /** Fixed by the merchant at creation, or chosen by the buyer on start. */
     method: text("method").$type<PaymentMethod>(),
+    /** The merchant fixed the method at creation: the buyer cannot switch to another one. */
+    methodFixed: integer("method_fixed", { mode: "boolean" }).notNull().default(false),
     telegramId: text("telegram_id"),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
     successUrl: text("success_url"),
