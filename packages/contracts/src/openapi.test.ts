@@ -25,13 +25,22 @@ describe("buildOpenApiDocument", () => {
     ["/v1/payments", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/payments/{id}", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/payments/{id}/cancel", "post", ["200", "400", "401", "404", "409", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "post", ["201", "400", "401", "404", "409", "413", "415", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/balance", "get", ["200", "401", "429", "5XX"]],
   ])("%s %s answers %p", (path, method, codes) => {
     expect(Object.keys(op(path, method).responses).sort()).toEqual(codes);
   });
 
   test("no other operations are described", () => {
-    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel"]);
+    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel", "/v1/payments/{id}/refunds"]);
+  });
+
+  test("a refund's body may be left out: everything left is refunded", () => {
+    expect(op("/v1/payments/{id}/refunds", "post").requestBody).toEqual({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreateRefundRequest" } } },
+    });
   });
 
   test("every operation needs X-Api-Key", () => {
