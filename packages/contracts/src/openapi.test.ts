@@ -65,6 +65,13 @@ describe("buildOpenApiDocument", () => {
     }
   });
 
+  test("a refund's body may be left out: everything left is refunded", () => {
+    expect(op("/v1/payments/{id}/refunds", "post").requestBody).toEqual({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreateRefundRequest" } } },
+    });
+  });
+
   test("every operation needs X-Api-Key", () => {
     expect(doc.security).toEqual([{ ApiKey: [] }]);
     expect(doc.components!.securitySchemes!.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "X-Api-Key" });
