@@ -15,7 +15,11 @@ const port = await freePort();
 const nats = await startNatsServer({ port, dataDir: dir, logFile: join(dir, "log") });
 const nc = await connect({ servers: `nats://127.0.0.1:${port}` });
 const kv = await new Kvm(nc).create("ratelimit", { history: 1, ttl: 120_000 });
-nc.subscribe("noop", { callback: (_e, m) => m.respond("") });
+nc.subscribe("noop", {
+  callback: (_e, m) => {
+    m.respond("");
+  },
+});
 const N = 4000;
 const C = 64;
 async function run(name: string, op: (i: number) => Promise<unknown>) {

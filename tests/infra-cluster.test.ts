@@ -6,7 +6,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { DIRECTORY_BUCKET, PAYMENTS_STREAM } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { payCancelAndHear, startCluster, stopCluster, type ClusterNode } from "./harness/nats-cluster.ts";
+import { clusterHealthy, payCancelAndHear, startCluster, stopCluster, type ClusterNode } from "./harness/nats-cluster.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 setDefaultTimeout(120_000);
@@ -82,5 +82,21 @@ describe("3-node JetStream cluster", () => {
 
     await payAndCancel(shop);
     await payAndCancel(await shopWithWebhook());
+  }, 240_000);
+
+  test("with two of three nodes down (quorum lost) payments go on, and their webhooks follow once quorum is back", async () => {
+    const shop = await shopWithWebhook(); // written to the bucket while two nodes still form a quorum
+    const down = nodes.filter((n) => n.proc.killed);
+    expect(down).toHaveLength(1);
+    const second = nodes.find((n) => !n.proc.killed)!;
+    second.proc.kill("SIGKILL");
+    await second.proc.exited;
+
+    // Created and canceled on the one node left: SQLite and the cached directory answer; the
+    // CANCELED event waits in the payments outbox until JetStream has a quorum again.
+    await payCancelAndHear(stack.gateway, receiver, shop, async () => {
+      for (const n of [...down, second]) n.start();
+      await clusterHealthy(nodes, 60_000);
+    });
   }, 240_000);
 });
