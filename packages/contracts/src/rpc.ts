@@ -87,7 +87,6 @@ export const TestWebhookResult = z.object({
   durationMs: z.number(),
   error: z.string().nullable(),
 });
-export type TestWebhookResult = z.infer<typeof TestWebhookResult>;
 
 const ShopCreated = z.object({
   accountId: z.string(),

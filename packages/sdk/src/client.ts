@@ -1,7 +1,7 @@
-import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus, Payout, TestWebhookResult, WebhookDelivery } from "@payaccept/contracts";
+import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus, Payout, WebhookDelivery } from "@payaccept/contracts";
 import { ApiError, PayacceptError } from "./errors.ts";
-import { createTransport, sleep, throttled, type Call, type TransportOptions } from "./transport.ts";
-import type { CreatePayoutInput, CreateRefundInput, PayoutPage, Refund, RefundList, WebhookDeliveryList } from "./types.ts";
+import { createTransport, sleep, throttled, transient, type Call, type TransportOptions } from "./transport.ts";
+import type { CreatePayoutInput, CreateRefundInput, PayoutPage, Refund, RefundList, TestWebhookResult, WebhookDeliveryList } from "./types.ts";
 
 /**
  * The merchant's typed client for the payment-acceptance API. It depends on nothing of ours at
@@ -102,8 +102,8 @@ export function createClient(options: ClientOptions) {
         try {
           return (await lookup(req.orderId, false)) ?? (await createOrAdopt());
         } catch (e) {
-          // Throttling during recovery does not settle anything either: wait and look again.
-          if (!(e instanceof PayacceptError && (e.outcomeUnknown || e.statusCode === 429))) throw e;
+          // Throttling, or the first try still in progress, settles nothing either: wait and look again.
+          if (!(e instanceof PayacceptError && transient(e))) throw e;
           last = e;
         }
       }

@@ -150,6 +150,16 @@ describe("writes carry an Idempotency-Key", () => {
     ]);
   });
 
+  test("a 409 asking to come back (the key's first request still running) is retried; a plain 409 is a refusal", async () => {
+    const busy = fakeApi([fail(409, { "Retry-After": "0" }), ok(refund, 201)]);
+    expect(await busy.client().createRefund("p-1")).toEqual(refund);
+    expect(busy.seen.map((s) => s.idempotencyKey)).toEqual([busy.seen[0]!.idempotencyKey, busy.seen[0]!.idempotencyKey]);
+    stop!();
+    const refused = fakeApi([fail(409), ok(refund, 201)]);
+    await expect(refused.client().createRefund("p-1")).rejects.toMatchObject({ statusCode: 409 });
+    expect(refused.seen).toHaveLength(1);
+  });
+
   test("a 422 (the key was used with another body) is the caller's to fix, not retried", async () => {
     const api = fakeApi([fail(422)]);
     await expect(api.client().createPayout({ amountKopecks: 100 }, { idempotencyKey: "reused" })).rejects.toMatchObject({ statusCode: 422 });

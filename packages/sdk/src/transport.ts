@@ -34,8 +34,12 @@ export type Call = {
 /** Which failures a call may be repeated after. */
 export type RetryPolicy = (error: PayacceptError) => boolean;
 
-/** A lost response or a 5xx may have done nothing, and a 429 did nothing: both are worth another try. */
-export const transient: RetryPolicy = (e) => e.outcomeUnknown || e.statusCode === 429;
+/**
+ * A lost response or a 5xx may have done nothing, and a 429 did nothing: both are worth another
+ * try. So is a 409 that asks to come back (Retry-After): the key's first request is still running,
+ * and the retry will get its answer; every other 409 is a refusal.
+ */
+export const transient: RetryPolicy = (e) => e.outcomeUnknown || e.statusCode === 429 || (e.statusCode === 409 && e.retryAfter !== null);
 export const throttled: RetryPolicy = (e) => e.statusCode === 429;
 
 export type Transport = {

@@ -32,3 +32,5 @@ export type CreatePayoutInput = { amountKopecks: number };
 export type PayoutPage = { items: Payout[]; hasMore: boolean };
 
 export type WebhookDeliveryList = { items: WebhookDelivery[] };
+
+export type TestWebhookResult = { id: string; httpStatus: number | null; durationMs: number; error: string | null };
