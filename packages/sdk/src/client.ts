@@ -49,14 +49,14 @@ export function createClient(options: ClientOptions) {
   const recoveryAttempts = options.recoveryAttempts ?? 3;
   const recoveryDelayMs = options.recoveryDelayMs ?? 250;
 
+  const keyOf = (opts: WriteOptions) => opts.idempotencyKey ?? crypto.randomUUID();
   /** A POST with an idempotency key, so that it is safe to repeat. */
-  const write = <T>(path: string, json: unknown, opts: WriteOptions = {}) =>
-    send<T>({ method: "POST", path, json, idempotencyKey: opts.idempotencyKey ?? crypto.randomUUID() });
+  const write = <T>(path: string, json: unknown, opts: WriteOptions = {}) => send<T>({ method: "POST", path, json, idempotencyKey: keyOf(opts) });
 
   const lookup = async (orderId: string, retried: boolean): Promise<Payment | null> => {
     const call: Call = { method: "GET", path: "/v1/payments", query: { orderId } };
     try {
-      return await (retried ? send<Payment>(call) : send<Payment>(call, () => false));
+      return await send<Payment>(call, retried ? transient : () => false);
     } catch (e) {
       if (e instanceof ApiError && e.statusCode === 404) return null;
       throw e;
@@ -82,7 +82,7 @@ export function createClient(options: ClientOptions) {
      * A 429 is waited out and retried like any other call.
      */
     async createPayment(req: CreatePaymentInput, opts: WriteOptions = {}): Promise<Payment> {
-      const call: Call = { method: "POST", path: "/v1/payments", json: req, idempotencyKey: opts.idempotencyKey ?? crypto.randomUUID() };
+      const call: Call = { method: "POST", path: "/v1/payments", json: req, idempotencyKey: keyOf(opts) };
       // A 409 on a repeated creation means an earlier attempt did land after all: that payment is ours.
       const createOrAdopt = () =>
         send<Payment>(call, () => false).catch(async (e) => {
