@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { BalanceFeed } from "./balance-fixtures.ts";
 import { freePort, Stack, type ShopCreated } from "./harness/stack.ts";
 
 setDefaultTimeout(120_000);
@@ -17,6 +18,7 @@ let scratch: string;
 let tarball: string;
 let files: string[];
 let stack: Stack;
+let feed: BalanceFeed;
 
 function run(cmd: string[], cwd: string, env: Record<string, string> = {}) {
   const r = Bun.spawnSync(cmd, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
@@ -33,6 +35,7 @@ beforeAll(async () => {
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "merchant-shop", private: true, type: "module" }));
   run(["npm", "install", "--no-audit", "--no-fund", tarball], scratch);
   stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance", "paypage", "webhook-dispatcher"] });
+  feed = await BalanceFeed.open(stack);
 });
 
 afterAll(async () => {
@@ -92,6 +95,8 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
   async function integrate(runtime: string[]) {
     const port = await freePort();
     const shop: ShopCreated = await stack.createShop({ name: "SDK consumer", sandbox: true, methods: ["SBP"], webhookUrl: `http://127.0.0.1:${port}/webhooks` });
+    // Earlier sales of the account, so that it has money to pay out (sandbox payments never add any).
+    await feed.fund(shop.accountId, 50_000);
     copyFileSync(join(import.meta.dir, "sdk-package/merchant.mjs"), join(scratch, "merchant.mjs"));
     const orderId = `pkg-${Date.now()}-${++n}`;
     const stdout = run([...runtime, "merchant.mjs"], scratch, {
@@ -114,10 +119,32 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     expect(out.paid).toMatchObject({ id: out.created.id, status: "SUCCESS" });
     expect(out.refusal).toMatchObject({ statusCode: 409 });
     expect(out.refusal.requestId).toMatch(/\S/);
-    expect(out.balance).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+
+    expect(out.deliveries).toHaveLength(1);
+    expect(out.deliveries[0]).toMatchObject({ paymentId: out.created.id, status: "SUCCESS", result: "delivered", attemptCount: 1 });
+    expect(out.deliveries[0].attempts).toMatchObject([{ series: 1, attempt: 1, httpStatus: 200 }]);
+    expect(out.resent).toMatchObject({ id: out.deliveries[0].id, paymentId: out.created.id });
+    expect(out.testResult).toMatchObject({ httpStatus: 200, error: null });
+    expect(out.testWebhook).toMatchObject({ ok: true, scheme: "v2", event: { id: out.testResult.id, test: true } });
+
+    expect(out.partial).toMatchObject({ paymentId: out.created.id, amountKopecks: 10_000, reason: "one item returned", status: "SUCCEEDED" });
+    expect(out.overRefund).toMatchObject({ statusCode: 409, message: expect.stringContaining("exceeds what is left to refund") });
+    expect(out.partlyRefunded).toMatchObject({ status: "SUCCESS", refundedKopecks: 10_000 });
+    expect(out.rest).toMatchObject({ amountKopecks: 15_000, status: "SUCCEEDED" });
+    expect(out.restAgain).toEqual(out.rest);
+    expect(out.refunds.map((r: { id: string }) => r.id)).toEqual([out.partial.id, out.rest.id]);
+    expect(out.refundedWebhook).toMatchObject({ ok: true, event: { id: out.created.id, status: "REFUNDED", amountKopecks: 25_000, test: true } });
+    expect(out.refunded).toMatchObject({ status: "REFUNDED", refundedKopecks: 25_000 });
+
+    expect(out.payout).toMatchObject({ accountId: shop.accountId, amountKopecks: 20_000 });
+    expect(out.payoutAgain).toEqual(out.payout);
+    expect(out.payoutRefusal.statusCode).toBe(409);
+    expect(out.payoutRefusal.message).toContain("exceeds the available balance 25000 kopecks");
+    expect(out.payouts).toEqual([out.second.id, out.payout.id]);
+    expect(out.balance).toMatchObject({ availableKopecks: 25_000, frozenKopecks: 0 });
   }
 
-  test("under Node: create, read, list, pay, verify the webhook, typed refusals", async () => {
+  test("under Node: create, read, list, pay, verify the webhook, typed refusals, deliveries, partial and full refunds, payouts", async () => {
     await integrate(["node"]);
   });
 

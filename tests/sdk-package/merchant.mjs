@@ -67,5 +67,49 @@ try {
   refusal = e instanceof ApiError ? { statusCode: e.statusCode, message: e.message, requestId: e.requestId } : String(e);
 }
 
+// The delivery log, a resend of the SUCCESS webhook, and a test webhook: each arrives verified.
+const deliveries = (await sdk.listPaymentWebhooks(created.id)).items;
+const resent = await sdk.resendWebhookDelivery(deliveries[0].id);
+await until("the resent webhook", () => webhooks.filter((w) => w.ok && w.event.id === created.id && w.event.status === "SUCCESS").length === 2);
+const testResult = await sdk.sendTestWebhook();
+const testWebhook = webhooks.find((w) => w.ok && w.event.id === testResult.id);
+
+// Refunds: part of it, a refusal for more than is left, then the rest (no amount).
+const partial = await sdk.createRefund(created.id, { amountKopecks: 10_000, reason: "one item returned" });
+let overRefund;
+try {
+  await sdk.createRefund(created.id, { amountKopecks: 20_000 });
+} catch (e) {
+  overRefund = { statusCode: e.statusCode, message: e.message };
+}
+const partlyRefunded = await sdk.getPayment(created.id);
+const rest = await sdk.createRefund(created.id, {}, { idempotencyKey: `refund-rest-${orderId}` });
+const restAgain = await sdk.createRefund(created.id, {}, { idempotencyKey: `refund-rest-${orderId}` });
+const refunds = (await sdk.listRefunds(created.id)).items;
+const refundedWebhook = await until("the REFUNDED webhook", () => verified(created.id, "REFUNDED"));
+const refunded = await sdk.getPayment(created.id);
+
+// Payouts: one with the merchant's own key, sent twice (one payout), one too large, then every page.
+const payoutKey = `payout-${orderId}`;
+const payout = await sdk.createPayout({ amountKopecks: 20_000 }, { idempotencyKey: payoutKey });
+const payoutAgain = await sdk.createPayout({ amountKopecks: 20_000 }, { idempotencyKey: payoutKey });
+const second = await sdk.createPayout({ amountKopecks: 5_000 });
+let payoutRefusal;
+try {
+  await sdk.createPayout({ amountKopecks: 1_000_000 });
+} catch (e) {
+  payoutRefusal = { statusCode: e.statusCode, message: e.message };
+}
+const payouts = [];
+for await (const p of sdk.iteratePayouts({ limit: 1 })) payouts.push(p.id);
+
 receiver.close();
-console.log(JSON.stringify({ created, read, found, listed, webhook, paid, refusal, balance: await sdk.getBalance() }));
+console.log(
+  JSON.stringify({
+    created, read, found, listed, webhook, paid, refusal,
+    deliveries, resent, testResult, testWebhook,
+    partial, overRefund, partlyRefunded, rest, restAgain, refunds, refundedWebhook, refunded,
+    payout, payoutAgain, second, payoutRefusal, payouts,
+    balance: await sdk.getBalance(),
+  }),
+);

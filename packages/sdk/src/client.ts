@@ -1,7 +1,21 @@
-import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus, Payout, WebhookDelivery } from "@payaccept/contracts";
+import type {
+  Balance,
+  CreatePaymentInput,
+  CreatePayoutRequest,
+  CreateRefundRequest,
+  Payment,
+  PaymentListPage,
+  PaymentStatus,
+  Payout,
+  PayoutList,
+  Refund,
+  RefundList,
+  TestWebhookResult,
+  WebhookDelivery,
+  WebhookDeliveryList,
+} from "@payaccept/contracts";
 import { ApiError, PayacceptError } from "./errors.ts";
 import { createTransport, sleep, throttled, transient, type Call, type TransportOptions } from "./transport.ts";
-import type { CreatePayoutInput, CreateRefundInput, PayoutPage, Refund, RefundList, TestWebhookResult, WebhookDeliveryList } from "./types.ts";
 
 /**
  * The merchant's typed client for the payment-acceptance API. It depends on nothing of ours at
@@ -69,7 +83,7 @@ export function createClient(options: ClientOptions) {
     const query: Record<string, string> = {};
     if (params.limit !== undefined) query.limit = String(params.limit);
     if (params.startingAfter !== undefined) query.startingAfter = params.startingAfter;
-    return send<PayoutPage>({ method: "GET", path: "/v1/payouts", query });
+    return send<PayoutList>({ method: "GET", path: "/v1/payouts", query });
   };
 
   const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
@@ -141,12 +155,12 @@ export function createClient(options: ClientOptions) {
     getBalance: () => send<Balance>({ method: "GET", path: "/v1/balance" }),
 
     /** Refunds a SUCCESS payment, in full by default or partly; several partial refunds may follow each other. */
-    createRefund: (paymentId: string, req: CreateRefundInput = {}, opts?: WriteOptions) => write<Refund>(`${paymentPath(paymentId)}/refunds`, req, opts),
+    createRefund: (paymentId: string, req: CreateRefundRequest = {}, opts?: WriteOptions) => write<Refund>(`${paymentPath(paymentId)}/refunds`, req, opts),
 
     listRefunds: (paymentId: string) => send<RefundList>({ method: "GET", path: `${paymentPath(paymentId)}/refunds` }),
 
     /** Pays out of the available balance to the account's bank details. */
-    createPayout: (req: CreatePayoutInput, opts?: WriteOptions) => write<Payout>("/v1/payouts", req, opts),
+    createPayout: (req: CreatePayoutRequest, opts?: WriteOptions) => write<Payout>("/v1/payouts", req, opts),
 
     listPayouts,
 
