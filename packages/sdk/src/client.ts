@@ -15,7 +15,7 @@ import type {
   WebhookDeliveryList,
 } from "@payaccept/contracts";
 import { ApiError, PayacceptError } from "./errors.ts";
-import { createTransport, sleep, throttled, transient, type Call, type TransportOptions } from "./transport.ts";
+import { askedToWait, createTransport, sleep, transient, type Call, type TransportOptions } from "./transport.ts";
 
 /**
  * The merchant's typed client for the payment-acceptance API. It depends on nothing of ours at
@@ -93,7 +93,7 @@ export function createClient(options: ClientOptions) {
      * Creates a payment. After a 5xx or a lost response the outcome is unknown, so it follows the
      * spec's recovery (§7): look the payment up by orderId, use it if found, else create it again
      * with the same orderId (and the same Idempotency-Key), which never makes a second payment.
-     * A 429 is waited out and retried like any other call.
+     * A 429, or a 409 asking to wait, is waited out and retried like any other call.
      */
     async createPayment(req: CreatePaymentInput, opts: WriteOptions = {}): Promise<Payment> {
       const call: Call = { method: "POST", path: "/v1/payments", json: req, idempotencyKey: keyOf(opts) };
@@ -106,7 +106,7 @@ export function createClient(options: ClientOptions) {
         });
       let last: PayacceptError;
       try {
-        return await send<Payment>(call, throttled);
+        return await send<Payment>(call, askedToWait);
       } catch (e) {
         if (!(e instanceof PayacceptError && e.outcomeUnknown)) throw e;
         last = e;

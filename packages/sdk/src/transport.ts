@@ -35,12 +35,12 @@ export type Call = {
 export type RetryPolicy = (error: PayacceptError) => boolean;
 
 /**
- * A lost response or a 5xx may have done nothing, and a 429 did nothing: both are worth another
- * try. So is a 409 that asks to come back (Retry-After): the key's first request is still running,
- * and the retry will get its answer; every other 409 is a refusal.
+ * The request did nothing and the server asked to come back: a 429, or a 409 with Retry-After
+ * (the key's first request is still running; a retry gets its answer). Any other 409 is a refusal.
  */
-export const transient: RetryPolicy = (e) => e.outcomeUnknown || e.statusCode === 429 || (e.statusCode === 409 && e.retryAfter !== null);
-export const throttled: RetryPolicy = (e) => e.statusCode === 429;
+export const askedToWait: RetryPolicy = (e) => e.statusCode === 429 || (e.statusCode === 409 && e.retryAfter !== null);
+/** A lost response or a 5xx may have done nothing: worth another try, like a request asked to wait. */
+export const transient: RetryPolicy = (e) => e.outcomeUnknown || askedToWait(e);
 
 export type Transport = {
   /** One call, repeated after the failures the policy allows, at most maxRetries times. */
