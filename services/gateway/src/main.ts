@@ -7,6 +7,7 @@ import {
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
+  idempotencyBucket,
   openIdempotencyBucket,
   resolveNatsUrl,
 } from "@payaccept/platform";
@@ -32,7 +33,9 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
-const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS));
+const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), Date.now, () =>
+  idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
+);
 
 const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
 const app = createServiceApp(log, { nats: connectionUp(nc) });
