@@ -192,6 +192,7 @@ export const Payout = z.object({
 export type Payout = z.infer<typeof Payout>;
 /** POST /v1/payouts */
 export const CreatePayoutRequest = z.object({ amountKopecks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequest>;
 /** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
 export const PayoutsQuery = z.object({
   limit: intParam(1, 100, 20),
@@ -229,6 +230,7 @@ export const WebhookDelivery = z.object({
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 /** GET /v1/payments/{id}/webhooks, newest first. */
 export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery) });
+export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
 export const DeliveryIdParam = z.object({ deliveryId: Uuid });
 export const TestWebhookResult = z.object({
   id: z.string(),
@@ -236,3 +238,4 @@ export const TestWebhookResult = z.object({
   durationMs: z.number(),
   error: z.string().nullable(),
 });
+export type TestWebhookResult = z.infer<typeof TestWebhookResult>;
