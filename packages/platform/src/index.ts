@@ -16,3 +16,6 @@ export * from "./group-commit.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
+export * from "./database.ts";
+export * from "./serial-sqlite.ts";
+export * from "./schema-drift.ts";
