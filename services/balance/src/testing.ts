@@ -11,13 +11,28 @@ export { ENGINES } from "../../../tests/harness/engines.ts";
  * Fresh ledgers on `engine` for the calling file (a new SQLite file, or a new schema of the file's
  * throwaway PostgreSQL, each call): `const ledgers = ledgersPerFile()`, then `await ledgers.open(engine)`.
  */
-export function ledgersPerFile(): { open: (engine: Engine) => Promise<LedgerStore> } {
+export function ledgersPerFile(): {
+  open: (engine: Engine) => Promise<LedgerStore>;
+  /** Two stores on one ledger, as two replicas on two hosts would have (on SQLite, one store). */
+  replicas: (engine: Engine) => Promise<[LedgerStore, LedgerStore]>;
+} {
   const stores = storesPerFile();
   const opened: LedgerStore[] = [];
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
   });
-  return { open: async (engine) => opened[opened.push(await openLedgerStore(await stores.next(engine, "balance.db"))) - 1]! };
+  const track = (store: LedgerStore) => (opened.push(store), store);
+  return {
+    open: async (engine) => track(await openLedgerStore(await stores.next(engine, "balance.db"))),
+    replicas: async (engine) => {
+      const choice = await stores.next(engine, "balance.db");
+      // Two bun:sqlite connections in one process would wait on each other's file lock with the
+      // thread blocked; SQLite replicas are processes (tests/balance-stack.test.ts). Here one
+      // store serves both, so its async callers still race each other.
+      const first = track(await openLedgerStore(choice));
+      return [first, engine === "sqlite" ? first : track(await openLedgerStore(choice))];
+    },
+  };
 }
 
 /** A fresh ledger on `engine` for each test of the calling describe block: `ledger.store`. */
