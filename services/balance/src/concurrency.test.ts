@@ -14,19 +14,18 @@ import { ENGINES, fundAccount, ledgersPerFile, msk, paymentEvent, refundEvent } 
 const HOLD_HOUR = 12;
 const NOW = msk("2025-03-10T15:00:00");
 const ledgers = ledgersPerFile();
-const settled = <T>(ps: Promise<T>[]) => Promise.allSettled(ps);
 
 describe.each(ENGINES)("replicas on %s", (engine) => {
   test("payouts and refund holds racing for the same money never take more than available", async () => {
     const [a, b] = await ledgers.replicas(engine);
     const paid = await fundAccount(a, "account-1", 10_000, NOW);
-    const requests = Array.from({ length: 24 }, (_, i) => {
+    const requests = Array.from({ length: 24 }, (_, i): Promise<unknown> => {
       const store = i % 2 === 0 ? a : b;
       return i % 3 === 0
         ? reserveRefund(store, { refundId: Bun.randomUUIDv7(), accountId: "account-1", paymentId: paid.paymentId, amountKopecks: 1_000 }, NOW, HOLD_HOUR)
         : payOut(store, { accountId: "account-1", amountKopecks: 1_000 }, NOW, HOLD_HOUR);
     });
-    const outcomes = await settled(requests);
+    const outcomes = await Promise.allSettled(requests);
     const refused = outcomes.filter((o) => o.status === "rejected");
     expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(10);
     for (const r of refused) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(DomainError);
