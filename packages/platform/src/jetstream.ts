@@ -1,7 +1,7 @@
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
 
 const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
@@ -14,15 +14,21 @@ export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManag
   return untilItWorks(() => addPaymentsStream(nc));
 }
 
+/** Payment events and refund events (RefundEvent). */
+const PAYMENTS_STREAM_SUBJECTS = [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`, `${REFUND_EVENTS_SUBJECT_PREFIX}.>`];
+
 async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   try {
-    await jsm.streams.info(PAYMENTS_STREAM);
+    const info = await jsm.streams.info(PAYMENTS_STREAM);
+    // A stream created before refund events existed gains their subjects in place.
+    const missing = PAYMENTS_STREAM_SUBJECTS.filter((s) => !info.config.subjects?.includes(s));
+    if (missing.length > 0) await jsm.streams.update(PAYMENTS_STREAM, { subjects: [...(info.config.subjects ?? []), ...missing] });
   } catch {
     try {
       await jsm.streams.add({
         name: PAYMENTS_STREAM,
-        subjects: [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`],
+        subjects: PAYMENTS_STREAM_SUBJECTS,
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         num_replicas: replicas(),

@@ -74,5 +74,6 @@ export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previo
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
     occurredAt: iso(occurredAt),
+    ...(row.receipt ? { receipt: row.receipt } : {}),
   };
 }

@@ -66,6 +66,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       method: ph("method"),
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
+      receipt: ph("receipt"),
       successUrl: ph("successUrl"),
       failUrl: ph("failUrl"),
       isTest: ph("isTest"),
@@ -167,6 +168,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             }
             const row = insertQ.get({
               ...input,
+              receipt: input.receipt ?? null,
               id,
               seq: (last?.seq ?? 0) + 1,
               createdAt,

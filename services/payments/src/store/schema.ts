@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { FinalStatus, PaymentMethod, PaymentStatus } from "@payaccept/contracts";
+import type { FinalStatus, PaymentMethod, PaymentStatus, ReceiptData } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = sqliteTable(
@@ -37,6 +37,8 @@ export const payments = sqliteTable(
     sbpQrPayload: text("sbp_qr_payload"),
     sbpDeepLink: text("sbp_deep_link"),
     cardFormAction: text("card_form_action"),
+    /** The fiscal receipt with the shop's defaults applied (docs/receipts.md); carried in the payment's events. */
+    receipt: text("receipt", { mode: "json" }).$type<ReceiptData>(),
   },
   (t) => [
     uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),
