@@ -8,3 +8,4 @@ export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./card.ts";
 export * from "./receipts.ts";
+export * from "./cash-register.ts";
