@@ -31,7 +31,7 @@ describe("buildOpenApiDocument", () => {
   });
 
   test("no other operations are described", () => {
-    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel"]);
+    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel", "/v1/payments/{id}/receipts"]);
   });
 
   test("every operation needs X-Api-Key", () => {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
+import { Receipt, ReceiptList } from "./receipts.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -215,6 +216,15 @@ export const rpcs = {
       z.object({ accountId: z.string(), paymentId: z.string() }),
       z.object({ released: z.boolean() }),
     ),
+  },
+  receipts: {
+    /** Receipts of the shop's payments (API, payment detail, CSV export), oldest first per payment. */
+    list: rpc("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(1000) }), ReceiptList),
+    /**
+     * A FAILED receipt goes back to the register with its attempts renewed (CONFLICT for any other
+     * status). Without shopId (admin CLI, operators) any shop's receipt; with it only that shop's.
+     */
+    resend: rpc("receipts.v1.resend", z.object({ id: Uuid, shopId: z.string().optional() }), Receipt),
   },
   webhooks: {
     /** Newest first; `before` is a delivery id from the previous page. */

@@ -1,5 +1,5 @@
 import { CreatePaymentRequest, PaymentIdParam, rpcs } from "@payaccept/contracts";
-import { callForRelay, type NatsConnection } from "@payaccept/platform";
+import { call, callForRelay, type NatsConnection } from "@payaccept/platform";
 import { Hono, type Context } from "hono";
 import { requireApiKey } from "../http/auth.ts";
 import type { TrustedProxies } from "@payaccept/platform";
@@ -60,11 +60,19 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
     relay(c, rpcs.payments.cancel, { shopId: c.get("shop").shopId, id: c.req.valid("param").id }),
   );
 
+  // The payment is read first so that another shop's or an unknown payment is a 404, not an empty list.
+  api.get("/v1/payments/:id/receipts", auth, perMethod, validate("param", PaymentIdParam), async (c) => {
+    const shopId = c.get("shop").shopId;
+    const { id } = await call(deps.nc, rpcs.payments.get, { shopId, id: c.req.valid("param").id }, deps.rpcTimeoutMs);
+    return relay(c, rpcs.receipts.list, { shopId, paymentIds: [id] });
+  });
+
   api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), (c) => relay(c, rpcs.balance.get, { accountId: c.get("shop").accountId }));
 
   api.all("/v1/payments", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id", methodNotAllowed(["GET"]));
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));
+  api.all("/v1/payments/:id/receipts", methodNotAllowed(["GET"]));
   api.all("/v1/balance", methodNotAllowed(["GET"]));
   return api;
 }
