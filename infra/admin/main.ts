@@ -3,9 +3,10 @@ import { describeError, parseFlags, UsageError, type Command } from "./cli.ts";
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
+import { receiptCommands } from "./commands/receipts.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands };
 
 function usage(): string {
   return ["usage: bun run admin <command> [flags]", ...Object.entries(commands).map(([n, c]) => `  ${n} ${c.usage}`)].join("\n");

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
-import { Receipt, ReceiptList } from "./receipts.ts";
+import { Receipt, ReceiptList, ShopReceiptSettings } from "./receipts.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -154,6 +154,7 @@ export const rpcs = {
         tariff: Tariff.optional(),
         successUrl: z.string().nullable().optional(),
         failUrl: z.string().nullable().optional(),
+        receipts: ShopReceiptSettings.optional(),
       }),
       ShopRecord.omit({ signingSecret: true }),
     ),

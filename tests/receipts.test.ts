@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { headers as natsHeaders } from "@nats-io/transport-node";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { ErrorBody, PAYMENTS_STREAM, paymentEventSubject, ReceiptList, rpcs, type Payment, type Receipt } from "@payaccept/contracts";
+import { eventually, Stack } from "./harness/stack.ts";
+import { BankApp, createShop, type TestShop } from "./payments-fixtures.ts";
+import { createWithReceipt, paySandbox, RECEIPT_AMOUNT, receiptRequest, receiptsOf, registered, setRegister } from "./receipts-fixtures.ts";
+
+/**
+ * Fiscal receipts through the real pieces: payments (receipt stored with the payment, carried in
+ * its events), the PAYMENTS stream, the receipts service and the cash register emulator, the
+ * gateway's API. docs/receipts.md.
+ */
+setDefaultTimeout(120_000);
+
+let stack: Stack;
+let sandbox: TestShop;
+let live: TestShop;
+/** Every payment of this file that should end with registered receipts: their document numbers must be 1..N without a gap. */
+const paidHere: { shopId: string; paymentId: string }[] = [];
+
+beforeAll(async () => {
+  stack = await Stack.start({
+    services: ["dashboard", "payments", "acquirer-emulator", "gateway", "receipts", "cash-register-emulator"],
+    env: { RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms" },
+  });
+  sandbox = await createShop(stack, { sandbox: true });
+  live = await createShop(stack, { sandbox: false, methods: ["SBP"] });
+});
+afterAll(() => stack?.stop());
+
+const expectedSaleItems = [
+  { name: "Кофе в зёрнах, 1 кг", quantity: 2, priceKopecks: 33_300, amountKopecks: 66_600, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" },
+  { name: "Сироп, л", quantity: 1.5, priceKopecks: 10_000, amountKopecks: 15_000, vat: "vat122", paymentSubject: "commodity", paymentMode: "full_prepayment" },
+  { name: "Пакет", quantity: 1, priceKopecks: 1, amountKopecks: 1, vat: "none", paymentSubject: "another", paymentMode: "full_payment" },
+];
+
+function expectRegisteredSale(r: Receipt, payment: Payment) {
+  expect(r).toMatchObject({ paymentId: payment.id, kind: "SALE", status: "REGISTERED", amountKopecks: RECEIPT_AMOUNT, refundId: null, taxation: "usn_income", items: expectedSaleItems });
+  expect(r.fiscal).toMatchObject({ documentNumber: expect.any(Number), fiscalSign: expect.stringMatching(/^\d+$/), driveNumber: expect.stringMatching(/^\d{16}$/) });
+}
+
+describe("creation", () => {
+  test("a bad receipt is a 400 listing every problem at once", async () => {
+    const res = await stack.api(live.apiKey, "/v1/payments", {
+      method: "POST",
+      json: {
+        orderId: "bad-receipt",
+        amountKopecks: 10_000,
+        receipt: {
+          customer: { phone: "89001234567" },
+          taxation: "envd",
+          items: [
+            { name: "x".repeat(129), quantity: 0.0001, priceKopecks: 100, vat: "vat18" },
+            { name: "Доставка", quantity: 1, priceKopecks: -1, paymentSubject: "goods", paymentMode: "later" },
+          ],
+        },
+      },
+    });
+    expect(res.status).toBe(400);
+    const body = ErrorBody.parse(await res.json());
+    expect(body.statusCode).toBe(400);
+    const problems = (body.message as string[]).map((m) => m.split(":")[0]);
+    expect(problems).toEqual([
+      "receipt.customer.phone",
+      "receipt.taxation",
+      "receipt.items.0.name",
+      "receipt.items.0.quantity",
+      "receipt.items.0.vat",
+      "receipt.items.1.priceKopecks",
+      "receipt.items.1.paymentSubject",
+      "receipt.items.1.paymentMode",
+    ]);
+  });
+
+  test("items that do not add up to the amount are a 400 naming the rule", async () => {
+    const res = await stack.api(live.apiKey, "/v1/payments", { method: "POST", json: { orderId: "sum", amountKopecks: RECEIPT_AMOUNT + 1, receipt: receiptRequest() } });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toEqual(["receipt.items: the items (price × quantity, each rounded to a kopeck) must add up to amountKopecks exactly"]);
+  });
+
+  test("a shop that requires receipts refuses a payment without one; its defaults fill taxation and VAT", async () => {
+    const shop = await createShop(stack, { sandbox: true });
+    await stack.call(rpcs.directory.updateShop, { shopId: shop.shopId, receipts: { required: true, taxation: "osn", vat: "vat20" } });
+    const refused = await eventually(async () => {
+      const res = await stack.api(shop.apiKey, "/v1/payments", { method: "POST", json: { orderId: "no-receipt", amountKopecks: 10_000 } });
+      return res.status === 400 ? await res.json() : null;
+    });
+    expect(refused.message).toEqual(["receipt: required: the shop issues a fiscal receipt for every payment"]);
+
+    const payment = await createWithReceipt(stack, shop.shopId, {
+      amountKopecks: 10_000,
+      receipt: { customer: { phone: "+79001234567" }, items: [{ name: "Чай", quantity: 1, priceKopecks: 10_000 }] },
+    });
+    await paySandbox(stack, payment);
+    paidHere.push({ shopId: shop.shopId, paymentId: payment.id });
+    const [sale] = await registered(stack, shop.shopId, payment.id);
+    expect(sale).toMatchObject({ taxation: "osn", customer: { phone: "+79001234567" }, items: [{ name: "Чай", vat: "vat20", paymentSubject: "commodity", paymentMode: "full_payment" }] });
+  });
+});
+
+describe("sale receipts", () => {
+  test("a paid sandbox payment has exactly one registered sale receipt, through the API too, also after its event is delivered twice", async () => {
+    const payment = await createWithReceipt(stack, sandbox.shopId);
+    await paySandbox(stack, payment);
+    paidHere.push({ shopId: sandbox.shopId, paymentId: payment.id });
+    const [sale] = await registered(stack, sandbox.shopId, payment.id);
+    expectRegisteredSale(sale!, payment);
+    expect(sale!.isTest).toBe(true);
+
+    // The same event again under another message id (as after the stream's duplicate window): still one receipt.
+    const jsm = await jetstreamManager(stack.nc);
+    const stored = await jsm.streams.getMessage(PAYMENTS_STREAM, { last_by_subj: paymentEventSubject("SUCCESS") });
+    expect(stored?.json<{ paymentId: string }>().paymentId).toBe(payment.id);
+    const h = natsHeaders();
+    h.set("Nats-Msg-Id", `${payment.id}:SUCCESS:again`);
+    const { seq } = await jetstream(stack.nc).publish(stored!.subject, stored!.data, { headers: h });
+    await eventually(async () => (await jsm.consumers.info(PAYMENTS_STREAM, "receipts")).delivered.stream_seq >= seq);
+    await eventually(async () => (await jsm.consumers.info(PAYMENTS_STREAM, "receipts")).num_ack_pending === 0);
+    expect(await receiptsOf(stack, sandbox.shopId, payment.id)).toEqual([sale!]);
+
+    const res = await stack.api(sandbox.apiKey, `/v1/payments/${payment.id}/receipts`);
+    expect(res.status).toBe(200);
+    expect(ReceiptList.parse(await res.json())).toEqual({ items: [sale!] });
+  });
+
+  test("a live SBP payment paid late, after a decline, has exactly one registered sale receipt", async () => {
+    const payment = await createWithReceipt(stack, live.shopId, { receipt: receiptRequest({ phone: "+79001112233" }) });
+    const view = await stack.call(rpcs.payments.start, { id: payment.id, method: "SBP" });
+    const bank = new BankApp(stack);
+    await bank.sbp(view.sbp!.qrPayload, "decline");
+    await eventually(async () => (await stack.call(rpcs.payments.get, { shopId: live.shopId, id: payment.id })).status === "FAILED", 30_000);
+    await bank.sbp(view.sbp!.qrPayload, "pay");
+    await eventually(async () => (await stack.call(rpcs.payments.get, { shopId: live.shopId, id: payment.id })).status === "SUCCESS", 30_000);
+    paidHere.push({ shopId: live.shopId, paymentId: payment.id });
+    const [sale] = await registered(stack, live.shopId, payment.id);
+    expectRegisteredSale(sale!, payment);
+    expect(sale).toMatchObject({ isTest: false, customer: { phone: "+79001112233" } });
+  });
+
+  test("a payment without a receipt has none, and another shop's payment is a 404", async () => {
+    const payment = await stack.call(rpcs.payments.create, { shopId: sandbox.shopId, request: { orderId: `plain-${Bun.randomUUIDv7()}`, amountKopecks: 10_000 } });
+    await paySandbox(stack, payment);
+    const res = await stack.api(sandbox.apiKey, `/v1/payments/${payment.id}/receipts`);
+    expect(await res.json()).toEqual({ items: [] });
+    expect((await stack.api(live.apiKey, `/v1/payments/${payment.id}/receipts`)).status).toBe(404);
+  });
+});
+
+describe("refund receipts", () => {
+  test("a whole refund has one refund receipt of every line (REFUNDED without refund events)", async () => {
+    const payment = await createWithReceipt(stack, sandbox.shopId);
+    await paySandbox(stack, payment);
+    paidHere.push({ shopId: sandbox.shopId, paymentId: payment.id });
+    await registered(stack, sandbox.shopId, payment.id);
+    await stack.call(rpcs.payments.refund, { shopId: sandbox.shopId, id: payment.id });
+    const [sale, refund] = await registered(stack, sandbox.shopId, payment.id, 2);
+    expect(refund).toMatchObject({ kind: "REFUND", status: "REGISTERED", amountKopecks: RECEIPT_AMOUNT, items: expectedSaleItems, customer: sale!.customer });
+    expect(refund!.fiscal!.documentNumber).not.toBe(sale!.fiscal!.documentNumber);
+  });
+});
+
+describe("failures", () => {
+  test("a register down for a while and a receipts service killed mid-way lose nothing and double nothing", async () => {
+    await setRegister(stack, { mode: "down", delayMs: 100 });
+    const payments = await Promise.all([1, 2, 3].map(() => createWithReceipt(stack, sandbox.shopId)));
+    for (const p of payments) await paySandbox(stack, p);
+    paidHere.push(...payments.map((p) => ({ shopId: sandbox.shopId, paymentId: p.id })));
+    // Each receipt has been tried and refused at least once.
+    for (const p of payments) {
+      await eventually(async () => {
+        const [r] = await receiptsOf(stack, sandbox.shopId, p.id);
+        return r && r.status === "PENDING" && r.attempts >= 1 && r.lastError?.includes("503");
+      }, 30_000);
+    }
+    await stack.kill("receipts");
+    // Back up, but slow: the restarted service sends, is told "wait", and is killed again before it hears "done".
+    await setRegister(stack, { mode: "normal", delayMs: 1500 });
+    await stack.restart("receipts");
+    await eventually(async () => {
+      const [r] = await receiptsOf(stack, sandbox.shopId, payments[0]!.id);
+      return r?.lastError?.includes("not fiscalised");
+    }, 30_000);
+    await stack.kill("receipts");
+    await setRegister(stack, { mode: "normal", delayMs: 100 });
+    await stack.restart("receipts");
+    for (const p of payments) expectRegisteredSale((await registered(stack, sandbox.shopId, p.id))[0]!, p);
+
+    // Every registered receipt of this file is one fiscal document: numbers 1..N without gaps or repeats.
+    const numbers: number[] = [];
+    for (const { shopId, paymentId } of paidHere) for (const r of await receiptsOf(stack, shopId, paymentId)) numbers.push(r.fiscal!.documentNumber);
+    expect(numbers.sort((a, b) => a - b)).toEqual(numbers.map((_, i) => i + 1));
+  });
+});
