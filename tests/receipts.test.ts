@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ErrorBody, PAYMENTS_STREAM, paymentEventSubject, ReceiptList, rpcs, type Payment, type Receipt } from "@payaccept/contracts";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createShop, type TestShop } from "./payments-fixtures.ts";
 import { createWithReceipt, paySandbox, RECEIPT_AMOUNT, receiptRequest, receiptsOf, registered, setRegister } from "./receipts-fixtures.ts";
@@ -22,7 +23,7 @@ const paidHere: { shopId: string; paymentId: string }[] = [];
 beforeAll(async () => {
   stack = await Stack.start({
     services: ["dashboard", "payments", "acquirer-emulator", "gateway", "receipts", "cash-register-emulator"],
-    env: { RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms" },
+    env: { TRUSTED_PROXIES: "127.0.0.1", RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms" },
   });
   sandbox = await createShop(stack, { sandbox: true });
   live = await createShop(stack, { sandbox: false, methods: ["SBP"] });
@@ -157,6 +158,41 @@ describe("refund receipts", () => {
     const [sale, refund] = await registered(stack, sandbox.shopId, payment.id, 2);
     expect(refund).toMatchObject({ kind: "REFUND", status: "REGISTERED", amountKopecks: RECEIPT_AMOUNT, items: expectedSaleItems, customer: sale!.customer });
     expect(refund!.fiscal!.documentNumber).not.toBe(sale!.fiscal!.documentNumber);
+  });
+});
+
+describe("dashboard", () => {
+  test("the owner sets the shop's receipt settings; the payment shows its receipts and the CSV export has them", async () => {
+    const merchant = DashboardClient.of(stack);
+    await merchant.signUp(uniqueEmail("receipts"));
+    const shop = await merchant.createShop("Чайная");
+    const saved = await merchant.submit(`/shops/${shop.shopId}`, `/shops/${shop.shopId}/receipts`, { required: "on", taxation: "usn_income", vat: "vat22" });
+    expect(saved.status).toBe(303);
+    expect((await merchant.follow(saved)).html).toContain('<option value="vat22" selected="">22 %</option>');
+    const refused = await eventually(async () => {
+      const res = await stack.api(shop.apiKey, "/v1/payments", { method: "POST", json: { orderId: "no-receipt", amountKopecks: 10_000 } });
+      return res.status === 400;
+    });
+    expect(refused).toBe(true);
+
+    const payment = await createWithReceipt(stack, shop.shopId, { amountKopecks: 5_000, receipt: { customer: { email: "tea@example.com" }, items: [{ name: "Улун", quantity: 0.5, priceKopecks: 10_000 }] } });
+    await paySandbox(stack, payment);
+    paidHere.push({ shopId: shop.shopId, paymentId: payment.id });
+    const [sale] = await registered(stack, shop.shopId, payment.id);
+    expect(sale).toMatchObject({ taxation: "usn_income", items: [{ vat: "vat22", amountKopecks: 5_000 }] });
+
+    const detail = text((await merchant.get(`/shops/${shop.shopId}/payments/${payment.id}`)).html);
+    expect(detail).toContain("Фискальные чеки");
+    expect(detail).toContain("Приход");
+    expect(detail).toContain("Зарегистрирован");
+    expect(detail).toContain(`${sale!.fiscal!.documentNumber} · ${sale!.fiscal!.fiscalSign} · ${sale!.fiscal!.driveNumber}`);
+    expect(detail).toContain("tea@example.com");
+    expect(detail).toContain("УСН доход");
+
+    const csv = (await merchant.get(`/shops/${shop.shopId}/payments.csv`)).html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
+    expect(csv[0]!.endsWith(",receipts")).toBe(true);
+    expect(csv[1]!.startsWith(payment.id)).toBe(true);
+    expect(csv[1]!.endsWith(`,SALE REGISTERED ФД ${sale!.fiscal!.documentNumber}`)).toBe(true);
   });
 });
 

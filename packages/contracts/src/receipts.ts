@@ -209,3 +209,9 @@ export type Receipt = z.infer<typeof Receipt>;
 
 export const ReceiptList = z.object({ items: z.array(Receipt) });
 export type ReceiptList = z.infer<typeof ReceiptList>;
+
+/** A receipt in a line (the CSV export): what it is and where it stands, without its lines. */
+export const ReceiptSummary = Receipt.pick({ id: true, paymentId: true, kind: true, status: true, amountKopecks: true }).extend({
+  fiscalDocumentNumber: z.number().int().nullable(),
+});
+export type ReceiptSummary = z.infer<typeof ReceiptSummary>;

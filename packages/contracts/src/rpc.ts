@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
-import { Receipt, ReceiptList, ShopReceiptSettings } from "./receipts.ts";
+import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -219,8 +219,14 @@ export const rpcs = {
     ),
   },
   receipts: {
-    /** Receipts of the shop's payments (API, payment detail, CSV export), oldest first per payment. */
-    list: rpc("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(1000) }), ReceiptList),
+    /** Receipts of the shop's payments (API, payment detail), oldest first per payment. */
+    list: rpc("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(100) }), ReceiptList),
+    /** The same without the lines (a line is up to 100 items), small enough for a whole export page. */
+    summaries: rpc(
+      "receipts.v1.summaries",
+      ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(1000) }),
+      z.object({ items: z.array(ReceiptSummary) }),
+    ),
     /**
      * A FAILED receipt goes back to the register with its attempts renewed (CONFLICT for any other
      * status). Without shopId (admin CLI, operators) any shop's receipt; with it only that shop's.

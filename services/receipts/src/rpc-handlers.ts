@@ -1,7 +1,7 @@
 import { DomainError, rpcs } from "@payaccept/contracts";
 import { serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
-import { toReceipt } from "./views.ts";
+import { toReceipt, toReceiptSummary } from "./views.ts";
 
 export type ReceiptsRpcDeps = { repo: ReceiptsRepo; log: Logger; now: () => number; onResend: () => void };
 
@@ -22,6 +22,7 @@ export function serveReceiptsRpcs(nc: NatsConnection, d: ReceiptsRpcDeps): Subsc
   const opts = { queue: "receipts", log: d.log };
   return [
     serve(nc, rpcs.receipts.list, (req) => ({ items: d.repo.ofPayments(req.shopId, req.paymentIds).map(toReceipt) }), opts),
+    serve(nc, rpcs.receipts.summaries, (req) => ({ items: d.repo.ofPayments(req.shopId, req.paymentIds).map(toReceiptSummary) }), opts),
     serve(nc, rpcs.receipts.resend, (req) => resendReceipt(d, req.id, req.shopId), opts),
   ];
 }

@@ -1,4 +1,4 @@
-import type { Receipt, ReceiptStatus } from "@payaccept/contracts";
+import type { Receipt, ReceiptStatus, ReceiptSummary } from "@payaccept/contracts";
 import type { ReceiptRow } from "./store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -27,3 +27,12 @@ export function toReceipt(row: ReceiptRow): Receipt {
     createdAt: iso(row.createdAt),
   };
 }
+
+export const toReceiptSummary = (row: ReceiptRow): ReceiptSummary => ({
+  id: row.id,
+  paymentId: row.paymentId,
+  kind: row.kind,
+  status: visibleStatus(row),
+  amountKopecks: row.amountKopecks,
+  fiscalDocumentNumber: row.status === "REGISTERED" ? row.fiscalDocumentNumber : null,
+});
