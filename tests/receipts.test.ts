@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { headers as natsHeaders } from "@nats-io/transport-node";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ErrorBody, PAYMENTS_STREAM, paymentEventSubject, ReceiptList, rpcs, type Payment, type Receipt } from "@payaccept/contracts";
+import { createClient } from "../packages/sdk/src/index.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createShop, type TestShop } from "./payments-fixtures.ts";
@@ -22,7 +23,7 @@ const paidHere: { shopId: string; paymentId: string }[] = [];
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "acquirer-emulator", "gateway", "receipts", "cash-register-emulator"],
+    services: ["dashboard", "payments", "acquirer-emulator", "gateway", "paypage", "receipts", "cash-register-emulator"],
     env: { TRUSTED_PROXIES: "127.0.0.1", RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms" },
   });
   sandbox = await createShop(stack, { sandbox: true });
@@ -123,6 +124,11 @@ describe("sale receipts", () => {
     const res = await stack.api(sandbox.apiKey, `/v1/payments/${payment.id}/receipts`);
     expect(res.status).toBe(200);
     expect(ReceiptList.parse(await res.json())).toEqual({ items: [sale!] });
+    expect(await createClient({ baseUrl: stack.gateway, apiKey: sandbox.apiKey }).receipts(payment.id)).toEqual({ items: [sale!] });
+
+    // The buyer's success page says where the receipt goes, masked.
+    const page = await (await fetch(`${stack.url("paypage")}/pay/${payment.id}`)).text();
+    expect(page).toContain("Кассовый чек придёт на b•••@example.com.");
   });
 
   test("a live SBP payment paid late, after a decline, has exactly one registered sale receipt", async () => {

@@ -40,6 +40,8 @@ export const CheckoutView = z.object({
   /** Provider session once paying has started. */
   sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
   card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+  /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
+  receiptTo: z.string().nullable().optional(),
 });
 export type CheckoutView = z.infer<typeof CheckoutView>;
 

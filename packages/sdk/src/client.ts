@@ -1,4 +1,4 @@
-import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus } from "@payaccept/contracts";
+import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus, ReceiptList } from "@payaccept/contracts";
 
 /**
  * The merchant's typed client for the payment-acceptance API. It depends on nothing of ours at
@@ -164,6 +164,9 @@ export function createClient(options: ClientOptions) {
     cancelPayment: (id: string) => request<Payment>("POST", `/v1/payments/${encodeURIComponent(id)}/cancel`),
 
     getBalance: () => request<Balance>("GET", "/v1/balance"),
+
+    /** The payment's fiscal receipts (sale, refunds), oldest first: docs/receipts.md. */
+    receipts: (paymentId: string) => request<ReceiptList>("GET", `/v1/payments/${encodeURIComponent(paymentId)}/receipts`),
   };
 }
 

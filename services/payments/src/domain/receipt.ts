@@ -1,4 +1,4 @@
-import { DomainError, itemAmountKopecks, type ReceiptData, type ReceiptRequest, type ShopReceiptSettings } from "@payaccept/contracts";
+import { DomainError, itemAmountKopecks, type ReceiptCustomer, type ReceiptData, type ReceiptRequest, type ShopReceiptSettings } from "@payaccept/contracts";
 
 /**
  * The receipt payments stores and carries in its events: the merchant's request with the shop's
@@ -20,4 +20,17 @@ export function resolveReceipt(req: ReceiptRequest | undefined, settings: ShopRe
   });
   if (problems.length > 0) throw new DomainError("BAD_REQUEST", problems);
   return { customer: req.customer, taxation: taxation!, items };
+}
+
+/**
+ * The receipt's address as the payment page shows it: enough for the buyer to recognise, not
+ * enough to harvest from a leaked link (b•••@example.com, +7•••4567).
+ */
+export function maskedReceiptAddress(customer: ReceiptCustomer): string {
+  if (customer.email) {
+    const at = customer.email.lastIndexOf("@");
+    return `${customer.email.slice(0, 1)}•••${customer.email.slice(at)}`;
+  }
+  const phone = customer.phone!;
+  return `${phone.slice(0, 2)}•••${phone.slice(-4)}`;
 }
