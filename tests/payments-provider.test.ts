@@ -92,6 +92,31 @@ describe("start with the provider", () => {
     await eventually(async () => (await statusesInStream(p.id)).join() === "FAILED,SUCCESS");
   });
 
+  test("switching SBP → card cancels the QR at the acquirer; switching back reopens it; only the current session pays", async () => {
+    const p = await createPayment(stack, live.shopId);
+    const sbp = await start(p.id, "SBP");
+    const card = await start(p.id, "CARD");
+    expect(card.payment).toMatchObject({ status: "PENDING", method: "CARD" });
+    expect(card.sbp).toBeNull();
+    expect(card.expiresAt).toBe(sbp.expiresAt);
+    // the old QR is dead: its bank page says so and offers no button
+    const qrPage = await (await fetch(bank.local(sbp.sbp!.qrPayload))).text();
+    expect(qrPage).toContain("Этот QR-код больше не действует");
+    expect(qrPage).not.toContain('name="decision"');
+
+    const back = await start(p.id, "SBP");
+    expect(back.sbp).toEqual(sbp.sbp);
+    // the card session is the one canceled now: its form is refused back to the payment page
+    const res = await bank.card(card.card!.formAction, "4111 1111 1111 1111");
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(p.payUrl);
+    expect((await get(p.id)).status).toBe("PENDING");
+    await bank.sbp(back.sbp!.qrPayload, "pay");
+    await statusIs(p.id, "SUCCESS");
+    expect((await get(p.id)).method).toBe("SBP");
+    await eventually(async () => (await statusesInStream(p.id)).join() === "SUCCESS");
+  });
+
   test("provider down: the start fails as unavailable and the payment stays CREATED", async () => {
     const p = await createPayment(stack, live.shopId);
     await stack.kill("acquirer-emulator", "SIGKILL");

@@ -155,15 +155,45 @@ describe("sale receipts", () => {
 });
 
 describe("refund receipts", () => {
-  test("a whole refund has one refund receipt of every line (REFUNDED without refund events)", async () => {
+  test("a partial refund gets a refund receipt for its amount; the last refund and the REFUNDED event that follows it make one more, not two", async () => {
     const payment = await createWithReceipt(stack, sandbox.shopId);
     await paySandbox(stack, payment);
     paidHere.push({ shopId: sandbox.shopId, paymentId: payment.id });
-    await registered(stack, sandbox.shopId, payment.id);
-    await stack.call(rpcs.payments.refund, { shopId: sandbox.shopId, id: payment.id });
-    const [sale, refund] = await registered(stack, sandbox.shopId, payment.id, 2);
-    expect(refund).toMatchObject({ kind: "REFUND", status: "REGISTERED", amountKopecks: RECEIPT_AMOUNT, items: expectedSaleItems, customer: sale!.customer });
-    expect(refund!.fiscal!.documentNumber).not.toBe(sale!.fiscal!.documentNumber);
+    const [sale] = await registered(stack, sandbox.shopId, payment.id);
+
+    const partial = await stack.call(rpcs.payments.refund, { shopId: sandbox.shopId, id: payment.id, amountKopecks: 30_000 });
+    expect(partial.status).toBe("SUCCEEDED");
+    const [, first] = await registered(stack, sandbox.shopId, payment.id, 2);
+    // 30 000 of 81 601 spread over the lines by what each has left, the leftover kopecks to the largest remainders.
+    expect(first).toMatchObject({
+      kind: "REFUND",
+      refundId: partial.id,
+      amountKopecks: 30_000,
+      customer: sale!.customer,
+      items: [
+        { ...expectedSaleItems[0], quantity: 1, priceKopecks: 24_485, amountKopecks: 24_485 },
+        { ...expectedSaleItems[1], quantity: 1, priceKopecks: 5_515, amountKopecks: 5_515 },
+      ],
+    });
+
+    const rest = await stack.call(rpcs.payments.refund, { shopId: sandbox.shopId, id: payment.id });
+    expect(rest).toMatchObject({ status: "SUCCEEDED", amountKopecks: RECEIPT_AMOUNT - 30_000 });
+    await eventually(async () => (await stack.call(rpcs.payments.get, { shopId: sandbox.shopId, id: payment.id })).status === "REFUNDED");
+    const [, , second] = await registered(stack, sandbox.shopId, payment.id, 3);
+    expect(second).toMatchObject({ kind: "REFUND", refundId: rest.id, amountKopecks: RECEIPT_AMOUNT - 30_000 });
+    expect(second!.items.map((i) => i.amountKopecks)).toEqual([66_600 - 24_485, 15_000 - 5_515, 1]);
+
+    // Once the consumer has taken every event (the REFUNDED one included), still three receipts.
+    const jsm = await jetstreamManager(stack.nc);
+    await eventually(async () => {
+      const info = await jsm.consumers.info(PAYMENTS_STREAM, "receipts");
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    });
+    expect((await receiptsOf(stack, sandbox.shopId, payment.id)).map((r) => [r.kind, r.amountKopecks])).toEqual([
+      ["SALE", RECEIPT_AMOUNT],
+      ["REFUND", 30_000],
+      ["REFUND", RECEIPT_AMOUNT - 30_000],
+    ]);
   });
 });
 

@@ -9,3 +9,4 @@ export * from "./luhn.ts";
 export * from "./card.ts";
 export * from "./receipts.ts";
 export * from "./cash-register.ts";
+export * from "./idempotency.ts";

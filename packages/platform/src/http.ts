@@ -3,6 +3,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { safeEqual } from "./crypto.ts";
 import { HTTPException } from "hono/http-exception";
+import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
 
@@ -41,8 +42,6 @@ export class RequestLog {
 }
 
 export type AppEnv = { Variables: { requestId: string; log: RequestLog } };
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id (inbound X-Request-Id if sane, else a new one), echoed on every response. */
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
-import { paymentEventId, paymentEventSubject, type PaymentEvent } from "@payaccept/contracts";
+import { paymentEventId, paymentEventSubject, refundEventId, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
@@ -58,6 +58,31 @@ export function paymentEvent(overrides: Partial<PaymentEvent> = {}): PaymentEven
 /** The same payment's later event (REFUNDED after SUCCESS, SUCCESS after EXPIRED, ...). */
 export function nextEvent(earlier: PaymentEvent, status: PaymentEvent["status"], occurredAt: string): PaymentEvent {
   return { ...earlier, eventId: paymentEventId(earlier.paymentId, status), status, previousStatus: earlier.status, occurredAt };
+}
+
+/** The end of a refund of `paid` as payments publishes it: `balanceKopecks` is what it takes from the balance. */
+export function refundEvent(
+  paid: PaymentEvent,
+  r: { refundId: string; balanceKopecks: number; status: RefundEvent["status"]; at: number; amountKopecks?: number },
+): RefundEvent {
+  const amountKopecks = r.amountKopecks ?? paid.amountKopecks;
+  return {
+    eventId: refundEventId(r.refundId),
+    refundId: r.refundId,
+    paymentId: paid.paymentId,
+    shopId: paid.shopId,
+    accountId: paid.accountId,
+    orderId: paid.orderId,
+    status: r.status,
+    amountKopecks,
+    balanceKopecks: r.balanceKopecks,
+    refundedTotalKopecks: r.status === "SUCCEEDED" ? amountKopecks : 0,
+    paymentAmountKopecks: paid.amountKopecks,
+    isTest: paid.isTest,
+    reason: null,
+    failureReason: r.status === "FAILED" ? "the acquirer declined the refund: refund_declined" : null,
+    occurredAt: new Date(r.at).toISOString(),
+  };
 }
 
 /** Epoch ms of a Moscow wall-clock time, e.g. msk("2025-03-11T12:00:00"). */

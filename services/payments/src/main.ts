@@ -28,8 +28,10 @@ import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { createOutboxRepo } from "./store/outbox-repo.ts";
 import { createPaymentsRepo } from "./store/payments-repo.ts";
+import { createRefundsRepo } from "./store/refunds-repo.ts";
 import { openPaymentsStore } from "./store/open.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
+import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
 const cfg = loadConfig(paymentsEnv);
 const log = createLogger("payments", cfg.LOG_LEVEL);
@@ -57,8 +59,14 @@ const groupCommit = new GroupCommit(store.sqlite, (err) => log.error({ err }, "a
 const announce = announceTransitions(log, () => relay.wake());
 // A status change written inside a group commit is announced only once the group has committed.
 const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
+const refunds = createRefundsRepo(store, repo, ({ refund }) => {
+  log.info({ refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+  relay.wake();
+});
 const deps: PaymentsDeps = {
   repo,
+  refunds,
+  refundLeaseMs: cfg.REFUND_RETRY_MS,
   groupCommit,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
@@ -69,7 +77,6 @@ const deps: PaymentsDeps = {
   }),
   balance: {
     reserveRefund: (req) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
-    releaseRefund: (req) => call(nc, rpcs.balance.releaseRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
   },
   log,
   now: Date.now,
@@ -82,6 +89,9 @@ relay.start();
 life.onClose("outbox relay", () => relay.stop());
 sweeper.start();
 life.onClose("expiry sweeper", () => sweeper.stop());
+const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
+refundSweeper.start();
+life.onClose("refund sweeper", () => refundSweeper.stop());
 
 let serving = false;
 const app = createServiceApp(log, {

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
-import { PAYMENTS_STREAM, PaymentEvent, paymentEventSubject, REFUND_SUCCEEDED_SUBJECT, RefundEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { PAYMENTS_STREAM, PaymentEvent, paymentEventSubject, refundEventSubject, RefundEvent } from "@payaccept/contracts";
+import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import { recordRefundedEvent, recordRefundEvent, recordSale, type Recorded } from "./recording.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 
@@ -11,11 +11,12 @@ const NS_PER_MS = 1_000_000;
 
 const SALE_SUBJECT = paymentEventSubject("SUCCESS");
 const REFUNDED_SUBJECT = paymentEventSubject("REFUNDED");
+const REFUND_SUCCEEDED_SUBJECT = refundEventSubject("SUCCEEDED");
 
 /**
  * Records the receipt an event calls for and acks only after the commit: a crash before the ack
  * is a redelivery, which the receipts' UNIQUE dedupe key turns into a no-op. Other subjects of
- * the stream (FAILED, EXPIRED, CANCELED) are acked and left alone.
+ * the stream (payments FAILED, EXPIRED, CANCELED; refunds FAILED) are acked and left alone.
  */
 export function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, now: () => number): Recorded | "ignored" | undefined {
   let recorded: Recorded | "ignored" = "ignored";
@@ -40,14 +41,14 @@ export function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, n
 /** The receipts' durable pull consumer of the whole PAYMENTS stream, from its start. */
 export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => void, log: Logger): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
-  // No filter: the stream holds payment and refund events, and this consumer needs some of both.
-  await jsm.consumers.add(PAYMENTS_STREAM, {
-    durable_name: RECEIPTS_DURABLE,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    ack_wait: ACK_WAIT_MS * NS_PER_MS,
-    max_ack_pending: 1000,
-  });
+  // No filter, one durable: a payment's refund events and its REFUNDED event must come in stream
+  // order (docs/receipts.md, "Never two receipts"), which two durables would not keep.
+  await ensureDurable(
+    jsm,
+    PAYMENTS_STREAM,
+    { durable_name: RECEIPTS_DURABLE, filter_subject: undefined, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: ACK_WAIT_MS * NS_PER_MS, max_ack_pending: 1000 },
+    log,
+  );
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, RECEIPTS_DURABLE);
   // One at a time: a refund receipt depends on the receipts before it, in stream order.
   return runConsumerLoop(consumer, { name: RECEIPTS_DURABLE, concurrency: 1, handle, log });

@@ -32,18 +32,22 @@ const paymentEvent = (status: "SUCCESS" | "REFUNDED", withReceipt = true): Payme
   ...(withReceipt ? { receipt: { customer: { email: "b@example.com" }, taxation: "osn" as const, items: [line("A", 300, 2), line("B", 400, 1)] } } : {}),
 });
 
-const refundEvent = (refundId: string, amountKopecks: number, refundedTotalKopecks: number): RefundEvent => ({
-  eventId: `refund:${refundId}`,
-  refundId,
+const refundEvent = (n: number, amountKopecks: number, refundedTotalKopecks: number): RefundEvent => ({
+  eventId: `refund:${n}`,
+  refundId: `0190a0a0-0000-7000-8000-00000000000${n}`,
+
   paymentId: PAYMENT,
   shopId: "shop",
   accountId: "acc",
   orderId: "order-1",
+  status: "SUCCEEDED",
   amountKopecks,
+  balanceKopecks: amountKopecks,
   refundedTotalKopecks,
   paymentAmountKopecks: 1000,
   isTest: false,
   reason: null,
+  failureReason: null,
   occurredAt: "2026-01-01T00:00:00.000Z",
 });
 
@@ -63,23 +67,23 @@ describe("receipts from stream events", () => {
   test("partial refunds each get a receipt for their amount; the REFUNDED event after the last one adds none", () => {
     const repo = freshRepo();
     recordSale(repo, paymentEvent("SUCCESS"), 1);
-    expect(recordRefundEvent(repo, refundEvent("r1", 250, 250), 2)).toBe("created");
-    expect(recordRefundEvent(repo, refundEvent("r1", 250, 250), 3)).toBe("duplicate");
-    expect(recordRefundEvent(repo, refundEvent("r2", 750, 1000), 4)).toBe("created");
+    expect(recordRefundEvent(repo, refundEvent(1, 250, 250), 2)).toBe("created");
+    expect(recordRefundEvent(repo, refundEvent(1, 250, 250), 3)).toBe("duplicate");
+    expect(recordRefundEvent(repo, refundEvent(2, 750, 1000), 4)).toBe("created");
     expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 5)).toBe("duplicate");
     expect(summary(repo)).toEqual([
       { kind: "SALE", amount: 1000, refundId: null, lines: [600, 400] },
-      { kind: "REFUND", amount: 250, refundId: "r1", lines: [150, 100] },
-      { kind: "REFUND", amount: 750, refundId: "r2", lines: [450, 300] },
+      { kind: "REFUND", amount: 250, refundId: refundEvent(1, 0, 0).refundId, lines: [150, 100] },
+      { kind: "REFUND", amount: 750, refundId: refundEvent(2, 0, 0).refundId, lines: [450, 300] },
     ]);
   });
 
   test("REFUNDED before the last refund's own event: one receipt of the rest, and the refund event then adds none", () => {
     const repo = freshRepo();
     recordSale(repo, paymentEvent("SUCCESS"), 1);
-    recordRefundEvent(repo, refundEvent("r1", 400, 400), 2);
+    recordRefundEvent(repo, refundEvent(1, 400, 400), 2);
     expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 3)).toBe("created");
-    expect(recordRefundEvent(repo, refundEvent("r2", 600, 1000), 4)).toBe("duplicate");
+    expect(recordRefundEvent(repo, refundEvent(2, 600, 1000), 4)).toBe("duplicate");
     expect(summary(repo).map((r) => r.amount)).toEqual([1000, 400, 600]);
   });
 
@@ -94,8 +98,8 @@ describe("receipts from stream events", () => {
   test("a refund larger than what is left on the sale receipt makes no receipt", () => {
     const repo = freshRepo();
     recordSale(repo, paymentEvent("SUCCESS"), 1);
-    recordRefundEvent(repo, refundEvent("r1", 900, 900), 2);
-    expect(recordRefundEvent(repo, refundEvent("r2", 200, 1100), 3)).toBe("inconsistent");
+    recordRefundEvent(repo, refundEvent(1, 900, 900), 2);
+    expect(recordRefundEvent(repo, refundEvent(2, 200, 1100), 3)).toBe("inconsistent");
     expect(summary(repo)).toHaveLength(2);
   });
 });

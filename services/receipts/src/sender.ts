@@ -1,5 +1,4 @@
-import type { Logger } from "@payaccept/platform";
-import { nextAttemptAt, type RetryPolicy } from "./backoff.ts";
+import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
 import type { FiscalDocument, FiscalRegisterPort, RegisterState } from "./register/port.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
@@ -117,7 +116,8 @@ export class ReceiptSender {
   private retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): void {
     const attempts = row.attempts + 1;
     const now = Date.now();
-    const next = nextAttemptAt(this.deps.policy, attempts, now);
+    const delay = retryDelayMs(this.deps.policy, attempts);
+    const next = delay === null ? null : now + delay;
     this.deps.repo.update(row.id, { ...patch, attempts, lastError: error, nextAttemptAt: next, ...(next === null ? { status: "FAILED" as const } : {}) }, now);
     const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, attempts, error };
     if (next === null) this.deps.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");

@@ -33,6 +33,7 @@ export const PAYMENT_CSV_COLUMNS = [
   "isTest",
   "paidAt",
   "createdAt",
+  "refundedKopecks",
 ] as const satisfies readonly (keyof Payment)[];
 
 /** A row of the export: the payment and its fiscal receipts (docs/receipts.md). */

@@ -1,7 +1,8 @@
 import { join } from "node:path";
 import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import { attempts, deliveries, schema, type AttemptRow, type DeliveryResult, type DeliveryRow } from "./schema.ts";
+import type { DeliveryResult } from "@payaccept/contracts";
+import { attempts, deliveries, schema, type AttemptRow, type DeliveryRow } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;

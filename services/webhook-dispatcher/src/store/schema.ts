@@ -1,8 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-
-export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
-export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+import { DELIVERY_RESULTS } from "@payaccept/contracts";
 
 /**
  * One row per payment event (payment id, status): the webhook body serialised once, and the state
