@@ -135,9 +135,15 @@ export function itemsMustAddUp<S extends z.ZodType<{ amountKopecks: number; rece
       path: ["receipt", "items"],
       message: "the items (price × quantity, each rounded to a kopeck) must add up to amountKopecks exactly",
       when: (payload) =>
+        typeof payload.value === "object" &&
+        payload.value !== null &&
         !payload.issues.some((i) => {
           const [head, second, , field] = i.path ?? [];
-          return head === "amountKopecks" || (head === "receipt" && second === "items" && (field === undefined || field === "priceKopecks" || field === "quantity"));
+          return (
+            head === undefined ||
+            head === "amountKopecks" ||
+            (head === "receipt" && (second === undefined || (second === "items" && (field === undefined || field === "priceKopecks" || field === "quantity"))))
+          );
         }),
     },
   );
