@@ -24,7 +24,7 @@ const paidHere: { shopId: string; paymentId: string }[] = [];
 beforeAll(async () => {
   stack = await Stack.start({
     services: ["dashboard", "payments", "acquirer-emulator", "gateway", "paypage", "receipts", "cash-register-emulator"],
-    env: { TRUSTED_PROXIES: "127.0.0.1", RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms" },
+    env: { TRUSTED_PROXIES: "127.0.0.1", RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms", CASH_REGISTER_TIMEOUT: "2s" },
   });
   sandbox = await createShop(stack, { sandbox: true });
   live = await createShop(stack, { sandbox: false, methods: ["SBP"] });
@@ -194,6 +194,21 @@ describe("refund receipts", () => {
       ["REFUND", 30_000],
       ["REFUND", RECEIPT_AMOUNT - 30_000],
     ]);
+  });
+});
+
+describe("order", () => {
+  test("a refund made while the sale receipt is still on its way is registered after it", async () => {
+    await setRegister(stack, { mode: "down", delayMs: 100 });
+    const payment = await createWithReceipt(stack, sandbox.shopId);
+    await paySandbox(stack, payment);
+    paidHere.push({ shopId: sandbox.shopId, paymentId: payment.id });
+    await stack.call(rpcs.payments.refund, { shopId: sandbox.shopId, id: payment.id, amountKopecks: 10_000 });
+    await eventually(async () => (await receiptsOf(stack, sandbox.shopId, payment.id)).length === 2, 30_000);
+    await setRegister(stack, { mode: "normal", delayMs: 100 });
+    const [sale, refund] = await registered(stack, sandbox.shopId, payment.id, 2);
+    expect(refund!.fiscal!.documentNumber).toBeGreaterThan(sale!.fiscal!.documentNumber);
+    expect(Date.parse(refund!.fiscal!.registeredAt)).toBeGreaterThanOrEqual(Date.parse(sale!.fiscal!.registeredAt));
   });
 });
 

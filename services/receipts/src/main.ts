@@ -37,6 +37,7 @@ const sender = new ReceiptSender({
   repo,
   register: cashRegisterHttp({ baseUrl: cfg.CASH_REGISTER_URL, apiKey: cfg.CASH_REGISTER_API_KEY, timeoutMs: cfg.CASH_REGISTER_TIMEOUT }),
   policy: { baseMs: cfg.RECEIPTS_RETRY_BASE, capMs: cfg.RECEIPTS_RETRY_CAP, maxAttempts: cfg.RECEIPTS_MAX_ATTEMPTS },
+  callTimeoutMs: cfg.CASH_REGISTER_TIMEOUT,
   log,
 });
 sender.start();

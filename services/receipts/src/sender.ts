@@ -1,4 +1,5 @@
 import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { saleKey } from "./recording.ts";
 import type { FiscalDocument, FiscalRegisterPort, RegisterState } from "./register/port.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
@@ -6,10 +7,16 @@ import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
 const BATCH = 16;
 /** Longest sleep between scans, so rows written by another replica are not left waiting. */
 const IDLE_SCAN_MS = 1000;
-/** A claimed row is not taken by another replica for this long (longer than one register call). */
-const LEASE_MS = 60_000;
+/** A claimed row is left alone this much longer than one register call may take. */
+const LEASE_MARGIN_MS = 5000;
+/** How often a refund receipt looks again whether its sale receipt has been registered. */
+const SALE_WAIT_MS = 1000;
 
-export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; log: Logger };
+/**
+ * callTimeoutMs bounds one register call; a claimed row is not taken by another replica until it
+ * has passed (plus a margin), which is also how long a row waits after a process died holding it.
+ */
+export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger };
 
 /** The register's idempotency key: a new document only after the register refused the previous one. */
 export const externalIdOf = (row: ReceiptRow) => (row.generation === 0 ? row.id : `${row.id}.${row.generation}`);
@@ -59,7 +66,7 @@ export class ReceiptSender {
   private async run(): Promise<void> {
     while (!this.stopped) {
       const now = Date.now();
-      const claimed = this.deps.repo.due(now, BATCH).filter((row) => this.deps.repo.claim(row, now + LEASE_MS));
+      const claimed = this.deps.repo.due(now, BATCH).filter((row) => this.deps.repo.claim(row, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS));
       await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
       if (claimed.length === BATCH) continue;
       const next = this.deps.repo.nextDueAt();
@@ -81,6 +88,12 @@ export class ReceiptSender {
 
   private async attempt(row: ReceiptRow): Promise<void> {
     const { register, log } = this.deps;
+    // A возврат прихода goes after its приход: while the sale receipt is still on its way, the
+    // refund waits without spending attempts (a FAILED sale no longer holds it back).
+    if (row.kind === "REFUND" && this.saleInFlight(row.paymentId)) {
+      this.deps.repo.update(row.id, { nextAttemptAt: Date.now() + SALE_WAIT_MS }, Date.now());
+      return;
+    }
     let state: RegisterState;
     try {
       state = row.status === "SENT" && row.registerDocumentId ? await register.state(row.registerDocumentId) : await register.register(toDocument(row));
@@ -111,6 +124,11 @@ export class ReceiptSender {
       // Refused: that document will never be fiscalised, so the next attempt is a new one.
       this.retry(row, `refused by the register: ${state.error}`, { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
     }
+  }
+
+  private saleInFlight(paymentId: string): boolean {
+    const sale = this.deps.repo.statusOf(saleKey(paymentId));
+    return sale === "PENDING" || sale === "SENT";
   }
 
   private retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): void {

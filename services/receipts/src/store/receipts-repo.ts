@@ -34,6 +34,8 @@ export function createReceiptsRepo(store: ReceiptsStore) {
 
     existsKey: (dedupeKey: string) => db.select({ id: receipts.id }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get() !== undefined,
 
+    statusOf: (dedupeKey: string) => db.select({ status: receipts.status }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get()?.status,
+
     ofPayment: (paymentId: string) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(asc(receipts.createdAt), asc(receipts.id)).all(),
 
     ofPayments: (shopId: string, paymentIds: string[]) =>
