@@ -31,6 +31,8 @@ test("a receipt the register never takes ends FAILED with its last error, and re
   await paySandbox(stack, payment);
   const exhausted = await failed(payment.id);
   expect(exhausted).toMatchObject({ kind: "SALE", attempts: 3, fiscal: null, lastError: expect.stringContaining("503") });
+  const metrics = await (await fetch(`${stack.url("receipts")}/metrics`)).text();
+  expect(metrics).toContain('receipts_by_status{status="FAILED"} 1');
   const viaApi = ReceiptList.parse(await (await stack.api(shop.apiKey, `/v1/payments/${payment.id}/receipts`)).json());
   expect(viaApi.items).toEqual([exhausted]);
 

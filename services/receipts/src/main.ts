@@ -13,6 +13,7 @@ import {
   stopServing,
 } from "@payaccept/platform";
 import { receiptsEnv } from "./config.ts";
+import { registerReceiptGauges } from "./metrics.ts";
 import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-consumer.ts";
 import { cashRegisterHttp } from "./register/cash-register-http.ts";
 import { serveReceiptsRpcs } from "./rpc-handlers.ts";
@@ -29,6 +30,7 @@ const now = () => Date.now();
 const store = openStore(join(cfg.DATA_DIR, "receipts.db"), schema, join(import.meta.dir, "../drizzle"));
 lifecycle.onClose("store", () => store.sqlite.close());
 const repo = createReceiptsRepo(store);
+registerReceiptGauges(repo);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "receipts", log);
 lifecycle.onClose("nats", () => nc.drain());

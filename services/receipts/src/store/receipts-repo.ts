@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, lte, min } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNotNull, lte, min } from "drizzle-orm";
 import type { Store } from "@payaccept/platform";
 import { receipts, type NewReceiptRow, type ReceiptRow, type schema } from "./schema.ts";
 
@@ -45,6 +45,9 @@ export function createReceiptsRepo(store: ReceiptsStore) {
         .where(and(eq(receipts.shopId, shopId), inArray(receipts.paymentId, paymentIds)))
         .orderBy(asc(receipts.paymentId), asc(receipts.createdAt), asc(receipts.id))
         .all(),
+
+    /** Receipts per status, for the metrics. */
+    countsByStatus: () => db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status).all(),
 
     due: (now: number, limit: number) =>
       db.select().from(receipts).where(lte(receipts.nextAttemptAt, now)).orderBy(asc(receipts.nextAttemptAt)).limit(limit).all(),
