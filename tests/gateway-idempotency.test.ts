@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { Kvm, type KV } from "@nats-io/kv";
-import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, Payment, rpcs } from "@payaccept/contracts";
+import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, Payment, Refund, rpcs } from "@payaccept/contracts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { sha256Hex } from "@payaccept/platform";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { paidSandbox } from "./payments-fixtures.ts";
 
 // Each test starts or stops real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -186,6 +189,11 @@ describe("in flight, timeouts and crashes", () => {
     expect(Payment.parse(await answer.json()).id).toBe(made.id);
     const replay = await create(key, body);
     expect({ status: replay.status, replayed: replay.headers.get("Idempotent-Replayed") }).toEqual({ status: 201, replayed: "true" });
+    // The restarted gateway counted what each request with the key met.
+    const metrics = await (await fetch(`${stack.url("gateway")}/metrics`)).text();
+    for (const outcome of ["retry", "replay", ...(statuses.length > 1 ? ["busy"] : [])]) {
+      expect(metrics).toMatch(new RegExp(`gateway_idempotency_requests_total\\{outcome="${outcome}"\\} [1-9]`));
+    }
   });
 });
 
@@ -224,5 +232,46 @@ describe("several gateway replicas", () => {
       else expect(o.status).toBe(409);
     }
     expect((await lookup(body.orderId)).id).toBe(id);
+  });
+
+  test("the same key sent 20 times at once to POST /v1/payments/{id}/refunds, over both replicas: one refund", async () => {
+    const paid = await paidSandbox(stack, shop.shopId, { amountKopecks: 30000 });
+    const key = newKey();
+    const bases = [stack.gateway, `${replica.url}/api`];
+    const refund = (base: string) => post(`/v1/payments/${paid.id}/refunds`, key, { amountKopecks: 1000, reason: "one cup back" }, base);
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => refund(bases[i % 2]!)));
+    const outcomes = await Promise.all(results.map(async (r) => ({ status: r.status, body: await r.json() })));
+    expect(outcomes.every((o) => o.status === 201 || o.status === 409)).toBe(true);
+    const ids = new Set(outcomes.filter((o) => o.status === 201).map((o) => Refund.parse(o.body).id));
+    const later = await refund(stack.gateway);
+    expect(later.headers.get("Idempotent-Replayed")).toBe("true");
+    const made = Refund.parse(await later.json());
+    expect([...ids]).toEqual([made.id]);
+    const { items } = await stack.call(rpcs.payments.listRefunds, { shopId: shop.shopId, id: paid.id });
+    expect(items.map((r) => [r.id, r.amountKopecks, r.status])).toEqual([[made.id, 1000, "SUCCEEDED"]]);
+    expect((await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: paid.id })).refundedKopecks).toBe(1000);
+  });
+});
+
+// Last on purpose: it restarts NATS without its store under the whole stack.
+describe("after NATS loses its store", () => {
+  test("the bucket is recreated on the next request with a key: keys work again, without restarting the gateway", async () => {
+    await stack.nats.stop();
+    rmSync(join(stack.dataDir, "jetstream"), { recursive: true, force: true });
+    await stack.startNats();
+    const key = newKey();
+    const body = { orderId: orderId(), amountKopecks: 15000 };
+    // The directory comes back first (the dashboard republishes it); until then the key is a 401.
+    const first = await eventually(
+      async () => {
+        const res = await create(key, body);
+        return res.status === 201 && res;
+      },
+      30_000,
+      200,
+    );
+    const text = await first.text();
+    const replay = await create(key, body);
+    expect({ status: replay.status, replayed: replay.headers.get("Idempotent-Replayed"), text: await replay.text() }).toEqual({ status: 201, replayed: "true", text });
   });
 });

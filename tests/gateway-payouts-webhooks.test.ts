@@ -10,12 +10,14 @@ import {
   paymentEventSubject,
   Payout,
   PayoutList,
+  Refund,
   TestWebhookResult,
   WebhookDelivery,
   WebhookDeliveryList,
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed } from "./balance-fixtures.ts";
+import { eventsOf, paidSandbox, refundEventsOf } from "./payments-fixtures.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -50,7 +52,8 @@ async function json<T>(res: Response, status: number, schema: { parse(v: unknown
 async function errorOf(res: Response, status: number): Promise<ErrorBody> {
   return json(res, status, ErrorBody);
 }
-const available = async (key: string) => ((await (await request(key, "GET", "/v1/balance")).json()) as { availableKopecks: number }).availableKopecks;
+/** Read over NATS, not the API, so that polling never meets the balance rate limit. */
+const available = async (of: ShopCreated) => (await feed.balanceOf(of.accountId)).availableKopecks;
 /** Every JSON line a service logged carrying this request id. */
 const linesOf = (log: string, requestId: string) =>
   log
@@ -64,7 +67,7 @@ describe("payouts", () => {
     const made: Payout[] = [];
     for (const amountKopecks of [1_000, 2_000, 3_000]) made.push(await json(await request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks } }), 201, Payout));
     expect(made.map((p) => [p.accountId, p.status])).toEqual(Array(3).fill([shop.accountId, "PAID"]));
-    expect(await available(shop.apiKey)).toBe(94_000);
+    expect(await available(shop)).toBe(94_000);
     const firstRes = await request(shop.apiKey, "GET", "/v1/payouts?limit=2");
     expect(firstRes.headers.get("RateLimit-Limit")).toBe("60");
     const first = await json(firstRes, 200, PayoutList);
@@ -85,17 +88,17 @@ describe("payouts", () => {
   });
 
   test("20 concurrent payouts never spend more than available", async () => {
-    const before = await available(shop.apiKey);
+    const before = await available(shop);
     const amount = Math.floor(before * 0.3);
     const results = await Promise.all(Array.from({ length: 20 }, () => request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: amount } })));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 409)).toHaveLength(17);
-    expect(await available(shop.apiKey)).toBe(before - 3 * amount);
+    expect(await available(shop)).toBe(before - 3 * amount);
   });
 
   test("retries with one Idempotency-Key, at once and later, pay once; the request id reaches balance's log", async () => {
-    const before = await available(shop.apiKey);
+    const before = await available(shop);
     const key = `payout-${Bun.randomUUIDv7()}`;
     const requestId = `payout-req-${Bun.randomUUIDv7()}`;
     const send = () => request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 700 }, headers: { "Idempotency-Key": key, "X-Request-Id": requestId } });
@@ -106,8 +109,31 @@ describe("payouts", () => {
     const ids = new Set(await Promise.all(paid.map(async (r) => Payout.parse(await r.json()).id)));
     const later = await json(await send(), 201, Payout);
     expect([...ids]).toEqual([later.id]);
-    expect(await available(shop.apiKey)).toBe(before - 700);
+    expect(await available(shop)).toBe(before - 700);
     expect(linesOf(stack.log("balance"), requestId).map((l) => l.msg)).toEqual(["payout"]);
+  });
+});
+
+describe("payouts when balance answers late", () => {
+  test("a payout whose answer was lost (503) is the same payout when retried with its key: paid once", async () => {
+    const before = await available(shop);
+    const key = `late-payout-${Bun.randomUUIDv7()}`;
+    const send = () => request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 900 }, headers: { "Idempotency-Key": key } });
+    const balance = stack.service("balance").proc!;
+    balance.kill("SIGSTOP");
+    try {
+      await errorOf(await send(), 503);
+    } finally {
+      balance.kill("SIGCONT");
+    }
+    // Balance wakes up and pays the payout whose answer nobody heard.
+    await eventually(async () => (await available(shop)) === before - 900);
+    const retry = await send();
+    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
+    const payout = await json(retry, 201, Payout);
+    const { items } = await json(await request(shop.apiKey, "GET", "/v1/payouts?limit=1"), 200, PayoutList);
+    expect(items[0]!.id).toBe(payout.id);
+    expect(await available(shop)).toBe(before - 900);
   });
 });
 
@@ -179,5 +205,17 @@ describe("one request id through every service", () => {
     const jsm = await jetstreamManager(stack.nc);
     const published = await jsm.streams.getMessage(PAYMENTS_STREAM, { last_by_subj: paymentEventSubject("CANCELED") });
     expect(PaymentEvent.parse(published!.json())).toMatchObject({ paymentId: p.id, requestId });
+  });
+
+  test("a refund's X-Request-Id is in its RefundEvent and in the REFUNDED event it completes", async () => {
+    const requestId = `refund-req-${Bun.randomUUIDv7()}`;
+    const paid = await paidSandbox(stack, shop.shopId, { amountKopecks: 20000 });
+    await json(await request(shop.apiKey, "POST", `/v1/payments/${paid.id}/refunds`, { headers: { "X-Request-Id": requestId } }), 201, Refund);
+    const [refunded] = await eventually(async () => (await refundEventsOf(stack, paid.id)).length === 1 && refundEventsOf(stack, paid.id));
+    expect(refunded!.event).toMatchObject({ amountKopecks: 20000, requestId });
+    const final = await eventually(async () => (await eventsOf(stack, paid.id)).find((e) => e.event.status === "REFUNDED"));
+    expect(final.event.requestId).toBe(requestId);
+    // The SUCCESS before it came from the buyer, not from an API request.
+    expect((await eventsOf(stack, paid.id)).find((e) => e.event.status === "SUCCESS")!.event.requestId).toBeUndefined();
   });
 });

@@ -50,7 +50,7 @@ export function documentValidator(doc: OpenAPIObject = buildOpenApiDocument()) {
     async expectConforms(res: Response, method: string, path: string): Promise<{ body: unknown; schema: string }> {
       const spec = declared(method, path, res.status);
       for (const [header, h] of Object.entries(spec.headers ?? {})) {
-        const declaredHeader = "$ref" in h ? (doc.components!.headers![refName(h)] as HeaderObject) : h;
+        const declaredHeader = h.$ref === undefined ? (h as HeaderObject) : (doc.components!.headers![refName(h as ReferenceObject)] as HeaderObject);
         if (declaredHeader.required !== false) expect({ header, present: res.headers.has(header) }).toEqual({ header, present: true });
       }
       expect(res.headers.get("content-type")).toStartWith("application/json");

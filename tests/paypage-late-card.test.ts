@@ -86,7 +86,7 @@ test("a card paid in time whose result arrives after the expiry is refused and i
   const again = await fetch(`${stack.url("acquirer-emulator")}/v1/sessions/${view.card!.sessionId}/refund`, {
     method: "POST",
     headers: { Authorization: `Bearer ${DEV_ACQUIRER_API_KEY}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ amountKopecks: 89900 }),
+    body: JSON.stringify({ amountKopecks: 89900, merchantRefundId: view.card!.sessionId }),
   });
   expect(again.status).toBe(200);
   expect((await again.json()).status).toBe("SUCCEEDED");

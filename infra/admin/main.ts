@@ -34,7 +34,7 @@ let code = 0;
 try {
   const flags = parseFlags(cmd, argv);
   const nc = await Promise.race([
-    connectBus(resolveNatsUrl(cfg), "admin-cli", log),
+    connectBus(resolveNatsUrl(cfg), "admin-cli", log, cfg),
     Bun.sleep(5000).then(() => {
       throw new Error(`cannot reach NATS at ${resolveNatsUrl(cfg)} (is the stack running?)`);
     }),

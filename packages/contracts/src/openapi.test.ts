@@ -27,6 +27,8 @@ describe("buildOpenApiDocument", () => {
     ["/v1/payments/{id}", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/payments/{id}/cancel", "post", ["200", "400", "401", "404", "409", "422", "429", "5XX"]],
     ["/v1/payments/{id}/webhooks", "get", ["200", "400", "401", "404", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "post", ["201", "400", "401", "404", "409", "413", "415", "422", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/balance", "get", ["200", "401", "429", "5XX"]],
     ["/v1/payouts", "post", ["201", "400", "401", "409", "413", "415", "422", "429", "5XX"]],
     ["/v1/payouts", "get", ["200", "400", "401", "429", "5XX"]],
@@ -62,6 +64,13 @@ describe("buildOpenApiDocument", () => {
         expect({ path, method, replayed: "Idempotent-Replayed" in (success.headers ?? {}) }).toEqual({ path, method, replayed: expected });
       }
     }
+  });
+
+  test("a refund's body may be left out: everything left is refunded", () => {
+    expect(op("/v1/payments/{id}/refunds", "post").requestBody).toEqual({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreateRefundRequest" } } },
+    });
   });
 
   test("every operation needs X-Api-Key", () => {

@@ -57,11 +57,15 @@ export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
 /**
  * The API's idempotency keys (history 1, entries expire a day after their last write); every
  * gateway replica writes. Its operations are bounded by timeoutMs like the requests they guard.
+ * Creates the bucket when it is missing (NATS lost its store), binds to it otherwise; one try.
  */
+export function idempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).create(IDEMPOTENCY_BUCKET, { history: 1, replicas: replicas(), ttl: IDEMPOTENCY_TTL_MS });
+}
+
+/** idempotencyBucket at start-up, retried while a new cluster elects its leaders. */
 export function openIdempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
-  return untilItWorks(() =>
-    new Kvm(jetstream(nc, { timeout: timeoutMs })).create(IDEMPOTENCY_BUCKET, { history: 1, replicas: replicas(), ttl: IDEMPOTENCY_TTL_MS }),
-  );
+  return untilItWorks(() => idempotencyBucket(nc, timeoutMs));
 }
 
 /**

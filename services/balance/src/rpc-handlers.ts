@@ -18,6 +18,10 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
       return payout;
     }, opts),
     serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
-    serve(nc, rpcs.balance.reserveRefund, (req) => reserveRefund(store, req, clock(), holdHour), opts),
+    serve(nc, rpcs.balance.reserveRefund, (req, msg) => {
+      const held = reserveRefund(store, req, clock(), holdHour);
+      log.info({ requestId: requestIdOf(msg), refundId: req.refundId, accountId: req.accountId, amountKopecks: req.amountKopecks, reserved: held.reserved }, "refund hold");
+      return held;
+    }, opts),
   ];
 }

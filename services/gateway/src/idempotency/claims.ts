@@ -27,9 +27,14 @@ const MAX_RACES = 3;
  * overwrites the new holder's record.
  */
 export class IdempotencyClaims {
+  /**
+   * `openBucket` opens the bucket again (creating it if it is gone): when NATS comes back without its
+   * store, the bucket the gateway opened at start no longer exists.
+   */
   constructor(
-    private readonly bucket: ClaimBucket,
+    private bucket: ClaimBucket,
     private readonly now: () => number = Date.now,
+    private readonly openBucket?: () => Promise<ClaimBucket>,
   ) {}
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<Claim> {
@@ -67,12 +72,21 @@ export class IdempotencyClaims {
     );
   }
 
-  /** Without the bucket a key protects nothing: the request is refused (503), never run unguarded. */
+  /**
+   * Without the bucket a key protects nothing: the request is refused (503), never run unguarded.
+   * Before that the bucket is opened again once, so a bucket lost with NATS's store is recreated.
+   */
   private async unavailableOnError<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch {
-      throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+      try {
+        if (!this.openBucket) throw new Error("no way to open the bucket again");
+        this.bucket = await this.openBucket();
+        return await fn();
+      } catch {
+        throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+      }
     }
   }
 }

@@ -1,7 +1,9 @@
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "@payaccept/contracts";
 import { jsonError, sha256Hex } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
+import { boundedBy } from "../http/bounded.ts";
 import type { GatewayEnv } from "../http/env.ts";
+import { idempotencyOutcomes } from "../metrics.ts";
 import type { IdempotencyClaims } from "./claims.ts";
 
 /** Room for clock differences between replicas and for recording the answer, beyond the calls themselves. */
@@ -55,7 +57,10 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
     const shopId = c.get("shop").shopId;
     const kvKey = sha256Hex(`${shopId}\n${key}`);
     const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
-    const claim = await claims.claim(kvKey, fingerprint, leaseMs);
+    // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
+    // taken over after its lease, and the 503 told the client the outcome is unknown.
+    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency store");
+    idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
     switch (claim.kind) {
       case "mismatch":
         return jsonError(c, 422, `${IDEMPOTENCY_KEY_HEADER} ${key} was already used with another request (method, path or body); use a new key for a new request`);

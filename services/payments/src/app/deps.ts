@@ -7,7 +7,8 @@ import type { PaymentRow } from "../store/schema.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
 export type BalancePort = {
-  reserveRefund(req: { refundId: string; accountId: string; paymentId: string; amountKopecks: number }): Promise<{ reserved: boolean }>;
+  /** requestId: the API request being served, passed on to balance's log lines. */
+  reserveRefund(req: { refundId: string; accountId: string; paymentId: string; amountKopecks: number }, requestId?: string): Promise<{ reserved: boolean }>;
 };
 
 /** Everything the use cases need, passed in so they run the same under tests and in main. */

@@ -37,12 +37,12 @@ export async function applyProviderCallback(d: PaymentsDeps, cb: ProviderCallbac
 
 /**
  * Refunds a card payment the state machine refused. Idempotent at the provider by the refund id
- * (one return per session: the id is derived from it), so a failure is answered `retry`: the provider sends the callback again, and with it
+ * (one return per session: the session id is the refund id), so a failure is answered `retry`: the provider sends the callback again, and with it
  * the refund is tried again, until it is done.
  */
 async function returnRefusedCard(d: PaymentsDeps, row: PaymentRow, sessionId: string): Promise<CallbackOutcome> {
   try {
-    await d.provider.refund(sessionId, row.amountKopecks, `late-card:${sessionId}`);
+    await d.provider.refund(sessionId, row.amountKopecks, sessionId);
   } catch (e) {
     d.log.error({ err: e, paymentId: row.id, sessionId }, "a card paid after the deadline could not be returned yet; the provider will retry");
     return { result: "retry", status: row.status, reason: `the return of a card paid after the deadline failed: ${(e as Error).message}` };

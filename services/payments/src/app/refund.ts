@@ -38,8 +38,8 @@ export function listRefunds(d: PaymentsDeps, shopId: string, id: string): Refund
 export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<RefundRow & { balanceRefusal?: true }> {
   const payment = d.repo.byId(refund.paymentId)!;
   // Sandbox money is pretend money: no balance, no provider.
-  if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now());
-  if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failureReason: "the payment has no provider session to refund" }, d.now());
+  if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now(), d.requestId);
+  if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failureReason: "the payment has no provider session to refund" }, d.now(), d.requestId);
   if (refund.balanceKopecks > 0) {
     try {
       const { reserved } = await d.balance.reserveRefund({
@@ -47,14 +47,14 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
         accountId: payment.accountId,
         paymentId: payment.id,
         amountKopecks: refund.balanceKopecks,
-      });
+      }, d.requestId);
       // The hold was already given back: the refund ended FAILED meanwhile.
       if (!reserved) return d.refunds.byId(refund.id)!;
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       if (e.code !== "CONFLICT") return unknownOutcome(d, refund, "balance", e);
       const failureReason = `the balance cannot cover the refund: ${e.message}`;
-      return { ...d.refunds.end(refund.id, { status: "FAILED", failureReason }, d.now()), balanceRefusal: true };
+      return { ...d.refunds.end(refund.id, { status: "FAILED", failureReason }, d.now(), d.requestId), balanceRefusal: true };
     }
   }
   try {
@@ -63,11 +63,11 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
       answer.status === "SUCCEEDED"
         ? ({ status: "SUCCEEDED" } as const)
         : ({ status: "FAILED", failureReason: `the acquirer declined the refund${answer.reason ? `: ${answer.reason}` : ""}` } as const);
-    return d.refunds.end(refund.id, outcome, d.now());
+    return d.refunds.end(refund.id, outcome, d.now(), d.requestId);
   } catch (e) {
     if (!(e instanceof ProviderError)) throw e;
     if (e.kind === "unavailable") return unknownOutcome(d, refund, "acquirer", e);
-    return d.refunds.end(refund.id, { status: "FAILED", failureReason: e.message }, d.now());
+    return d.refunds.end(refund.id, { status: "FAILED", failureReason: e.message }, d.now(), d.requestId);
   }
 }
 

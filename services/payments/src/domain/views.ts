@@ -53,7 +53,7 @@ export function toRefund(row: RefundRow): Refund {
 }
 
 /** The stream event of a refund that has ended; `payment` is the payment with the refund counted. */
-export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt: number): RefundEvent {
+export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt: number, requestId: string | undefined): RefundEvent {
   return {
     eventId: refundEventId(refund.id),
     refundId: refund.id,
@@ -70,6 +70,7 @@ export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt
     reason: refund.reason,
     failureReason: refund.failureReason,
     occurredAt: iso(occurredAt),
+    ...(requestId === undefined ? {} : { requestId }),
   };
 }
 

@@ -7,7 +7,7 @@ import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } 
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
 export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failureReason: string };
-export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean };
+export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
 
 const ph = sql.placeholder;
 
@@ -43,6 +43,11 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
     .set({ retryAt: sql`${ph("until")}` })
     .where(and(eq(r.id, ph("id")), eq(r.status, "PENDING"), lte(r.retryAt, ph("now"))))
     .returning()
+    .prepare();
+  const pendingQ = db
+    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${r.createdAt})` })
+    .from(r)
+    .where(isNotNull(r.retryAt))
     .prepare();
   const tx = <T>(fn: () => T): T => db.transaction(fn, { behavior: "immediate" });
 
@@ -88,6 +93,9 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
       });
     },
 
+    /** How many refunds are PENDING, and since when. */
+    pending: (): { count: number; oldest: number | null } => pendingQ.get() ?? { count: 0, oldest: null },
+
     /** PENDING refunds whose retry time has come, oldest first. */
     due: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((x) => x.id),
 
@@ -96,9 +104,10 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
 
     /**
      * Ends a PENDING refund; a refund that has already ended is returned as it is (two drivers may
-     * reach the end of the same refund: the provider's answer is the same for both).
+     * reach the end of the same refund: the provider's answer is the same for both). `requestId` is
+     * the API request that drove it to its end, for its events; the sweeper has none.
      */
-    end(id: string, outcome: RefundOutcome, now: number): RefundRow {
+    end(id: string, outcome: RefundOutcome, now: number, requestId?: string): RefundRow {
       let ended: EndedRefund | undefined;
       const refund = tx(() => {
         const row = byIdQ.get({ id })!;
@@ -122,13 +131,14 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
             paymentId: done.paymentId,
             kind: "refund",
             status: outcome.status satisfies RefundEventStatus,
-            payload: JSON.stringify(toRefundEvent(done, payment, now)),
+            payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
+            requestId: requestId ?? null,
             createdAt: now,
           })
           .run();
         const full = payment.refundedKopecks === payment.amountKopecks;
-        if (full) payment = payments.transition(payment.id, "refund", now)!.row;
-        ended = { refund: done, payment, becameRefunded: full };
+        if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
+        ended = { refund: done, payment, becameRefunded: full, requestId };
         return done;
       });
       if (ended) onEnded(ended);
