@@ -17,8 +17,9 @@ import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
 const utf8 = new TextEncoder();
 
 /** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
+// The parameter's type is the schema's input type: callers (the SDK) see a JSON object, not unknown.
 export const Metadata = z.preprocess(
-  (value, ctx) => {
+  (value: Record<string, unknown>, ctx) => {
     for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
     return value;
   },
