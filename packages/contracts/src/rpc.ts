@@ -22,6 +22,10 @@ export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : nev
 export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
 
 const ShopScoped = z.object({ shopId: z.string() });
+/** The shops one overview covers: one shop, or every shop of the account (the dashboard lists them). */
+const ShopSet = z.object({ shopIds: z.array(z.string()).min(1).max(500) });
+/** A Moscow calendar day, YYYY-MM-DD. */
+export const MoscowDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date YYYY-MM-DD" });
 const Credentials = z.object({ email: z.string(), password: z.string() });
 const ById = ShopScoped.extend({ id: Uuid });
 
@@ -88,6 +92,58 @@ export const TestWebhookResult = z.object({
   error: z.string().nullable(),
 });
 
+// ── dashboard overview and payments list ────────────────────────────────────
+/** One cell of the daily rollup: payments created on `day` (Moscow) now in `status`, by method. */
+export const DailyStatsRow = z.object({
+  day: MoscowDay,
+  method: PaymentMethod.nullable(),
+  status: PaymentStatus,
+  count: z.number().int(),
+  sumKopecks: z.number().int(),
+});
+export type DailyStatsRow = z.infer<typeof DailyStatsRow>;
+
+export const PAYMENT_SORTS = ["created_desc", "created_asc", "amount_desc", "amount_asc"] as const;
+export const PaymentSort = z.enum(PAYMENT_SORTS);
+export type PaymentSort = z.infer<typeof PaymentSort>;
+
+/** The dashboard's list: Moscow days, statuses, an order; totals of the whole filtered set. */
+export const BrowsePaymentsRequest = ShopScoped.extend({
+  fromDay: MoscowDay.optional(),
+  toDay: MoscowDay.optional(),
+  status: z.array(PaymentStatus).optional(),
+  sort: PaymentSort.default("created_desc"),
+  page: z.number().int().min(1).max(10_000).default(1),
+  limit: z.number().int().min(1).max(100).default(50),
+});
+export const BrowsePaymentsPage = z.object({
+  items: z.array(Payment),
+  total: z.number().int(),
+  sumKopecks: z.number().int(),
+});
+
+/** Webhook health of one shop over a period (deliveries whose event occurred in it). */
+export const DeliveryHealth = z.object({
+  shopId: z.string(),
+  total: z.number().int(),
+  /** Delivered by the first attempt of the first series. */
+  firstAttempt: z.number().int(),
+  delivered: z.number().int(),
+  /** Exhausted or blocked: the merchant never got these without a resend. */
+  failed: z.number().int(),
+  /** Still being retried after at least one failed attempt. */
+  retrying: z.number().int(),
+  lastError: z.string().nullable(),
+});
+export type DeliveryHealth = z.infer<typeof DeliveryHealth>;
+
+/** What the delivery log can be narrowed to: failing = exhausted, blocked, or pending after an error. */
+export const DeliveryLogFilter = z.object({
+  status: PaymentStatus.optional(),
+  failedOnly: z.boolean().optional(),
+  orderId: z.string().max(64).optional(),
+});
+
 const ShopCreated = z.object({
   accountId: z.string(),
   shopId: z.string(),
@@ -118,6 +174,17 @@ export const rpcs = {
       CheckoutView,
     ),
     /** Dashboard CSV export: the next keyset page (after {createdAt, id}) of a period, oldest first, streamed page by page. */
+    /**
+     * Dashboard overview: the daily rollup (maintained with every insert and status change) of
+     * the shops over Moscow days [fromDay, toDay], summed over the shops.
+     */
+    stats: rpc(
+      "payments.v1.stats",
+      ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }),
+      z.object({ rows: z.array(DailyStatsRow) }),
+    ),
+    /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set. */
+    browse: rpc("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
     exportPage: rpc(
       "payments.v1.export",
       ShopScoped.extend({
@@ -220,9 +287,16 @@ export const rpcs = {
     /** Newest first; `before` is a delivery id from the previous page. */
     log: rpc(
       "webhooks.v1.log",
-      ShopScoped.extend({ paymentId: z.string().optional(), limit: z.number().int().min(1).max(200).default(50), before: z.string().optional() }),
+      ShopScoped.extend({
+        paymentId: z.string().optional(),
+        limit: z.number().int().min(1).max(200).default(50),
+        before: z.string().optional(),
+        ...DeliveryLogFilter.shape,
+      }),
       z.object({ items: z.array(WebhookDelivery) }),
     ),
+    /** Dashboard overview: delivery health per shop for events that occurred in [from, to]. */
+    health: rpc("webhooks.v1.health", ShopSet.extend({ from: IsoDateTime, to: IsoDateTime }), z.object({ shops: z.array(DeliveryHealth) })),
     /** Same body, fresh signatures, a new attempt series (also after exhaustion). */
     resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
     /** Sends at once and waits for the reply: call with a timeout above WEBHOOK_TIMEOUT_MS. */

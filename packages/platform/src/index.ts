@@ -13,3 +13,4 @@ export * from "./web/index.ts";
 export * from "./consumer-loop.ts";
 export * from "./consumer-metrics.ts";
 export * from "./group-commit.ts";
+export * from "./moscow-time.ts";

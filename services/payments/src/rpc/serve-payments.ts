@@ -3,7 +3,7 @@ import { serve, type Logger, type NatsConnection, type Subscription } from "@pay
 import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
 import { anyPayment, type PaymentsDeps } from "../app/deps.ts";
-import { cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
+import { browsePayments, cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
 import { refundPayment } from "../app/refund.ts";
 
 const QUEUE = "payments";
@@ -46,5 +46,7 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.start, (r) => startPayment(d, r.id, r.method)),
     handle(p.sandboxOutcome, (r) => sandboxOutcome(d, r.id, r.outcome)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
+    handle(p.browse, (r) => browsePayments(d, r)),
+    handle(p.stats, (r) => ({ rows: d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay) })),
   ];
 }

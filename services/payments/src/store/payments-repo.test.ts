@@ -147,3 +147,50 @@ describe("dueForExpiry", () => {
     expect(repo.dueForExpiry(3000, 10)).toEqual([b.id, a.id, c.id]);
   });
 });
+
+describe("the dashboard's daily rollup and list", () => {
+  // 2026-03-01 20:59:59.999Z is still March 1st in Moscow; 21:00Z is March 2nd.
+  const lateMarch1 = Date.parse("2026-03-01T20:59:59.000Z");
+  const earlyMarch2 = Date.parse("2026-03-01T21:00:00.000Z");
+
+  function seed() {
+    const a = repo.insert({ ...input("S", "a"), amountKopecks: 300 }, lateMarch1, TTL);
+    const b = repo.insert({ ...input("S", "b"), amountKopecks: 100 }, earlyMarch2, TTL);
+    const c = repo.insert({ ...input("S", "c"), amountKopecks: 200 }, earlyMarch2 + 1, TTL);
+    repo.transition(a.id, "start", earlyMarch2 + 5, { patch: () => ({ method: "SBP" }) });
+    repo.transition(a.id, "pay", earlyMarch2 + 6);
+    repo.transition(a.id, "refund", earlyMarch2 + 7);
+    repo.transition(b.id, "start", earlyMarch2 + 8, { patch: () => ({ method: "CARD" }) });
+    repo.transition(b.id, "pay", earlyMarch2 + 9);
+    repo.insert({ ...input("other", "x"), amountKopecks: 999 }, earlyMarch2, TTL);
+    return { a, b, c };
+  }
+
+  test("every insert and transition moves the payment's cell (Moscow day of creation, method, status) in the same transaction", () => {
+    seed();
+    expect(repo.dailyStats(["S"], "2026-03-01", "2026-03-02")).toEqual([
+      { day: "2026-03-01", method: "SBP", status: "REFUNDED", count: 1, sumKopecks: 300 },
+      { day: "2026-03-02", method: null, status: "CREATED", count: 1, sumKopecks: 200 },
+      { day: "2026-03-02", method: "CARD", status: "SUCCESS", count: 1, sumKopecks: 100 },
+    ]);
+    expect(repo.dailyStats(["S", "other"], "2026-03-02", "2026-03-02").find((r) => r.status === "CREATED")).toMatchObject({ count: 2, sumKopecks: 1199 });
+    expect(repo.dailyStats(["S"], "2026-03-03", "2026-03-31")).toEqual([]);
+  });
+
+  test("the list is newest first by default, sorts by amount both ways, and totals the whole filtered set", () => {
+    const { a, b, c } = seed();
+    const ids = (f: Partial<Parameters<PaymentsRepo["browse"]>[1]>) => repo.browse("S", { sort: "created_desc", page: 1, limit: 50, ...f }).items.map((r) => r.id);
+    expect(ids({})).toEqual([c.id, b.id, a.id]);
+    expect(ids({ sort: "created_asc" })).toEqual([a.id, b.id, c.id]);
+    expect(ids({ sort: "amount_desc" })).toEqual([a.id, c.id, b.id]);
+    expect(ids({ sort: "amount_asc" })).toEqual([b.id, c.id, a.id]);
+    expect(ids({ limit: 2, page: 2 })).toEqual([a.id]);
+    expect(ids({ statuses: ["SUCCESS", "CREATED"] })).toEqual([c.id, b.id]);
+    expect(ids({ statuses: ["SUCCESS", "CREATED"], sort: "created_asc", limit: 1, page: 2 })).toEqual([c.id]);
+    expect(ids({ fromDay: "2026-03-02" })).toEqual([c.id, b.id]);
+    expect(ids({ toDay: "2026-03-01" })).toEqual([a.id]);
+    expect(repo.browse("S", { sort: "created_desc", page: 1, limit: 1 })).toMatchObject({ total: 3, sumKopecks: 600 });
+    expect(repo.browse("S", { fromDay: "2026-03-02", statuses: ["SUCCESS"], sort: "amount_asc", page: 1, limit: 50 })).toMatchObject({ total: 1, sumKopecks: 100 });
+    expect(repo.browse("S", { fromDay: "2026-04-01", sort: "created_desc", page: 1, limit: 50 })).toEqual({ items: [], total: 0, sumKopecks: 0 });
+  });
+});

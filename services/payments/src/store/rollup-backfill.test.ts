@@ -1,0 +1,41 @@
+import { afterAll, expect, test } from "bun:test";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openStore } from "@payaccept/platform";
+import { openPaymentsStore } from "./open.ts";
+import { createPaymentsRepo } from "./payments-repo.ts";
+import { schema } from "./schema.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "payments-backfill-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("the rollup migration backfills the payments stored before it, by Moscow day", () => {
+  // The store as it was before the rollup: only the first migration.
+  const before = join(dir, "drizzle-0000");
+  cpSync(join(import.meta.dir, "../../drizzle"), before, { recursive: true });
+  const journal = JSON.parse(readFileSync(join(before, "meta/_journal.json"), "utf8"));
+  writeFileSync(join(before, "meta/_journal.json"), JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
+  const path = join(dir, "payments.db");
+  const old = openStore(path, schema, before);
+  const insert = old.sqlite.prepare(
+    `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
+     VALUES (?, 'S', 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,
+  );
+  const rows = [
+    ["SUCCESS", 100, "SBP", "2026-03-01T20:59:59.000Z"],
+    ["SUCCESS", 250, "SBP", "2026-03-01T21:00:00.000Z"],
+    ["SUCCESS", 50, "SBP", "2026-03-02T10:00:00.000Z"],
+    ["CREATED", 70, null, "2026-03-02T11:00:00.000Z"],
+  ] as const;
+  rows.forEach(([status, amount, method, at], i) => insert.run(`id-${i}`, i + 1, `o-${i}`, status, amount, method, Date.parse(at), Date.parse(at)));
+  old.sqlite.close();
+
+  const store = openPaymentsStore(path);
+  expect(createPaymentsRepo(store, () => {}).dailyStats(["S"], "2026-03-01", "2026-03-02")).toEqual([
+    { day: "2026-03-01", method: "SBP", status: "SUCCESS", count: 1, sumKopecks: 100 },
+    { day: "2026-03-02", method: null, status: "CREATED", count: 1, sumKopecks: 70 },
+    { day: "2026-03-02", method: "SBP", status: "SUCCESS", count: 2, sumKopecks: 300 },
+  ]);
+  store.sqlite.close();
+});
