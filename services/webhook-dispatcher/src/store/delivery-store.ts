@@ -1,13 +1,15 @@
 import { join } from "node:path";
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import { attempts, deliveries, schema, type AttemptRow, type DeliveryResult, type DeliveryRow } from "./schema.ts";
+import type { DeliveryHealth } from "@payaccept/contracts";
+import { attempts, deliveries, FAILING, schema, type AttemptRow, type DeliveryResult, type DeliveryRow } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
 
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
 export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
+export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 
 /**
@@ -177,8 +179,8 @@ export function openDeliveryStore(path: string) {
       }).immediate();
     },
 
-    /** A page of the shop's deliveries, newest first, each with its attempts in order. */
-    list(q: { shopId: string; paymentId?: string; before?: string; limit: number }): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
+    /** A page of the shop's deliveries, newest first, each with its attempts in order; every filter has its index. */
+    list(q: LogQuery): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
       const rows = db
         .select()
         .from(deliveries)
@@ -187,6 +189,9 @@ export function openDeliveryStore(path: string) {
             eq(deliveries.shopId, q.shopId),
             q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
             q.before === undefined ? undefined : lt(deliveries.id, q.before),
+            q.status === undefined ? undefined : eq(deliveries.status, q.status),
+            q.orderId === undefined ? undefined : eq(deliveries.orderId, q.orderId),
+            q.failedOnly ? FAILING : undefined,
           ),
         )
         .orderBy(desc(deliveries.id))
@@ -194,6 +199,36 @@ export function openDeliveryStore(path: string) {
         .all();
       const byDelivery = Map.groupBy(attemptsOf(rows.map((r) => r.id)), (a) => a.deliveryId);
       return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    },
+
+    /** Per shop, the deliveries whose event occurred in [from, to]: how many went through at once, and which fail. */
+    health(shopIds: string[], from: number, to: number): DeliveryHealth[] {
+      const figures = db
+        .select({
+          shopId: deliveries.shopId,
+          total: sql<number>`count(*)`,
+          firstAttempt: sql<number>`coalesce(sum(result = 'delivered' and series = 1 and series_attempts = 1), 0)`,
+          delivered: sql<number>`coalesce(sum(result = 'delivered'), 0)`,
+          failed: sql<number>`coalesce(sum(result in ('exhausted', 'blocked')), 0)`,
+          retrying: sql<number>`coalesce(sum(result = 'pending' and series_attempts > 0), 0)`,
+        })
+        .from(deliveries)
+        .where(and(inArray(deliveries.shopId, shopIds), gte(deliveries.occurredAt, from), lte(deliveries.occurredAt, to)))
+        .groupBy(deliveries.shopId)
+        .all();
+      return figures.map((f) => ({
+        ...f,
+        lastError:
+          f.failed + f.retrying === 0
+            ? null
+            : (db
+                .select({ error: deliveries.lastError })
+                .from(deliveries)
+                .where(and(eq(deliveries.shopId, f.shopId), FAILING, isNotNull(deliveries.lastError)))
+                .orderBy(desc(deliveries.id))
+                .limit(1)
+                .get()?.error ?? null),
+      }));
     },
 
     attemptsOf(id: string): AttemptRow[] {

@@ -4,6 +4,9 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
 export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
 
+/** A delivery that is failing: given up on, blocked, or still retrying after an error. */
+export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error is not null))`;
+
 /**
  * One row per payment event (payment id, status): the webhook body serialised once, and the state
  * of its current attempt series. A manual resend or a replay starts a new series on the same row.
@@ -36,7 +39,12 @@ export const deliveries = sqliteTable(
     // The consumer's idempotency key: a redelivered or re-published event never makes a second delivery.
     uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
     index("deliveries_shop_id").on(t.shopId, t.id),
-    index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
+    // Replay's range, and the overview's health figures read from the index alone.
+    index("deliveries_shop_occurred_health").on(t.shopId, t.occurredAt, t.result, t.series, t.seriesAttempts),
+    // The delivery log's filters, each newest first.
+    index("deliveries_shop_status_id").on(t.shopId, t.status, t.id),
+    index("deliveries_shop_order_id").on(t.shopId, t.orderId, t.id),
+    index("deliveries_shop_failing").on(t.shopId, t.id).where(FAILING),
     index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
   ],
 );
