@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
-import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
+import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
 /**
@@ -182,6 +182,12 @@ export const rpcs = {
       "payments.v1.stats",
       ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }),
       z.object({ rows: z.array(DailyStatsRow) }),
+    ),
+    /** Dashboard payment page: when the payment reached each final status (paid, refunded…), oldest first. */
+    history: rpc(
+      "payments.v1.history",
+      ById,
+      z.object({ items: z.array(z.object({ status: FinalStatus, at: IsoDateTime })) }),
     ),
     /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set. */
     browse: rpc("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),

@@ -167,7 +167,7 @@ describe("the dashboard's daily rollup and list", () => {
   }
 
   test("every insert and transition moves the payment's cell (Moscow day of creation, method, status) in the same transaction", () => {
-    seed();
+    const { a } = seed();
     expect(repo.dailyStats(["S"], "2026-03-01", "2026-03-02")).toEqual([
       { day: "2026-03-01", method: "SBP", status: "REFUNDED", count: 1, sumKopecks: 300 },
       { day: "2026-03-02", method: null, status: "CREATED", count: 1, sumKopecks: 200 },
@@ -175,6 +175,10 @@ describe("the dashboard's daily rollup and list", () => {
     ]);
     expect(repo.dailyStats(["S", "other"], "2026-03-02", "2026-03-02").find((r) => r.status === "CREATED")).toMatchObject({ count: 2, sumKopecks: 1199 });
     expect(repo.dailyStats(["S"], "2026-03-03", "2026-03-31")).toEqual([]);
+    expect(repo.finalEvents(a.id)).toEqual([
+      { status: "SUCCESS", at: earlyMarch2 + 6 },
+      { status: "REFUNDED", at: earlyMarch2 + 7 },
+    ]);
   });
 
   test("the list is newest first by default, sorts by amount both ways, and totals the whole filtered set", () => {

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import { paymentEventId, type DailyStatsRow, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
+import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
 import { MOSCOW_OFFSET_MS, moscowDay, type Store } from "@payaccept/platform";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
@@ -352,6 +352,16 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         .orderBy(dailyStats.day)
         .all()
         .map((r) => ({ ...r, method: (r.method || null) as PaymentMethod | null }));
+    },
+
+    /** When the payment reached each final status: its events in the outbox (kept, and unique per status). */
+    finalEvents(id: string): { status: FinalStatus; at: number }[] {
+      return db
+        .select({ status: outbox.status, at: outbox.createdAt })
+        .from(outbox)
+        .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
+        .orderBy(asc(outbox.seq))
+        .all();
     },
 
     /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */

@@ -27,6 +27,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
                   <a href="/ops/shops">{t.navOperator}</a>
                 ) : (
                   <>
+                    <a href="/overview">{t.navOverview}</a>
                     <a href="/shops">{t.navShops}</a>
                     <a href="/balance">{t.navBalance}</a>
                   </>

@@ -1,4 +1,4 @@
-import type { Payment, WebhookDelivery } from "@payaccept/contracts";
+import type { FinalStatus, Payment, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
@@ -41,8 +41,68 @@ function Fields(props: { page: Page; payment: Payment }) {
   );
 }
 
-/** One payment: every field of the spec's Payment, its webhook deliveries, refund or cancel. */
-export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment; deliveries: Loaded<WebhookDelivery[]>; notice?: string }) {
+export type StatusEvent = { status: FinalStatus; at: string };
+
+/** What happened to the payment and when: created, then each final status it reached. */
+function History(props: { page: Page; payment: Payment; events: StatusEvent[] }) {
+  const { page } = props;
+  const { t } = page;
+  const steps: { status: string; at: string }[] = [{ status: "CREATED", at: props.payment.createdAt }, ...props.events];
+  return (
+    <ol class="history">
+      {steps.map((s) => (
+        <li>
+          <StatusBadge page={page} status={s.status} /> <When page={page} at={s.at} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * The payment's refunds. A refund is of the whole amount (rpcs.payments.refund), so there is at
+ * most one: the move to REFUNDED, with its time.
+ */
+function Refunds(props: { page: Page; payment: Payment; events: StatusEvent[] }) {
+  const { page } = props;
+  const { t } = page;
+  const refunds = props.events.filter((e) => e.status === "REFUNDED");
+  if (refunds.length === 0) return <p class="muted">{t.noRefunds}</p>;
+  return (
+    <table class="refunds">
+      <thead>
+        <tr>
+          <th scope="col">{t.refundedAt}</th>
+          <th scope="col" class="num">
+            {t.amount}
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {refunds.map((r) => (
+          <tr>
+            <td data-label={t.refundedAt}>
+              <When page={page} at={r.at} />
+            </td>
+            <td data-label={t.amount} class="num">
+              <Money page={page} kopecks={props.payment.amountKopecks} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** One payment: every field of the spec's Payment, its history and refunds, its webhook deliveries, refund or cancel. */
+export function PaymentPage(props: {
+  page: Page;
+  shop: ShopRow;
+  payment: Payment;
+  deliveries: Loaded<WebhookDelivery[]>;
+  history: Loaded<StatusEvent[]>;
+  notice?: string;
+}) {
   const { page, shop, payment } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;
@@ -68,6 +128,20 @@ export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment
           ) : null}
         </div>
       </section>
+      {props.history.ok ? (
+        <div class="pair">
+          <section class="card" aria-labelledby="history-title">
+            <h2 id="history-title">{t.historyTitle}</h2>
+            <History page={page} payment={payment} events={props.history.value} />
+          </section>
+          <section class="card" aria-labelledby="refunds-title">
+            <h2 id="refunds-title">{t.refundsTitle}</h2>
+            <Refunds page={page} payment={payment} events={props.history.value} />
+          </section>
+        </div>
+      ) : (
+        <Unavailable page={page} service={props.history.service} />
+      )}
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>
         {props.deliveries.ok ? (
