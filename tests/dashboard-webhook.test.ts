@@ -109,6 +109,25 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
     expect(delivered).toContain("Повтор 1, попытка 1");
   });
 
+  test("the log filters on the server: event status, failing only, a payment by order number or id", async () => {
+    reply = 500;
+    const failing = await createPayment(stack, shop.apiKey, { orderId: "filter-fail" });
+    await cancelPayment(stack, shop.apiKey, failing.id);
+    await eventually(async () => text((await merchant.get(`${tab}?failed=1`)).html).includes("filter-fail"));
+    reply = 200;
+    const rows = async (query: string) => [...(await merchant.get(`${tab}?${query}`)).html.matchAll(/<tr class="delivery"[\s\S]*?<\/tr>/g)].map((m) => text(m[0]));
+    const failingOnly = await rows("failed=1");
+    expect(failingOnly.length).toBe(1);
+    expect(failingOnly[0]).toContain("filter-fail");
+    expect((await rows("payment=log-1")).every((r) => r.includes("log-1"))).toBe(true);
+    expect((await rows(`payment=${failing.id}`)).map((r) => r.includes("filter-fail"))).toEqual([true]);
+    expect(await rows("status=SUCCESS")).toEqual([]);
+    expect((await rows("status=CANCELED")).length).toBe(2);
+    const form = (await merchant.get(`${tab}?failed=1&status=CANCELED&payment=log-1`)).html;
+    expect(form).toContain('<option value="CANCELED" selected="">');
+    expect(form).toMatch(/name="failed" value="1" checked/);
+  });
+
   test("with the webhook service down the tab still opens and says so; the test webhook answers 503", async () => {
     await stack.kill("webhook-dispatcher");
     try {
@@ -165,6 +184,11 @@ describe("Webhook URL rules (private addresses not allowed)", () => {
     const refused = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "http://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
     expect(refused.status).toBe(400);
     expect(text(refused.html)).toContain("Ссылка после успешной оплаты: нужна ссылка https://, t.me/… или tg://…");
+    // Plain text inputs: a browser would block t.me/… in type="url" before the server could accept it.
+    expect((await merchant.get(`/shops/${shopId}`)).html).toMatch(/name="successUrl" type="text"[\s\S]*name="failUrl" type="text"/);
+    const telegram = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "t.me/coffee_bot?start=paid", failUrl: "" });
+    expect(telegram.status).toBe(303);
+    expect((await merchant.follow(telegram)).html).toContain('value="t.me/coffee_bot?start=paid"');
     const saved = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "https://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
     expect(saved.status).toBe(303);
     const card = await merchant.follow(saved);
