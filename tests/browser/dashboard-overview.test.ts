@@ -68,7 +68,7 @@ beforeAll(async () => {
 
   // Every webhook has had its first attempt: coffee's 6 delivered, tea's 1 failing.
   await eventually(async () => {
-    const { shops } = await stack.call(rpcs.webhooks.health, { shopIds: [coffee.shopId, tea.shopId], from: "2020-01-01T00:00:00Z", to: "2100-01-01T00:00:00Z" });
+    const { shops } = await stack.call(rpcs.webhooks.health, { shopIds: [coffee.shopId, tea.shopId], fromDay: "2020-01-01", toDay: "2100-01-01" });
     const sum = (k: "firstAttempt" | "retrying") => shops.reduce((n, s) => n + s[k], 0);
     return sum("firstAttempt") === 6 && sum("retrying") === 1;
   }, 30_000, 200);

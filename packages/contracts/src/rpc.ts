@@ -122,7 +122,7 @@ export const BrowsePaymentsPage = z.object({
   sumKopecks: z.number().int(),
 });
 
-/** Webhook health of one shop over a period (deliveries whose event occurred in it). */
+/** Webhook health of one shop over a period (deliveries whose event occurred in it), as they stand now. */
 export const DeliveryHealth = z.object({
   shopId: z.string(),
   total: z.number().int(),
@@ -301,8 +301,11 @@ export const rpcs = {
       }),
       z.object({ items: z.array(WebhookDelivery) }),
     ),
-    /** Dashboard overview: delivery health per shop for events that occurred in [from, to]. */
-    health: rpc("webhooks.v1.health", ShopSet.extend({ from: IsoDateTime, to: IsoDateTime }), z.object({ shops: z.array(DeliveryHealth) })),
+    /**
+     * Dashboard overview: delivery health per shop for events of Moscow days [fromDay, toDay], from a
+     * daily rollup; lastError is the endpoint's latest error, whenever it was.
+     */
+    health: rpc("webhooks.v1.health", ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }), z.object({ shops: z.array(DeliveryHealth) })),
     /** Same body, fresh signatures, a new attempt series (also after exhaustion). */
     resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
     /** Sends at once and waits for the reply: call with a timeout above WEBHOOK_TIMEOUT_MS. */

@@ -24,7 +24,7 @@ export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
   serve(nc, rpcs.webhooks.log, (req) => ({
     items: deps.store.list(req).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
   }), opts);
-  serve(nc, rpcs.webhooks.health, (req) => ({ shops: deps.store.health(req.shopIds, Date.parse(req.from), Date.parse(req.to)) }), opts);
+  serve(nc, rpcs.webhooks.health, (req) => ({ shops: deps.store.health(req.shopIds, req.fromDay, req.toDay) }), opts);
   serve(nc, rpcs.webhooks.resend, (req) => resend(deps, req.shopId, req.deliveryId), opts);
   serve(nc, rpcs.webhooks.replay, (req) => replay(deps, req.shopId, Date.parse(req.since)), opts);
   serve(nc, rpcs.webhooks.test, (req) => sendTestWebhook(deps, req.shopId), opts);

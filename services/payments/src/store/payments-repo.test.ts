@@ -198,3 +198,25 @@ describe("the dashboard's daily rollup and list", () => {
     expect(repo.browse("S", { fromDay: "2026-04-01", sort: "created_desc", page: 1, limit: 50 })).toEqual({ items: [], total: 0, sumKopecks: 0 });
   });
 });
+
+test("a period too large to sort is walked along the amount index, with the same order and filter", () => {
+  const insert = store.sqlite.prepare(
+    `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, is_test, created_at, updated_at)
+     VALUES (?, 'big', 'acct', ?, ?, ?, ?, 0, 0, ?, ?)`,
+  );
+  const rows = Array.from({ length: 20_050 }, (_, i) => ({ seq: i + 1, amount: 100 + ((i * 7919) % 20_000), status: i % 3 === 0 ? "FAILED" : "SUCCESS" }));
+  store.sqlite.transaction(() => rows.forEach((r) => insert.run(`id-${String(r.seq).padStart(6, "0")}`, r.seq, `o-${r.seq}`, r.status, r.amount, 1000 + r.seq, 1000 + r.seq)))();
+  const expected = rows
+    .filter((r) => r.status === "FAILED")
+    .sort((x, y) => y.amount - x.amount || y.seq - x.seq)
+    .slice(10, 15)
+    .map((r) => r.seq);
+  const page = repo.browse("big", { statuses: ["FAILED"], sort: "amount_desc", page: 3, limit: 5 });
+  expect(page.items.map((r) => r.seq)).toEqual(expected);
+  const plan = store.sqlite
+    .query("EXPLAIN QUERY PLAN SELECT seq FROM payments WHERE shop_id = 'big' AND +seq >= 1 AND +seq <= 20050 AND +status IN ('FAILED') ORDER BY amount_kopecks DESC, seq DESC LIMIT 5")
+    .all()
+    .map((r) => (r as { detail: string }).detail)
+    .join("; ");
+  expect(plan).toBe("SEARCH payments USING COVERING INDEX payments_shop_amount_idx (shop_id=?)");
+});

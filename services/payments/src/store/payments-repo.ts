@@ -30,6 +30,8 @@ export type BrowseFilter = {
 export class OrderIdTaken extends Error {}
 
 const DAY_MS = 86_400_000;
+/** Up to this many payments in the period, sorting them by amount beats walking the shop's amount index. */
+const SORT_WINDOW_MAX = 20_000;
 /** The first and the last millisecond of a Moscow day (YYYY-MM-DD). */
 const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
 const dayEnd = (day: string) => dayStart(day) + DAY_MS - 1;
@@ -212,10 +214,15 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     const descending = f.sort.endsWith("_desc");
     if (f.sort.startsWith("amount")) {
       const dir = descending ? desc : asc;
+      // A small window is read by seq and sorted; a large one is walked in amount order along
+      // (shop, amount, seq, status), checking seq and status on the index entries (the unary `+`
+      // keeps SQLite from choosing another index and sorting the whole window for one page).
+      const small = last - first + 1 <= SORT_WINDOW_MAX;
+      const seq = small ? sql`${p.seq}` : sql`+${p.seq}`;
       return db
         .select({ seq: p.seq })
         .from(p)
-        .where(and(eq(p.shopId, shopId), gte(p.seq, first), lte(p.seq, last), f.statuses?.length ? inArray(p.status, f.statuses) : undefined))
+        .where(and(eq(p.shopId, shopId), gte(seq, first), lte(seq, last), f.statuses?.length ? inArray(sql`+${p.status}`, f.statuses) : undefined))
         .orderBy(dir(p.amountKopecks), dir(p.seq))
         .limit(f.limit)
         .offset(offset)

@@ -1,8 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@payaccept/platform";
+import { migrationsUpTo } from "../../test-support/migrations.ts";
 import { openPaymentsStore } from "./open.ts";
 import { createPaymentsRepo } from "./payments-repo.ts";
 import { schema } from "./schema.ts";
@@ -12,12 +13,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("the rollup migration backfills the payments stored before it, by Moscow day", () => {
   // The store as it was before the rollup: only the first migration.
-  const before = join(dir, "drizzle-0000");
-  cpSync(join(import.meta.dir, "../../drizzle"), before, { recursive: true });
-  const journal = JSON.parse(readFileSync(join(before, "meta/_journal.json"), "utf8"));
-  writeFileSync(join(before, "meta/_journal.json"), JSON.stringify({ ...journal, entries: journal.entries.slice(0, 1) }));
   const path = join(dir, "payments.db");
-  const old = openStore(path, schema, before);
+  const old = openStore(path, schema, migrationsUpTo(1));
   const insert = old.sqlite.prepare(
     `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
      VALUES (?, 'S', 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,

@@ -27,7 +27,7 @@ test("the log's filters (status, failing only, order) and the health figures per
     delivery(3, "A", "SUCCESS", 1002),
     delivery(4, "A", "SUCCESS", 1003),
     delivery(5, "B", "SUCCESS", 1004),
-    delivery(6, "A", "SUCCESS", 9000),
+    delivery(6, "A", "SUCCESS", 1000 + 2 * 86_400_000),
   ]);
   const attempt = (id: string, n: number, httpStatus: number, result: "delivered" | "pending" | "exhausted") =>
     store.recordAttempt(
@@ -48,11 +48,24 @@ test("the log's filters (status, failing only, order) and the health figures per
   expect(ids({ failedOnly: true, status: "SUCCESS", before: "d-004" })).toEqual(["d-003"]);
   expect(ids({ orderId: "o-1" })).toEqual(["d-001"]);
 
-  expect(store.health(["A", "B"], 1000, 5000)).toEqual([
+  // Every event above but d-006 occurred on 1970-01-01 in Moscow; d-006 two days later.
+  const day1 = "1970-01-01";
+  expect(store.health(["A", "B"], day1, day1)).toEqual([
     { shopId: "A", total: 4, firstAttempt: 1, delivered: 2, failed: 1, retrying: 1, lastError: "HTTP 503" },
     { shopId: "B", total: 1, firstAttempt: 1, delivered: 1, failed: 0, retrying: 0, lastError: null },
   ]);
-  expect(store.health(["B"], 2000, 3000)).toEqual([]);
+  expect(store.health(["A"], "1970-01-03", "1970-01-31")).toEqual([{ shopId: "A", total: 1, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0, lastError: null }]);
+  expect(store.health(["B"], "1970-01-02", "1970-01-02")).toEqual([]);
+  // The rollup follows every change of a delivery, one by one (resend) or in bulk (replay).
+  store.restart("A", "d-003", 2000);
+  expect(store.health(["A"], day1, day1)[0]).toMatchObject({ total: 4, delivered: 2, failed: 0, retrying: 1 });
+  store.recordAttempt(
+    { deliveryId: "d-003", series: 2, attempt: 1, startedAt: 2001, durationMs: 5, httpStatus: 200, error: null },
+    { result: "delivered", lastError: null, nextAttemptAt: null, at: 2001 },
+  );
+  expect(store.health(["A"], day1, day1)[0]).toMatchObject({ total: 4, firstAttempt: 1, delivered: 3, failed: 0 });
+  store.restartSince("A", 0, 3000);
+  expect(store.health(["A"], day1, day1)[0]).toMatchObject({ total: 4, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0 });
 
   const sqlite = new Database(join(dir, "webhooks.db"), { readonly: true });
   const plan = (where: string) => sqlite.query(`EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE ${where} ORDER BY id DESC LIMIT 20`).all().map((r) => (r as { detail: string }).detail).join("; ");

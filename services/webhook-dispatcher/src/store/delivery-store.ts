@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
 import type { DeliveryHealth } from "@payaccept/contracts";
-import { attempts, deliveries, FAILING, schema, type AttemptRow, type DeliveryResult, type DeliveryRow } from "./schema.ts";
+import { attempts, deliveries, FAILING, healthDaily, schema, type AttemptRow, type HealthState, type DeliveryResult, type DeliveryRow } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
@@ -99,6 +99,15 @@ export function openDeliveryStore(path: string) {
     .set({ queuedSeries: sql`max(${deliveries.queuedSeries}, ${p("series")})` })
     .where(eq(deliveries.id, p("id")))
     .prepare();
+
+  const latestErrorQ = db
+    .select({ error: deliveries.lastError })
+    .from(deliveries)
+    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastError)))
+    .orderBy(desc(deliveries.id))
+    .limit(1)
+    .prepare();
+  const latestError = (shopId: string) => latestErrorQ.get({ shopId })?.error ?? null;
 
   const attemptsOf = (ids: string[]) =>
     ids.length === 0
@@ -201,34 +210,21 @@ export function openDeliveryStore(path: string) {
       return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
     },
 
-    /** Per shop, the deliveries whose event occurred in [from, to]: how many went through at once, and which fail. */
-    health(shopIds: string[], from: number, to: number): DeliveryHealth[] {
-      const figures = db
-        .select({
-          shopId: deliveries.shopId,
-          total: sql<number>`count(*)`,
-          firstAttempt: sql<number>`coalesce(sum(result = 'delivered' and series = 1 and series_attempts = 1), 0)`,
-          delivered: sql<number>`coalesce(sum(result = 'delivered'), 0)`,
-          failed: sql<number>`coalesce(sum(result in ('exhausted', 'blocked')), 0)`,
-          retrying: sql<number>`coalesce(sum(result = 'pending' and series_attempts > 0), 0)`,
-        })
-        .from(deliveries)
-        .where(and(inArray(deliveries.shopId, shopIds), gte(deliveries.occurredAt, from), lte(deliveries.occurredAt, to)))
-        .groupBy(deliveries.shopId)
+    /** Per shop, the deliveries whose event occurred on Moscow days [fromDay, toDay] (the daily rollup), and the endpoint's latest error. */
+    health(shopIds: string[], fromDay: string, toDay: string): DeliveryHealth[] {
+      const cells = db
+        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})` })
+        .from(healthDaily)
+        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .groupBy(healthDaily.shopId, healthDaily.state)
         .all();
-      return figures.map((f) => ({
-        ...f,
-        lastError:
-          f.failed + f.retrying === 0
-            ? null
-            : (db
-                .select({ error: deliveries.lastError })
-                .from(deliveries)
-                .where(and(eq(deliveries.shopId, f.shopId), FAILING, isNotNull(deliveries.lastError)))
-                .orderBy(desc(deliveries.id))
-                .limit(1)
-                .get()?.error ?? null),
-      }));
+      return [...Map.groupBy(cells, (c) => c.shopId)].flatMap(([shopId, states]) => {
+        const n = (state: HealthState) => states.find((s) => s.state === state)?.count ?? 0;
+        const total = states.reduce((sum, s) => sum + s.count, 0);
+        if (total === 0) return [];
+        const figures = { shopId, total, firstAttempt: n("first"), delivered: n("first") + n("delivered"), failed: n("failed"), retrying: n("retrying") };
+        return [{ ...figures, lastError: figures.failed + figures.retrying === 0 ? null : latestError(shopId) }];
+      });
     },
 
     attemptsOf(id: string): AttemptRow[] {

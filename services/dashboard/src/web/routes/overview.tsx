@@ -4,7 +4,6 @@ import { loaded } from "../backend.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { accountOf } from "../middleware.ts";
-import { moscowDayBounds } from "../moscow-time.ts";
 import { healthFigures, overviewFigures } from "../overview/figures.ts";
 import { lastDays, periodProblems, PRESETS, readOverviewQuery } from "../overview/period.ts";
 import { OverviewPage, type OverviewData } from "../views/overview-page.tsx";
@@ -27,7 +26,7 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
         loaded(deps.backend.call(rpcs.payments.stats, { shopIds, fromDay: query.from, toDay: query.to }).then((s) => overviewFigures(s.rows, query.from, query.to))),
         loaded(
           deps.backend
-            .call(rpcs.webhooks.health, { shopIds, from: moscowDayBounds(query.from)!.first, to: moscowDayBounds(query.to)!.last })
+            .call(rpcs.webhooks.health, { shopIds, fromDay: query.from, toDay: query.to })
             .then((h) => healthFigures(h.shops)),
         ),
       ]);
