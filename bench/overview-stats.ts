@@ -18,6 +18,7 @@ import { openPaymentsStore } from "../services/payments/src/store/open.ts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { schema } from "../services/payments/src/store/schema.ts";
 import { migrationsUpTo } from "../services/payments/test-support/migrations.ts";
+import { quantile, sampleMs } from "./lib/stats.ts";
 import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
@@ -85,17 +86,9 @@ function fillDeliveries(path: string): ReturnType<typeof openDeliveryStore> {
 }
 
 function p50(label: string, fn: () => unknown): void {
-  fn(); // warm the page cache
-  const samples: number[] = [];
-  let result: unknown;
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    result = fn();
-    samples.push(performance.now() - t);
-  }
-  samples.sort((a, b) => a - b);
+  const { samples, result } = sampleMs(fn, RUNS);
   const summary = JSON.stringify(result).slice(0, 90);
-  say(`${label.padEnd(62)} p50 ${samples[RUNS >> 1]!.toFixed(2).padStart(7)} ms   max ${samples.at(-1)!.toFixed(2).padStart(7)} ms   ${summary}`);
+  say(`${label.padEnd(62)} p50 ${quantile(samples, 0.5).toFixed(2).padStart(7)} ms   max ${Math.max(...samples).toFixed(2).padStart(7)} ms   ${summary}`);
 }
 
 const paymentsPath = join(dir, "payments.db");
