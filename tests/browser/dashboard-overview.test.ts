@@ -153,6 +153,14 @@ for (const [size, options] of [
       expect(await barValues(page, "chart-turnover")).toHaveLength(7);
       expect(await innerText(page, "#kpi-turnover")).toBe(rub(450_050));
       await screenshot(page, `overview-${size}-2-one-shop-7-days`);
+
+      await page.getByRole("link", { name: "English" }).click();
+      await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor(WAIT);
+      expect(await innerText(page, "#kpi-turnover")).toBe("₽4,500.50");
+      expect(await page.locator("main").innerText()).toContain("50% (1 of 2)");
+      await screenshot(page, `overview-${size}-2-en`);
+      await page.getByRole("link", { name: "Русский" }).click();
+      await page.getByRole("heading", { level: 1, name: "Обзор" }).waitFor(WAIT);
       expect(errors).toEqual([]);
     });
 
