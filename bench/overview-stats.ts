@@ -17,7 +17,7 @@ import { overviewFigures } from "../services/dashboard/src/web/overview/figures.
 import { openPaymentsStore } from "../services/payments/src/store/open.ts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { schema } from "../services/payments/src/store/schema.ts";
-import { migrationsUpTo } from "../services/payments/test-support/migrations.ts";
+import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
 import { quantile, sampleMs } from "./lib/stats.ts";
 import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
 
@@ -37,7 +37,7 @@ function seconds(started: number): string {
 /** `rows` payments spread evenly over the month: mostly paid, the rest over the other statuses; SBP and card alike. */
 function fillPayments(path: string): void {
   const started = performance.now();
-  const store = openStore(path, schema, migrationsUpTo(1));
+  const store = openStore(path, schema, migrationsBefore("overview_rollup"));
   const insert = store.sqlite.prepare(
     `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
      VALUES (?, ?, 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,

@@ -135,20 +135,28 @@ describe("provider API", () => {
     expect(card.sessionId).not.toBe(session.sessionId);
   });
 
-  test("refunds a paid session once, and only a paid one", async () => {
+  test("refunds a paid session, partly or whole, once per merchant refund id, and only a paid one", async () => {
     const { session } = await openSession("SBP");
-    const refund = (amountKopecks: number) => api(`/v1/sessions/${session.sessionId}/refund`, { amountKopecks });
+    const refund = (amountKopecks: number, merchantRefundId: string = Bun.randomUUIDv7()) =>
+      api(`/v1/sessions/${session.sessionId}/refund`, { amountKopecks, merchantRefundId });
     expect((await refund(150000)).status).toBe(409);
     await payInBankApp((session as { qrPayload: string }).qrPayload);
     expect((await refund(150001)).status).toBe(400);
-    const first = await refund(150000);
+    const id = Bun.randomUUIDv7();
+    const first = await refund(100000, id);
     expect(first.status).toBe(201);
     const made = ProviderRefund.parse(await first.json());
     expect(made.status).toBe("SUCCEEDED");
-    const again = await refund(150000);
+    const again = await refund(100000, id);
     expect(again.status).toBe(200);
     expect(ProviderRefund.parse(await again.json())).toEqual(made);
-    expect((await api("/v1/sessions/unknown/refund", { amountKopecks: 1 })).status).toBe(404);
+    // The test rule: an amount ending in 13 kopecks is declined, and returns nothing.
+    const declined = await refund(10013);
+    expect(declined.status).toBe(201);
+    expect(ProviderRefund.parse(await declined.json())).toMatchObject({ status: "FAILED", reason: "refund_declined" });
+    expect((await refund(50001)).status).toBe(400);
+    expect(ProviderRefund.parse(await (await refund(50000)).json()).status).toBe("SUCCEEDED");
+    expect((await api("/v1/sessions/unknown/refund", { amountKopecks: 1, merchantRefundId: id })).status).toBe(404);
   });
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { DomainError, type Rpc } from "@payaccept/contracts";
-import { callForRelay, createLogger, serve } from "@payaccept/platform";
+import { call, callForRelay, createLogger, requestIdOf, serve } from "@payaccept/platform";
 import { z } from "zod";
 import { startNatsServer, type NatsProcess } from "../infra/launcher/nats-server.ts";
 import { freePort } from "./harness/stack.ts";
@@ -22,6 +22,7 @@ const echo: Rpc<z.ZodType<{ text: string }>, z.ZodType<{ text: string; items: nu
 const foreign = { ...echo, subject: "relaytest.foreign" };
 const failing = { ...echo, subject: "relaytest.failing" };
 const nobody = { ...echo, subject: "relaytest.nobody" };
+const whoAsks = { ...echo, subject: "relaytest.request-id" };
 
 let nats: NatsProcess;
 let nc: NatsConnection;
@@ -35,6 +36,7 @@ beforeAll(async () => {
   serve(nc, failing, () => {
     throw new DomainError("CONFLICT", ["first problem", "second problem"]);
   }, { queue: "t", log });
+  serve(nc, whoAsks, (_req, msg) => ({ text: requestIdOf(msg) ?? "(none)", items: [] }), { queue: "t", log });
   // Another responder's envelope, keys in another order.
   nc.subscribe(foreign.subject, { callback: (_e, m) => void m.respond(JSON.stringify({ data: { text: "x", items: [] }, ok: true })) });
   await nc.flush();
@@ -67,4 +69,11 @@ test("an invalid request is refused by the responder as BAD_REQUEST", async () =
 test("no responder is UNAVAILABLE", async () => {
   const err = await callForRelay(nc, nobody, { text: "a" }, 500).catch((e: unknown) => e);
   expect((err as DomainError).code).toBe("UNAVAILABLE");
+});
+
+test("the caller's request id reaches the responder in the X-Request-Id header; an insane one is dropped", async () => {
+  expect((await call(nc, whoAsks, { text: "a" }, 2000, "req-42.a:b")).text).toBe("req-42.a:b");
+  expect(JSON.parse(text(await callForRelay(nc, whoAsks, { text: "a" }, 2000, "relayed-7")))).toMatchObject({ text: "relayed-7" });
+  expect((await call(nc, whoAsks, { text: "a" }, 2000)).text).toBe("(none)");
+  expect((await call(nc, whoAsks, { text: "a" }, 2000, "has a space")).text).toBe("(none)");
 });

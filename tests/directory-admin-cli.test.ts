@@ -77,7 +77,7 @@ describe("admin shop commands", () => {
   });
 
   test("usage mistakes exit 2 with a one-line reason; service refusals exit 1", async () => {
-    const noName = await admin("shop:create", "--json");
+    const noName = await admin("shop:create");
     expect(noName.code).toBe(2);
     expect(noName.stderr).toContain("--name is required");
     const badMethod = await admin("shop:create", "--name", "x", "--methods", "CASH");
@@ -91,5 +91,23 @@ describe("admin shop commands", () => {
     const invalid = await admin("shop:update", "--shop", (await stack.createShop()).shopId, "--success-url", "http://insecure.example.com");
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toContain("successUrl");
+  });
+
+  test("with --json every error is one JSON document on stdout and nothing on stderr", async () => {
+    const asJson = (r: { stdout: string; stderr: string }) => {
+      expect(r.stderr).toBe("");
+      expect(r.stdout.trim().split("\n")).toHaveLength(1);
+      return JSON.parse(r.stdout);
+    };
+    const usage = await admin("shop:create", "--json");
+    expect(usage.code).toBe(2);
+    expect(asJson(usage)).toEqual({ error: { code: "USAGE", message: "--name is required" } });
+    const refused = await admin("shop:deactivate", "--shop", "no-such-shop", "--json");
+    expect(refused.code).toBe(1);
+    expect(asJson(refused).error).toMatchObject({ code: "NOT_FOUND" });
+    const unknownFlag = await admin("shop:activate", "--shop", "s", "--colour", "red", "--json");
+    expect(unknownFlag.code).toBe(2);
+    expect(asJson(unknownFlag).error.code).toBe("USAGE");
+    expect(asJson(unknownFlag).error.message).toContain("--colour");
   });
 });

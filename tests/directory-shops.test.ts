@@ -89,6 +89,24 @@ describe("createShop", () => {
   });
 });
 
+describe("host names with empty labels (`localhost..`) are private too", () => {
+  const names = ["localhost..", "printer.local..", "foo.internal.."];
+
+  test.each(names)("updateShop refuses http://%s", async (host) => {
+    const created = await stack.createShop({ name: "Dots", sandbox: true });
+    const err = await rpcError(stack.call(rpcs.directory.updateShop, { shopId: created.shopId, webhookUrl: `http://${host}:8080/hook` }));
+    expect(err.messages).toEqual(["webhookUrl: must point to a public address, not a private network"]);
+    expect((await shopInKv(created.shopId))?.webhookUrl).toBeNull();
+  });
+
+  test("the admin CLI's shop:create refuses it and creates nothing", async () => {
+    const r = await stack.admin(["shop:create", "--name", "Dots", "--sandbox", "--webhook-url", "http://localhost..:8080/hook", "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("must point to a public address");
+    expect(r.stdout).toBe("");
+  });
+});
+
 describe("changes are published", () => {
   test("setActive flips the shop's flag in KV and leaves its key in place", async () => {
     const created = await stack.createShop();

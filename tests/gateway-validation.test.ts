@@ -28,6 +28,24 @@ async function errorOf(res: Response, status: number): Promise<string[]> {
   expect(body.statusCode).toBe(status);
   return Array.isArray(body.message) ? body.message : [body.message];
 }
+/** What the server writes back to raw request bytes, until it closes or 5 s pass. */
+async function rawHttp(request: string): Promise<string> {
+  const { hostname, port } = new URL(stack.gateway);
+  let out = "";
+  const { promise, resolve } = Promise.withResolvers<string>();
+  const socket = await Bun.connect({
+    hostname,
+    port: Number(port),
+    socket: {
+      data: (_, d) => void (out += d.toString()),
+      close: () => resolve(out),
+      error: () => resolve(out),
+    },
+  });
+  socket.write(request);
+  const timer = setTimeout(() => socket.end(), 5_000);
+  return promise.finally(() => clearTimeout(timer));
+}
 const passesValidation = async (res: Response) => expect(await errorOf(res, 503)).toEqual(["payments service unavailable"]);
 const fields = (messages: string[]) => [...new Set(messages.map((m) => m.split(":")[0]))].sort();
 
@@ -122,6 +140,10 @@ describe("POST /v1/payments body (§2.1)", () => {
     expect(await errorOf(await api("/v1/payments", { method: "POST", body: big, headers: { "Content-Type": "application/json" } }), 413)).toEqual([
       "request body must be at most 65536 bytes",
     ]);
+    // Announced beyond Bun's own limit (128 MiB), which would answer with a bare 413 itself.
+    const huge = await rawHttp(`POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${shop.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 200000000\r\nConnection: close\r\n\r\n`);
+    expect(huge.split(" ")[1]).toBe("413");
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({ statusCode: 413 });
     const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
     let sent = 0;
     const endless = new ReadableStream<Uint8Array>({
@@ -134,6 +156,35 @@ describe("POST /v1/payments body (§2.1)", () => {
     const streamed = await api("/v1/payments", { method: "POST", body: endless, headers: { "Content-Type": "application/json" } });
     await errorOf(streamed, 413);
     expect(sent).toBeLessThan(4096);
+  });
+});
+
+describe("text that cannot be stored as it was sent", () => {
+  const raw = (body: string | Uint8Array<ArrayBuffer>) => api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+
+  test("a lone UTF-16 surrogate is a 400 in every string, not turned into U+FFFD", async () => {
+    for (const orderId of ["X-\ud800", "X-\udc00"]) {
+      expect(await errorOf(await create({ orderId, amountKopecks: 100 }), 400)).toEqual(["orderId: must not contain a lone UTF-16 surrogate"]);
+    }
+    const body = '{"orderId":"o","amountKopecks":100,"description":"\\udc00","successUrl":"https://a.example/\\ud800","metadata":{"k":["\\ud800"]}}';
+    expect(fields(await errorOf(await raw(body), 400))).toEqual(["description", "metadata.k.0", "successUrl"]);
+  });
+
+  test("a surrogate pair (an emoji) is text and passes", async () => {
+    await passesValidation(await create({ orderId: "X-\ud83d\ude00", amountKopecks: 100, description: "\ud83d\ude00" }));
+  });
+
+  test("a __proto__ key in metadata is a 400 at any depth rather than silently dropped", async () => {
+    const top = await raw('{"orderId":"o","amountKopecks":100,"metadata":{"__proto__":{"admin":true},"a":1}}');
+    expect(await errorOf(top, 400)).toEqual(["metadata: must not contain the key __proto__"]);
+    const nested = await raw('{"orderId":"o","amountKopecks":100,"metadata":{"cart":{"__proto__":1}}}');
+    expect(await errorOf(nested, 400)).toEqual(["metadata.cart: must not contain the key __proto__"]);
+    await passesValidation(await raw('{"orderId":"o","amountKopecks":100,"metadata":{"proto":1,"constructor":2}}'));
+  });
+
+  test("a body that is not UTF-8 is a 400", async () => {
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"orderId":"X-'), 0xed, 0xa0, 0x80, ...new TextEncoder().encode('","amountKopecks":100}')]);
+    expect(await errorOf(await raw(bytes), 400)).toEqual(["request body must be UTF-8"]);
   });
 });
 

@@ -1,8 +1,24 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Balance, ErrorBody, Payment, PaymentListPage } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import {
+  Balance,
+  ErrorBody,
+  Payment,
+  PaymentListPage,
+  Refund,
+  RefundList,
+  Payout,
+  PayoutList,
+  TestWebhookResult,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  rpcs,
+} from "@payaccept/contracts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { BalanceFeed } from "./balance-fixtures.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { documentValidator } from "./openapi-validate.ts";
+import { paidSandbox } from "./payments-fixtures.ts";
 
 setDefaultTimeout(60_000);
 
@@ -14,13 +30,18 @@ setDefaultTimeout(60_000);
 const doc = documentValidator();
 let stack: Stack;
 let shop: ShopCreated;
+let receiver: Receiver;
 
 beforeAll(async () => {
   // Two balance reads a minute per key, so that the third shows the documented 429.
-  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance"], env: { RATE_LIMIT_BALANCE: "2" } });
-  shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true });
+  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance", "webhook-dispatcher"], env: { RATE_LIMIT_BALANCE: "2" } });
+  receiver = startReceiver(() => new Response("ok"));
+  shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true, webhookUrl: receiver.url });
 });
-afterAll(() => stack?.stop());
+afterAll(async () => {
+  receiver?.stop();
+  await stack?.stop();
+});
 
 const api = (path: string, init: RequestInit & { json?: unknown } = {}, key: string | null = shop.apiKey) =>
   stack.api(key, path, { signal: AbortSignal.timeout(10_000), ...init });
@@ -86,9 +107,52 @@ describe("success responses", () => {
     expect(again).toEqual(canceled);
   });
 
+  test("refund in part, refund the rest without a body, list the refunds", async () => {
+    const created = await paidSandbox(stack, shop.shopId, { amountKopecks: 30000 });
+    const path = "/v1/payments/{id}/refunds";
+    const part = await conforming(await api(`/v1/payments/${created.id}/refunds`, { method: "POST", json: { amountKopecks: 10000, reason: "one cup back" } }), "post", path, Refund, "Refund");
+    expect(part).toMatchObject({ amountKopecks: 10000, status: "SUCCEEDED", reason: "one cup back" });
+    const rest = await conforming(await api(`/v1/payments/${created.id}/refunds`, { method: "POST" }), "post", path, Refund, "Refund");
+    expect(rest).toMatchObject({ amountKopecks: 20000, status: "SUCCEEDED", reason: null });
+    const list = await conforming(await api(`/v1/payments/${created.id}/refunds`), "get", path, RefundList, "RefundList");
+    expect(list.items.map((r) => r.id)).toEqual([part.id, rest.id]);
+    const paid = await conforming(await api(`/v1/payments/${created.id}`), "get", "/v1/payments/{id}", Payment, "Payment");
+    expect(paid).toMatchObject({ status: "REFUNDED", refundedKopecks: 30000 });
+  });
+
   test("balance", async () => {
     const balance = await conforming(await api("/v1/balance"), "get", "/v1/balance", Balance, "Balance");
     expect(balance).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+  });
+
+  test("a payout, its replay under the same Idempotency-Key, and the payout list", async () => {
+    const payer = await stack.createShop({ name: "Payer" });
+    await (await BalanceFeed.open(stack)).fund(payer.accountId, 10_000);
+    const init = { method: "POST", json: { amountKopecks: 2_500 }, headers: { "Idempotency-Key": `oa-${orderId()}` } };
+    const payout = await conforming(await api("/v1/payouts", init, payer.apiKey), "post", "/v1/payouts", Payout, "Payout");
+    const replay = await api("/v1/payouts", init, payer.apiKey);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await conforming(replay, "post", "/v1/payouts", Payout, "Payout")).toEqual(payout);
+    const page = await conforming(await api("/v1/payouts?limit=10", {}, payer.apiKey), "get", "/v1/payouts", PayoutList, "PayoutList");
+    expect(page).toEqual({ items: [payout], hasMore: false });
+  });
+
+  test("a payment's webhook deliveries, a resend and a test webhook", async () => {
+    const created = Payment.parse(await (await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 10000 } })).json());
+    await api(`/v1/payments/${created.id}/cancel`, { method: "POST" });
+    const path = `/v1/payments/${created.id}/webhooks`;
+    await eventually(async () => WebhookDeliveryList.parse(await (await api(path)).json()).items[0]?.result === "delivered");
+    const { items } = await conforming(await api(path), "get", "/v1/payments/{id}/webhooks", WebhookDeliveryList, "WebhookDeliveryList");
+    const resent = await conforming(
+      await api(`/v1/webhooks/deliveries/${items[0]!.id}/resend`, { method: "POST" }),
+      "post",
+      "/v1/webhooks/deliveries/{deliveryId}/resend",
+      WebhookDelivery,
+      "WebhookDelivery",
+    );
+    expect(resent.id).toBe(items[0]!.id);
+    const result = await conforming(await api("/v1/webhooks/test", { method: "POST" }), "post", "/v1/webhooks/test", TestWebhookResult, "TestWebhookResult");
+    expect(result.httpStatus).toBe(200);
   });
 });
 
@@ -108,6 +172,10 @@ describe("error responses use the documented Error shape", () => {
   test("400 for a malformed id and for from later than to", async () => {
     await expectError(await api("/v1/payments/not-a-uuid"), "get", "/v1/payments/{id}", 400);
     await expectError(await api("/v1/payments/not-a-uuid/cancel", { method: "POST" }), "post", "/v1/payments/{id}/cancel", 400);
+    await expectError(await api("/v1/payments/not-a-uuid/refunds"), "get", "/v1/payments/{id}/refunds", 400);
+    const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
+    const body = await expectError(await api(`/v1/payments/${unknown}/refunds`, { method: "POST", json: { amountKopecks: 0, reason: "x".repeat(256) } }), "post", "/v1/payments/{id}/refunds", 400);
+    expect(body.message).toBeArray();
     await expectError(await api("/v1/payments?from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z"), "get", "/v1/payments", 400);
   });
 
@@ -120,13 +188,37 @@ describe("error responses use the documented Error shape", () => {
     const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
     await expectError(await api(`/v1/payments/${unknown}`), "get", "/v1/payments/{id}", 404);
     await expectError(await api(`/v1/payments/${unknown}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", 404);
+    await expectError(await api(`/v1/payments/${unknown}/refunds`, { method: "POST" }), "post", "/v1/payments/{id}/refunds", 404);
+    await expectError(await api(`/v1/payments/${unknown}/refunds`), "get", "/v1/payments/{id}/refunds", 404);
     await expectError(await api(`/v1/payments?orderId=${orderId()}`), "get", "/v1/payments", 404);
+  });
+
+  test("400 for a malformed Idempotency-Key, 422 for a key reused with another body, 404 for an unknown delivery", async () => {
+    const key = `oa-${orderId()}`;
+    const create = (json: unknown, idempotencyKey: string) => api("/v1/payments", { method: "POST", json, headers: { "Idempotency-Key": idempotencyKey } });
+    await expectError(await create({ orderId: orderId(), amountKopecks: 100 }, "x".repeat(65)), "post", "/v1/payments", 400);
+    expect((await create({ orderId: orderId(), amountKopecks: 100 }, key)).status).toBe(201);
+    await expectError(await create({ orderId: orderId(), amountKopecks: 100 }, key), "post", "/v1/payments", 422);
+    const unknown = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
+    await expectError(await api(`/v1/webhooks/deliveries/${unknown}/resend`, { method: "POST" }), "post", "/v1/webhooks/deliveries/{deliveryId}/resend", 404);
+    await expectError(await api(`/v1/payments/${unknown}/webhooks`), "get", "/v1/payments/{id}/webhooks", 404);
   });
 
   test("409 for a second payment with the same orderId", async () => {
     const json = { orderId: orderId(), amountKopecks: 100 };
     expect((await api("/v1/payments", { method: "POST", json })).status).toBe(201);
     await expectError(await api("/v1/payments", { method: "POST", json }), "post", "/v1/payments", 409);
+  });
+
+  test("409 for a refund of an unpaid payment and for one above what is left", async () => {
+    const created = Payment.parse(await (await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 5000 } })).json());
+    const refund = (amountKopecks: number) => api(`/v1/payments/${created.id}/refunds`, { method: "POST", json: { amountKopecks } });
+    const unpaid = await expectError(await refund(100), "post", "/v1/payments/{id}/refunds", 409);
+    expect(unpaid.message).toBe("only a SUCCESS payment can be refunded; it is CREATED");
+    await stack.call(rpcs.payments.start, { id: created.id, method: "SBP" });
+    await stack.call(rpcs.payments.sandboxOutcome, { id: created.id, outcome: "SUCCESS" });
+    const over = await expectError(await refund(5001), "post", "/v1/payments/{id}/refunds", 409);
+    expect(over.message).toBe("refund of 50.01 RUB (5001 kopecks) exceeds what is left to refund, 50.00 RUB (5000 kopecks) of 50.00 RUB (5000 kopecks)");
   });
 
   test("413 and 415 for bodies the gateway does not read", async () => {

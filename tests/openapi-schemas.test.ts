@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { z } from "zod";
-import { Balance, CreatePaymentRequest, ErrorBody, Payment, PaymentListPage, WebhookBody } from "@payaccept/contracts";
+import { Balance, CreatePaymentRequest, CreateRefundRequest, ErrorBody, Payment, PaymentListPage, Refund, WebhookBody } from "@payaccept/contracts";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
 import { documentValidator } from "./openapi-validate.ts";
 
@@ -32,6 +32,7 @@ const payment = {
   isTest: false,
   paidAt: null,
   createdAt: "2026-01-05T10:00:00.000Z",
+  refundedKopecks: 0,
 };
 
 describe("CreatePaymentRequest", () => {
@@ -66,6 +67,32 @@ describe("CreatePaymentRequest", () => {
     ["description of 256 characters", { ...minimal, description: "x".repeat(256) }, false],
     ["metadata that is an array", { ...minimal, metadata: [1] }, false],
   ])("%s", (_name, value, ok) => agree("CreatePaymentRequest", CreatePaymentRequest, value, ok));
+});
+
+describe("CreateRefundRequest and Refund", () => {
+  const refund = {
+    id: "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9f",
+    paymentId: "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e",
+    amountKopecks: 5000,
+    reason: null,
+    status: "SUCCEEDED",
+    failureReason: null,
+    createdAt: "2026-01-05T10:00:00.000Z",
+    completedAt: "2026-01-05T10:00:01.000Z",
+  };
+  test.each([
+    ["empty: everything left", {}, true],
+    ["an amount and a reason", { amountKopecks: 1, reason: "damaged" }, true],
+    ["amount 0", { amountKopecks: 0 }, false],
+    ["fractional amount", { amountKopecks: 1.5 }, false],
+    ["reason of 256 characters", { reason: "x".repeat(256) }, false],
+  ])("request: %s", (_name, value, ok) => agree("CreateRefundRequest", CreateRefundRequest, value, ok));
+  test.each([
+    ["a succeeded refund", refund, true],
+    ["a pending one", { ...refund, status: "PENDING", completedAt: null }, true],
+    ["a declined one", { ...refund, status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined" }, true],
+    ["an unknown status", { ...refund, status: "LOST" }, false],
+  ])("refund: %s", (_name, value, ok) => agree("Refund", Refund, value, ok));
 
   test("rules that JSON Schema cannot express are stated in the description", () => {
     const schema = buildOpenApiDocument().components!.schemas!.CreatePaymentRequest as { properties: Record<string, { description?: string }> };

@@ -1,8 +1,11 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import {
   DomainError,
+  PAYMENT_EVENTS_SUBJECT_PREFIX,
   PAYMENTS_STREAM,
   PaymentEvent,
+  REFUND_EVENTS_SUBJECT_PREFIX,
+  RefundEvent,
   rpcs,
   type CreatePaymentInput,
   type Payment,
@@ -35,6 +38,13 @@ export function createPayment(stack: Stack, shopId: string, request: Partial<Cre
   return stack.call(rpcs.payments.create, { shopId, request: { orderId: newOrderId(), amountKopecks: 150000, ...request } });
 }
 
+/** A sandbox payment the buyer has paid (CREATED → PENDING → SUCCESS through the payment page's RPCs). */
+export async function paidSandbox(stack: Stack, shopId: string, request: Partial<CreatePaymentInput> = {}): Promise<Payment> {
+  const p = await createPayment(stack, shopId, request);
+  await stack.call(rpcs.payments.start, { id: p.id, method: "SBP" });
+  return (await stack.call(rpcs.payments.sandboxOutcome, { id: p.id, outcome: "SUCCESS" })).payment;
+}
+
 export function listPage(stack: Stack, shopId: string, query: RpcRequest<typeof rpcs.payments.list>["query"]) {
   return stack.call(rpcs.payments.list, { shopId, query });
 }
@@ -52,17 +62,25 @@ export async function failure(p: Promise<unknown>): Promise<{ code: string; mess
 
 export type StoredEvent = { event: PaymentEvent; subject: string; msgId: string | undefined };
 
-/** Every message in the PAYMENTS stream, in stream order, with its subject and Nats-Msg-Id. */
-export async function streamEvents(stack: Stack): Promise<StoredEvent[]> {
+/** The messages of the PAYMENTS stream under a subject prefix, in stream order, with their subject and Nats-Msg-Id. */
+async function storedUnder<T>(stack: Stack, prefix: string, parse: (v: unknown) => T): Promise<{ event: T; subject: string; msgId: string | undefined }[]> {
   const jsm = await jetstreamManager(stack.nc);
   const { state } = await jsm.streams.info(PAYMENTS_STREAM);
-  const out: StoredEvent[] = [];
+  const out: { event: T; subject: string; msgId: string | undefined }[] = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(PAYMENTS_STREAM, { seq });
-    if (!m) continue;
-    out.push({ event: PaymentEvent.parse(m.json()), subject: m.subject, msgId: m.header?.get("Nats-Msg-Id") });
+    const m = await jsm.streams.getMessage(PAYMENTS_STREAM, { seq }).catch(() => null);
+    if (!m || !m.subject.startsWith(`${prefix}.`)) continue;
+    out.push({ event: parse(m.json()), subject: m.subject, msgId: m.header?.get("Nats-Msg-Id") });
   }
   return out;
+}
+
+/** Every payment event in the PAYMENTS stream (refund events left out). */
+export const streamEvents = (stack: Stack): Promise<StoredEvent[]> => storedUnder(stack, PAYMENT_EVENTS_SUBJECT_PREFIX, (v) => PaymentEvent.parse(v));
+
+/** Every refund event of a payment in the PAYMENTS stream. */
+export async function refundEventsOf(stack: Stack, paymentId: string) {
+  return (await storedUnder(stack, REFUND_EVENTS_SUBJECT_PREFIX, (v) => RefundEvent.parse(v))).filter((e) => e.event.paymentId === paymentId);
 }
 
 export async function eventsOf(stack: Stack, paymentId: string): Promise<StoredEvent[]> {

@@ -115,18 +115,35 @@ describe("checkout and start (buyer side)", () => {
     expect(await eventsOf(stack, p.id)).toEqual([]);
   });
 
-  test("starting again with the same method returns the current view; another method is refused", async () => {
+  test("starting again with the same method returns the current view; another method switches, keeping the deadline", async () => {
     const p = await createPayment(stack, sandbox.shopId);
     const view = await start(p.id, "CARD");
     expect(await start(p.id, "CARD")).toEqual(view);
-    expect(await failure(start(p.id, "SBP"))).toEqual({ code: "CONFLICT", message: "payment is already being paid by CARD" });
+    const switched = await start(p.id, "SBP");
+    // the commission is the new method's: 0.7 % for SBP
+    expect(switched.payment).toMatchObject({ status: "PENDING", method: "SBP", commissionKopecks: 1050 });
+    expect(view.payment.commissionKopecks).not.toBe(1050);
+    expect(switched.expiresAt).toBe(view.expiresAt);
+    expect(switched.methods).toEqual(["SBP", "CARD"]);
+    expect((await start(p.id, "CARD")).payment.method).toBe("CARD");
+    // a switch is no status change: no event
+    expect(await eventsOf(stack, p.id)).toEqual([]);
   });
 
-  test("a fixed method must be the one started", async () => {
+  test("a fixed method must be the one started, and stays fixed once PENDING", async () => {
     const p = await createPayment(stack, sandbox.shopId, { method: "CARD" });
     expect((await stack.call(rpcs.payments.checkout, { id: p.id })).methods).toEqual(["CARD"]);
     expect(await failure(start(p.id, "SBP"))).toEqual({ code: "CONFLICT", message: "this payment is to be paid by CARD" });
     expect((await start(p.id, "CARD")).payment.status).toBe("PENDING");
+    expect((await stack.call(rpcs.payments.checkout, { id: p.id })).methods).toEqual(["CARD"]);
+    expect(await failure(start(p.id, "SBP"))).toEqual({ code: "CONFLICT", message: "this payment is to be paid by CARD" });
+  });
+
+  test("no switch once the payment is final", async () => {
+    const p = await createPayment(stack, sandbox.shopId);
+    await start(p.id, "SBP");
+    await outcome(p.id, "SUCCESS");
+    expect(await failure(start(p.id, "CARD"))).toEqual({ code: "CONFLICT", message: "payment is SUCCESS and cannot be paid" });
   });
 
   test("a method the shop does not offer is refused", async () => {
@@ -188,20 +205,21 @@ describe("sandbox outcomes", () => {
 });
 
 describe("refund (sandbox)", () => {
-  test("SUCCESS → REFUNDED at once with its event; a repeat returns it", async () => {
+  test("SUCCESS → REFUNDED at once with its event; another refund finds nothing left", async () => {
     const p = await createPayment(stack, sandbox.shopId);
     await start(p.id);
     const paid = (await outcome(p.id, "SUCCESS")).payment;
     const refunded = await refund(p.id);
-    expect(refunded).toEqual({ ...paid, status: "REFUNDED" });
-    expect(await refund(p.id)).toEqual(refunded);
+    expect(refunded).toMatchObject({ paymentId: p.id, amountKopecks: paid.amountKopecks, status: "SUCCEEDED" });
+    expect(await stack.call(rpcs.payments.get, { shopId: sandbox.shopId, id: p.id })).toEqual({ ...paid, status: "REFUNDED", refundedKopecks: paid.amountKopecks });
+    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; it is already fully refunded" });
     const evs = await eventsWith(p.id, ["SUCCESS", "REFUNDED"]);
     expect(evs[1]!.event).toMatchObject({ status: "REFUNDED", previousStatus: "SUCCESS" });
   });
 
   test("only a SUCCESS payment can be refunded, and only by its shop", async () => {
     const p = await createPayment(stack, sandbox.shopId);
-    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; this one is CREATED" });
+    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; it is CREATED" });
     const stranger = await createShop(stack);
     expect((await failure(refund(p.id, stranger.shopId))).code).toBe("NOT_FOUND");
   });

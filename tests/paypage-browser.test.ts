@@ -47,7 +47,8 @@ async function payByCard(page: Page, pan: string): Promise<void> {
   await page.getByLabel("Срок действия (ММ/ГГ)").fill("12/30");
   await page.getByLabel("CVC/CVV").fill("123");
   await page.getByLabel("Имя владельца (как на карте)").fill("IVAN PETROV");
-  await page.getByRole("button", { name: /^Оплатить/ }).click();
+  // "Оплатить 1 234,56 ₽", not the switch to "Оплатить через СБП"
+  await page.getByRole("button", { name: /^Оплатить \d/ }).click();
 }
 
 describe("a buyer in the browser", () => {

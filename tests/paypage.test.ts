@@ -192,10 +192,44 @@ describe("paths", () => {
 
   test("the JSON status endpoint answers in the spec's Error shape", async () => {
     const p = await createPayment(stack, live.apiKey);
-    expect(await (await fetch(`${paypage}${pathOf(p.payUrl)}/status`)).json()).toEqual({ status: "CREATED", expiresAt: null });
+    expect(await (await fetch(`${paypage}${pathOf(p.payUrl)}/status`)).json()).toEqual({ status: "CREATED", method: null, expiresAt: null });
     const missing = await fetch(`${paypage}/pay/nope/status`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toEqual({ statusCode: 404, message: "payment not found", error: "Not Found" });
+  });
+});
+
+describe("switching method", () => {
+  test("the PENDING page offers the other method; a switch shows its screen and no refusal", async () => {
+    const p = await createPayment(stack, live.apiKey);
+    const buyer = new Buyer(paypage);
+    const { csrf } = await buyer.page(pathOf(p.payUrl));
+    await buyer.post(`${pathOf(p.payUrl)}/start`, { csrf: csrf!, method: "SBP" });
+    const sbp = (await buyer.page(pathOf(p.payUrl))).html;
+    expect(sbp).toContain('<h2 id="switch-title">Другой способ оплаты</h2>');
+    expect(sbp).toMatch(/<button type="submit" name="method" value="CARD"[^>]*><span class="method-label">Оплатить картой<\/span>/);
+    const res = await buyer.post(`${pathOf(p.payUrl)}/start`, { csrf: csrf!, method: "CARD" });
+    expect(res.headers.get("location")).toBe(pathOf(p.payUrl));
+    const card = (await buyer.page(pathOf(p.payUrl))).html;
+    expect(card).toContain("Оплата картой");
+    expect(card).toContain('data-card-form=""');
+    expect(card).not.toContain('class="notice"');
+  });
+
+  test("a start with another method that cannot be switched to lands on the current screen with a notice saying why", async () => {
+    const p = await createPayment(stack, live.apiKey, { method: "SBP" });
+    const buyer = new Buyer(paypage);
+    const { csrf } = await buyer.page(pathOf(p.payUrl));
+    await buyer.post(`${pathOf(p.payUrl)}/start`, { csrf: csrf!, method: "SBP" });
+    // e.g. a form kept from before, in another tab: the merchant fixed SBP for this payment
+    const res = await buyer.post(`${pathOf(p.payUrl)}/start`, { csrf: csrf!, method: "CARD" });
+    expect(res.status).toBe(303);
+    expect(res.headers.get("location")).toBe(`${pathOf(p.payUrl)}?tried=CARD`);
+    const { html } = await buyer.page(res.headers.get("location")!);
+    expect(html).toContain('<p class="notice" role="status">Оплата уже начата другим способом (СБП), и сменить его сейчас нельзя. Продолжите оплату здесь.</p>');
+    expect(html).toContain("Оплата через СБП");
+    expect(html).not.toContain("switch-title");
+    expect(await statusOf(stack, live.apiKey, p.id)).toBe("PENDING");
   });
 });
 
@@ -230,9 +264,9 @@ describe("outcomes", () => {
       }
       return seen.includes(needle);
     };
-    expect(await readUntil('data: {"status":"PENDING"}')).toBe(true);
+    expect(await readUntil('data: {"status":"PENDING","method":"SBP"}')).toBe(true);
     await stack.call(rpcs.payments.sandboxOutcome, { id: p.id, outcome: "SUCCESS" });
-    expect(await readUntil('data: {"status":"SUCCESS"}')).toBe(true);
+    expect(await readUntil('data: {"status":"SUCCESS","method":"SBP"}')).toBe(true);
     await reader.cancel();
     const { html } = await new Buyer(paypage).page(pathOf(p.payUrl));
     expect(html).toContain("Оплата прошла");

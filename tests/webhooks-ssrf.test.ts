@@ -22,6 +22,7 @@ describe("webhooks to private addresses, WEBHOOK_ALLOW_PRIVATE unset", () => {
     ["loopback in hex", () => `http://0x7f.0.0.1:${port()}/webhooks`],
     ["a name that resolves to loopback", () => `http://localhost:${port()}/webhooks`],
     ["IPv4-mapped IPv6 loopback", () => `http://[::ffff:127.0.0.1]:${port()}/webhooks`],
+    ["a name with an empty label (two trailing dots)", () => `http://localhost..:${port()}/webhooks`],
   ])("%s is blocked: nothing is sent and the delivery ends as blocked, with the reason logged", async (_, url) => {
     const shop = await putShop(ctx.stack.nc, { webhookUrl: url() });
     const event = paymentEvent(shop);

@@ -35,3 +35,37 @@ export function describeError(e: unknown): string {
   if (e instanceof DomainError) return `${e.code}: ${Array.isArray(e.messages) ? e.messages.join("; ") : e.messages}`;
   return (e as Error).message ?? String(e);
 }
+
+const HELP_FLAGS = new Set(["-h", "--help"]);
+export const isHelpFlag = (arg: string | undefined) => arg !== undefined && HELP_FLAGS.has(arg);
+
+export function usageOf(commands: Record<string, Command>): string {
+  return [
+    "usage: bun run admin <command> [flags]",
+    "       bun run admin <command> --help   (that command's flags)",
+    "",
+    "commands:",
+    ...Object.entries(commands).map(([n, c]) => `  ${n} ${c.usage}`),
+    "",
+    "--json prints results, and errors as {\"error\":{\"code\",\"message\"}}, as one JSON document on stdout.",
+    "exit codes: 0 done, 1 refused or failed, 2 usage mistake.",
+  ].join("\n");
+}
+
+export function commandUsage(name: string, cmd: Command): string {
+  const flags = Object.entries(cmd.flags).map(([f, t]) => `  --${f}${t === "string" ? " VALUE" : ""}`);
+  return [`usage: bun run admin ${name} ${cmd.usage}`, "", "flags:", ...flags, "  --json   one JSON document on stdout, errors included", "  -h, --help   this text"].join("\n");
+}
+
+/**
+ * An error as the CLI reports it. With --json it is one JSON document on stdout, so a script reads
+ * stdout only, whatever happened; otherwise one line on stderr. The exit code says which kind.
+ */
+export function reportError(e: unknown, json: boolean, hint: string): number {
+  const usage = e instanceof UsageError;
+  const code = usage ? "USAGE" : e instanceof DomainError ? e.code : "FAILED";
+  const message = usage ? e.message : e instanceof DomainError ? (Array.isArray(e.messages) ? e.messages.join("; ") : e.messages) : describeError(e);
+  if (json) console.log(JSON.stringify({ error: { code, message } }));
+  else console.error(usage ? `${e.message}\n${hint}` : `error: ${describeError(e)}`);
+  return usage ? 2 : 1;
+}

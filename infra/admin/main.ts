@@ -1,5 +1,5 @@
 import { commonEnv, connectBus, createLogger, loadConfig, resolveNatsUrl } from "@payaccept/platform";
-import { describeError, parseFlags, UsageError, type Command } from "./cli.ts";
+import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError, type Command } from "./cli.ts";
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
@@ -7,15 +7,24 @@ import { moneyCommands } from "./commands/money.ts";
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
 const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands };
 
-function usage(): string {
-  return ["usage: bun run admin <command> [flags]", ...Object.entries(commands).map(([n, c]) => `  ${n} ${c.usage}`)].join("\n");
-}
-
 const [name, ...argv] = process.argv.slice(2);
-const cmd = name ? commands[name] : undefined;
-if (!cmd) {
-  console.error(name && name !== "help" && name !== "--help" ? `unknown command: ${name}\n${usage()}` : usage());
-  process.exit(name === "help" || name === "--help" ? 0 : 2);
+const json = argv.includes("--json") || name === "--json";
+
+// Help is an answer, not a mistake: stdout and exit 0, without reaching NATS.
+if (name === undefined || name === "help" || isHelpFlag(name)) {
+  const topic = name === "help" ? argv[0] : undefined;
+  const target = topic ? commands[topic] : undefined;
+  if (topic && !target) process.exit(reportError(new UsageError(`unknown command: ${topic}`), json, usageOf(commands)));
+  // No command at all is a mistake: the same text, but on stderr with the usage exit code.
+  if (name === undefined) console.error(usageOf(commands));
+  else console.log(target ? commandUsage(topic!, target) : usageOf(commands));
+  process.exit(name === undefined ? 2 : 0);
+}
+const cmd = commands[name];
+if (!cmd) process.exit(reportError(new UsageError(`unknown command: ${name}`), json, usageOf(commands)));
+if (argv.some(isHelpFlag)) {
+  console.log(commandUsage(name, cmd));
+  process.exit(0);
 }
 
 const cfg = loadConfig(commonEnv);
@@ -29,15 +38,13 @@ try {
       throw new Error(`cannot reach NATS at ${resolveNatsUrl(cfg)} (is the stack running?)`);
     }),
   ]);
-  const print = (v: unknown) =>
-    console.log(flags.json ? JSON.stringify(v) : typeof v === "string" ? v : JSON.stringify(v, null, 2));
+  const print = (v: unknown) => console.log(json ? JSON.stringify(v) : typeof v === "string" ? v : JSON.stringify(v, null, 2));
   try {
     await cmd.run({ nc, flags, timeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS, print });
   } finally {
     await nc.close();
   }
 } catch (e) {
-  console.error(e instanceof UsageError ? `${e.message}\n  ${name} ${cmd.usage}` : `error: ${describeError(e)}`);
-  code = e instanceof UsageError ? 2 : 1;
+  code = reportError(e, json, `  ${name} ${cmd.usage}`);
 }
 process.exit(code);

@@ -1,6 +1,10 @@
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { retryDelayMs, type Backoff } from "@payaccept/platform";
 import { ROOT, SERVICES, servicePort, type ServiceName } from "./services.ts";
+
+/** As an orchestrator's restart policy: no budget, the service is wanted back. */
+const RESTART_RETRY: Backoff = { baseMs: 250, capMs: 10_000 };
 
 export type SupervisorLog = (event: string, fields: Record<string, unknown>) => void;
 
@@ -44,7 +48,7 @@ export class ServiceProcess {
       if (this.proc !== proc || this.stopped || !this.opts.restart) return;
       if (Date.now() - this.startedAt > 60_000) this.failures = 0;
       this.failures++;
-      const delay = Math.min(250 * 2 ** (this.failures - 1), 10_000);
+      const delay = retryDelayMs(RESTART_RETRY, this.failures);
       this.opts.log("service exited; restarting", { service: this.name, code, restartInMs: delay });
       setTimeout(() => {
         if (!this.stopped && this.proc === proc) this.start();

@@ -1,5 +1,5 @@
 import { rpcs } from "@payaccept/contracts";
-import { call } from "@payaccept/platform";
+import { call, type NatsConnection } from "@payaccept/platform";
 import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
 
 /** A flag that must be a positive whole number (kopecks, counts). */
@@ -9,6 +9,13 @@ function positiveIntFlag(flags: Flags, name: string): number {
     throw new UsageError(`--${name} must be a positive whole number`);
   }
   return Number(raw);
+}
+
+const optionalFlag = (flags: Flags, name: string) => (typeof flags[name] === "string" ? flags[name] : undefined);
+
+/** --shop, or the payment's own shop looked up (operators may give just a payment id). */
+async function shopOfPayment(nc: NatsConnection, flags: Flags, id: string, timeoutMs: number): Promise<string> {
+  return optionalFlag(flags, "shop") ?? (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
 }
 
 export const moneyCommands: Record<string, Command> = {
@@ -22,11 +29,10 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--account ID --amount KOPECKS [--idempotency-key KEY] [--json]",
     flags: { account: "string", amount: "string", "idempotency-key": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const key = flags["idempotency-key"];
       const request = {
         accountId: requireFlag(flags, "account"),
         amountKopecks: positiveIntFlag(flags, "amount"),
-        idempotencyKey: typeof key === "string" ? key : undefined,
+        idempotencyKey: optionalFlag(flags, "idempotency-key"),
       };
       print(await call(nc, rpcs.balance.createPayout, request, timeoutMs));
     },
@@ -40,25 +46,31 @@ export const moneyCommands: Record<string, Command> = {
     },
   },
   /**
-   * Full refund of a SUCCESS payment (idempotent: a REFUNDED one is printed as it is). Without --shop
-   * the payment's own shop is looked up; with it, a payment of another shop is not found.
+   * Refund of a SUCCESS payment: --amount kopecks, or everything not yet refunded; prints the Refund.
+   * --idempotency-key makes a retry return the first refund instead of making another. Without
+   * --shop the payment's own shop is looked up; with it, a payment of another shop is not found.
    */
   "payment:refund": {
+    usage: "--payment ID [--amount KOPECKS] [--reason TEXT] [--idempotency-key KEY] [--shop ID] [--json]",
+    flags: { payment: "string", shop: "string", amount: "string", reason: "string", "idempotency-key": "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const id = requireFlag(flags, "payment");
+      const request = {
+        shopId: await shopOfPayment(nc, flags, id, timeoutMs),
+        id,
+        amountKopecks: flags.amount === undefined ? undefined : positiveIntFlag(flags, "amount"),
+        reason: optionalFlag(flags, "reason"),
+        idempotencyKey: optionalFlag(flags, "idempotency-key"),
+      };
+      print(await call(nc, rpcs.payments.refund, request, timeoutMs));
+    },
+  },
+  "payment:refunds": {
     usage: "--payment ID [--shop ID] [--json]",
     flags: { payment: "string", shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const id = requireFlag(flags, "payment");
-      const shopId = typeof flags.shop === "string" ? flags.shop : (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
-      print(await call(nc, rpcs.payments.refund, { shopId, id }, timeoutMs));
-    },
-  },
-  /** For an operator when payments could not release a reserve after the provider refused a refund. */
-  "refund:release": {
-    usage: "--account ID --payment ID [--json]",
-    flags: { account: "string", payment: "string" },
-    run: async ({ nc, flags, timeoutMs, print }) => {
-      const request = { accountId: requireFlag(flags, "account"), paymentId: requireFlag(flags, "payment") };
-      print(await call(nc, rpcs.balance.releaseRefund, request, timeoutMs));
+      print(await call(nc, rpcs.payments.listRefunds, { shopId: await shopOfPayment(nc, flags, id, timeoutMs), id }, timeoutMs));
     },
   },
 };

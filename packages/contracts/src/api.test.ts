@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CreatePaymentRequest, ListPaymentsQuery, formatIssues, isAllowedReturnUrl } from "./index.ts";
+import { CreatePaymentRequest, ListPaymentsQuery, LookupPaymentQuery, formatIssues, isAllowedReturnUrl, jsonValueProblems } from "./index.ts";
 
 const valid = { orderId: "A-1", amountKopecks: 100 };
 
@@ -107,5 +107,30 @@ describe("ListPaymentsQuery", () => {
     expect(ListPaymentsQuery.safeParse({ page: "10001" }).success).toBe(false);
     expect(ListPaymentsQuery.safeParse({ page: "1.5" }).success).toBe(false);
     expect(ListPaymentsQuery.safeParse({ from: "yesterday" }).success).toBe(false);
+  });
+});
+
+describe("text that comes in", () => {
+  const problems = (body: unknown) => {
+    const r = CreatePaymentRequest.safeParse(body);
+    return r.success ? [] : formatIssues(r.error);
+  };
+
+  test("a lone surrogate is refused in every string, a pair is text", () => {
+    expect(problems({ ...valid, orderId: "X-\ud800" })).toEqual(["orderId: must not contain a lone UTF-16 surrogate"]);
+    expect(problems({ ...valid, orderId: "X-\udc00", description: "a\ud800b" })).toHaveLength(2);
+    expect(problems({ ...valid, orderId: "X-\ud83d\ude00", description: "\ud83d\ude00" })).toEqual([]);
+    expect(LookupPaymentQuery.safeParse({ orderId: "\udfff" }).success).toBe(false);
+  });
+
+  test("metadata: __proto__ keys and lone surrogates at any depth, each with its path", () => {
+    const metadata = JSON.parse('{"__proto__":{"x":1},"a":{"b":["ok","\\ud800"],"__proto__":null},"k\\udc00":1}');
+    expect(problems({ ...valid, metadata })).toEqual([
+      "metadata: must not contain the key __proto__",
+      "metadata.a.b.1: must not contain a lone UTF-16 surrogate",
+      "metadata.a: must not contain the key __proto__",
+      "metadata: keys must not contain a lone UTF-16 surrogate",
+    ]);
+    expect(jsonValueProblems({ constructor: 1, prototype: { toString: "x" } })).toEqual([]);
   });
 });

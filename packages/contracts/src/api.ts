@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   IsoDateTime,
+  jsonValueProblems,
   MAX_AMOUNT_KOPECKS,
   METADATA_MAX_BYTES,
   MIN_AMOUNT_KOPECKS,
@@ -8,16 +9,22 @@ import {
   PaymentMethod,
   PaymentStatus,
   ReturnUrl,
+  Text,
   Uuid,
 } from "./primitives.ts";
 
 const utf8 = new TextEncoder();
 
-export const Metadata = z
-  .record(z.string(), z.unknown())
-  .refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
+/** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
+export const Metadata = z.preprocess(
+  (value, ctx) => {
+    for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
+    return value;
+  },
+  z.record(z.string(), z.unknown()).refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
     message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
-  });
+  }),
+);
 
 export const TelegramId = z
   .union([
@@ -28,9 +35,9 @@ export const TelegramId = z
 
 /** §2.1. Unknown fields are ignored (stripped). */
 export const CreatePaymentRequest = z.object({
-  orderId: z.string().min(1).max(64),
+  orderId: Text.min(1).max(64),
   amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS),
-  description: z.string().max(255).optional(),
+  description: Text.max(255).optional(),
   email: z.email().max(255).optional(),
   method: PaymentMethod.optional(),
   telegramId: TelegramId.optional(),
@@ -58,8 +65,39 @@ export const Payment = z.object({
   isTest: z.boolean(),
   paidAt: IsoDateTime.nullable(),
   createdAt: IsoDateTime,
+  /** Added to §2.2: the sum of the payment's SUCCEEDED refunds (0 when none); equals amountKopecks once REFUNDED. */
+  refundedKopecks: z.number().int(),
 });
 export type Payment = z.infer<typeof Payment>;
+
+export const REFUND_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
+export const RefundStatus = z.enum(REFUND_STATUSES);
+export type RefundStatus = z.infer<typeof RefundStatus>;
+
+/** One refund of a payment (docs/payments.md, "Refunds"). A payment may have several, partial ones included. */
+export const Refund = z.object({
+  id: Uuid,
+  paymentId: Uuid,
+  amountKopecks: z.number().int(),
+  reason: z.string().nullable(),
+  status: RefundStatus,
+  /** Why a FAILED refund failed (the acquirer's decline, or the balance could not cover it); null otherwise. */
+  failureReason: z.string().nullable(),
+  createdAt: IsoDateTime,
+  completedAt: IsoDateTime.nullable(),
+});
+export type Refund = z.infer<typeof Refund>;
+
+/** POST /v1/payments/{id}/refunds. Without amountKopecks the refund is of everything not yet refunded. */
+export const CreateRefundRequest = z.object({
+  amountKopecks: z.number().int().min(1).max(MAX_AMOUNT_KOPECKS).optional(),
+  reason: z.string().max(255).optional(),
+});
+export type CreateRefundRequest = z.output<typeof CreateRefundRequest>;
+
+/** A payment's refunds, oldest first. */
+export const RefundList = z.object({ items: z.array(Refund) });
+export type RefundList = z.infer<typeof RefundList>;
 
 /** §2.3 */
 export const PaymentListPage = z.object({
@@ -111,7 +149,7 @@ export const ListPaymentsQuery = z
 export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 
 /** §4.2 lookup mode: only orderId is read. */
-export const LookupPaymentQuery = z.object({ orderId: z.string().min(1).max(64) });
+export const LookupPaymentQuery = z.object({ orderId: Text.min(1).max(64) });
 
 export const PaymentIdParam = z.object({ id: Uuid });
 
@@ -142,3 +180,59 @@ export const ErrorBody = z.object({
   error: z.string().optional(),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
+
+// ── payouts (API and balance ledger) ────────────────────────────────────────
+export const Payout = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  amountKopecks: z.number().int(),
+  status: z.enum(["PENDING", "PAID", "FAILED"]),
+  createdAt: z.string(),
+});
+export type Payout = z.infer<typeof Payout>;
+/** POST /v1/payouts */
+export const CreatePayoutRequest = z.object({ amountKopecks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+/** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
+export const PayoutsQuery = z.object({
+  limit: intParam(1, 100, 20),
+  startingAfter: Uuid.optional(),
+});
+export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
+export type PayoutList = z.infer<typeof PayoutList>;
+
+// ── webhook deliveries ──────────────────────────────────────────────────────
+export const WebhookAttempt = z.object({
+  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
+  series: z.number().int().min(1),
+  /** 1-based attempt number within the series (at most 7 with the default schedule). */
+  attempt: z.number().int().min(1),
+  at: z.string(),
+  httpStatus: z.number().int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.number(),
+});
+export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
+export const WebhookDelivery = z.object({
+  id: z.string(),
+  shopId: z.string(),
+  paymentId: z.string(),
+  orderId: z.string(),
+  status: z.string(),
+  /** pending | delivered | exhausted | blocked */
+  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
+  attemptCount: z.number().int(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: z.string().nullable(),
+  createdAt: z.string(),
+  attempts: z.array(WebhookAttempt),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+/** GET /v1/payments/{id}/webhooks, newest first. */
+export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery) });
+export const DeliveryIdParam = z.object({ deliveryId: Uuid });
+export const TestWebhookResult = z.object({
+  id: z.string(),
+  httpStatus: z.number().int().nullable(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+});

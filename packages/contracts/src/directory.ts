@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PaymentMethod, ReturnUrl } from "./primitives.ts";
+import { PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
 
 /**
  * The shop directory is owned by the dashboard service and published to this NATS KV bucket,
@@ -45,8 +45,8 @@ export type ShopRecord = z.infer<typeof ShopRecord>;
 export const ApiKeyRecord = z.object({ shopId: z.string(), keyId: z.string() });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;
 
-export const ShopName = z.string().trim().min(1).max(100);
-export const WebhookUrlInput = z.string().max(2048).url();
+export const ShopName = Text.trim().min(1).max(100);
+export const WebhookUrlInput = Text.max(2048).url();
 export const ShopLinks = z.object({
   successUrl: ReturnUrl.nullable().optional(),
   failUrl: ReturnUrl.nullable().optional(),

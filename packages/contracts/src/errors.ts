@@ -26,6 +26,7 @@ const STATUS_NAMES: Record<number, string> = {
   409: "Conflict",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
   429: "Too Many Requests",
   500: "Internal Server Error",
   502: "Bad Gateway",

@@ -25,5 +25,45 @@ export const PaymentEvent = z.object({
   paidAt: IsoDateTime.nullable(),
   createdAt: IsoDateTime,
   occurredAt: IsoDateTime,
+  /** The X-Request-Id of the API request that caused the change, when one did (a cancel, a refund). */
+  requestId: z.string().optional(),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
+
+/**
+ * Refund events share the PAYMENTS stream under their own prefix, so the payment-event consumers
+ * (filtering on payments.events.>) never see them.
+ */
+export const REFUND_EVENTS_SUBJECT_PREFIX = "payments.refunds";
+export const REFUND_EVENT_STATUSES = ["SUCCEEDED", "FAILED"] as const;
+export type RefundEventStatus = (typeof REFUND_EVENT_STATUSES)[number];
+export const refundEventSubject = (status: RefundEventStatus) => `${REFUND_EVENTS_SUBJECT_PREFIX}.${status}`;
+/** Nats-Msg-Id of a refund's final event; a refund ends once, SUCCEEDED or FAILED. */
+export const refundEventId = (refundId: string) => `refund:${refundId}`;
+
+/**
+ * A refund that ended: SUCCEEDED (partial or full; when it completes the payment, the payment's
+ * REFUNDED PaymentEvent follows) or FAILED (nothing was refunded; the balance gives back what it held).
+ */
+export const RefundEvent = z.object({
+  eventId: z.string(),
+  refundId: Uuid,
+  paymentId: Uuid,
+  shopId: z.string(),
+  accountId: z.string(),
+  orderId: z.string(),
+  status: z.enum(REFUND_EVENT_STATUSES),
+  /** This refund's amount, returned to the buyer. */
+  amountKopecks: z.number().int(),
+  /** What this refund takes from the merchant's balance: its share of the payment's net receipt (docs/balance.md). */
+  balanceKopecks: z.number().int(),
+  /** The payment's SUCCEEDED refunds, this one included. */
+  refundedTotalKopecks: z.number().int(),
+  paymentAmountKopecks: z.number().int(),
+  isTest: z.boolean(),
+  reason: z.string().nullable(),
+  failureReason: z.string().nullable(),
+  occurredAt: IsoDateTime,
+  requestId: z.string().optional(),
+});
+export type RefundEvent = z.infer<typeof RefundEvent>;

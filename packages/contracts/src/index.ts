@@ -7,3 +7,4 @@ export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./card.ts";
+export * from "./idempotency.ts";

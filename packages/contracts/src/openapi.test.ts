@@ -19,19 +19,57 @@ describe("buildOpenApiDocument", () => {
     expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
-  // Spec §4 with the common errors of §7 (and the gateway's body limits on creation): exactly these.
+  // Spec §4 with the common errors of §7 (and the gateway's body limits on creation), and the
+  // additions of docs/gateway.md (every POST: 409 for a twin in flight, 422 for a reused key): exactly these.
   test.each([
-    ["/v1/payments", "post", ["201", "400", "401", "409", "413", "415", "429", "5XX"]],
+    ["/v1/payments", "post", ["201", "400", "401", "409", "413", "415", "422", "429", "5XX"]],
     ["/v1/payments", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/payments/{id}", "get", ["200", "400", "401", "404", "429", "5XX"]],
-    ["/v1/payments/{id}/cancel", "post", ["200", "400", "401", "404", "409", "429", "5XX"]],
+    ["/v1/payments/{id}/cancel", "post", ["200", "400", "401", "404", "409", "422", "429", "5XX"]],
+    ["/v1/payments/{id}/webhooks", "get", ["200", "400", "401", "404", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "post", ["201", "400", "401", "404", "409", "413", "415", "422", "429", "5XX"]],
+    ["/v1/payments/{id}/refunds", "get", ["200", "400", "401", "404", "429", "5XX"]],
     ["/v1/balance", "get", ["200", "401", "429", "5XX"]],
+    ["/v1/payouts", "post", ["201", "400", "401", "409", "413", "415", "422", "429", "5XX"]],
+    ["/v1/payouts", "get", ["200", "400", "401", "429", "5XX"]],
+    ["/v1/webhooks/deliveries/{deliveryId}/resend", "post", ["200", "400", "401", "404", "409", "422", "429", "5XX"]],
+    ["/v1/webhooks/test", "post", ["200", "400", "401", "409", "422", "429", "5XX"]],
   ])("%s %s answers %p", (path, method, codes) => {
     expect(Object.keys(op(path, method).responses).sort()).toEqual(codes);
   });
 
   test("no other operations are described", () => {
-    expect(Object.keys(doc.paths!).sort()).toEqual(["/v1/balance", "/v1/payments", "/v1/payments/{id}", "/v1/payments/{id}/cancel"]);
+    expect(Object.keys(doc.paths!).sort()).toEqual([
+      "/v1/balance",
+      "/v1/payments",
+      "/v1/payments/{id}",
+      "/v1/payments/{id}/cancel",
+      "/v1/payments/{id}/refunds",
+      "/v1/payments/{id}/webhooks",
+      "/v1/payouts",
+      "/v1/webhooks/deliveries/{deliveryId}/resend",
+      "/v1/webhooks/test",
+    ]);
+  });
+
+  test("every POST takes an optional Idempotency-Key and its success may carry Idempotent-Replayed; no GET does", () => {
+    const keyRef = { $ref: "#/components/parameters/IdempotencyKey" };
+    expect(doc.components!.parameters!.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header", required: false, schema: { type: "string", pattern: "^[\\x20-\\x7e]{1,64}$" } });
+    for (const [path, item] of Object.entries(doc.paths!)) {
+      for (const [method, o] of Object.entries(item as Record<string, Operation>)) {
+        const success = Object.entries(o.responses).find(([code]) => code.startsWith("2"))![1] as ResponseObject;
+        const expected = method === "post";
+        expect({ path, method, key: (o.parameters ?? []).some((p) => Bun.deepEquals(p, keyRef)) }).toEqual({ path, method, key: expected });
+        expect({ path, method, replayed: "Idempotent-Replayed" in (success.headers ?? {}) }).toEqual({ path, method, replayed: expected });
+      }
+    }
+  });
+
+  test("a refund's body may be left out: everything left is refunded", () => {
+    expect(op("/v1/payments/{id}/refunds", "post").requestBody).toEqual({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreateRefundRequest" } } },
+    });
   });
 
   test("every operation needs X-Api-Key", () => {
@@ -61,9 +99,9 @@ describe("buildOpenApiDocument", () => {
   });
 
   test("payment ids in the path are required UUIDs", () => {
-    for (const path of ["/v1/payments/{id}", "/v1/payments/{id}/cancel"]) {
+    for (const path of ["/v1/payments/{id}", "/v1/payments/{id}/cancel", "/v1/payments/{id}/webhooks"]) {
       const [method] = Object.keys(doc.paths![path]!);
-      expect(op(path, method!).parameters).toEqual([
+      expect(op(path, method!).parameters!.filter((p) => !("$ref" in p))).toEqual([
         expect.objectContaining({ name: "id", in: "path", required: true, schema: expect.objectContaining({ format: "uuid" }) }),
       ]);
     }

@@ -11,6 +11,9 @@ import { z } from "zod";
 import {
   Balance,
   CreatePaymentRequest,
+  CreateRefundRequest,
+  CreatePayoutRequest,
+  DeliveryIdParam,
   ErrorBody,
   ListPaymentsQuery,
   LookupPaymentQuery,
@@ -18,8 +21,18 @@ import {
   Payment,
   PaymentIdParam,
   PaymentListPage,
+  Payout,
+  PayoutList,
+  PayoutsQuery,
+  Refund,
+  RefundList,
+  TestWebhookResult,
+  WebhookAttempt,
   WebhookBody,
+  WebhookDelivery,
+  WebhookDeliveryList,
 } from "./api.ts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "./idempotency.ts";
 import { FINAL_STATUSES, PAYMENT_STATUSES, ReturnUrl } from "./primitives.ts";
 
 /**
@@ -37,6 +50,16 @@ type Meta = { id?: string; description?: string };
 const docs = z.registry<Meta>();
 docs.add(CreatePaymentRequest, { id: "CreatePaymentRequest", description: "Body of payment creation (§2.1). Unknown fields are ignored." });
 docs.add(Payment, { id: "Payment", description: "A payment (§2.2). Every field is always present." });
+docs.add(Refund, {
+  id: "Refund",
+  description:
+    "A refund of a payment; a payment may have several partial ones. PENDING until the bank answers (usually at once), then SUCCEEDED or FAILED (failureReason says why: the bank declined it, or the balance could not cover it). The status set may grow.",
+});
+docs.add(CreateRefundRequest, {
+  id: "CreateRefundRequest",
+  description: "Body of a refund; may be omitted. Without amountKopecks the refund is of everything not yet refunded.",
+});
+docs.add(RefundList, { id: "RefundList", description: "A payment's refunds, oldest first." });
 docs.add(PaymentListPage, { id: "PaymentListPage", description: "One page of payments, oldest to newest (§2.3)." });
 docs.add(Balance, {
   id: "Balance",
@@ -47,9 +70,25 @@ docs.add(ErrorBody, {
   id: "Error",
   description: "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode.",
 });
+docs.add(CreatePayoutRequest, { id: "CreatePayoutRequest", description: "Body of a payout request: the amount to pay out of the available balance." });
+docs.add(Payout, { id: "Payout", description: "A payout of the account's available balance to its bank account." });
+docs.add(PayoutList, { id: "PayoutList", description: "One page of payouts, newest first; `hasMore` tells whether older ones follow." });
+docs.add(WebhookAttempt, { id: "WebhookAttempt", description: "One attempt to deliver a webhook and the receiver's answer." });
+docs.add(WebhookDelivery, {
+  id: "WebhookDelivery",
+  description: "One webhook (one final status of a payment) and every attempt to deliver it. `result` may gain values: accept unknown ones.",
+});
+docs.add(WebhookDeliveryList, { id: "WebhookDeliveryList", description: "A payment's webhook deliveries, newest first." });
+docs.add(TestWebhookResult, {
+  id: "TestWebhookResult",
+  description: "What the shop's receiver answered to a test webhook (`test: true`, never stored as a delivery). `error` is null when it answered 2xx.",
+});
 // Refinements have no JSON Schema form, so their rules travel as descriptions.
 docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
-docs.add(Metadata, { description: "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider." });
+docs.add(Metadata, {
+  description:
+    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth) and lone UTF-16 surrogates are refused with a 400.",
+});
 docs.add(WebhookBody.shape.status, {
   description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,
 });
@@ -117,6 +156,11 @@ const headers: Record<string, HeaderObject> = {
   RateLimitRemaining: integerHeader("Requests left in the current window."),
   RateLimitReset: integerHeader("Seconds until the current window resets."),
   RetryAfter: integerHeader("Seconds to wait before trying again."),
+  IdempotentReplayed: {
+    description: `\`true\` when this is the stored answer to an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}; absent on the first answer.`,
+    required: false,
+    schema: jsonSchema(z.literal("true"), "input"),
+  },
 };
 const headerRef = (id: keyof typeof headers): ReferenceObject => ({ $ref: `#/components/headers/${id}` });
 const commonHeaders = {
@@ -137,7 +181,12 @@ const errors = {
   BadRequest: errorResponse("Validation failed (body, query or path id). `message` lists every problem at once."),
   Unauthorized: errorResponse("X-Api-Key missing or invalid, or the shop is not active. Always the same answer."),
   NotFound: errorResponse("No such payment in this shop (a payment of another shop is never visible)."),
-  Conflict: errorResponse("The request conflicts with the payment's state or the shop's settings."),
+  Conflict: errorResponse(
+    `The request conflicts with the state of the payment, the balance or the shop's settings; or a request with the same ${IDEMPOTENCY_KEY_HEADER} is still in progress (retry after Retry-After seconds).`,
+  ),
+  IdempotencyKeyReused: errorResponse(
+    `The ${IDEMPOTENCY_KEY_HEADER} was already used with another request (another method, path or body) in the last 24 hours. Use a new key for a new request.`,
+  ),
   PayloadTooLarge: errorResponse("The body is larger than the gateway accepts (a valid request is a few KB)."),
   UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`."),
   TooManyRequests: errorResponse("Rate limit exceeded (§8). Wait Retry-After seconds.", { "Retry-After": headerRef("RetryAfter") }),
@@ -153,38 +202,63 @@ const ERROR_STATUS: Record<ErrorName, string> = {
   Conflict: "409",
   PayloadTooLarge: "413",
   UnsupportedMediaType: "415",
+  IdempotencyKeyReused: "422",
   TooManyRequests: "429",
   ServerError: "5XX",
 };
 
-function operation(op: {
+const idempotencyKeyParameter: ParameterObject = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: "header",
+  required: false,
+  description:
+    "Makes the request safe to retry: 1–64 printable ASCII characters, unique per request, kept 24 hours per shop. The same key with the same body answers what the first request answered (status and body, with `Idempotent-Replayed: true`); with another method, path or body it is 422; while the first is still running, 409. A 5xx is not stored: retrying with the key runs the request again and never does its work twice.",
+  schema: jsonSchema(IdempotencyKey, "input"),
+};
+
+type OperationSpec = {
   operationId: string;
   tag: string;
   summary: string;
   description: string;
-  parameters?: ParameterObject[];
+  parameters?: (ParameterObject | ReferenceObject)[];
   requestBody?: string;
+  /** The body may be left out. */
+  optionalBody?: boolean;
   success: { status: string; description: string; schema: SchemaObject | ReferenceObject };
   errors: ErrorName[];
-}): OperationObject {
+};
+
+function operation(op: OperationSpec, idempotent = false): OperationObject {
+  const successHeaders = idempotent ? { ...commonHeaders, [IDEMPOTENT_REPLAYED_HEADER]: headerRef("IdempotentReplayed") } : commonHeaders;
   const responses: Record<string, ResponseObject | ReferenceObject> = {
-    [op.success.status]: { description: op.success.description, headers: commonHeaders, content: json(op.success.schema) },
+    [op.success.status]: { description: op.success.description, headers: successHeaders, content: json(op.success.schema) },
   };
-  for (const e of [...op.errors, "Unauthorized", "TooManyRequests", "ServerError"] as ErrorName[]) {
+  const idempotencyErrors: ErrorName[] = idempotent ? ["BadRequest", "Conflict", "IdempotencyKeyReused"] : [];
+  for (const e of [...op.errors, ...idempotencyErrors, "Unauthorized", "TooManyRequests", "ServerError"] as ErrorName[]) {
     responses[ERROR_STATUS[e]] = { $ref: `#/components/responses/${e}` };
   }
+  const parameters = [...(op.parameters ?? []), ...(idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : [])];
   return {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
     description: op.description,
-    ...(op.parameters ? { parameters: op.parameters } : {}),
-    ...(op.requestBody ? { requestBody: { required: true, content: json(ref(op.requestBody)) } } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(op.requestBody ? { requestBody: { required: !op.optionalBody, content: json(ref(op.requestBody)) } } : {}),
     responses,
   };
 }
 
+/** Every POST of the API takes an Idempotency-Key. */
+const postOperation = (op: OperationSpec) => operation(op, true);
+
 const idParameter = parameters("path", PaymentIdParam.shape, { id: "The payment's `id` (UUID). A malformed id gives 400." });
+const deliveryIdParameter = parameters("path", DeliveryIdParam.shape, { deliveryId: "A delivery's `id` (UUID) from the payment's delivery list. A malformed id gives 400." });
+const payoutListParameters = parameters("query", PayoutsQuery.shape, {
+  limit: "Page size.",
+  startingAfter: "The `id` of the last payout of the previous page: the page holds the payouts made before it.",
+});
 
 const listParameters = parameters(
   "query",
@@ -241,13 +315,13 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
     servers: [{ url: opts.serverUrl ?? "/api", description: "Merchant API" }],
     security: [{ ApiKey: [] }],
     tags: [
-      { name: "Payments", description: "Create, read, list and cancel payments." },
-      { name: "Balance", description: "The account balance." },
-      { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL." },
+      { name: "Payments", description: "Create, read, list, cancel and refund payments." },
+      { name: "Balance", description: "The account balance and its payouts." },
+      { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL, and their delivery log." },
     ],
     paths: {
       "/v1/payments": {
-        post: operation({
+        post: postOperation({
           operationId: "createPayment",
           tag: "Payments",
           summary: "Create a payment",
@@ -284,7 +358,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
         }),
       },
       "/v1/payments/{id}/cancel": {
-        post: operation({
+        post: postOperation({
           operationId: "cancelPayment",
           tag: "Payments",
           summary: "Cancel a payment before payment starts",
@@ -293,6 +367,84 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
           parameters: idParameter,
           success: { status: "200", description: "The canceled payment.", schema: ref("Payment") },
           errors: ["BadRequest", "NotFound", "Conflict"],
+        }),
+      },
+      "/v1/payments/{id}/refunds": {
+        post: postOperation({
+          operationId: "refundPayment",
+          tag: "Payments",
+          summary: "Refund a paid payment, whole or in part",
+          description:
+            "Returns amountKopecks (default: everything not yet refunded) to the buyer. Several partial refunds may add up to the payment's amount; the payment's refundedKopecks counts the SUCCEEDED ones, and when they reach amountKopecks the payment becomes REFUNDED and the usual REFUNDED webhook is sent (a partial refund sends no webhook). The refund's share of the net receipt (amount − commission, so the commission comes back in proportion) leaves the balance, first from the payment's own receipt while it is still frozen, then from available. 201 with the refund: SUCCEEDED, FAILED when the bank declined it (nothing was refunded; failureReason says why), or PENDING when the bank has not answered yet (it completes on its own; read GET …/refunds). 409 when the payment is not SUCCESS, the amount is above what is left to refund, or the balance cannot cover it; the message gives the amounts in rubles and kopecks. An Idempotency-Key header makes a retry return the first refund. On 5XX the outcome is unknown: read the refunds before refunding again.",
+          parameters: idParameter,
+          requestBody: "CreateRefundRequest",
+          optionalBody: true,
+          success: { status: "201", description: "The refund.", schema: ref("Refund") },
+          errors: ["BadRequest", "NotFound", "Conflict", "PayloadTooLarge", "UnsupportedMediaType"],
+        }),
+        get: operation({
+          operationId: "listRefunds",
+          tag: "Payments",
+          summary: "List a payment's refunds",
+          description: "Every refund of the payment, oldest first, FAILED ones included.",
+          parameters: idParameter,
+          success: { status: "200", description: "The refunds.", schema: ref("RefundList") },
+          errors: ["BadRequest", "NotFound"],
+        }),
+      },
+      "/v1/payments/{id}/webhooks": {
+        get: operation({
+          operationId: "listPaymentWebhooks",
+          tag: "Webhooks",
+          summary: "List a payment's webhook deliveries",
+          description: "Every webhook sent for the payment (one per final status) with each attempt and the receiver's answer, newest first. A payment of another shop is 404.",
+          parameters: idParameter,
+          success: { status: "200", description: "The deliveries.", schema: ref("WebhookDeliveryList") },
+          errors: ["BadRequest", "NotFound"],
+        }),
+      },
+      "/v1/webhooks/deliveries/{deliveryId}/resend": {
+        post: postOperation({
+          operationId: "resendWebhook",
+          tag: "Webhooks",
+          summary: "Send a webhook again",
+          description:
+            "Sends the delivery's stored body again with fresh signatures, as a new series of attempts on the usual schedule (also after the attempts were exhausted). A delivery of another shop is 404. Receivers must already handle repeats idempotently by (id, status).",
+          parameters: deliveryIdParameter,
+          success: { status: "200", description: "The delivery, its new series queued.", schema: ref("WebhookDelivery") },
+          errors: ["NotFound"],
+        }),
+      },
+      "/v1/webhooks/test": {
+        post: postOperation({
+          operationId: "sendTestWebhook",
+          tag: "Webhooks",
+          summary: "Send a test webhook",
+          description:
+            "Sends a signed webhook with `test: true` to the shop's Webhook URL at once and waits for the receiver's answer (up to the receiver timeout). Nothing is stored or retried. Without a Webhook URL the result says so in `error`.",
+          success: { status: "200", description: "The receiver's answer.", schema: ref("TestWebhookResult") },
+          errors: [],
+        }),
+      },
+      "/v1/payouts": {
+        post: postOperation({
+          operationId: "createPayout",
+          tag: "Balance",
+          summary: "Pay out of the available balance",
+          description:
+            "Takes the amount out of the account's available balance at once (never more than available, also under concurrent requests: 409 names both amounts) and transfers it to the account's bank account. Send an Idempotency-Key to retry safely. Limit: 60 requests per minute per key and method, like the balance.",
+          requestBody: "CreatePayoutRequest",
+          success: { status: "201", description: "The payout.", schema: ref("Payout") },
+          errors: ["PayloadTooLarge", "UnsupportedMediaType"],
+        }),
+        get: operation({
+          operationId: "listPayouts",
+          tag: "Balance",
+          summary: "List payouts",
+          description: "The account's payouts, newest first, a page at a time. Limit: 60 requests per minute per key, like the balance.",
+          parameters: payoutListParameters,
+          success: { status: "200", description: "One page of payouts.", schema: ref("PayoutList") },
+          errors: ["BadRequest"],
         }),
       },
       "/v1/balance": {
@@ -338,6 +490,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
         },
       },
       headers,
+      parameters: { IdempotencyKey: idempotencyKeyParameter },
       responses: errors,
     },
   };

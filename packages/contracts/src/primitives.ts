@@ -12,11 +12,44 @@ export const PAYMENT_METHODS = ["SBP", "CARD"] as const;
 export const PaymentMethod = z.enum(PAYMENT_METHODS);
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
+/** Where a webhook delivery's current attempt series stands (docs/webhooks.md). */
+export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
+export const DeliveryResult = z.enum(DELIVERY_RESULTS);
+export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
+export const PayoutStatus = z.enum(PAYOUT_STATUSES);
+export type PayoutStatus = z.infer<typeof PayoutStatus>;
+
 export const Uuid = z.uuid({ message: "must be a UUID" });
 
 export const MIN_AMOUNT_KOPECKS = 100;
 export const MAX_AMOUNT_KOPECKS = 10_000_000_000;
 export const METADATA_MAX_BYTES = 4096;
+
+/**
+ * Every string that comes in: well-formed Unicode. A lone UTF-16 surrogate ("\ud800", legal in a
+ * JSON string escape) is not text; it would reach SQLite, NATS and the merchant's systems as U+FFFD,
+ * so "X-\ud800" and "X-\udc00" would become the same order id. Refused rather than replaced.
+ */
+export const LONE_SURROGATE = "must not contain a lone UTF-16 surrogate";
+export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true });
+
+/**
+ * Problems of a free-form JSON value (metadata): a lone surrogate in any key or string, and the
+ * key `__proto__` at any depth. JSON.parse keeps `__proto__` as an own property, but zod's
+ * records, object spreads and `obj[key] =` copies in every consumer (ours and the merchant's)
+ * drop it or set a prototype instead, so it cannot be echoed faithfully: it is refused.
+ */
+export function jsonValueProblems(value: unknown, path: string[] = []): { path: string[]; message: string }[] {
+  if (typeof value === "string") return value.isWellFormed() ? [] : [{ path, message: LONE_SURROGATE }];
+  if (value === null || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, v]) => {
+    if (key === "__proto__") return [{ path, message: "must not contain the key __proto__" }];
+    if (!key.isWellFormed()) return [{ path, message: `keys ${LONE_SURROGATE}` }];
+    return jsonValueProblems(v, [...path, key]);
+  });
+}
 
 /** Return links: https URLs (t.me included), tg:// deep links, or bare t.me/... links. */
 export function isAllowedReturnUrl(value: string): boolean {
@@ -31,10 +64,7 @@ export function isAllowedReturnUrl(value: string): boolean {
   return url.protocol === "https:" && url.hostname.length > 0;
 }
 
-export const ReturnUrl = z
-  .string()
-  .max(300)
-  .refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://" });
+export const ReturnUrl = Text.max(300).refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://" });
 
 /** Unix epoch milliseconds → ISO string; the wire format of every timestamp. */
 export const IsoDateTime = z.iso.datetime({ offset: true });

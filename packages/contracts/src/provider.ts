@@ -24,6 +24,11 @@ export const ProviderSessionRequest = z.object({
   description: z.string().nullable(),
   returnUrl: z.string(),
   callbackUrl: z.string(),
+  /**
+   * The buyer's deadline. A card session refuses card data after it; an SBP QR ignores it, since a
+   * fast payment may land late (spec §3). A repeat for a canceled session reopens it with this deadline.
+   */
+  expiresAt: IsoDateTime.optional(),
 });
 export type ProviderSessionRequest = z.infer<typeof ProviderSessionRequest>;
 
@@ -33,10 +38,21 @@ export const ProviderSession = z.discriminatedUnion("method", [
 ]);
 export type ProviderSession = z.infer<typeof ProviderSession>;
 
-/** POST /v1/sessions/{sessionId}/refund. Idempotent per session. */
-export const ProviderRefundRequest = z.object({ amountKopecks: z.number().int().positive() });
-export const ProviderRefund = z.object({ refundId: z.string(), status: z.enum(["SUCCEEDED", "FAILED"]) });
+/**
+ * POST /v1/sessions/{sessionId}/refund. Idempotent by (session, merchantRefundId): a repeat returns
+ * the first answer. Several refunds of one session may add up to its amount.
+ */
+export const ProviderRefundRequest = z.object({ amountKopecks: z.number().int().positive(), merchantRefundId: Uuid });
+/** FAILED: the acquirer declined the refund (reason says why); nothing was returned to the buyer. */
+export const ProviderRefund = z.object({ refundId: z.string(), status: z.enum(["SUCCEEDED", "FAILED"]), reason: z.string().nullable().optional() });
 export type ProviderRefund = z.infer<typeof ProviderRefund>;
+
+/**
+ * POST /v1/sessions/{sessionId}/cancel: the session can no longer be paid (the buyer switched to
+ * another method). Idempotent; refused with 409 once the session is paid.
+ */
+export const ProviderCancel = z.object({ sessionId: z.string(), status: z.literal("CANCELED") });
+export type ProviderCancel = z.infer<typeof ProviderCancel>;
 
 /** Non-2xx replies of the acquirer. */
 export const ProviderErrorBody = z.object({ error: z.string() });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Balance, CreatePaymentRequest, ListPaymentsQuery, Payment, PaymentListPage } from "./api.ts";
+import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 
@@ -47,50 +47,6 @@ export const CheckoutView = z.object({
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
 export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
-
-// ── balance ledger ──────────────────────────────────────────────────────────
-export const Payout = z.object({
-  id: z.string(),
-  accountId: z.string(),
-  amountKopecks: z.number().int(),
-  status: z.enum(["PENDING", "PAID", "FAILED"]),
-  createdAt: z.string(),
-});
-export type Payout = z.infer<typeof Payout>;
-
-// ── webhook deliveries ──────────────────────────────────────────────────────
-export const WebhookAttempt = z.object({
-  /** Attempt series: 1 for the event itself, +1 for every manual resend or replay. */
-  series: z.number().int().min(1),
-  /** 1-based attempt number within the series (at most 7 with the default schedule). */
-  attempt: z.number().int().min(1),
-  at: z.string(),
-  httpStatus: z.number().int().nullable(),
-  error: z.string().nullable(),
-  durationMs: z.number(),
-});
-export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
-export const WebhookDelivery = z.object({
-  id: z.string(),
-  shopId: z.string(),
-  paymentId: z.string(),
-  orderId: z.string(),
-  status: z.string(),
-  /** pending | delivered | exhausted | blocked */
-  result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
-  attemptCount: z.number().int(),
-  lastError: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
-  createdAt: z.string(),
-  attempts: z.array(WebhookAttempt),
-});
-export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
-export const TestWebhookResult = z.object({
-  id: z.string(),
-  httpStatus: z.number().int().nullable(),
-  durationMs: z.number(),
-  error: z.string().nullable(),
-});
 
 // ── dashboard overview and payments list ────────────────────────────────────
 /** One cell of the daily rollup: payments created on `day` (Moscow) now in `status`, by method. */
@@ -158,8 +114,15 @@ export const rpcs = {
     lookup: rpc("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
     list: rpc("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),
     cancel: rpc("payments.v1.cancel", ById, Payment),
-    /** Full refund of a SUCCESS payment (dashboard, admin CLI). */
-    refund: rpc("payments.v1.refund", ById, Payment),
+    /**
+     * A full or partial refund of a SUCCESS payment (API, dashboard, admin CLI); amountKopecks
+     * defaults to what is not yet refunded. The same idempotencyKey for the same payment returns
+     * the first refund. CONFLICT when the payment is not SUCCESS, the amount exceeds the remainder
+     * or the balance cannot cover it; a refund the acquirer declines is returned FAILED.
+     */
+    refund: rpc("payments.v1.refund", ById.extend(CreateRefundRequest.shape).extend({ idempotencyKey: z.string().min(1).max(128).optional() }), Refund),
+    /** The payment's refunds, oldest first. */
+    listRefunds: rpc("payments.v1.refund.list", ById, RefundList),
     /**
      * Operators only (admin CLI): which shop and account a payment belongs to, so shop-scoped
      * commands such as refund can be given just a payment id. Never exposed to merchants or buyers.
@@ -264,29 +227,26 @@ export const rpcs = {
       }),
       Payout,
     ),
-    /** Newest first. */
+    /** Newest first; `startingAfter` is a payout id of the previous page (the next page holds older ones). */
     listPayouts: rpc(
       "balance.v1.payout.list",
-      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100) }),
-      z.object({ items: z.array(Payout) }),
+      z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
+      PayoutList,
     ),
     /**
-     * Reserve the refund amount from the available balance before asking the provider; unique per payment.
-     * amountKopecks is what the refund takes back from the balance: the payment's amountKopecks −
-     * commissionKopecks (the receipt it credited). CONFLICT "refund of X kopecks exceeds the available
-     * balance Y kopecks" when it does not fit; a repeat for the same payment is { reserved: true } again.
+     * Holds what a refund takes from the balance before the provider is asked; unique per refund id.
+     * amountKopecks is the refund's share of the payment's net receipt (RefundEvent.balanceKopecks),
+     * taken first from the payment's own frozen day, then from available. CONFLICT "refund of X
+     * kopecks exceeds the available balance Y kopecks" when it does not fit; a repeat is
+     * { reserved: true } again; { reserved: false } when the refund already ended FAILED (the
+     * hold was released, so a late copy of this request holds nothing). The hold becomes a
+     * debit on the refund's SUCCEEDED event and is given back on its FAILED event.
      * Not for sandbox (isTest) payments: they never touch a balance.
      */
     reserveRefund: rpc(
       "balance.v1.refund.reserve",
-      z.object({ accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
+      z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
       z.object({ reserved: z.boolean() }),
-    ),
-    /** Gives back a reserve whose refund the provider refused; { released: false } when none is pending. */
-    releaseRefund: rpc(
-      "balance.v1.refund.release",
-      z.object({ accountId: z.string(), paymentId: z.string() }),
-      z.object({ released: z.boolean() }),
     ),
   },
   webhooks: {

@@ -1,14 +1,20 @@
-import { connect, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { connect, headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
 import { natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
+import { warnWhilePending, withoutCredentials } from "./pending.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
-/** Connects and keeps reconnecting forever; a service started before NATS waits for it. */
+const NATS_WAIT_WARNINGS = { firstMs: 3_000, everyMs: 10_000 };
+
+/**
+ * Connects and keeps reconnecting forever; a service started before NATS waits for it, saying so
+ * (with the servers it tries) within seconds and then every few seconds, never in silence.
+ */
 export async function connectBus(url: string, name: string, log: Logger): Promise<NatsConnection> {
-  const nc = await connect({
+  const connecting = connect({
     servers: url.split(","),
     name,
     maxReconnectAttempts: -1,
@@ -20,6 +26,9 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
     // call becomes a DomainError naming the subject anyway.
     noAsyncTraces: true,
   });
+  const nc = await warnWhilePending(connecting, NATS_WAIT_WARNINGS, (waitedMs) =>
+    log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
+  );
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error") log.warn({ nats: s.type }, "nats status");
@@ -45,14 +54,33 @@ const dec = new TextDecoder();
 export const encodeJson = (v: unknown) => enc.encode(JSON.stringify(v));
 export const decodeJson = <T = unknown>(data: Uint8Array): T => JSON.parse(dec.decode(data)) as T;
 
+/** The NATS header that carries the gateway's request id to every service a request reaches. */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+/** What a request id may look like (the gateway keeps an inbound X-Request-Id only when it does). */
+export const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The request id a caller sent with this message, if a sane one. */
+export function requestIdOf(msg: Msg): string | undefined {
+  const id = msg.headers?.get(REQUEST_ID_HEADER);
+  return id && REQUEST_ID.test(id) ? id : undefined;
+}
+
 /** The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). */
-async function request(nc: NatsConnection, subject: string, payload: unknown, timeoutMs: number, started: number): Promise<Uint8Array<ArrayBuffer>> {
+async function request(nc: NatsConnection, subject: string, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
   try {
-    return (await nc.request(subject, encodeJson(payload), { timeout: timeoutMs })).data as Uint8Array<ArrayBuffer>;
+    // One header, set only when there is an id: the request stays a plain PUB otherwise.
+    const opts = requestId === undefined ? { timeout: timeoutMs } : { timeout: timeoutMs, headers: requestIdHeader(requestId) };
+    return (await nc.request(subject, encodeJson(payload), opts)).data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("UNAVAILABLE", `${subject.split(".")[0]} service unavailable`);
   }
+}
+
+function requestIdHeader(requestId: string) {
+  const h = headers();
+  h.set(REQUEST_ID_HEADER, requestId);
+  return h;
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
@@ -64,15 +92,17 @@ function replyError(subject: string, reply: RpcReply<unknown>, started: number):
 /**
  * Request/reply with a timeout. Returns the reply's data or throws DomainError with the
  * responder's error code; no responder, a timeout or a closed connection is UNAVAILABLE.
+ * requestId travels in the X-Request-Id header, for the responder's log lines.
  */
 export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
+  requestId?: string,
 ): Promise<RpcResponse<R>> {
   const started = performance.now();
-  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc.subject, req, timeoutMs, started));
+  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc.subject, req, timeoutMs, started, requestId));
   const error = replyError(rpc.subject, reply, started);
   if (error) throw error;
   return (reply as { data: RpcResponse<R> }).data;
@@ -92,9 +122,10 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
+  requestId?: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const started = performance.now();
-  const data = await request(nc, rpc.subject, req, timeoutMs, started);
+  const data = await request(nc, rpc.subject, req, timeoutMs, started, requestId);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "ok" }, (performance.now() - started) / 1000);
     return data.subarray(OK_REPLY_PREFIX.length, -1);
@@ -118,7 +149,8 @@ function servingOn(nc: NatsConnection): Serving {
 
 /**
  * Serves one RPC with a queue group (replicas share the load). The request is validated against
- * the contract; DomainError becomes a typed error reply; anything else is logged and INTERNAL.
+ * the contract; DomainError becomes a typed error reply; anything else is logged and INTERNAL,
+ * with the caller's request id (requestIdOf(msg) gives it to handlers for their own lines).
  * stopServing(nc) ends it gracefully.
  */
 export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
@@ -149,7 +181,7 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
       reply(msg, { ok: true, data }, "ok", started);
     } catch (e) {
       if (e instanceof DomainError) return reply(msg, { ok: false, error: { code: e.code, message: e.messages } }, e.code, started);
-      opts.log.error({ err: e, subject: rpc.subject }, "rpc handler failed");
+      opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
       reply(msg, { ok: false, error: { code: "INTERNAL", message: "internal error" } }, "INTERNAL", started);
     }
   };

@@ -2,10 +2,21 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 
+/** The repository (or the image's /app): where a relative DATA_DIR starts. */
+const REPO_ROOT = resolve(import.meta.dir, "../../..");
+
 /** Every service reads these; the README's configuration table lists them with their defaults. */
 export const commonEnv = {
   NATS_URL: z.string().min(1).optional(),
-  DATA_DIR: z.string().min(1).default("./.data"),
+  /**
+   * Relative to the repository root, not the working directory: a service started from its own
+   * folder (`cd services/gateway && bun run start`) must find the stack's store and nats.url.
+   */
+  DATA_DIR: z
+    .string()
+    .min(1)
+    .default("./.data")
+    .transform((dir) => resolve(REPO_ROOT, dir)),
   /** Interface the service's HTTP server binds to. */
   HOST: z.string().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -1,12 +1,16 @@
 import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
+import { retryDelayMs, type Backoff } from "./retry.ts";
 
 /** ended resolves when the loop stops, by stop() or on its own (consumer deleted, connection closed). */
 export type RunningLoop = { isActive: () => boolean; ended: Promise<void>; stop: () => Promise<void> };
 
-/** A message whose handler threw (a storage error) is offered again after this pause. */
-const HANDLER_ERROR_RETRY_MS = 5000;
+/**
+ * A message whose handler threw (a storage error) is offered again after a pause that grows with
+ * its deliveries; no budget of our own: the message stays until the store is back (max_deliver).
+ */
+const HANDLER_ERROR_RETRY: Backoff = { baseMs: 1_000, capMs: 30_000 };
 
 /**
  * Pulls from a durable consumer and runs up to `concurrency` handlers at once. The pull pauses
@@ -35,8 +39,9 @@ export async function runConsumerLoop(
     try {
       await opts.handle(m);
     } catch (err) {
-      opts.log.error({ err, consumer: opts.name, seq: m.seq }, "message handler failed; will retry");
-      m.nak(HANDLER_ERROR_RETRY_MS);
+      const retryInMs = retryDelayMs(HANDLER_ERROR_RETRY, m.info.deliveryCount);
+      opts.log.error({ err, consumer: opts.name, seq: m.seq, retryInMs }, "message handler failed; will retry");
+      m.nak(retryInMs);
     }
   };
   const done = (async () => {

@@ -3,6 +3,10 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { ApiKeyRecord, apiKeyKvKey, ShopRecord, shopKvKey } from "@payaccept/contracts";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
+import { retryDelayMs, type Backoff } from "./retry.ts";
+
+/** Until it works: without the directory no request can be authenticated. */
+const WATCH_RETRY: Backoff = { baseMs: 100, capMs: 2_000 };
 
 /**
  * An in-memory copy of the directory bucket, kept current by a KV watch: a revoked key or a
@@ -111,13 +115,14 @@ export class DirectoryCache {
   private async load(): Promise<void> {
     const gen = ++this.generation;
     this.stopWatch?.();
-    for (let attempt = 0; !this.stopped && gen === this.generation; attempt++) {
+    for (let failures = 1; !this.stopped && gen === this.generation; failures++) {
       try {
         await this.watchInto(gen);
         return;
       } catch (err) {
-        this.log.warn({ err: (err as Error).message, attempt }, "directory watch failed; retrying");
-        await Bun.sleep(Math.min(100 * 2 ** attempt, 2000));
+        const retryInMs = retryDelayMs(WATCH_RETRY, failures);
+        this.log.warn({ err: (err as Error).message, attempt: failures, retryInMs }, "directory watch failed; retrying");
+        await Bun.sleep(retryInMs);
       }
     }
   }

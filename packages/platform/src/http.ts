@@ -1,6 +1,7 @@
 import { errorBody } from "@payaccept/contracts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
 
@@ -39,8 +40,6 @@ export class RequestLog {
 }
 
 export type AppEnv = { Variables: { requestId: string; log: RequestLog } };
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Request id (inbound X-Request-Id if sane, else a new one), echoed on every response. */
 export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {

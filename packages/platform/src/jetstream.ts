@@ -1,14 +1,19 @@
-import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DIRECTORY_BUCKET, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
+import { retrying, type RetryPolicy } from "./retry.ts";
 
 const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
 
+/** Payment events and refund events; each consumer filters on its own prefix. */
+const PAYMENTS_STREAM_SUBJECTS = [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`, `${REFUND_EVENTS_SUBJECT_PREFIX}.>`];
+
 /**
- * Creates the payment-event stream if it does not exist. Every service that touches it calls
- * this with the same config, so start order does not matter.
+ * Creates the payment-event stream if it does not exist, and adds the subjects a stream made by an
+ * earlier version lacks. Every service that touches it calls this with the same config, so start
+ * order does not matter.
  */
 export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   return untilItWorks(() => addPaymentsStream(nc));
@@ -16,13 +21,14 @@ export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManag
 
 async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
+  let info: StreamInfo;
   try {
-    await jsm.streams.info(PAYMENTS_STREAM);
+    info = await jsm.streams.info(PAYMENTS_STREAM);
   } catch {
     try {
       await jsm.streams.add({
         name: PAYMENTS_STREAM,
-        subjects: [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`],
+        subjects: PAYMENTS_STREAM_SUBJECTS,
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         num_replicas: replicas(),
@@ -35,7 +41,11 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
         throw e;
       });
     }
+    return jsm;
   }
+  const subjects = info.config.subjects ?? [];
+  const missing = PAYMENTS_STREAM_SUBJECTS.filter((s) => !subjects.includes(s));
+  if (missing.length > 0) await jsm.streams.update(PAYMENTS_STREAM, { ...info.config, subjects: [...subjects, ...missing] });
   return jsm;
 }
 
@@ -45,16 +55,26 @@ export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
 }
 
 /**
- * Start-up calls to JetStream are retried for a while instead of ending the process: on a cluster
- * that has just formed (or lost a node) the first requests can time out until a leader is elected.
+ * The API's idempotency keys (history 1, entries expire a day after their last write); every
+ * gateway replica writes. Its operations are bounded by timeoutMs like the requests they guard.
+ * Creates the bucket when it is missing (NATS lost its store), binds to it otherwise; one try.
  */
-async function untilItWorks<T>(fn: () => Promise<T>, attempts = 20): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (i >= attempts) throw e;
-      await Bun.sleep(Math.min(250 * i, 3000));
-    }
-  }
+export function idempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).create(IDEMPOTENCY_BUCKET, { history: 1, replicas: replicas(), ttl: IDEMPOTENCY_TTL_MS });
+}
+
+/** idempotencyBucket at start-up, retried while a new cluster elects its leaders. */
+export function openIdempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  return untilItWorks(() => idempotencyBucket(nc, timeoutMs));
+}
+
+/**
+ * Start-up calls to JetStream are retried for a while (about 40 s in all) instead of ending the
+ * process: on a cluster that has just formed (or lost a node) the first requests can time out
+ * until a leader is elected.
+ */
+const STARTUP_RETRY: RetryPolicy = { baseMs: 250, capMs: 5_000, maxAttempts: 20 };
+
+function untilItWorks<T>(fn: () => Promise<T>): Promise<T> {
+  return retrying(STARTUP_RETRY, fn);
 }

@@ -35,6 +35,10 @@ describe("isPublicHostname", () => {
     "%s is not public",
     (h) => expect(isPublicHostname(h)).toBe(false),
   );
+  test.each(["localhost..", "localhost...", "printer.local..", "foo.internal..", "shop.example.com..", "a..example.com", ".example.com", "."])(
+    "%s has an empty label and is refused",
+    (h) => expect(isPublicHostname(h)).toBe(false),
+  );
   test.each(["shop.example.com", "example.com.", "8.8.8.8", "[2606:4700:4700::1111]"])("%s is public", (h) =>
     expect(isPublicHostname(h)).toBe(true),
   );
@@ -56,7 +60,9 @@ describe("resolvePublicAddresses", () => {
   test("refuses internal names before asking DNS", async () => {
     let asked = false;
     const resolver = async () => ((asked = true), [{ address: "8.8.8.8" }]);
-    await expect(resolvePublicAddresses("localhost", resolver)).rejects.toBeInstanceOf(NonPublicAddressError);
+    for (const name of ["localhost", "localhost..", "printer.local..", "foo.internal.."]) {
+      await expect(resolvePublicAddresses(name, resolver)).rejects.toBeInstanceOf(NonPublicAddressError);
+    }
     expect(asked).toBe(false);
   });
 

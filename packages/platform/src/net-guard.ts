@@ -41,11 +41,22 @@ export function isPublicIp(address: string): boolean {
  * address, so whoever connects must also check the resolved address (resolvePublicAddresses).
  */
 export function isPublicHostname(hostname: string): boolean {
-  const host = unbracket(hostname).replace(/\.$/, "");
-  if (host.length === 0) return false;
+  const host = unbracket(hostname);
   if (isIpLiteral(host)) return isPublicIp(host);
-  if (!host.includes(".")) return false;
-  return !INTERNAL_NAME.test(host);
+  const labels = dnsLabels(host);
+  if (labels === undefined || labels.length < 2) return false;
+  return !INTERNAL_NAME.test(labels.join("."));
+}
+
+/**
+ * The labels of a DNS name, or undefined when one is empty. One trailing dot is the root
+ * (`example.com.` is the fully qualified `example.com`); any other empty label (`localhost..`,
+ * `a..b`, `.a`) is not a valid name, yet resolvers differ in what they make of it, so such a name
+ * is refused rather than normalised into something the check and the connect might read apart.
+ */
+function dnsLabels(host: string): string[] | undefined {
+  const labels = (host.endsWith(".") ? host.slice(0, -1) : host).split(".");
+  return labels.every((l) => l.length > 0) ? labels : undefined;
 }
 
 export class NonPublicAddressError extends Error {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { DomainError, ProviderCallback, type ProviderSessionRequest } from "@payaccept/contracts";
 import { openStore } from "@payaccept/platform";
 import { dueCallbacks } from "./callbacks/outbox.ts";
-import { openSession, recordOutcome, refundSession, sessionLinks } from "./sessions.ts";
+import { cancelSession, cardTimeIsUp, openSession, recordOutcome, refundSession, sessionLinks } from "./sessions.ts";
 import { schema } from "./store/schema.ts";
 
 const freshDb = () => openStore(":memory:", schema, join(import.meta.dir, "../drizzle")).db;
@@ -49,6 +49,44 @@ describe("openSession", () => {
       deepLink: `http://acq.test/sbp/${sbp.id}`,
     });
     expect(sessionLinks(card, "http://acq.test")).toEqual({ sessionId: card.id, method: "CARD", formAction: `http://acq.test/card/${card.id}` });
+  });
+});
+
+describe("cancelSession (a method switch)", () => {
+  test("a canceled session takes no outcome; opening it again reopens it with the new deadline", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    recordOutcome(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
+    expect(cancelSession(db, s.id).status).toBe("CANCELED");
+    expect(cancelSession(db, s.id).status).toBe("CANCELED");
+    // not even the late QR payment a declined SBP session otherwise allows
+    expect(recordOutcome(db, s.id, { event: "PAID" }, 3)).toEqual({ session: expect.objectContaining({ status: "CANCELED" }), callbackId: null });
+    const reopened = openSession(db, request({ expiresAt: "2026-11-24T05:00:00.000Z" }), 4);
+    expect(reopened).toMatchObject({ created: false, session: { id: s.id, status: "OPEN", declineReason: null, expiresAt: Date.parse("2026-11-24T05:00:00.000Z") } });
+    expect(recordOutcome(db, s.id, { event: "PAID" }, 5).callbackId).not.toBeNull();
+  });
+
+  test("a paid session cannot be canceled; an unknown one is not found", () => {
+    const db = freshDb();
+    const s = openSession(db, request(), 1).session;
+    recordOutcome(db, s.id, { event: "PAID" }, 2);
+    expect(() => cancelSession(db, s.id)).toThrow("the session is already paid");
+    expect(() => cancelSession(db, "nope")).toThrow("session not found");
+  });
+});
+
+describe("the card deadline", () => {
+  test("a card session takes no outcome from its deadline on; an SBP QR still may be paid late", () => {
+    const db = freshDb();
+    const deadline = Date.parse("2026-11-24T05:00:00.000Z");
+    const card = openSession(db, request({ method: "CARD", expiresAt: "2026-11-24T05:00:00.000Z" }), 1).session;
+    const sbp = openSession(db, request({ expiresAt: "2026-11-24T05:00:00.000Z" }), 1).session;
+    expect(cardTimeIsUp(card, deadline - 1)).toBe(false);
+    expect(cardTimeIsUp(card, deadline)).toBe(true);
+    expect(cardTimeIsUp(sbp, deadline + 60_000)).toBe(false);
+    expect(recordOutcome(db, card.id, { event: "PAID" }, deadline).callbackId).toBeNull();
+    expect(recordOutcome(db, card.id, { event: "CHALLENGE" }, deadline).session.status).toBe("OPEN");
+    expect(recordOutcome(db, sbp.id, { event: "PAID" }, deadline + 60_000).callbackId).not.toBeNull();
   });
 });
 
@@ -111,23 +149,44 @@ describe("recordOutcome", () => {
 });
 
 describe("refundSession", () => {
-  test("refunds a paid session once; a repeat returns the first refund", () => {
+  const paidSession = () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
     recordOutcome(db, s.id, { event: "PAID" }, 2);
-    const first = refundSession(db, s.id, 123456, 3);
-    const again = refundSession(db, s.id, 100, 4);
+    return { db, s };
+  };
+  const refund = (db: ReturnType<typeof freshDb>, sessionId: string, amountKopecks: number, merchantRefundId = Bun.randomUUIDv7()) =>
+    refundSession(db, { sessionId, merchantRefundId, amountKopecks }, 3);
+
+  test("is idempotent by the merchant's refund id: a repeat returns the first refund, whatever its amount", () => {
+    const { db, s } = paidSession();
+    const id = Bun.randomUUIDv7();
+    const first = refund(db, s.id, 123456, id);
     expect(first.created).toBe(true);
     expect(first.refund.status).toBe("SUCCEEDED");
-    expect(again).toEqual({ refund: first.refund, created: false });
+    expect(refund(db, s.id, 100, id)).toEqual({ refund: first.refund, created: false });
+  });
+
+  test("partial refunds add up to the paid amount, never more", () => {
+    const { db, s } = paidSession();
+    expect(refund(db, s.id, 100_000).refund.status).toBe("SUCCEEDED");
+    expect(refund(db, s.id, 23_456).refund.status).toBe("SUCCEEDED");
+    expect(() => refund(db, s.id, 1)).toThrow("amountKopecks exceeds what is left of the paid amount: 0");
+  });
+
+  test("an amount ending in 13 kopecks is declined, and a declined refund counts for nothing", () => {
+    const { db, s } = paidSession();
+    const declined = refund(db, s.id, 5_013).refund;
+    expect(declined).toMatchObject({ status: "FAILED", reason: "refund_declined" });
+    expect(refund(db, s.id, 123_456).refund.status).toBe("SUCCEEDED");
   });
 
   test("refuses an unpaid session and more than was paid", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    expect(() => refundSession(db, s.id, 100, 2)).toThrow("only a paid session can be refunded");
+    expect(() => refund(db, s.id, 100)).toThrow("only a paid session can be refunded");
     recordOutcome(db, s.id, { event: "PAID" }, 2);
-    expect(() => refundSession(db, s.id, 123457, 3)).toThrow("exceeds the paid amount");
-    expect(() => refundSession(db, "nope", 1, 3)).toThrow("session not found");
+    expect(() => refund(db, s.id, 123457)).toThrow("exceeds what is left of the paid amount");
+    expect(() => refund(db, "nope", 1)).toThrow("session not found");
   });
 });

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { DomainError, type ProviderCallback, type ProviderSession, type ProviderSessionRequest } from "@payaccept/contracts";
 import type { AcquirerDb } from "./store/db.ts";
 import { callbacks, refunds, sessions, type RefundRow, type SessionRow } from "./store/schema.ts";
@@ -14,9 +14,11 @@ export function sessionLinks(row: SessionRow, publicUrl: string): ProviderSessio
 
 /**
  * Registers a payment attempt, idempotently by (merchantPaymentId, method). A repeat with another
- * amount is a caller bug, refused rather than silently answered with the first session.
+ * amount is a caller bug, refused rather than silently answered with the first session. A repeat
+ * for a session canceled by a method switch reopens it: the buyer switched back.
  */
 export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: number): { session: SessionRow; created: boolean } {
+  const expiresAt = req.expiresAt ? Date.parse(req.expiresAt) : null;
   const inserted = db
     .insert(sessions)
     .values({
@@ -28,6 +30,7 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
       returnUrl: req.returnUrl,
       callbackUrl: req.callbackUrl,
       status: "OPEN",
+      expiresAt,
       createdAt: now,
     })
     .onConflictDoNothing()
@@ -42,8 +45,31 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
   if (existing.amountKopecks !== req.amountKopecks) {
     throw new DomainError("CONFLICT", "a session for this payment and method exists with another amount");
   }
-  return { session: existing, created: false };
+  if (existing.status !== "CANCELED") return { session: existing, created: false };
+  const reopened = db
+    .update(sessions)
+    .set({ status: "OPEN", declineReason: null, expiresAt })
+    .where(and(eq(sessions.id, existing.id), eq(sessions.status, "CANCELED")))
+    .returning()
+    .get();
+  return { session: reopened ?? findSession(db, existing.id)!, created: false };
 }
+
+/**
+ * Makes a session unpayable: the buyer switched to another method. Paid sessions cannot be canceled
+ * (CONFLICT): the payer's side then waits for that payment's callback instead of switching.
+ */
+export function cancelSession(db: AcquirerDb, id: string): SessionRow {
+  return db.transaction((tx) => {
+    const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+    if (!row) throw new DomainError("NOT_FOUND", "session not found");
+    if (row.status === "PAID") throw new DomainError("CONFLICT", "the session is already paid");
+    return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
+  });
+}
+
+/** A card form is refused after the buyer's deadline: the spec's late payment is the SBP QR's only. */
+export const cardTimeIsUp = (row: SessionRow, now: number): boolean => row.method === "CARD" && row.expiresAt !== null && now >= row.expiresAt;
 
 export function findSession(db: AcquirerDb, id: string): SessionRow | undefined {
   return db.select().from(sessions).where(eq(sessions.id, id)).get();
@@ -53,9 +79,11 @@ export type Outcome = { event: "PAID" } | { event: "DECLINED"; reason: string } 
 
 /**
  * Whether an outcome may follow the session's status. An SBP session may still be paid after a
- * decline: the buyer can scan the same QR again (a late payment on our side).
+ * decline: the buyer can scan the same QR again (a late payment on our side). A canceled session
+ * takes nothing, and a card session nothing after its deadline.
  */
-function allowed(row: SessionRow, outcome: Outcome): boolean {
+function allowed(row: SessionRow, outcome: Outcome, now: number): boolean {
+  if (cardTimeIsUp(row, now)) return false;
   const open = row.status === "OPEN" || row.status === "CHALLENGE";
   switch (outcome.event) {
     case "PAID":
@@ -76,7 +104,7 @@ export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcom
   return db.transaction((tx) => {
     const row = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
     if (!row) throw new DomainError("NOT_FOUND", "session not found");
-    if (!allowed(row, outcome)) return { session: row, callbackId: null };
+    if (!allowed(row, outcome, now)) return { session: row, callbackId: null };
     const patch =
       outcome.event === "PAID"
         ? { status: "PAID" as const, paidAt: now, declineReason: null }
@@ -109,22 +137,51 @@ export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcom
   });
 }
 
-/** A full or partial refund of a paid session; one per session, a repeat returns the first. */
-export function refundSession(db: AcquirerDb, sessionId: string, amountKopecks: number, now: number): { refund: RefundRow; created: boolean } {
-  return db.transaction((tx) => {
-    const existing = tx.select().from(refunds).where(eq(refunds.sessionId, sessionId)).get();
-    if (existing) return { refund: existing, created: false };
-    const session = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
-    if (!session) throw new DomainError("NOT_FOUND", "session not found");
-    if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
-    if (amountKopecks > session.amountKopecks) {
-      throw new DomainError("BAD_REQUEST", `amountKopecks exceeds the paid amount of ${session.amountKopecks}`);
-    }
-    const refund = tx
-      .insert(refunds)
-      .values({ id: Bun.randomUUIDv7(), sessionId, amountKopecks, status: "SUCCEEDED", createdAt: now })
-      .returning()
-      .get();
-    return { refund, created: true };
-  });
+/** Test rule: a refund whose amount ends in 13 kopecks (e.g. 50.13 RUB) is declined, as a bank may decline one. */
+export const DECLINED_REFUND_KOPECKS = 13;
+export const REFUND_DECLINE_REASON = "refund_declined";
+
+/**
+ * A full or partial refund of a paid session, idempotent by (session, merchantRefundId): a repeat
+ * returns the first answer. The refunds that succeeded add up to at most the paid amount.
+ */
+export function refundSession(
+  db: AcquirerDb,
+  req: { sessionId: string; merchantRefundId: string; amountKopecks: number },
+  now: number,
+): { refund: RefundRow; created: boolean } {
+  return db.transaction(
+    (tx) => {
+      const mine = and(eq(refunds.sessionId, req.sessionId), eq(refunds.merchantRefundId, req.merchantRefundId));
+      const existing = tx.select().from(refunds).where(mine).get();
+      if (existing) return { refund: existing, created: false };
+      const session = tx.select().from(sessions).where(eq(sessions.id, req.sessionId)).get();
+      if (!session) throw new DomainError("NOT_FOUND", "session not found");
+      if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
+      const refunded = tx
+        .select({ total: sql<number>`coalesce(sum(${refunds.amountKopecks}), 0)` })
+        .from(refunds)
+        .where(and(eq(refunds.sessionId, req.sessionId), eq(refunds.status, "SUCCEEDED")))
+        .get()!.total;
+      if (req.amountKopecks > session.amountKopecks - refunded) {
+        throw new DomainError("BAD_REQUEST", `amountKopecks exceeds what is left of the paid amount: ${session.amountKopecks - refunded}`);
+      }
+      const declined = req.amountKopecks % 100 === DECLINED_REFUND_KOPECKS;
+      const refund = tx
+        .insert(refunds)
+        .values({
+          id: Bun.randomUUIDv7(),
+          sessionId: req.sessionId,
+          merchantRefundId: req.merchantRefundId,
+          amountKopecks: req.amountKopecks,
+          status: declined ? "FAILED" : "SUCCEEDED",
+          reason: declined ? REFUND_DECLINE_REASON : null,
+          createdAt: now,
+        })
+        .returning()
+        .get();
+      return { refund, created: true };
+    },
+    { behavior: "immediate" },
+  );
 }

@@ -3,8 +3,8 @@ import { DomainError, type PaymentEvent } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { payOut } from "./payouts.ts";
-import { reserveRefund } from "./refunds.ts";
-import { msk, nextEvent, paymentEvent, tempLedgerStore } from "./testing.ts";
+import { applyRefundEvent, reserveRefund } from "./refunds.ts";
+import { msk, paymentEvent, refundEvent, tempLedgerStore } from "./testing.ts";
 
 /**
  * The aggregates (hold buckets released lazily, running available) against a naive model that
@@ -70,18 +70,26 @@ test("aggregates always equal the sum of every movement", () => {
       const e = pick(paid);
       if (refunded.has(e.paymentId)) continue;
       const net = e.amountKopecks - e.commissionKopecks;
-      const fits = model(e.accountId, now).availableKopecks >= net;
+      // A refund takes first from its own receipt's day while that day is still frozen.
+      const release = releaseInstant(Date.parse(e.paidAt!));
+      const frozenOfDay = release > now ? movements.filter((m) => m.accountId === e.accountId && m.from === release).reduce((s, m) => s + m.kopecks, 0) : 0;
+      const fromFrozen = Math.min(net, Math.max(0, frozenOfDay));
+      const fits = net - fromFrozen === 0 || model(e.accountId, now).availableKopecks >= net - fromFrozen;
+      const refundId = Bun.randomUUIDv7();
       try {
-        reserveRefund(store, { accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
+        reserveRefund(store, { refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
         expect(fits).toBe(true);
       } catch (err) {
         expect(err).toBeInstanceOf(DomainError);
         expect(fits).toBe(false);
         continue;
       }
-      movements.push({ accountId: e.accountId, kopecks: -net, from: 0 });
+      // One in five is declined by the bank: its hold goes back where it came from.
+      const status = rnd() < 0.8 ? "SUCCEEDED" : "FAILED";
+      applyRefundEvent(store, refundEvent(e, { refundId, balanceKopecks: net, status, at: now }), now, HOLD_HOUR);
+      if (status === "FAILED") continue;
+      movements.push({ accountId: e.accountId, kopecks: -fromFrozen, from: release }, { accountId: e.accountId, kopecks: -(net - fromFrozen), from: 0 });
       refunded.add(e.paymentId);
-      applyPaymentEvent(store, nextEvent(e, "REFUNDED", new Date(now).toISOString()), now);
     } else if (roll < 0.75) {
       const accountId = pick(ACCOUNTS);
       const amount = 1 + Math.floor(rnd() * 150_000);

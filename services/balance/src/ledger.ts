@@ -1,28 +1,24 @@
 import type { PaymentEvent } from "@payaccept/contracts";
 import { moscowDay } from "./moscow-time.ts";
-import { releaseRefund, takeBackRefund } from "./refunds.ts";
 import type { LedgerStore } from "./store/ledger-store.ts";
 
 /** What an event did to the ledger (for logs and metrics). */
-export type EventEffect = "receipt" | "refund" | "duplicate" | "sandbox" | "no-money";
+export type EventEffect = "receipt" | "duplicate" | "sandbox" | "no-money";
 
 /**
  * Applies one payment event in one transaction. Idempotent by (paymentId, status): the
  * applied_events primary key rejects a second copy, whatever its Nats-Msg-Id was.
  * A receipt (amount − commission) goes on hold in the bucket of the Moscow day of its paidAt,
- * also when it arrives late (SUCCESS after EXPIRED or FAILED). FAILED, EXPIRED and CANCELED move no money.
+ * also when it arrives late (SUCCESS after EXPIRED or FAILED). FAILED, EXPIRED and CANCELED move no
+ * money, and neither does REFUNDED: each refund moves its own share on its RefundEvent (refunds.ts).
  */
 export function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: number): EventEffect {
-  if (event.isTest) {
-    // Payments never reserves for a sandbox payment; should it have, the refund's end must not leave the hold behind.
-    if (event.status === "REFUNDED") releaseRefund(store, event, now);
-    return "sandbox";
-  }
-  if (event.status !== "SUCCESS" && event.status !== "REFUNDED") return "no-money";
+  if (event.isTest) return "sandbox";
+  if (event.status !== "SUCCESS") return "no-money";
   const netKopecks = event.amountKopecks - event.commissionKopecks;
   const paidAt = event.paidAt === null ? null : Date.parse(event.paidAt);
   // A SUCCESS always carries paidAt; occurredAt (the moment it became SUCCESS) is the same instant if it ever does not.
-  const day = event.status === "SUCCESS" ? moscowDay(paidAt ?? Date.parse(event.occurredAt)) : null;
+  const day = moscowDay(paidAt ?? Date.parse(event.occurredAt));
   return store.tx(() => {
     const first = store.recordEvent({
       paymentId: event.paymentId,
@@ -38,11 +34,7 @@ export function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: 
       appliedAt: now,
     });
     if (!first) return "duplicate";
-    if (day !== null) {
-      store.addFrozen(event.accountId, day, netKopecks);
-      return "receipt";
-    }
-    takeBackRefund(store, { paymentId: event.paymentId, accountId: event.accountId, netKopecks }, now);
-    return "refund";
+    store.addFrozen(event.accountId, day, netKopecks);
+    return "receipt";
   });
 }

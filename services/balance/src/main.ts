@@ -3,8 +3,9 @@ import { PAYMENTS_STREAM } from "@payaccept/contracts";
 import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, registerConsumerGauges, resolveNatsUrl, servingConfirmed, stopServing } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvent } from "./ledger.ts";
-import { paymentEventsApplied } from "./metrics.ts";
-import { BALANCE_DURABLE, consumePaymentEvents } from "./payment-event-consumer.ts";
+import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
+import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
+import { applyRefundEvent } from "./refunds.ts";
 import { settlePendingPayouts } from "./payouts.ts";
 import { serveBalanceRpcs } from "./rpc-handlers.ts";
 import { openLedgerStore } from "./store/ledger-store.ts";
@@ -22,8 +23,9 @@ if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earli
 const nc = await connectBus(resolveNatsUrl(cfg), "balance", log);
 lifecycle.onClose("nats", () => nc.drain());
 
-const consumer = await consumePaymentEvents(
+const consumer = await consumeEvents(
   nc,
+  paymentEventFeed,
   (event) => {
     const effect = applyPaymentEvent(store, event, clock());
     paymentEventsApplied.inc({ status: event.status, effect });
@@ -31,14 +33,28 @@ const consumer = await consumePaymentEvents(
   },
   log,
 );
-// Without its consumer the ledger goes stale.
+const refundConsumer = await consumeEvents(
+  nc,
+  refundEventFeed,
+  (event) => {
+    const effect = applyRefundEvent(store, event, clock(), cfg.HOLD_HOUR);
+    refundEventsApplied.inc({ status: event.status, effect });
+    return effect;
+  },
+  log,
+);
+// Without its consumers the ledger goes stale.
 lifecycle.essential("payment events", consumer);
+lifecycle.essential("refund events", refundConsumer);
 serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
 lifecycle.onClose("rpc", () => stopServing(nc));
 await servingConfirmed(nc);
-await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
+await registerConsumerGauges(nc, [
+    { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
+    { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },
+  ], cfg.NATS_REQUEST_TIMEOUT_MS);
 
-const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive });
+const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive, refundEvents: refundConsumer.isActive });
 const server = Bun.serve({ hostname: cfg.HOST, port: cfg.BALANCE_PORT, fetch: app.fetch });
 lifecycle.onClose("http", () => server.stop());
 log.info({ port: server.port, holdHour: cfg.HOLD_HOUR }, "balance service ready");

@@ -1,8 +1,10 @@
 import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
-import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PaymentEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PaymentEvent, REFUND_EVENTS_SUBJECT_PREFIX, RefundEvent } from "@payaccept/contracts";
+import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import type { z } from "zod";
 
 export const BALANCE_DURABLE = "balance";
+export const BALANCE_REFUNDS_DURABLE = "balance-refunds";
 /**
  * Applying an event takes well under a millisecond, so an unacked event almost surely belongs to a
  * process that died; this is how long its events wait before they are delivered again.
@@ -10,34 +12,49 @@ export const BALANCE_DURABLE = "balance";
 const ACK_WAIT_MS = 10_000;
 const NS_PER_MS = 1_000_000;
 
-export type EventSink = (event: PaymentEvent) => string;
+/** One of the balance's durable consumers of the PAYMENTS stream: which events, under which name. */
+type EventFeed<S extends z.ZodType> = { durable: string; filterSubject: string; schema: S; what: string };
+
+export const paymentEventFeed: EventFeed<typeof PaymentEvent> = {
+  durable: BALANCE_DURABLE,
+  filterSubject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
+  schema: PaymentEvent,
+  what: "payment event",
+};
+export const refundEventFeed: EventFeed<typeof RefundEvent> = {
+  durable: BALANCE_REFUNDS_DURABLE,
+  filterSubject: `${REFUND_EVENTS_SUBJECT_PREFIX}.>`,
+  schema: RefundEvent,
+  what: "refund event",
+};
+
+export type EventSink<E> = (event: E) => string;
 
 /**
  * Acks a message only after the sink has committed it, so a crash before the ack means a
  * redelivery, which the ledger's UNIQUE key turns into a no-op. A sink that throws (storage error)
  * leaves the message to the loop, which offers it again later.
  */
-export function handlePaymentEventMessage(m: JsMsg, sink: EventSink, log: Logger): void {
-  const event = decodeOrTerm(m, PaymentEvent, "payment event", log);
+export function handleEventMessage<S extends z.ZodType>(m: JsMsg, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): void {
+  const event = decodeOrTerm(m, feed.schema, feed.what, log);
   if (!event) return;
   const effect = sink(event);
   m.ack();
-  log.debug({ paymentId: event.paymentId, status: event.status, effect, seq: m.seq }, "payment event applied");
+  log.debug({ subject: m.subject, effect, seq: m.seq }, `${feed.what} applied`);
 }
 
-/** The balance's durable pull consumer of every payment event, from the start of the stream. */
-export async function consumePaymentEvents(nc: NatsConnection, sink: EventSink, log: Logger): Promise<RunningLoop> {
+/** A durable pull consumer of the feed's events, from the start of the stream. */
+export async function consumeEvents<S extends z.ZodType>(nc: NatsConnection, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
-  // Idempotent while the config is unchanged, so replicas starting together are fine.
-  await jsm.consumers.add(PAYMENTS_STREAM, {
-    durable_name: BALANCE_DURABLE,
+  await ensureDurable(jsm, PAYMENTS_STREAM, {
+    durable_name: feed.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
+    filter_subject: feed.filterSubject,
     ack_wait: ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
-  });
-  const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, BALANCE_DURABLE);
+  }, log);
+  const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, feed.durable);
   // One at a time: each event is a sub-millisecond SQLite transaction.
-  return runConsumerLoop(consumer, { name: BALANCE_DURABLE, concurrency: 1, handle: (m) => handlePaymentEventMessage(m, sink, log), log });
+  return runConsumerLoop(consumer, { name: feed.durable, concurrency: 1, handle: (m) => handleEventMessage(m, feed, sink, log), log });
 }

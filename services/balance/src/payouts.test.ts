@@ -49,7 +49,7 @@ describe("payout", () => {
     const first = pay(3_000, "weekly-1");
     expect(pay(3_000, "weekly-1")).toEqual(first);
     expect(available()).toBe(7_000);
-    expect(listPayouts(ledger.store, "account-1", 10)).toHaveLength(1);
+    expect(listPayouts(ledger.store, "account-1", 10).items).toHaveLength(1);
   });
 
   test("the same idempotency key with another amount is a conflict", () => {
@@ -64,7 +64,7 @@ describe("payout", () => {
     fundAccount(ledger.store, "account-2", 10_000, NOW);
     pay(3_000, "k");
     payOut(ledger.store, { accountId: "account-2", amountKopecks: 3_000, idempotencyKey: "k" }, NOW, HOLD_HOUR);
-    expect(listPayouts(ledger.store, "account-2", 10)).toHaveLength(1);
+    expect(listPayouts(ledger.store, "account-2", 10).items).toHaveLength(1);
   });
 
   test("a payout left PENDING by a crash is settled at the next start", () => {
@@ -72,16 +72,20 @@ describe("payout", () => {
     const pending = createPayout(ledger.store, { accountId: "account-1", amountKopecks: 2_000 }, NOW, HOLD_HOUR);
     expect(pending.status).toBe("PENDING");
     expect(settlePendingPayouts(ledger.store, NOW + 1_000)).toBe(1);
-    expect(listPayouts(ledger.store, "account-1", 10)).toEqual([expect.objectContaining({ id: pending.id, status: "PAID" })]);
+    expect(listPayouts(ledger.store, "account-1", 10).items).toEqual([expect.objectContaining({ id: pending.id, status: "PAID" })]);
     expect(available()).toBe(8_000);
   });
 
-  test("the list is the account's payouts, newest first, up to the limit", () => {
+  test("the list is the account's payouts, newest first, in pages after a cursor", () => {
     fundAccount(ledger.store, "account-1", 10_000, NOW);
     fundAccount(ledger.store, "account-2", 10_000, NOW);
     const ids = [pay(100).id, pay(200).id, pay(300).id];
     payOut(ledger.store, { accountId: "account-2", amountKopecks: 999 }, NOW, HOLD_HOUR);
-    expect(listPayouts(ledger.store, "account-1", 10).map((p) => p.id)).toEqual(ids.reverse());
-    expect(listPayouts(ledger.store, "account-1", 2).map((p) => p.amountKopecks)).toEqual([300, 200]);
+    expect(listPayouts(ledger.store, "account-1", 10)).toEqual({ items: ids.toReversed().map((id) => expect.objectContaining({ id })), hasMore: false });
+    const first = listPayouts(ledger.store, "account-1", 2);
+    expect(first.items.map((p) => p.amountKopecks)).toEqual([300, 200]);
+    expect(first.hasMore).toBe(true);
+    const next = listPayouts(ledger.store, "account-1", 2, first.items[1]!.id);
+    expect(next).toEqual({ items: [expect.objectContaining({ id: ids[0], amountKopecks: 100 })], hasMore: false });
   });
 });

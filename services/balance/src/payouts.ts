@@ -1,4 +1,4 @@
-import { DomainError, type Payout } from "@payaccept/contracts";
+import { DomainError, type Payout, type PayoutList } from "@payaccept/contracts";
 import { exceedsAvailable, releaseDueReceipts } from "./balance.ts";
 import type { LedgerStore, PayoutRow } from "./store/ledger-store.ts";
 
@@ -64,6 +64,8 @@ export function settlePendingPayouts(store: LedgerStore, now: number): number {
   return ids.length;
 }
 
-export function listPayouts(store: LedgerStore, accountId: string, limit: number): Payout[] {
-  return store.latestPayouts(accountId, limit).map(toPayout);
+/** A page, newest first, of the payouts older than startingAfter (a payout id of the previous page). */
+export function listPayouts(store: LedgerStore, accountId: string, limit: number, startingAfter?: string): PayoutList {
+  const rows = store.latestPayouts(accountId, limit + 1, startingAfter);
+  return { items: rows.slice(0, limit).map(toPayout), hasMore: rows.length > limit };
 }

@@ -2,26 +2,32 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
 import { applyPaymentEvent } from "./ledger.ts";
-import { releaseRefund, reserveRefund } from "./refunds.ts";
-import { fundAccount, msk, nextEvent, paymentEvent, ledgerPerTest, thrownBy } from "./testing.ts";
+import { applyRefundEvent, reserveRefund } from "./refunds.ts";
+import { fundAccount, msk, nextEvent, paymentEvent, ledgerPerTest, refundEvent, thrownBy } from "./testing.ts";
 
 const HOLD_HOUR = 12;
 const NOW = msk("2025-03-10T15:00:00");
 const ledger = ledgerPerTest();
 
 const balance = (now = NOW) => readBalance(ledger.store, "account-1", now, HOLD_HOUR);
-const reserve = (paymentId: string, amountKopecks: number) =>
-  reserveRefund(ledger.store, { accountId: "account-1", paymentId, amountKopecks }, NOW, HOLD_HOUR);
-const release = (paymentId: string) => releaseRefund(ledger.store, { accountId: "account-1", paymentId }, NOW);
-const refunded = (paid: ReturnType<typeof paymentEvent>) =>
-  applyPaymentEvent(ledger.store, nextEvent(paid, "REFUNDED", new Date(NOW).toISOString()), NOW);
+const reserve = (paymentId: string, amountKopecks: number, refundId: string = Bun.randomUUIDv7()) =>
+  reserveRefund(ledger.store, { refundId, accountId: "account-1", paymentId, amountKopecks }, NOW, HOLD_HOUR);
+const ended = (paid: ReturnType<typeof paymentEvent>, refundId: string, balanceKopecks: number, status: "SUCCEEDED" | "FAILED", now = NOW) =>
+  applyRefundEvent(ledger.store, refundEvent(paid, { refundId, balanceKopecks, status, at: now }), now, HOLD_HOUR);
+/** A receipt paid today (Moscow): still frozen at NOW. */
+const paidToday = (amountKopecks: number) => {
+  const paid = paymentEvent({ paidAt: new Date(msk("2025-03-10T10:00:00")).toISOString(), amountKopecks, commissionKopecks: 0 });
+  applyPaymentEvent(ledger.store, paid, NOW);
+  return paid;
+};
 
-describe("refund reserve", () => {
-  test("takes the refund out of available at once; the REFUNDED event then takes nothing more", () => {
+describe("refund hold", () => {
+  test("takes the refund out of available at once; the SUCCEEDED event then takes nothing more", () => {
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    expect(reserve(paid.paymentId, 10_000)).toEqual({ reserved: true });
+    const refundId = Bun.randomUUIDv7();
+    expect(reserve(paid.paymentId, 10_000, refundId)).toEqual({ reserved: true });
     expect(balance().availableKopecks).toBe(0);
-    expect(refunded(paid)).toBe("refund");
+    expect(ended(paid, refundId, 10_000, "SUCCEEDED")).toBe("refund-taken");
     expect(balance().availableKopecks).toBe(0);
   });
 
@@ -33,97 +39,96 @@ describe("refund reserve", () => {
     expect(balance().availableKopecks).toBe(3_000);
   });
 
-  test("frozen money does not cover a refund: only available does", () => {
-    const paid = paymentEvent({ paidAt: new Date(NOW).toISOString(), amountKopecks: 8_000, commissionKopecks: 0 });
-    applyPaymentEvent(ledger.store, paid, NOW);
-    expect(() => reserve(paid.paymentId, 8_000)).toThrow("refund of 8000 kopecks exceeds the available balance 0 kopecks");
-    expect(balance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 8_000 });
-  });
-
-  test("is unique per payment: a second reserve for the same payment takes nothing more", () => {
+  test("is unique per refund: a repeat takes nothing more; several refunds of one payment each take their share", () => {
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 4_000);
-    expect(reserve(paid.paymentId, 4_000)).toEqual({ reserved: true });
+    const first = Bun.randomUUIDv7();
+    reserve(paid.paymentId, 4_000, first);
+    expect(reserve(paid.paymentId, 4_000, first)).toEqual({ reserved: true });
     expect(balance().availableKopecks).toBe(6_000);
+    reserve(paid.paymentId, 5_000);
+    expect(balance().availableKopecks).toBe(1_000);
   });
 
-  test("release gives the money back once; a second release finds nothing", () => {
+  test("a FAILED refund gives its hold back once; a late hold request afterwards takes nothing", () => {
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 10_000);
-    expect(release(paid.paymentId)).toEqual({ released: true });
+    const refundId = Bun.randomUUIDv7();
+    reserve(paid.paymentId, 10_000, refundId);
+    expect(ended(paid, refundId, 10_000, "FAILED")).toBe("refund-released");
+    expect(ended(paid, refundId, 10_000, "FAILED")).toBe("duplicate");
     expect(balance().availableKopecks).toBe(10_000);
-    expect(release(paid.paymentId)).toEqual({ released: false });
+    expect(reserve(paid.paymentId, 10_000, refundId)).toEqual({ reserved: false });
     expect(balance().availableKopecks).toBe(10_000);
   });
 
-  test("after a release the payment can be reserved again", () => {
+  test("a FAILED refund that never got its hold leaves a tombstone: the hold request, arriving late, takes nothing", () => {
+    // What a balance paused past payments' timeout sees when it resumes.
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 10_000);
-    release(paid.paymentId);
-    reserve(paid.paymentId, 10_000);
-    expect(balance().availableKopecks).toBe(0);
-  });
-
-  test("a refund that happened cannot be released", () => {
-    const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 10_000);
-    refunded(paid);
-    expect(release(paid.paymentId)).toEqual({ released: false });
-    expect(balance().availableKopecks).toBe(0);
-  });
-
-  test("another account cannot release the reserve", () => {
-    const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 10_000);
-    expect(releaseRefund(ledger.store, { accountId: "account-2", paymentId: paid.paymentId }, NOW)).toEqual({ released: false });
-    expect(balance().availableKopecks).toBe(0);
-  });
-
-  test("a reserve after the refund was already applied takes nothing", () => {
-    const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    refunded(paid);
-    expect(reserve(paid.paymentId, 10_000)).toEqual({ reserved: true });
-    expect(balance().availableKopecks).toBe(0);
+    const refundId = Bun.randomUUIDv7();
+    expect(ended(paid, refundId, 10_000, "FAILED")).toBe("refund-released");
+    expect(reserve(paid.paymentId, 10_000, refundId)).toEqual({ reserved: false });
+    expect(balance().availableKopecks).toBe(10_000);
   });
 });
 
-describe("REFUNDED event", () => {
-  test("takes back amount − commission", () => {
-    fundAccount(ledger.store, "account-1", 20_000, NOW);
-    const paid = paymentEvent({ paidAt: new Date(NOW - 3 * 86_400_000).toISOString(), amountKopecks: 10_000, commissionKopecks: 250 });
-    applyPaymentEvent(ledger.store, paid, NOW);
-    expect(balance().availableKopecks).toBe(29_750);
-    refunded(paid);
-    expect(balance().availableKopecks).toBe(20_000);
+describe("a refund of a receipt still frozen", () => {
+  test("is taken from that receipt's own frozen day first, then from available", () => {
+    fundAccount(ledger.store, "account-1", 2_000, NOW);
+    const paid = paidToday(8_000);
+    reserve(paid.paymentId, 6_000);
+    expect(balance()).toMatchObject({ availableKopecks: 2_000, frozenKopecks: 2_000 });
+    // The next refund of it takes the 2 000 left frozen and 1 000 of available.
+    reserve(paid.paymentId, 3_000);
+    expect(balance()).toMatchObject({ availableKopecks: 1_000, frozenKopecks: 0 });
+    // Tomorrow at the hold hour nothing more is released: the receipt was refunded.
+    expect(balance(msk("2025-03-11T12:00:00"))).toMatchObject({ availableKopecks: 1_000, frozenKopecks: 0 });
+  });
+
+  test("when the frozen part is not enough and available is short, it is refused and nothing is taken", () => {
+    const paid = paidToday(5_000);
+    expect(thrownBy(() => reserve(paid.paymentId, 6_000))).toEqual(
+      new DomainError("CONFLICT", "refund of 6000 kopecks exceeds the available balance 0 kopecks (after 5000 kopecks from the payment's own frozen receipt)"),
+    );
+    expect(balance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 5_000 });
+  });
+
+  test("a declined refund puts the frozen part back on its day, or in available once that day is released", () => {
+    fundAccount(ledger.store, "account-1", 1_000, NOW);
+    const paid = paidToday(4_000);
+    const today = Bun.randomUUIDv7();
+    reserve(paid.paymentId, 5_000, today);
+    expect(balance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+    ended(paid, today, 5_000, "FAILED");
+    expect(balance()).toMatchObject({ availableKopecks: 1_000, frozenKopecks: 4_000 });
+
+    const later = Bun.randomUUIDv7();
+    reserve(paid.paymentId, 4_000, later);
+    const tomorrow = msk("2025-03-11T13:00:00");
+    ended(paid, later, 4_000, "FAILED", tomorrow);
+    expect(balance(tomorrow)).toMatchObject({ availableKopecks: 5_000, frozenKopecks: 0 });
+  });
+});
+
+describe("SUCCEEDED event without a hold", () => {
+  test("the provider has paid anyway, so the money is taken, from the frozen day first, available even below zero", () => {
+    const paid = paidToday(5_000);
+    expect(ended(paid, Bun.randomUUIDv7(), 7_000, "SUCCEEDED")).toBe("refund-taken");
+    expect(balance()).toMatchObject({ availableKopecks: -2_000, frozenKopecks: 0 });
   });
 
   test("replayed, it takes the money once", () => {
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    expect(refunded(paid)).toBe("refund");
-    expect(refunded(paid)).toBe("duplicate");
+    const refundId = Bun.randomUUIDv7();
+    expect(ended(paid, refundId, 10_000, "SUCCEEDED")).toBe("refund-taken");
+    expect(ended(paid, refundId, 10_000, "SUCCEEDED")).toBe("duplicate");
     expect(balance().availableKopecks).toBe(0);
   });
+});
 
-  test("the event's figure wins over a reserve made for another amount", () => {
+describe("what does not move money", () => {
+  test("a sandbox refund and the REFUNDED payment event: each refund already moved its own share", () => {
     const paid = fundAccount(ledger.store, "account-1", 10_000, NOW);
-    reserve(paid.paymentId, 7_000);
-    refunded(paid);
-    expect(balance().availableKopecks).toBe(0);
-  });
-
-  test("without a reserve the provider has paid anyway, so available may go below zero", () => {
-    const paid = paymentEvent({ paidAt: new Date(NOW).toISOString(), amountKopecks: 5_000, commissionKopecks: 0 });
-    applyPaymentEvent(ledger.store, paid, NOW);
-    refunded(paid);
-    expect(balance()).toMatchObject({ availableKopecks: -5_000, frozenKopecks: 5_000 });
-    expect(balance(msk("2025-03-11T12:00:00"))).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
-  });
-
-  test("a sandbox REFUNDED frees a reserve made for that payment by mistake", () => {
-    fundAccount(ledger.store, "account-1", 10_000, NOW);
-    const sandbox = paymentEvent({ isTest: true, amountKopecks: 3_000, commissionKopecks: 0 });
-    reserve(sandbox.paymentId, 3_000);
-    expect(refunded(sandbox)).toBe("sandbox");
+    expect(ended({ ...paid, isTest: true }, Bun.randomUUIDv7(), 10_000, "SUCCEEDED")).toBe("sandbox");
+    expect(applyPaymentEvent(ledger.store, nextEvent(paid, "REFUNDED", new Date(NOW).toISOString()), NOW)).toBe("no-money");
     expect(balance().availableKopecks).toBe(10_000);
   });
 });

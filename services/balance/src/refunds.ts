@@ -1,51 +1,85 @@
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, type RefundEvent } from "@payaccept/contracts";
 import { exceedsAvailable, releaseDueReceipts } from "./balance.ts";
-import type { LedgerStore } from "./store/ledger-store.ts";
+import type { LedgerStore, RefundHoldRow } from "./store/ledger-store.ts";
+
+export type RefundHoldRequest = { refundId: string; accountId: string; paymentId: string; amountKopecks: number };
 
 /**
- * Takes a refund's amount out of the available balance before the provider is asked, so two
- * refunds (or a refund and a payout) can never spend the same money. Unique per payment: a repeat
- * for a payment that is already reserved or refunded changes nothing.
+ * Where a refund's amount comes from: first the frozen bucket of the payment's own Moscow day while
+ * that day is still on hold (the receipt being refunded has not reached available yet), then
+ * available. Call inside a transaction, after releaseDueReceipts (whose cut-off it takes).
  */
-export function reserveRefund(
-  store: LedgerStore,
-  req: { accountId: string; paymentId: string; amountKopecks: number },
-  now: number,
-  holdHour: number,
-): { reserved: true } {
+function sourcesOf(store: LedgerStore, req: RefundHoldRequest, cutoff: string): Pick<RefundHoldRow, "frozenDay" | "frozenKopecks" | "availableKopecks"> {
+  const day = store.receiptDay(req.paymentId);
+  const frozen = day !== undefined && day > cutoff ? Math.min(req.amountKopecks, store.frozenOfDay(req.accountId, day)) : 0;
+  return { frozenDay: frozen > 0 ? day! : null, frozenKopecks: frozen, availableKopecks: req.amountKopecks - frozen };
+}
+
+/**
+ * Holds a refund's amount before the provider is asked, so two refunds (or a refund and a payout)
+ * can never spend the same money. Unique per refund id: a repeat holds nothing more, and after the
+ * refund ended FAILED (its hold RELEASED, or a tombstone written because the request arrived late)
+ * it holds nothing at all and answers { reserved: false }.
+ */
+export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: number, holdHour: number): { reserved: boolean } {
   return store.tx(() => {
-    if (store.refundOf(req.paymentId)) return { reserved: true };
-    releaseDueReceipts(store, req.accountId, now, holdHour);
-    if (!store.debitIfAvailable(req.accountId, req.amountKopecks, now)) {
-      throw new DomainError("CONFLICT", exceedsAvailable("refund", req.amountKopecks, store.available(req.accountId)));
+    const earlier = store.refundHold(req.refundId);
+    if (earlier) return { reserved: earlier.state !== "RELEASED" };
+    const sources = sourcesOf(store, req, releaseDueReceipts(store, req.accountId, now, holdHour));
+    if (sources.availableKopecks > 0 && !store.debitIfAvailable(req.accountId, sources.availableKopecks, now)) {
+      const frozenToo = sources.frozenKopecks > 0 ? ` (after ${sources.frozenKopecks} kopecks from the payment's own frozen receipt)` : "";
+      throw new DomainError("CONFLICT", `${exceedsAvailable("refund", req.amountKopecks, store.available(req.accountId))}${frozenToo}`);
     }
-    store.insertRefund({ ...req, reservedAt: now, refundedAt: null });
+    if (sources.frozenDay) store.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
+    store.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });
     return { reserved: true };
   });
 }
 
-/** Gives a reserve back when the provider refused the refund; a refund that happened stays. */
-export function releaseRefund(store: LedgerStore, req: { accountId: string; paymentId: string }, now: number): { released: boolean } {
-  return store.tx(() => {
-    const reserve = store.deletePendingRefund(req.paymentId, req.accountId);
-    if (reserve) store.adjustAvailable(reserve.accountId, reserve.amountKopecks, now);
-    return { released: reserve !== undefined };
-  });
+/** Puts a hold's money back where it came from; a frozen day released meanwhile is available now. */
+function giveBack(store: LedgerStore, hold: RefundHoldRow, now: number, holdHour: number): void {
+  const cutoff = releaseDueReceipts(store, hold.accountId, now, holdHour);
+  if (hold.frozenDay && hold.frozenDay > cutoff) store.addFrozen(hold.accountId, hold.frozenDay, hold.frozenKopecks);
+  else store.adjustAvailable(hold.accountId, hold.frozenKopecks, now);
+  store.adjustAvailable(hold.accountId, hold.availableKopecks, now);
 }
 
 /**
- * Applies a live REFUNDED event (inside the event's transaction): the refund leaves available
- * exactly once. A reserve is swapped for the event's own figure, so the result is right even if
- * the reserve was made for another amount; without a reserve the money is taken all the same,
- * even into a negative available, because the provider has already paid the buyer.
+ * Applies a live refund's end (one transaction, idempotent by refund id through
+ * applied_refund_events). SUCCEEDED: the hold stays taken; without a hold (or after one was given
+ * back) the money is taken all the same, from the same sources, even into a negative available,
+ * because the provider has already paid the buyer. FAILED: the hold goes back; without one a
+ * tombstone keeps a late hold request from taking anything.
  */
-export function takeBackRefund(store: LedgerStore, e: { paymentId: string; accountId: string; netKopecks: number }, now: number): void {
-  const reserve = store.refundOf(e.paymentId);
-  if (reserve) {
-    store.adjustAvailable(reserve.accountId, reserve.amountKopecks, now);
-    store.markRefunded(e.paymentId, e.accountId, e.netKopecks, now);
-  } else {
-    store.insertRefund({ paymentId: e.paymentId, accountId: e.accountId, amountKopecks: e.netKopecks, reservedAt: null, refundedAt: now });
-  }
-  store.adjustAvailable(e.accountId, -e.netKopecks, now);
+export function applyRefundEvent(store: LedgerStore, e: RefundEvent, now: number, holdHour: number): "refund-taken" | "refund-released" | "duplicate" | "sandbox" {
+  if (e.isTest) return "sandbox";
+  return store.tx(() => {
+    const first = store.recordRefundEvent({
+      refundId: e.refundId,
+      status: e.status,
+      paymentId: e.paymentId,
+      accountId: e.accountId,
+      balanceKopecks: e.balanceKopecks,
+      occurredAt: Date.parse(e.occurredAt),
+      appliedAt: now,
+    });
+    if (!first) return "duplicate";
+    const hold = store.refundHold(e.refundId);
+    const req = { refundId: e.refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: e.balanceKopecks };
+    if (e.status === "FAILED") {
+      if (hold?.state === "HELD") giveBack(store, hold, now, holdHour);
+      const nothing = { frozenDay: null, frozenKopecks: 0, availableKopecks: 0 };
+      store.putRefundHold({ ...req, ...(hold ?? nothing), state: "RELEASED", createdAt: hold?.createdAt ?? now, settledAt: now });
+      return "refund-released";
+    }
+    if (hold?.state === "HELD") {
+      store.putRefundHold({ ...hold, state: "TAKEN", settledAt: now });
+      return "refund-taken";
+    }
+    const sources = sourcesOf(store, req, releaseDueReceipts(store, e.accountId, now, holdHour));
+    if (sources.frozenDay) store.takeFrozen(e.accountId, sources.frozenDay, sources.frozenKopecks);
+    store.adjustAvailable(e.accountId, -sources.availableKopecks, now);
+    store.putRefundHold({ ...req, ...sources, state: "TAKEN", createdAt: hold?.createdAt ?? now, settledAt: now });
+    return "refund-taken";
+  });
 }

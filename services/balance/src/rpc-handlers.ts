@@ -1,8 +1,8 @@
 import { rpcs } from "@payaccept/contracts";
-import { serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { requestIdOf, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { readBalance } from "./balance.ts";
 import { listPayouts, payOut } from "./payouts.ts";
-import { releaseRefund, reserveRefund } from "./refunds.ts";
+import { reserveRefund } from "./refunds.ts";
 import type { LedgerStore } from "./store/ledger-store.ts";
 
 export type BalanceDeps = { store: LedgerStore; holdHour: number; clock: () => number; log: Logger };
@@ -12,13 +12,16 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
   const opts = { queue: "balance", log };
   return [
     serve(nc, rpcs.balance.get, (req) => readBalance(store, req.accountId, clock(), holdHour), opts),
-    serve(nc, rpcs.balance.createPayout, (req) => {
+    serve(nc, rpcs.balance.createPayout, (req, msg) => {
       const payout = payOut(store, req, clock(), holdHour);
-      log.info({ payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks }, "payout");
+      log.info({ requestId: requestIdOf(msg), payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks }, "payout");
       return payout;
     }, opts),
-    serve(nc, rpcs.balance.listPayouts, (req) => ({ items: listPayouts(store, req.accountId, req.limit) }), opts),
-    serve(nc, rpcs.balance.reserveRefund, (req) => reserveRefund(store, req, clock(), holdHour), opts),
-    serve(nc, rpcs.balance.releaseRefund, (req) => releaseRefund(store, req, clock()), opts),
+    serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
+    serve(nc, rpcs.balance.reserveRefund, (req, msg) => {
+      const held = reserveRefund(store, req, clock(), holdHour);
+      log.info({ requestId: requestIdOf(msg), refundId: req.refundId, accountId: req.accountId, amountKopecks: req.amountKopecks, reserved: held.reserved }, "refund hold");
+      return held;
+    }, opts),
   ];
 }

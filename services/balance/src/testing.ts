@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
-import { paymentEventId, paymentEventSubject, type PaymentEvent } from "@payaccept/contracts";
+import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
@@ -60,6 +60,31 @@ export function nextEvent(earlier: PaymentEvent, status: PaymentEvent["status"],
   return { ...earlier, eventId: paymentEventId(earlier.paymentId, status), status, previousStatus: earlier.status, occurredAt };
 }
 
+/** The end of a refund of `paid` as payments publishes it: `balanceKopecks` is what it takes from the balance. */
+export function refundEvent(
+  paid: PaymentEvent,
+  r: { refundId: string; balanceKopecks: number; status: RefundEvent["status"]; at: number; amountKopecks?: number },
+): RefundEvent {
+  const amountKopecks = r.amountKopecks ?? paid.amountKopecks;
+  return {
+    eventId: refundEventId(r.refundId),
+    refundId: r.refundId,
+    paymentId: paid.paymentId,
+    shopId: paid.shopId,
+    accountId: paid.accountId,
+    orderId: paid.orderId,
+    status: r.status,
+    amountKopecks,
+    balanceKopecks: r.balanceKopecks,
+    refundedTotalKopecks: r.status === "SUCCEEDED" ? amountKopecks : 0,
+    paymentAmountKopecks: paid.amountKopecks,
+    isTest: paid.isTest,
+    reason: null,
+    failureReason: r.status === "FAILED" ? "the acquirer declined the refund: refund_declined" : null,
+    occurredAt: new Date(r.at).toISOString(),
+  };
+}
+
 /** Epoch ms of a Moscow wall-clock time, e.g. msk("2025-03-11T12:00:00"). */
 export const msk = (local: string) => Date.parse(`${local}+03:00`);
 
@@ -84,4 +109,9 @@ export function thrownBy(fn: () => unknown): unknown {
 /** Publishes an event as the payments outbox relay does: subject by status, Nats-Msg-Id <paymentId>:<status> unless given. */
 export function publishPaymentEvent(js: JetStreamClient, event: PaymentEvent, msgID = event.eventId): Promise<PubAck> {
   return js.publish(paymentEventSubject(event.status), JSON.stringify(event), { msgID, timeout: 5000 });
+}
+
+/** Publishes a refund's end as the payments outbox relay does: subject by status, Nats-Msg-Id refund:<refundId>. */
+export function publishRefundEvent(js: JetStreamClient, event: RefundEvent): Promise<PubAck> {
+  return js.publish(refundEventSubject(event.status), JSON.stringify(event), { msgID: event.eventId, timeout: 5000 });
 }

@@ -7,10 +7,13 @@ import {
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
+  idempotencyBucket,
+  openIdempotencyBucket,
   resolveNatsUrl,
 } from "@payaccept/platform";
 import { gatewayEnv } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
+import { IdempotencyClaims } from "./idempotency/claims.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
 import { apiRoutes } from "./routes/api.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
@@ -30,6 +33,9 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
+const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), Date.now, () =>
+  idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
+);
 
 const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
 const app = createServiceApp(log, { nats: connectionUp(nc) });
@@ -43,8 +49,17 @@ app.route(
     trustedProxies: cfg.TRUSTED_PROXIES,
     maxBodyBytes: MAX_BODY_BYTES,
     rpcTimeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS,
+    slowCallTimeoutMs: cfg.GATEWAY_SLOW_CALL_TIMEOUT,
+    claims,
   }),
 );
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.GATEWAY_PORT, fetch: (req, server) => app.fetch(req, { server }) });
+// Bun's own body limit (128 MiB) would answer a larger announced body with a bare 413; lifted so
+// jsonBody answers every oversized body in the Error shape (it reads at most MAX_BODY_BYTES).
+const server = Bun.serve({
+  hostname: cfg.HOST,
+  port: cfg.GATEWAY_PORT,
+  maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  fetch: (req, server) => app.fetch(req, { server }),
+});
 lifecycle.onClose("http", () => server.stop());
 log.info({ port: server.port }, "gateway listening");

@@ -22,6 +22,11 @@ export const paymentsEnv = {
   CREATED_TTL: duration("24h"),
   PENDING_TTL: duration("20m"),
   TIMER_SWEEP_MS: duration("1000"),
+  /**
+   * How long a PENDING refund's driver has before the refund sweeper drives it again: above one
+   * balance call plus one acquirer call, so a refund in hand is rarely driven twice (harmless if it is).
+   */
+  REFUND_RETRY_MS: duration("15000"),
   OUTBOX_SWEEP_MS: duration("5000"),
   /** Test hook: how long the relay waits before each publishing pass (0 in production). */
   OUTBOX_RELAY_DELAY_MS: duration("0"),

@@ -21,15 +21,17 @@ import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
-import { registerOutboxGauges } from "./metrics.ts";
+import { refundsEnded, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { createOutboxRepo } from "./store/outbox-repo.ts";
 import { createPaymentsRepo } from "./store/payments-repo.ts";
+import { createRefundsRepo } from "./store/refunds-repo.ts";
 import { openPaymentsStore } from "./store/open.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
+import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
 const cfg = loadConfig(paymentsEnv);
 const log = createLogger("payments", cfg.LOG_LEVEL);
@@ -57,8 +59,16 @@ const groupCommit = new GroupCommit(store.sqlite, (err) => log.error({ err }, "a
 const announce = announceTransitions(log, () => relay.wake());
 // A status change written inside a group commit is announced only once the group has committed.
 const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
+const refunds = createRefundsRepo(store, repo, ({ refund, requestId }) => {
+  log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+  refundsEnded.inc({ status: refund.status });
+  relay.wake();
+});
+registerRefundGauges(refunds);
 const deps: PaymentsDeps = {
   repo,
+  refunds,
+  refundLeaseMs: cfg.REFUND_RETRY_MS,
   groupCommit,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
@@ -68,8 +78,7 @@ const deps: PaymentsDeps = {
     timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
   }),
   balance: {
-    reserveRefund: (req) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
-    releaseRefund: (req) => call(nc, rpcs.balance.releaseRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS),
+    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
   },
   log,
   now: Date.now,
@@ -82,6 +91,9 @@ relay.start();
 life.onClose("outbox relay", () => relay.stop());
 sweeper.start();
 life.onClose("expiry sweeper", () => sweeper.stop());
+const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
+refundSweeper.start();
+life.onClose("refund sweeper", () => refundSweeper.stop());
 
 let serving = false;
 const app = createServiceApp(log, {

@@ -71,6 +71,18 @@ const ru = {
   noMethods: "Для этого магазина сейчас нет доступных способов оплаты.",
   securePayment: "Безопасная оплата",
   noscriptRefresh: "Без JavaScript страница обновляется раз в 10 секунд.",
+  methodNameSBP: "СБП",
+  methodNameCARD: "банковская карта",
+  switchTitle: "Другой способ оплаты",
+  switchHint: "Текущий QR-код или форма карты перестанут действовать. Время на оплату не изменится.",
+  switchToSBP: "Оплатить через СБП",
+  switchToCARD: "Оплатить картой",
+  noticeMethodChanged: "Способ оплаты сменили — например, в другой вкладке. Продолжите оплату здесь.",
+  noticeStartedWith: (method: string) => `Оплата уже начата другим способом (${method}), и сменить его сейчас нельзя. Продолжите оплату здесь.`,
+  paidAt: "Время оплаты",
+  reference: "Номер платежа",
+  paidWith: "Способ оплаты",
+  fullPaymentId: "Полный идентификатор платежа",
 };
 
 const en: typeof ru = {
@@ -142,6 +154,18 @@ const en: typeof ru = {
   noMethods: "This shop has no payment methods available right now.",
   securePayment: "Secure payment",
   noscriptRefresh: "Without JavaScript this page reloads every 10 seconds.",
+  methodNameSBP: "SBP",
+  methodNameCARD: "bank card",
+  switchTitle: "Another way to pay",
+  switchHint: "The current QR code or card form will stop working. The time left to pay stays the same.",
+  switchToSBP: "Pay with SBP",
+  switchToCARD: "Pay by card",
+  noticeMethodChanged: "The payment method was changed, perhaps in another tab. Continue paying here.",
+  noticeStartedWith: (method: string) => `Payment has already started with another method (${method}), which cannot be changed now. Continue paying here.`,
+  paidAt: "Paid at",
+  reference: "Payment reference",
+  paidWith: "Paid with",
+  fullPaymentId: "Full payment id",
 };
 
 export type Messages = typeof ru;

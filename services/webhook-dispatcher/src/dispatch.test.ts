@@ -45,6 +45,7 @@ function dispatcher(overrides: Partial<DispatchDeps> = {}) {
       return outcomes.shift() ?? delivered;
     },
     retryDelays: DELAYS,
+    random: () => 0,
     now: () => clock.t,
     log: createLogger("test", "silent"),
     ...overrides,

@@ -1,5 +1,5 @@
 import type { ShopRecord } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
+import type { Logger, Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
 import { webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
@@ -17,6 +17,8 @@ export type DispatchDeps = {
   concurrency: ShopConcurrency;
   send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
   retryDelays: readonly number[];
+  /** The jitter of the retry pauses (Math.random); tests pin it to get the schedule exactly. */
+  random?: Random;
   now: () => number;
   log: Logger;
 };
@@ -67,7 +69,7 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
   const startedAt = deps.now();
   const shop = deps.shop(delivery.shopId);
   const outcome = await attemptOutcome(delivery, shop, deps);
-  const step = nextStep(outcome, number, deps.retryDelays);
+  const step = nextStep(outcome, number, deps.retryDelays, deps.random);
   const at = deps.now();
   const nextAttemptAt = step.retryInMs === null ? null : at + step.retryInMs;
   const httpStatus = outcome.kind === "blocked" ? null : outcome.httpStatus;

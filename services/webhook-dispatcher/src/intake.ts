@@ -66,7 +66,7 @@ export function createPaymentEventIntake(deps: { store: DeliveryStore; now: () =
       v.p.m.ack();
       if (created[i]) recorded++;
       deps.log.debug(
-        { paymentId: v.event.paymentId, status: v.event.status, shopId: v.event.shopId, created: created[i], seq: v.p.m.seq },
+        { requestId: v.event.requestId, paymentId: v.event.paymentId, status: v.event.status, shopId: v.event.shopId, created: created[i], seq: v.p.m.seq },
         "payment event recorded",
       );
       v.p.resolve();

@@ -46,7 +46,7 @@ lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shop(shopId);
 
-const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING };
+const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
 const js = await ensureStreams(nc, streamSettings, () => {
   const requeued = store.requeuePending();
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");

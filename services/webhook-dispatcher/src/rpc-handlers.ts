@@ -1,5 +1,5 @@
 import { DomainError, rpcs, type RpcResponse, type ShopRecord } from "@payaccept/contracts";
-import { serve, type Logger, type NatsConnection } from "@payaccept/platform";
+import { requestIdOf, serve, type Logger, type NatsConnection } from "@payaccept/platform";
 import type { AttemptOutcome } from "./delivery/send.ts";
 import { toWebhookDelivery } from "./delivery-view.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
@@ -25,17 +25,17 @@ export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
     items: deps.store.list(req).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
   }), opts);
   serve(nc, rpcs.webhooks.health, (req) => ({ shops: deps.store.health(req.shopIds, req.fromDay, req.toDay) }), opts);
-  serve(nc, rpcs.webhooks.resend, (req) => resend(deps, req.shopId, req.deliveryId), opts);
+  serve(nc, rpcs.webhooks.resend, (req, msg) => resend(deps, req.shopId, req.deliveryId, requestIdOf(msg)), opts);
   serve(nc, rpcs.webhooks.replay, (req) => replay(deps, req.shopId, Date.parse(req.since)), opts);
-  serve(nc, rpcs.webhooks.test, (req) => sendTestWebhook(deps, req.shopId), opts);
+  serve(nc, rpcs.webhooks.test, (req, msg) => sendTestWebhook(deps, req.shopId, requestIdOf(msg)), opts);
 }
 
 /** Same stored body, fresh signatures, a new series with the full schedule; also after exhaustion. */
-export function resend(deps: RpcDeps, shopId: string, deliveryId: string): RpcResponse<typeof rpcs.webhooks.resend> {
+export function resend(deps: RpcDeps, shopId: string, deliveryId: string, requestId?: string): RpcResponse<typeof rpcs.webhooks.resend> {
   const delivery = deps.store.restart(shopId, deliveryId, deps.now());
   if (!delivery) throw new DomainError("NOT_FOUND", "delivery not found");
   deps.requeue();
-  deps.log.info({ shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
+  deps.log.info({ requestId, shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
   return toWebhookDelivery(delivery, deps.store.attemptsOf(deliveryId));
 }
 
@@ -51,7 +51,7 @@ export function replay(deps: RpcDeps, shopId: string, since: number): RpcRespons
  * The dashboard's "Send test webhook": sent at once (not through the schedule, since someone is
  * waiting for the answer), with valid signatures and `test: true`; never stored as a delivery.
  */
-export async function sendTestWebhook(deps: RpcDeps, shopId: string): Promise<RpcResponse<typeof rpcs.webhooks.test>> {
+export async function sendTestWebhook(deps: RpcDeps, shopId: string, requestId?: string): Promise<RpcResponse<typeof rpcs.webhooks.test>> {
   const shop = await deps.currentShop(shopId);
   if (!shop) throw new DomainError("NOT_FOUND", "shop not found");
   const { id, body } = serializeTestWebhookBody();
@@ -63,6 +63,6 @@ export async function sendTestWebhook(deps: RpcDeps, shopId: string): Promise<Rp
     durationMs: outcome.durationMs,
     error: outcome.kind === "delivered" ? null : outcome.error,
   };
-  deps.log.info({ shopId, ...result }, "test webhook sent");
+  deps.log.info({ requestId, shopId, ...result }, "test webhook sent");
   return result;
 }

@@ -1,7 +1,6 @@
-import type { Logger } from "@payaccept/platform";
+import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
 import type { AcquirerDb } from "../store/db.ts";
 import type { CallbackRow } from "../store/schema.ts";
-import { nextAttemptAt, type RetryPolicy } from "./backoff.ts";
 import { dueCallbacks, markDelivered, markFailed, nextDueAt, pendingCallback } from "./outbox.ts";
 import { signedHeaders } from "./signing.ts";
 
@@ -94,10 +93,11 @@ export class CallbackDispatcher {
     } catch (e) {
       error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     }
-    const nextAt = nextAttemptAt(policy, attempts, Date.now());
+    const pause = retryDelayMs(policy, attempts);
+    const nextAt = pause === null ? null : Date.now() + pause;
     markFailed(db, row.id, attempts, error, nextAt);
     if (nextAt === null) log.error({ callbackId: row.id, sessionId: row.sessionId, attempts, error }, "callback abandoned after the last attempt");
-    else log.warn({ callbackId: row.id, sessionId: row.sessionId, attempts, error, retryInMs: nextAt - Date.now() }, "callback not delivered; will retry");
+    else log.warn({ callbackId: row.id, sessionId: row.sessionId, attempts, error, retryInMs: pause }, "callback not delivered; will retry");
     return false;
   }
 }

@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { CardForm } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
-import { findSession, recordOutcome, type Outcome } from "../sessions.ts";
+import { cardTimeIsUp, findSession, recordOutcome, type Outcome } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
 import type { SessionRow } from "../store/schema.ts";
 import { decideCard, THREE_DS_PASSING_CODE } from "../test-cards.ts";
@@ -61,6 +61,10 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     return session;
   };
 
+  /** A card form after the buyer's deadline: nothing is charged, and the buyer goes back to the payment page. */
+  const cardTimeUp = (c: Context, s: SessionRow) =>
+    page(c, 409, "Время оплаты истекло", "Срок оплаты заказа закончился, поэтому карта не принята и деньги не списаны.", { href: s.returnUrl, label: "Вернуться к заказу" });
+
   /** Where a card session sends the buyer when there is nothing to fill in on this page. */
   const cardRedirect = (c: Context, s: SessionRow) =>
     s.status === "CHALLENGE" ? c.redirect(`/card/${s.id}/3ds`, 303) : s.status === "OPEN" ? c.redirect(`/card/${s.id}`, 303) : c.redirect(s.returnUrl, 303);
@@ -93,6 +97,7 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     const s = sessionOf(c, "CARD");
     if (!s) return notFound(c);
     if (s.status !== step) return cardRedirect(c, s);
+    if (cardTimeIsUp(s, Date.now())) return cardTimeUp(c, s);
     cardHeaders(c, s);
     return c.html(render(s));
   };
@@ -110,6 +115,7 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     const fromPaymentPage = returnOrigin !== null && c.req.header("origin") === returnOrigin;
     if (!fromPaymentPage && !fromOwnPage(c, form, "card", s)) return staleForm(c, `/card/${s.id}`);
     if (s.status !== "OPEN") return cardRedirect(c, s);
+    if (cardTimeIsUp(s, Date.now())) return cardTimeUp(c, s);
     const card = CardForm.safeParse(form);
     if (!card.success) {
       cardHeaders(c, s);
@@ -130,6 +136,7 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     const form = await formOf(c);
     if (!fromOwnPage(c, form, "3ds", s)) return staleForm(c, `/card/${s.id}/3ds`);
     if (s.status !== "CHALLENGE") return cardRedirect(c, s);
+    if (cardTimeIsUp(s, Date.now())) return cardTimeUp(c, s);
     const passed = form.code?.trim() === THREE_DS_PASSING_CODE;
     await settle(s, passed ? { event: "PAID" } : { event: "DECLINED", reason: "3ds_failed" });
     return c.redirect(s.returnUrl, 303);

@@ -1,9 +1,9 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { DomainError, formatIssues, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderRefund } from "@payaccept/contracts";
+import { DomainError, formatIssues, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
 import { jsonError, safeEqual, type AppEnv } from "@payaccept/platform";
-import { openSession, refundSession, sessionLinks } from "../sessions.ts";
+import { cancelSession, openSession, refundSession, sessionLinks } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
 
 const httpUrl = z.url({ protocol: /^https?$/, message: "must be an http(s) URL" }).max(2048);
@@ -45,11 +45,18 @@ export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: s
     return c.json(sessionLinks(session, deps.publicUrl), created ? 201 : 200);
   });
 
+  api.post("/sessions/:id/cancel", (c) => {
+    const session = cancelSession(deps.db, c.req.param("id"));
+    c.get("log").info({ sessionId: session.id, merchantPaymentId: session.merchantPaymentId }, "session canceled");
+    const body: ProviderCancel = { sessionId: session.id, status: "CANCELED" };
+    return c.json(body, 200);
+  });
+
   api.post("/sessions/:id/refund", async (c) => {
-    const { amountKopecks } = await readJson(c, ProviderRefundRequest);
-    const { refund, created } = refundSession(deps.db, c.req.param("id"), amountKopecks, Date.now());
-    if (created) c.get("log").info({ sessionId: refund.sessionId, refundId: refund.id, amountKopecks }, "refund made");
-    const body: ProviderRefund = { refundId: refund.id, status: refund.status };
+    const req = await readJson(c, ProviderRefundRequest);
+    const { refund, created } = refundSession(deps.db, { sessionId: c.req.param("id"), ...req }, Date.now());
+    if (created) c.get("log").info({ sessionId: refund.sessionId, refundId: refund.id, amountKopecks: req.amountKopecks, status: refund.status }, "refund made");
+    const body: ProviderRefund = { refundId: refund.id, status: refund.status, reason: refund.reason };
     return c.json(body, created ? 201 : 200);
   });
 

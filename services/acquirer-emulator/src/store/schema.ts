@@ -14,27 +14,42 @@ export const sessions = sqliteTable(
     description: text("description"),
     returnUrl: text("return_url").notNull(),
     callbackUrl: text("callback_url").notNull(),
-    /** OPEN → PAID | DECLINED; CARD may pass through CHALLENGE (waiting for the 3-D Secure code). */
-    status: text("status", { enum: ["OPEN", "CHALLENGE", "PAID", "DECLINED"] }).notNull(),
+    /**
+     * OPEN → PAID | DECLINED; CARD may pass through CHALLENGE (waiting for the 3-D Secure code).
+     * CANCELED: the buyer switched to another method; a repeated open of the session reopens it.
+     */
+    status: text("status", { enum: ["OPEN", "CHALLENGE", "PAID", "DECLINED", "CANCELED"] }).notNull(),
     declineReason: text("decline_reason"),
     paidAt: integer("paid_at"),
+    /** The buyer's deadline (epoch ms): a card session takes no card data after it. */
+    expiresAt: integer("expires_at"),
     createdAt: integer("created_at").notNull(),
   },
   (t) => [uniqueIndex("sessions_payment_method").on(t.merchantPaymentId, t.method)],
 );
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** At most one refund per session: a repeated refund request returns this row. */
-export const refunds = sqliteTable("refunds", {
-  id: text("id").primaryKey(),
-  sessionId: text("session_id")
-    .notNull()
-    .unique()
-    .references(() => sessions.id),
-  amountKopecks: integer("amount_kopecks").notNull(),
-  status: text("status", { enum: ["SUCCEEDED", "FAILED"] }).notNull(),
-  createdAt: integer("created_at").notNull(),
-});
+/**
+ * Refunds of a paid session, one per (session, merchant's refund id): a repeated refund request
+ * returns its row. The SUCCEEDED ones add up to at most the session's amount; a FAILED one
+ * (declined) returned nothing.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => sessions.id),
+    /** Null only for the whole refunds made before the protocol carried the merchant's id. */
+    merchantRefundId: text("merchant_refund_id"),
+    amountKopecks: integer("amount_kopecks").notNull(),
+    status: text("status", { enum: ["SUCCEEDED", "FAILED"] }).notNull(),
+    reason: text("reason"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("refunds_session_merchant_refund").on(t.sessionId, t.merchantRefundId)],
+);
 export type RefundRow = typeof refunds.$inferSelect;
 
 /**

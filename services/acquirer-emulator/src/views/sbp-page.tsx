@@ -7,7 +7,16 @@ export function SbpPage(props: { session: SessionRow; token: string }) {
   return (
     <BankLayout title="Оплата по СБП">
       <Purchase amountKopecks={s.amountKopecks} description={s.description} />
-      {s.status === "PAID" ? (
+      {s.status === "CANCELED" ? (
+        <div class="result" role="status">
+          <p>Этот QR-код больше не действует: оплату заказа продолжили другим способом. Деньги не списаны.</p>
+          <p>
+            <a class="button" href={s.returnUrl}>
+              Вернуться к заказу
+            </a>
+          </p>
+        </div>
+      ) : s.status === "PAID" ? (
         <div class="result ok" role="status">
           <p>Оплачено. Деньги отправлены магазину.</p>
           <p>

@@ -1,14 +1,15 @@
 import { join } from "node:path";
-import { and, desc, eq, gt, gte, isNull, lte, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, isNull, lt, lte, sql } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
 import * as schema from "./schema.ts";
-import { accounts, appliedEvents, frozenBuckets, payouts, refunds } from "./schema.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
 
 export type AppliedEvent = typeof appliedEvents.$inferInsert;
-export type RefundRow = typeof refunds.$inferSelect;
+export type RefundHoldRow = typeof refundHolds.$inferSelect;
+export type AppliedRefundEvent = typeof appliedRefundEvents.$inferInsert;
 export type PayoutRow = typeof payouts.$inferSelect;
 
 /**
@@ -86,24 +87,52 @@ export function openLedgerStore(path: string) {
     .where(eq(accounts.accountId, p("accountId")))
     .prepare();
 
-  const refundOf = db.select().from(refunds).where(eq(refunds.paymentId, p("paymentId"))).prepare();
-  const insertRefund = db.insert(refunds).values({
+  const receiptDay = db
+    .select({ moscowDay: appliedEvents.moscowDay })
+    .from(appliedEvents)
+    .where(and(eq(appliedEvents.paymentId, p("paymentId")), eq(appliedEvents.status, "SUCCESS")))
+    .prepare();
+  const frozenOfDay = db
+    .select({ amountKopecks: frozenBuckets.amountKopecks })
+    .from(frozenBuckets)
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay"))))
+    .prepare();
+  const takeFrozen = db
+    .update(frozenBuckets)
+    .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${p("amountKopecks")}` })
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay")), gte(frozenBuckets.amountKopecks, p("amountKopecks"))))
+    .returning({ amountKopecks: frozenBuckets.amountKopecks })
+    .prepare();
+  const holdOf = db.select().from(refundHolds).where(eq(refundHolds.refundId, p("refundId"))).prepare();
+  const putHold = db.insert(refundHolds).values({
+    refundId: p("refundId"),
     paymentId: p("paymentId"),
     accountId: p("accountId"),
-    amountKopecks: p("amountKopecks"),
-    reservedAt: p("reservedAt"),
-    refundedAt: p("refundedAt"),
+    state: p("state"),
+    frozenDay: p("frozenDay"),
+    frozenKopecks: p("frozenKopecks"),
+    availableKopecks: p("availableKopecks"),
+    createdAt: p("createdAt"),
+    settledAt: p("settledAt"),
+  }).onConflictDoUpdate({
+    target: refundHolds.refundId,
+    set: {
+      state: sql`excluded.state`,
+      frozenDay: sql`excluded.frozen_day`,
+      frozenKopecks: sql`excluded.frozen_kopecks`,
+      availableKopecks: sql`excluded.available_kopecks`,
+      settledAt: sql`excluded.settled_at`,
+    },
   }).prepare();
-  const markRefunded = db
-    .update(refunds)
-    .set({ amountKopecks: sql`${p("amountKopecks")}`, accountId: sql`${p("accountId")}`, refundedAt: sql`${p("at")}` })
-    .where(eq(refunds.paymentId, p("paymentId")))
-    .prepare();
-  const deletePendingRefund = db
-    .delete(refunds)
-    .where(and(eq(refunds.paymentId, p("paymentId")), eq(refunds.accountId, p("accountId")), isNull(refunds.refundedAt)))
-    .returning()
-    .prepare();
+  const insertRefundEvent = db.insert(appliedRefundEvents).values({
+    refundId: p("refundId"),
+    status: p("status"),
+    paymentId: p("paymentId"),
+    accountId: p("accountId"),
+    balanceKopecks: p("balanceKopecks"),
+    occurredAt: p("occurredAt"),
+    appliedAt: p("appliedAt"),
+  }).onConflictDoNothing().returning({ refundId: appliedRefundEvents.refundId }).prepare();
 
   const insertPayout = db.insert(payouts).values({
     id: p("id"),
@@ -128,7 +157,7 @@ export function openLedgerStore(path: string) {
   const latestPayouts = db
     .select()
     .from(payouts)
-    .where(eq(payouts.accountId, p("accountId")))
+    .where(and(eq(payouts.accountId, p("accountId")), lt(payouts.id, p("before"))))
     .orderBy(desc(payouts.id))
     .limit(p("limit"))
     .prepare();
@@ -167,18 +196,27 @@ export function openLedgerStore(path: string) {
     debitIfAvailable(accountId: string, amountKopecks: number, at: number): boolean {
       return debitWithin.get({ accountId, amountKopecks, at }) !== undefined;
     },
-    refundOf(paymentId: string): RefundRow | undefined {
-      return refundOf.get({ paymentId });
+    /** The Moscow day whose frozen bucket the payment's receipt went into; undefined before its SUCCESS is applied. */
+    receiptDay(paymentId: string): string | undefined {
+      return receiptDay.get({ paymentId })?.moscowDay ?? undefined;
     },
-    insertRefund(r: RefundRow): void {
-      insertRefund.run(r);
+    frozenOfDay(accountId: string, moscowDay: string): number {
+      return frozenOfDay.get({ accountId, moscowDay })?.amountKopecks ?? 0;
     },
-    markRefunded(paymentId: string, accountId: string, amountKopecks: number, at: number): void {
-      markRefunded.run({ paymentId, accountId, amountKopecks, at });
+    /** False (and nothing taken) when the day's bucket holds less. */
+    takeFrozen(accountId: string, moscowDay: string, amountKopecks: number): boolean {
+      return takeFrozen.get({ accountId, moscowDay, amountKopecks }) !== undefined;
     },
-    /** Deletes the account's reserve for a payment whose refund has not happened; returns it, or undefined when there was none. */
-    deletePendingRefund(paymentId: string, accountId: string): RefundRow | undefined {
-      return deletePendingRefund.get({ paymentId, accountId });
+    refundHold(refundId: string): RefundHoldRow | undefined {
+      return holdOf.get({ refundId });
+    },
+    /** Inserts the refund's hold, or replaces its state and figures. */
+    putRefundHold(h: RefundHoldRow): void {
+      putHold.run(h);
+    },
+    /** False when the refund's end was applied before. */
+    recordRefundEvent(e: Required<AppliedRefundEvent>): boolean {
+      return insertRefundEvent.get(e) !== undefined;
     },
     insertPayout(r: { id: string; accountId: string; amountKopecks: number; idempotencyKey: string | null; createdAt: number }): PayoutRow {
       return insertPayout.get(r)!;
@@ -195,8 +233,10 @@ export function openLedgerStore(path: string) {
     pendingPayoutIds(): string[] {
       return pendingPayouts.all().map((r) => r.id);
     },
-    latestPayouts(accountId: string, limit: number): PayoutRow[] {
-      return latestPayouts.all({ accountId, limit });
+    /** Newest first, only those older than `before` (a payout id) when given. */
+    latestPayouts(accountId: string, limit: number, before?: string): PayoutRow[] {
+      // Ids are UUIDv7 in lowercase hex: "~" sorts after every one of them.
+      return latestPayouts.all({ accountId, limit, before: before ?? "~" });
     },
   };
 }

@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { PAYOUT_STATUSES } from "@payaccept/contracts";
 
 /**
  * The money-moving payment events this ledger has applied (live SUCCESS and REFUNDED only).
@@ -48,9 +49,8 @@ export const accounts = sqliteTable("accounts", {
 });
 
 /**
- * One row per refunded payment: created by reserveRefund (reserved_at) or by a REFUNDED event
- * that had no reserve; refunded_at is set when the REFUNDED event is applied. Its amount is
- * already out of available. The primary key makes the reserve unique per payment.
+ * The whole refunds made before refunds had their own ids (one per payment, taken on the REFUNDED
+ * payment event). Kept as their record; nothing writes here any more: refund_holds does that job.
  */
 export const refunds = sqliteTable("refunds", {
   paymentId: text("payment_id").primaryKey(),
@@ -60,7 +60,45 @@ export const refunds = sqliteTable("refunds", {
   refundedAt: integer("refunded_at"),
 });
 
-export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
+export const REFUND_HOLD_STATES = ["HELD", "TAKEN", "RELEASED"] as const;
+
+/**
+ * What each refund takes from the balance, by payments' refund id (the primary key makes the
+ * hold unique per refund). HELD: taken out of frozen/available when payments asked, before the
+ * provider; TAKEN: the refund SUCCEEDED, the money stays out; RELEASED: the refund FAILED and
+ * the money went back where it came from. A RELEASED row with nothing taken is a tombstone: a
+ * hold request arriving after the refund ended (a late copy from a timed-out call) holds nothing.
+ */
+export const refundHolds = sqliteTable(
+  "refund_holds",
+  {
+    refundId: text("refund_id").primaryKey(),
+    paymentId: text("payment_id").notNull(),
+    accountId: text("account_id").notNull(),
+    state: text("state", { enum: REFUND_HOLD_STATES }).notNull(),
+    /** The Moscow day of the payment's own receipt when part of the refund came out of its frozen bucket. */
+    frozenDay: text("frozen_day"),
+    frozenKopecks: integer("frozen_kopecks").notNull(),
+    availableKopecks: integer("available_kopecks").notNull(),
+    createdAt: integer("created_at").notNull(),
+    settledAt: integer("settled_at"),
+  },
+  (t) => [index("refund_holds_payment").on(t.paymentId)],
+);
+
+/**
+ * The refund events (SUCCEEDED or FAILED) this ledger has applied: the primary key is the refund
+ * consumer's idempotency guard, as applied_events is the payment consumer's.
+ */
+export const appliedRefundEvents = sqliteTable("applied_refund_events", {
+  refundId: text("refund_id").primaryKey(),
+  status: text("status").notNull(),
+  paymentId: text("payment_id").notNull(),
+  accountId: text("account_id").notNull(),
+  balanceKopecks: integer("balance_kopecks").notNull(),
+  occurredAt: integer("occurred_at").notNull(),
+  appliedAt: integer("applied_at").notNull(),
+});
 
 export const payouts = sqliteTable(
   "payouts",

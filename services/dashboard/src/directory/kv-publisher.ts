@@ -1,10 +1,11 @@
 import { apiKeyKvKey, shopKvKey } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
+import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
 import type { KV } from "@nats-io/kv";
 import type { DirectoryStore } from "../store/directory-store.ts";
 import { toApiKeyRecord, toShopRecord } from "./records.ts";
 
-const RESYNC_BACKOFF_MS = { first: 500, max: 30_000 };
+/** Until one succeeds: the bucket must end up matching the store. */
+const RESYNC_RETRY: Backoff = { baseMs: 500, capMs: 30_000 };
 
 /**
  * Projects the directory tables onto the KV bucket. dashboard.db is the source of truth; every
@@ -16,7 +17,8 @@ export class KvPublisher {
   private kv: KV | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private resyncTimer: ReturnType<typeof setTimeout> | undefined;
-  private resyncDelay = RESYNC_BACKOFF_MS.first;
+  /** Failed resyncs since the last good one. */
+  private resyncFailures = 0;
   private stopped = false;
 
   constructor(
@@ -64,16 +66,16 @@ export class KvPublisher {
       this.resyncAll().then(
         () => {
           this.resyncTimer = undefined;
-          this.resyncDelay = RESYNC_BACKOFF_MS.first;
+          this.resyncFailures = 0;
         },
         (err) => {
-          this.log.error({ err, retryInMs: this.resyncDelay }, "directory resync failed");
           this.resyncTimer = undefined;
-          this.resyncDelay = Math.min(this.resyncDelay * 2, RESYNC_BACKOFF_MS.max);
+          this.resyncFailures++;
+          this.log.error({ err, failures: this.resyncFailures }, "directory resync failed; retrying");
           this.scheduleResync();
         },
       );
-    }, this.resyncDelay);
+    }, retryDelayMs(RESYNC_RETRY, this.resyncFailures + 1));
   }
 
   stop(): void {

@@ -34,9 +34,10 @@ test("a payment becomes one line with every field of the spec, metadata as JSON"
     isTest: true,
     paidAt: "2026-11-22T11:05:09.000Z",
     createdAt: "2026-11-22T11:00:00.000Z",
+    refundedKopecks: 0,
   };
   expect(PAYMENT_CSV_COLUMNS).toHaveLength(Object.keys(payment).length);
   expect(paymentCsvLine(payment)).toBe(
-    `0190a0a0-0000-7000-8000-000000000001,'=1+1,SUCCESS,123456,864,,SBP,42,"{""cart"":[1,2]}",,,http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000001,true,2026-11-22T11:05:09.000Z,2026-11-22T11:00:00.000Z\r\n`,
+    `0190a0a0-0000-7000-8000-000000000001,'=1+1,SUCCESS,123456,864,,SBP,42,"{""cart"":[1,2]}",,,http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000001,true,2026-11-22T11:05:09.000Z,2026-11-22T11:00:00.000Z,0\r\n`,
   );
 });

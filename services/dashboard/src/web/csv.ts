@@ -33,6 +33,7 @@ export const PAYMENT_CSV_COLUMNS = [
   "isTest",
   "paidAt",
   "createdAt",
+  "refundedKopecks",
 ] as const satisfies readonly (keyof Payment)[];
 
 export const paymentCsvLine = (p: Payment) =>

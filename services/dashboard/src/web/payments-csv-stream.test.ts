@@ -18,6 +18,7 @@ const payment = (n: number): Payment => ({
   isTest: false,
   paidAt: null,
   createdAt: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+  refundedKopecks: 0,
 });
 
 /** A period of `count` payments served in keyset pages, recording every request. */

@@ -11,5 +11,7 @@ export type GatewayEnv = {
     keyHash: string;
     /** Every limit this request was counted against; the tightest one goes into the headers. */
     rateDecisions: RateDecision[];
+    /** Set when the request holds an Idempotency-Key; `retry` when an earlier attempt with it may have acted. */
+    idempotency?: { key: string; retry: boolean };
   };
 };

@@ -1,5 +1,5 @@
 import { jsonError } from "@payaccept/platform";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -26,26 +26,40 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 /**
  * A JSON body of at most maxBytes: 415 for another content type, 413 when larger (by
  * Content-Length before reading, or while streaming a body sent without one), 400 when empty.
+ * With `optional`, a request without a body reads as `{}` (a refund of everything left).
  * The text is handed on to the validator (which reports malformed JSON) through Hono's body cache.
  */
-export function jsonBody(maxBytes: number): MiddlewareHandler<GatewayEnv> {
-  const decoder = new TextDecoder();
-  return async (c, next) => {
-    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, 415, "Content-Type must be application/json");
-    const tooLarge = () => jsonError(c, 413, `request body must be at most ${maxBytes} bytes`);
-    const length = c.req.header("content-length");
-    if (Number(length ?? 0) > maxBytes) return tooLarge();
-    let text: string;
-    // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) text = await c.req.raw.text();
-    else {
-      const bytes = await readCapped(c.req.raw.body, maxBytes);
-      if (bytes === null) return tooLarge();
-      text = decoder.decode(bytes);
-    }
-    if (text.length === 0) return jsonError(c, 400, "request body is required");
+export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): MiddlewareHandler<GatewayEnv> {
+  // Fatal: malformed UTF-8 would become U+FFFD, and two different byte strings the same order id.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const cacheText = (c: Context<GatewayEnv>, text: string) => {
     // Hono keeps promises in its body cache (its type says values): c.req.json() parses this text.
     (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
+  };
+  return async (c, next) => {
+    const length = c.req.header("content-length");
+    if (opts.optional && (length === "0" || (length === undefined && c.req.header("transfer-encoding") === undefined))) {
+      cacheText(c, "{}");
+      return next();
+    }
+    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, 415, "Content-Type must be application/json");
+    const tooLarge = () => jsonError(c, 413, `request body must be at most ${maxBytes} bytes`);
+    if (Number(length ?? 0) > maxBytes) return tooLarge();
+    let bytes: Uint8Array | null;
+    // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
+    if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
+    else {
+      bytes = await readCapped(c.req.raw.body, maxBytes);
+      if (bytes === null) return tooLarge();
+    }
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return jsonError(c, 400, "request body must be UTF-8");
+    }
+    if (text.length === 0) return jsonError(c, 400, "request body is required");
+    cacheText(c, text);
     await next();
   };
 }

@@ -1,5 +1,6 @@
-import { DomainError, type ShopRecord } from "@payaccept/contracts";
+import type { ShopRecord } from "@payaccept/contracts";
 import type { DirectoryCache } from "@payaccept/platform";
+import { boundedBy } from "./bounded.ts";
 
 export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopRecord | undefined> };
 
@@ -19,17 +20,7 @@ export function keyDirectory(cache: DirectoryCache, timeoutMs: number): KeyDirec
   return {
     async activeShopForKey(keyHash) {
       if (cache.keys.has(keyHash)) return cache.shopForKeyHash(keyHash);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new DomainError("UNAVAILABLE", "directory unavailable")), timeoutMs);
-      });
-      try {
-        return await Promise.race([fromBucket(keyHash), timeout]);
-      } catch (e) {
-        throw e instanceof DomainError ? e : new DomainError("UNAVAILABLE", "directory unavailable");
-      } finally {
-        clearTimeout(timer);
-      }
+      return boundedBy(fromBucket(keyHash), timeoutMs, "directory");
     },
   };
 }

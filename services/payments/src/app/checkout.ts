@@ -6,6 +6,7 @@ import { payUrlOf, toCheckoutView } from "../domain/views.ts";
 import type { PaymentRow } from "../store/schema.ts";
 import { anyPayment, shopOf, type PaymentsDeps } from "./deps.ts";
 import { providerFailure } from "./provider-errors.ts";
+import { ProviderError } from "../provider/port.ts";
 
 /** Buyer side: the payment id in payUrl is the capability, so these are not shop-scoped. */
 export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutView> {
@@ -13,69 +14,84 @@ export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutVie
   return toCheckoutView(row, await shopOf(d, row), d.paypageUrl);
 }
 
-/**
- * A start that is already done: PENDING with the same method is the buyer reloading the page and
- * gets the current view; any other method is refused.
- */
-function currentIfStarted(row: PaymentRow, method: PaymentMethod): boolean {
-  if (row.status !== "PENDING") return false;
-  if (row.method !== method) throw new DomainError("CONFLICT", `payment is already being paid by ${row.method}`);
-  return true;
-}
-
 function refuseStart(row: PaymentRow, shop: ShopRecord, method: PaymentMethod, now: number): void {
-  if (row.status !== "CREATED") throw new DomainError("CONFLICT", `payment is ${row.status} and cannot be paid`);
+  if (row.status !== "CREATED" && row.status !== "PENDING") throw new DomainError("CONFLICT", `payment is ${row.status} and cannot be paid`);
   if (row.expiresAt !== null && row.expiresAt <= now) throw new DomainError("CONFLICT", "payment is EXPIRED and cannot be paid");
   if (!shop.active) throw new DomainError("CONFLICT", "the shop is not accepting payments");
   if (!shop.methods.includes(method)) throw new DomainError("CONFLICT", `method ${method} is not available to this shop`);
-  if (row.method && row.method !== method) throw new DomainError("CONFLICT", `this payment is to be paid by ${row.method}`);
+  const fixed = row.methodFixed || row.status === "CREATED";
+  if (row.method && row.method !== method && fixed) throw new DomainError("CONFLICT", `this payment is to be paid by ${row.method}`);
 }
 
 const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
   !s
-    ? {}
+    ? { providerSessionId: null, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: null }
     : s.method === "SBP"
-      ? { providerSessionId: s.sessionId, sbpQrPayload: s.qrPayload, sbpDeepLink: s.deepLink }
-      : { providerSessionId: s.sessionId, cardFormAction: s.formAction };
+      ? { providerSessionId: s.sessionId, sbpQrPayload: s.qrPayload, sbpDeepLink: s.deepLink, cardFormAction: null }
+      : { providerSessionId: s.sessionId, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: s.formAction };
+
+/** A provider session for the method (none in a sandbox); when the provider is down nothing changes and the buyer can try again. */
+async function openSession(d: PaymentsDeps, row: PaymentRow, method: PaymentMethod, expiresAt: number): Promise<ProviderSession | null> {
+  if (row.isTest) return null;
+  try {
+    return await d.provider.createSession({
+      paymentId: row.id,
+      method,
+      amountKopecks: row.amountKopecks,
+      description: row.description,
+      returnUrl: payUrlOf(d.paypageUrl, row.id),
+      expiresAt,
+    });
+  } catch (e) {
+    return providerFailure(e, "the start of the payment");
+  }
+}
 
 /**
- * CREATED → PENDING with the buyer's method. A live payment first gets its provider session; when
- * the provider is down the payment stays CREATED and the buyer can try again.
+ * The old session of a method switch must not be payable any more, or the buyer could pay twice.
+ * The provider refuses to cancel a paid session: then the payment is being completed with the old
+ * method and its callback is on the way, so the switch is refused.
+ */
+async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void> {
+  if (!row.providerSessionId) return;
+  try {
+    await d.provider.cancelSession(row.providerSessionId);
+  } catch (e) {
+    if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("CONFLICT", `payment is already being paid by ${row.method}`);
+    providerFailure(e, "the change of payment method");
+  }
+}
+
+/**
+ * CREATED → PENDING with the buyer's method, or, while PENDING and not fixed by the merchant, a
+ * switch to the other method: the old provider session is canceled first, then a session for the
+ * new method opened; the deadline stays the first one. PENDING with the same method is the buyer
+ * reloading the page and gets the current view.
  */
 export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod): Promise<CheckoutView> {
   const row = anyPayment(d, id);
   const shop = await shopOf(d, row);
-  if (currentIfStarted(row, method)) return toCheckoutView(row, shop, d.paypageUrl);
+  if (row.status === "PENDING" && row.method === method) return toCheckoutView(row, shop, d.paypageUrl);
   refuseStart(row, shop, method, d.now());
-  let session: ProviderSession | null = null;
-  if (!row.isTest) {
-    try {
-      session = await d.provider.createSession({
-        paymentId: row.id,
-        method,
-        amountKopecks: row.amountKopecks,
-        description: row.description,
-        returnUrl: payUrlOf(d.paypageUrl, row.id),
-      });
-    } catch (e) {
-      providerFailure(e, "the start of the payment");
-    }
-  }
-  const now = d.now();
-  const { decision, row: after } = d.repo.transition(id, "start", now, {
-    patch: () => ({
-      method,
-      commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]),
-      expiresAt: now + d.pendingTtlMs,
-      ...sessionFields(session),
-    }),
+  const switching = row.status === "PENDING";
+  const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
+  if (switching && !row.isTest) await cancelOldSession(d, row);
+  const session = await openSession(d, row, method, expiresAt);
+  const { decision, row: after } = d.repo.transition(id, switching ? "switch" : "start", d.now(), {
+    // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
+    onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
+    patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, ...sessionFields(session) }),
   })!;
+  if (decision.kind === "move") return toCheckoutView(after, shop, d.paypageUrl);
+  if (session && after.providerSessionId !== session.sessionId) {
+    await d.provider.cancelSession(session.sessionId).catch((err) => d.log.warn({ err, paymentId: id, sessionId: session.sessionId }, "unused provider session not canceled"));
+  }
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
-  if (decision.kind !== "move" && !currentIfStarted(after, method)) throw new DomainError("CONFLICT", `payment is ${after.status} and cannot be paid`);
-  return toCheckoutView(after, shop, d.paypageUrl);
+  if (after.status === "PENDING" && after.method === method) return toCheckoutView(after, shop, d.paypageUrl);
+  throw new DomainError("CONFLICT", `payment is ${after.status} and cannot be paid`);
 }
 
-const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = { SUCCESS: "pay", FAILED: "decline", EXPIRED: "expire" };
+const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = { SUCCESS: "payInTime", FAILED: "decline", EXPIRED: "expire" };
 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {

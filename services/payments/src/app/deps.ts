@@ -1,25 +1,32 @@
 import { DomainError, type ShopRecord } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
+import type { RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
 import type { PaymentsRepo } from "../store/payments-repo.ts";
+import type { RefundsRepo } from "../store/refunds-repo.ts";
 import type { PaymentRow } from "../store/schema.ts";
 
-/** The balance service's refund reservation, as payments uses it. */
+/** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
 export type BalancePort = {
-  reserveRefund(req: { accountId: string; paymentId: string; amountKopecks: number }): Promise<unknown>;
-  releaseRefund(req: { accountId: string; paymentId: string }): Promise<unknown>;
+  /** requestId: the API request being served, passed on to balance's log lines. */
+  reserveRefund(req: { refundId: string; accountId: string; paymentId: string; amountKopecks: number }, requestId?: string): Promise<{ reserved: boolean }>;
 };
 
 /** Everything the use cases need, passed in so they run the same under tests and in main. */
 export type PaymentsDeps = {
   repo: PaymentsRepo;
+  refunds: RefundsRepo;
+  /** How long a refund's driver has before the refund sweeper may drive it again. */
+  refundLeaseMs: number;
   /** Creates and cancels of one event-loop turn committed together (platform GroupCommit); each caller hears after the commit. */
   groupCommit: { run<T>(work: () => T): Promise<T> };
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   provider: ProviderPort;
   balance: BalancePort;
-  log: Logger;
+  /** The service's logger, or while serving a request its RequestLog (every line with the request id). */
+  log: Pick<RequestLog, "info" | "warn" | "error">;
+  /** While serving an API request: its X-Request-Id, written into the events it causes. */
+  requestId?: string;
   now: () => number;
   paypageUrl: string;
   createdTtlMs: number;

@@ -75,7 +75,7 @@ export function browsePayments(d: PaymentsDeps, req: z.output<typeof BrowsePayme
 /** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */
 export async function cancelPayment(d: PaymentsDeps, shopId: string, id: string): Promise<Payment> {
   ownedPayment(d, shopId, id);
-  const { decision, row } = (await d.groupCommit.run(() => d.repo.transition(id, "cancel", d.now())))!;
+  const { decision, row } = (await d.groupCommit.run(() => d.repo.transition(id, "cancel", d.now(), { requestId: d.requestId })))!;
   if (decision.kind === "refused") {
     throw new DomainError(
       "CONFLICT",

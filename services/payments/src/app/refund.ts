@@ -1,53 +1,77 @@
-import { DomainError, type Payment } from "@payaccept/contracts";
+import { DomainError, type Refund, type RefundList } from "@payaccept/contracts";
+import { toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import { toPayment } from "../domain/views.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { RefundRequest } from "../store/refunds-repo.ts";
+import type { RefundRow } from "../store/schema.ts";
 import { ownedPayment, type PaymentsDeps } from "./deps.ts";
-import { providerFailure } from "./provider-errors.ts";
 
 /**
- * Full refund of a SUCCESS payment. Sandbox: at once. Live: reserve the net receipt on the
- * account's balance, have the provider return the money, then SUCCESS → REFUNDED with its event.
- * A repeat on a REFUNDED payment returns it unchanged.
+ * A full or partial refund, as a saga that survives any interruption (docs/payments.md, "Refunds"):
+ * 1. the refund is recorded PENDING and its amount promised on the payment (one transaction);
+ * 2. the balance holds the refund's share, keyed by the refund id (a repeat holds nothing more);
+ * 3. the provider returns the money, keyed by the refund id (a repeat refunds nothing more);
+ * 4. the refund ends SUCCEEDED or FAILED with its RefundEvent (and the payment's REFUNDED event
+ *    when it is now fully refunded), in one transaction; the balance turns its hold into a debit
+ *    or gives it back when it reads that event.
+ * Whoever stops in the middle (a timeout, a crash) leaves a PENDING refund that the refund sweeper
+ * drives again from step 2 once its lease has run out, until it ends.
  */
-export async function refundPayment(d: PaymentsDeps, shopId: string, id: string): Promise<Payment> {
-  const row = ownedPayment(d, shopId, id);
-  if (row.status === "REFUNDED") return toPayment(row, d.paypageUrl);
-  if (row.status !== "SUCCESS") throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; this one is ${row.status}`);
-  if (!row.isTest) await refundWithProvider(d, row);
-  const { decision, row: after } = d.repo.transition(id, "refund", d.now())!;
-  if (decision.kind === "refused") throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; this one is ${after.status}`);
-  return toPayment(after, d.paypageUrl);
+export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest): Promise<Refund> {
+  const payment = ownedPayment(d, shopId, id);
+  const { refund, created } = d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
+  if (!created) return toRefund(refund);
+  const ended = await driveRefund(d, refund);
+  if (ended.status === "FAILED" && ended.balanceRefusal) throw new DomainError("CONFLICT", ended.failureReason!);
+  return toRefund(ended);
 }
 
-async function refundWithProvider(d: PaymentsDeps, row: PaymentRow): Promise<void> {
-  if (!row.providerSessionId) throw new DomainError("CONFLICT", "the payment has no provider session to refund");
-  const owner = { accountId: row.accountId, paymentId: row.id };
-  // What the payment credited to the balance; a commission at or above the amount credited nothing.
-  const net = row.amountKopecks - row.commissionKopecks;
-  if (net > 0) {
+export function listRefunds(d: PaymentsDeps, shopId: string, id: string): RefundList {
+  return { items: d.refunds.ofPayment(ownedPayment(d, shopId, id).id).map(toRefund) };
+}
+
+/**
+ * Steps 2–4 for a PENDING refund. Returns it ended, or still PENDING when a step's outcome is
+ * unknown (no answer from the balance or the provider): the sweeper tries again later, which is
+ * safe because both steps are idempotent by the refund id. `balanceRefusal` marks a refund that
+ * failed because the balance could not cover it (the merchant's CONFLICT).
+ */
+export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<RefundRow & { balanceRefusal?: true }> {
+  const payment = d.repo.byId(refund.paymentId)!;
+  // Sandbox money is pretend money: no balance, no provider.
+  if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now(), d.requestId);
+  if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failureReason: "the payment has no provider session to refund" }, d.now(), d.requestId);
+  if (refund.balanceKopecks > 0) {
     try {
-      await d.balance.reserveRefund({ ...owner, amountKopecks: net });
+      const { reserved } = await d.balance.reserveRefund({
+        refundId: refund.id,
+        accountId: payment.accountId,
+        paymentId: payment.id,
+        amountKopecks: refund.balanceKopecks,
+      }, d.requestId);
+      // The hold was already given back: the refund ended FAILED meanwhile.
+      if (!reserved) return d.refunds.byId(refund.id)!;
     } catch (e) {
-      if (e instanceof DomainError && e.code === "CONFLICT") throw new DomainError("CONFLICT", `the refund needs ${net} kopecks of available balance: ${e.message}`);
-      throw e;
+      if (!(e instanceof DomainError)) throw e;
+      if (e.code !== "CONFLICT") return unknownOutcome(d, refund, "balance", e);
+      const failureReason = `the balance cannot cover the refund: ${e.message}`;
+      return { ...d.refunds.end(refund.id, { status: "FAILED", failureReason }, d.now(), d.requestId), balanceRefusal: true };
     }
   }
-  const release = async (reason: string) => {
-    if (net <= 0) return;
-    await d.balance.releaseRefund(owner).catch((err) => d.log.error({ err, paymentId: row.id, reason }, "refund reserve not released; release it by hand"));
-  };
-  let refused: string;
   try {
-    const refund = await d.provider.refund(row.providerSessionId, row.amountKopecks);
-    if (refund.status === "SUCCEEDED") return;
-    refused = `declined (refund ${refund.refundId})`;
+    const answer = await d.provider.refund(payment.providerSessionId, refund.amountKopecks, refund.id);
+    const outcome =
+      answer.status === "SUCCEEDED"
+        ? ({ status: "SUCCEEDED" } as const)
+        : ({ status: "FAILED", failureReason: `the acquirer declined the refund${answer.reason ? `: ${answer.reason}` : ""}` } as const);
+    return d.refunds.end(refund.id, outcome, d.now(), d.requestId);
   } catch (e) {
-    // Unknown outcome: the reserve stays so a retry (idempotent at the provider) can finish the job.
-    if (!(e instanceof ProviderError && e.kind === "rejected")) providerFailure(e, "the refund");
-    refused = e.message;
+    if (!(e instanceof ProviderError)) throw e;
+    if (e.kind === "unavailable") return unknownOutcome(d, refund, "acquirer", e);
+    return d.refunds.end(refund.id, { status: "FAILED", failureReason: e.message }, d.now(), d.requestId);
   }
-  await release(refused);
-  d.log.warn({ paymentId: row.id, reason: refused }, "provider refused the refund");
-  throw new DomainError("CONFLICT", "the payment provider declined the refund; nothing was refunded");
+}
+
+function unknownOutcome(d: PaymentsDeps, refund: RefundRow, step: string, err: Error): RefundRow {
+  d.log.warn({ refundId: refund.id, paymentId: refund.paymentId, step, err: err.message }, "refund step without an answer; the refund sweeper will retry it");
+  return d.refunds.byId(refund.id)!;
 }

@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
-import { decide, isFinal, TRANSITIONS, type PaymentTrigger } from "./state-machine.ts";
+import { decide, isFinal, paidTrigger, TRANSITIONS, type PaymentTrigger } from "./state-machine.ts";
 
 const allowed: Array<[PaymentStatus, PaymentTrigger, PaymentStatus]> = [
   ["CREATED", "start", "PENDING"],
   ["CREATED", "cancel", "CANCELED"],
   ["CREATED", "expire", "EXPIRED"],
+  ["PENDING", "switch", "PENDING"],
   ["PENDING", "pay", "SUCCESS"],
+  ["PENDING", "payInTime", "SUCCESS"],
   ["PENDING", "decline", "FAILED"],
   ["PENDING", "expire", "EXPIRED"],
   ["EXPIRED", "pay", "SUCCESS"],
@@ -28,6 +30,15 @@ describe("payment state machine", () => {
         expect(d.kind).not.toBe("move");
         expect(d.kind).toBe(status === TRANSITIONS[trigger].to ? "already" : "refused");
       }
+    }
+  });
+
+  test("only an SBP QR may be paid late; a card's success needs a PENDING payment", () => {
+    expect(paidTrigger("SBP")).toBe("pay");
+    expect(paidTrigger("CARD")).toBe("payInTime");
+    for (const s of ["EXPIRED", "FAILED"] as const) {
+      expect(decide(s, paidTrigger("SBP")).kind).toBe("move");
+      expect(decide(s, paidTrigger("CARD"))).toEqual({ kind: "refused", status: s });
     }
   });
 

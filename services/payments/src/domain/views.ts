@@ -1,5 +1,8 @@
 import {
   paymentEventId,
+  refundEventId,
+  type Refund,
+  type RefundEvent,
   type CheckoutView,
   type FinalStatus,
   type Payment,
@@ -7,7 +10,7 @@ import {
   type PaymentStatus,
   type ShopRecord,
 } from "@payaccept/contracts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow } from "../store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -31,12 +34,53 @@ export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
     isTest: row.isTest,
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
+    refundedKopecks: row.refundedKopecks,
   };
 }
 
-/** Methods the buyer may pick: the shop's enabled ones, narrowed to the merchant's fixed method. */
+export function toRefund(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    paymentId: row.paymentId,
+    amountKopecks: row.amountKopecks,
+    reason: row.reason,
+    status: row.status,
+    failureReason: row.failureReason,
+    createdAt: iso(row.createdAt),
+    completedAt: row.completedAt === null ? null : iso(row.completedAt),
+  };
+}
+
+/** The stream event of a refund that has ended; `payment` is the payment with the refund counted. */
+export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt: number, requestId: string | undefined): RefundEvent {
+  return {
+    eventId: refundEventId(refund.id),
+    refundId: refund.id,
+    paymentId: payment.id,
+    shopId: payment.shopId,
+    accountId: payment.accountId,
+    orderId: payment.orderId,
+    status: refund.status === "SUCCEEDED" ? "SUCCEEDED" : "FAILED",
+    amountKopecks: refund.amountKopecks,
+    balanceKopecks: refund.balanceKopecks,
+    refundedTotalKopecks: payment.refundedKopecks,
+    paymentAmountKopecks: payment.amountKopecks,
+    isTest: payment.isTest,
+    reason: refund.reason,
+    failureReason: refund.failureReason,
+    occurredAt: iso(occurredAt),
+    ...(requestId === undefined ? {} : { requestId }),
+  };
+}
+
+/**
+ * Methods the buyer may pick (or, once PENDING, switch between): the shop's enabled ones, narrowed
+ * to the merchant's fixed method. A CREATED payment with a method has it fixed, also in rows
+ * written before `methodFixed` existed.
+ */
 function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
-  return row.method && row.status === "CREATED" ? shop.methods.filter((m) => m === row.method) : shop.methods;
+  const fixed = row.methodFixed || (row.method !== null && row.status === "CREATED");
+  return fixed ? shop.methods.filter((m) => m === row.method) : shop.methods;
 }
 
 /** What the payment page shows. */
@@ -56,7 +100,12 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
 }
 
 /** The stream event of a transition into a final status. */
-export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previousStatus: PaymentStatus, occurredAt: number): PaymentEvent {
+export function toPaymentEvent(
+  row: PaymentRow & { status: FinalStatus },
+  previousStatus: PaymentStatus,
+  occurredAt: number,
+  requestId: string | undefined,
+): PaymentEvent {
   return {
     eventId: paymentEventId(row.id, row.status),
     paymentId: row.id,
@@ -74,5 +123,6 @@ export function toPaymentEvent(row: PaymentRow & { status: FinalStatus }, previo
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
     occurredAt: iso(occurredAt),
+    ...(requestId === undefined ? {} : { requestId }),
   };
 }

@@ -34,11 +34,11 @@ export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<Ap
     const parsed = ProviderCallback.safeParse(json);
     if (!parsed.success) return jsonError(c, 400, formatIssues(parsed.error));
     const cb = parsed.data;
-    const outcome = applyProviderCallback(d, cb);
-    // Money that moved but could not be applied needs a person: a PAID that was ignored is a warning.
-    const level = outcome.result === "ignored" && cb.event === "PAID" ? "warn" : "info";
+    const outcome = await applyProviderCallback(d, cb);
+    // Money that moved but could not be applied needs a person: a PAID that was ignored or returned is a warning.
+    const level = (outcome.result === "ignored" || outcome.result === "returned") && cb.event === "PAID" ? "warn" : "info";
     c.get("log")[level]({ callbackId: cb.callbackId, paymentId: cb.merchantPaymentId, sessionId: cb.sessionId, event: cb.event, ...outcome }, "provider callback");
-    return c.json(outcome, 200);
+    return c.json(outcome, outcome.result === "retry" ? 503 : 200);
   });
   return app;
 }

@@ -44,7 +44,7 @@ function startRelay(): void {
       }
     },
     log,
-    { delayMs: 0, sweepMs: 60_000, baseBackoffMs: 5, maxBackoffMs: 20, batchSize: 3 },
+    { delayMs: 0, sweepMs: 60_000, retry: { baseMs: 5, capMs: 20 }, batchSize: 3 },
   );
   relay.start();
 }

@@ -1,4 +1,4 @@
-import type { Logger } from "@payaccept/platform";
+import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
 import type { OutboxRepo, OutboxRow } from "../store/outbox-repo.ts";
 
 /** Publishes one event and resolves once the stream has acknowledged it (or reports a duplicate). */
@@ -9,12 +9,13 @@ export type RelayOptions = {
   delayMs: number;
   /** Safety-net pass for rows committed by another replica or left by a failed pass. */
   sweepMs: number;
-  /** Backoff after a failed pass: min(maxBackoffMs, baseBackoffMs × 2^(failures−1)). */
-  baseBackoffMs?: number;
-  maxBackoffMs?: number;
+  /** Pause after a failed pass; no attempt budget: the events must go out eventually. */
+  retry?: Backoff;
   batchSize?: number;
   maxBatchesPerPass?: number;
 };
+
+const RELAY_RETRY: Backoff = { baseMs: 250, capMs: 30_000 };
 
 /**
  * The outbox relay: publishes committed events to JetStream and marks them published after their
@@ -77,7 +78,7 @@ export class OutboxRelay {
     } catch (err) {
       // A failed publish (no PubAck) or store error: the same rows come first next time.
       this.failures++;
-      const backoff = Math.min(this.opts.maxBackoffMs ?? 30_000, (this.opts.baseBackoffMs ?? 250) * 2 ** (this.failures - 1));
+      const backoff = retryDelayMs(this.opts.retry ?? RELAY_RETRY, this.failures);
       this.log.warn({ err, failures: this.failures, retryInMs: backoff }, "outbox relay pass failed");
       if (!this.stopped) this.schedule(backoff);
       return;
@@ -100,7 +101,7 @@ export class OutboxRelay {
       if (confirmed.length > 0) this.repo.markPublished(confirmed.map((row) => row.seq), Date.now());
       round.forEach((row, i) => {
         const ack = acks[i]!;
-        if (ack.status === "fulfilled") this.log.info({ eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
+        if (ack.status === "fulfilled") this.log.info({ requestId: row.requestId ?? undefined, eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
       });
       const failed = acks.findIndex((ack) => ack.status === "rejected");
       if (failed >= 0) {

@@ -17,7 +17,7 @@ afterAll(() => server.close());
 
 const provider = acquirerHttp({ baseUrl: BASE, apiKey: "secret-key", callbackUrl: "http://payments.test/provider/callback", timeoutMs: 200 });
 const paymentId = "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e";
-const request = { paymentId, method: "SBP" as const, amountKopecks: 12345, description: "Coffee", returnUrl: `https://pay.test/pay/${paymentId}` };
+const request = { paymentId, method: "SBP" as const, amountKopecks: 12345, description: "Coffee", returnUrl: `https://pay.test/pay/${paymentId}`, expiresAt: Date.parse("2026-11-24T05:00:00.000Z") };
 
 async function providerError(p: Promise<unknown>): Promise<ProviderError> {
   try {
@@ -48,8 +48,22 @@ describe("createSession", () => {
         description: "Coffee",
         returnUrl: `https://pay.test/pay/${paymentId}`,
         callbackUrl: "http://payments.test/provider/callback",
+        expiresAt: "2026-11-24T05:00:00.000Z",
       },
     });
+  });
+
+  test("cancelSession posts to the session's cancel URL; a 409 (already paid) is 'rejected'", async () => {
+    let path: string | undefined;
+    server.use(
+      http.post(`${BASE}/v1/sessions/:id/cancel`, ({ request: req, params }) => {
+        path = new URL(req.url).pathname;
+        return params.id === "paid" ? HttpResponse.json({ error: "the session is already paid" }, { status: 409 }) : HttpResponse.json({ sessionId: params.id, status: "CANCELED" });
+      }),
+    );
+    await provider.cancelSession("s-1");
+    expect(path).toBe("/v1/sessions/s-1/cancel");
+    expect(await providerError(provider.cancelSession("paid"))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): the session is already paid" });
   });
 
   test("a 5xx, a dropped connection or no answer in time is 'unavailable'", async () => {
@@ -80,7 +94,7 @@ describe("createSession", () => {
 });
 
 describe("refund", () => {
-  test("posts the amount to the session's refund and reads the outcome", async () => {
+  test("posts the amount and the refund's id to the session's refund and reads the outcome", async () => {
     let body: unknown;
     server.use(
       http.post(`${BASE}/v1/sessions/:id/refund`, async ({ request: req, params }) => {
@@ -88,12 +102,13 @@ describe("refund", () => {
         return HttpResponse.json({ refundId: "r-1", status: "SUCCEEDED" });
       }),
     );
-    expect(await provider.refund("s/1", 500)).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
-    expect(body).toEqual({ id: "s/1", amountKopecks: 500 });
+    const refundId = Bun.randomUUIDv7();
+    expect(await provider.refund("s/1", 500, refundId)).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
+    expect(body).toEqual({ id: "s/1", amountKopecks: 500, merchantRefundId: refundId });
   });
 
   test("a 409 is a refusal", async () => {
     server.use(http.post(`${BASE}/v1/sessions/:id/refund`, () => HttpResponse.json({ error: "only a paid session can be refunded" }, { status: 409 })));
-    expect(await providerError(provider.refund("s-1", 500))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
+    expect(await providerError(provider.refund("s-1", 500, Bun.randomUUIDv7()))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
   });
 });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { ProviderErrorBody, ProviderRefund, ProviderSession } from "@payaccept/contracts";
+import { ProviderCancel, ProviderErrorBody, ProviderRefund, ProviderSession } from "@payaccept/contracts";
 import { ProviderError, type ProviderPort } from "./port.ts";
 
 export type AcquirerHttpOptions = {
@@ -49,10 +49,15 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
           description: req.description,
           returnUrl: req.returnUrl,
           callbackUrl: opts.callbackUrl,
+          expiresAt: new Date(req.expiresAt).toISOString(),
         },
         ProviderSession,
       ),
-    refund: (sessionId, amountKopecks) => post(`/v1/sessions/${encodeURIComponent(sessionId)}/refund`, { amountKopecks }, ProviderRefund),
+    cancelSession: async (sessionId) => {
+      await post(`/v1/sessions/${encodeURIComponent(sessionId)}/cancel`, {}, ProviderCancel);
+    },
+    refund: (sessionId, amountKopecks, refundId) =>
+      post(`/v1/sessions/${encodeURIComponent(sessionId)}/refund`, { amountKopecks, merchantRefundId: refundId }, ProviderRefund),
   };
 }
 

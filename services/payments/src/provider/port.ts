@@ -12,9 +12,13 @@ export interface ProviderPort {
     amountKopecks: number;
     description: string | null;
     returnUrl: string;
+    /** The buyer's deadline: the provider refuses a card after it (a QR may still be paid late). */
+    expiresAt: number;
   }): Promise<ProviderSession>;
-  /** Returns the whole amount to the buyer; idempotent per session. */
-  refund(sessionId: string, amountKopecks: number): Promise<ProviderRefund>;
+  /** Makes a session unpayable (the buyer switched method); idempotent; `rejected` once it is paid. */
+  cancelSession(sessionId: string): Promise<void>;
+  /** Returns amountKopecks to the buyer; idempotent by refundId (a repeat returns the first answer). */
+  refund(sessionId: string, amountKopecks: number, refundId: string): Promise<ProviderRefund>;
 }
 
 /**

@@ -1,25 +1,34 @@
 import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
-import { serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { requestIdOf, RequestLog, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
 import { browsePayments, cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
-import { refundPayment } from "../app/refund.ts";
+import { listRefunds, requestRefund } from "../app/refund.ts";
 
 const QUEUE = "payments";
 
-/** Serves every payments RPC in the "payments" queue group, one log line per request. */
+/**
+ * Serves every payments RPC in the "payments" queue group, one log line per request. A request
+ * that came with an X-Request-Id (every API request) is handled with deps of its own: its
+ * RequestLog, so every line the use case writes carries the id, and the id for the events it causes.
+ */
 export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger): Subscription[] {
-  const handle = <R extends Rpc<z.ZodType, z.ZodType>>(rpc: R, fn: (req: z.output<R["request"]>) => RpcResponse<R> | Promise<RpcResponse<R>>) =>
+  const handle = <R extends Rpc<z.ZodType, z.ZodType>>(
+    rpc: R,
+    fn: (req: z.output<R["request"]>, d: PaymentsDeps) => RpcResponse<R> | Promise<RpcResponse<R>>,
+  ) =>
     serve(
       nc,
       rpc,
-      async (req) => {
+      async (req, msg) => {
         const started = performance.now();
-        const ids = { shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
+        const requestId = requestIdOf(msg);
+        const rd = requestId === undefined ? d : { ...d, requestId, log: new RequestLog(log, requestId) };
+        const ids = { requestId, shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
         const line = (extra: Record<string, unknown>) => ({ rpc: rpc.subject, ...ids, ms: Math.round((performance.now() - started) * 10) / 10, ...extra });
         try {
-          const res = await fn(req);
+          const res = await fn(req, rd);
           log.info(line({ paymentId: ids.paymentId ?? (res as { id?: string }).id, outcome: "ok" }), "rpc");
           return res;
         } catch (e) {
@@ -32,12 +41,13 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
 
   const p = rpcs.payments;
   return [
-    handle(p.create, (r) => createPayment(d, r.shopId, r.request)),
-    handle(p.get, (r) => getPayment(d, r.shopId, r.id)),
-    handle(p.lookup, (r) => lookupPayment(d, r.shopId, r.orderId)),
-    handle(p.list, (r) => listPayments(d, r.shopId, r.query)),
-    handle(p.cancel, (r) => cancelPayment(d, r.shopId, r.id)),
-    handle(p.refund, (r) => refundPayment(d, r.shopId, r.id)),
+    handle(p.create, (r, rd) => createPayment(rd, r.shopId, r.request)),
+    handle(p.get, (r, rd) => getPayment(rd, r.shopId, r.id)),
+    handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
+    handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),
+    handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
+    handle(p.refund, ({ shopId, id, ...req }, rd) => requestRefund(rd, shopId, id, req)),
+    handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
     handle(p.owner, (r) => {
       const row = anyPayment(d, r.id);
       return { id: row.id, shopId: row.shopId, accountId: row.accountId };

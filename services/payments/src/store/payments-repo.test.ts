@@ -110,6 +110,22 @@ describe("transition", () => {
     expect(repo.transition(p.id, "pay", 1700)!.decision).toEqual({ kind: "move", from: "EXPIRED", to: "SUCCESS" });
   });
 
+  test("onlyIf refuses a move when the row changed meanwhile (a switch racing another switch)", () => {
+    const p = repo.insert(input("A", "1"), 1000, TTL);
+    repo.transition(p.id, "start", 1500, { patch: () => ({ method: "SBP", providerSessionId: "s-sbp" }) });
+    const stale = (row: { providerSessionId: string | null }) => row.providerSessionId === "s-old";
+    expect(repo.transition(p.id, "switch", 1600, { onlyIf: stale, patch: () => ({ method: "CARD" }) })!.decision).toEqual({ kind: "refused", status: "PENDING" });
+    const moved = repo.transition(p.id, "switch", 1600, { onlyIf: (row) => row.providerSessionId === "s-sbp", patch: () => ({ method: "CARD", providerSessionId: "s-card" }) })!;
+    expect(moved.row).toMatchObject({ status: "PENDING", method: "CARD", providerSessionId: "s-card" });
+    // a switch is no status change: no event
+    expect(store.db.select().from(outbox).all()).toHaveLength(0);
+  });
+
+  test("a method named at creation is fixed; none named is the buyer's choice", () => {
+    expect(repo.insert({ ...input("A", "fixed"), method: "CARD" }, 1000, TTL).methodFixed).toBe(true);
+    expect(repo.insert(input("A", "free"), 1000, TTL).methodFixed).toBe(false);
+  });
+
   test("an unknown id is undefined", () => {
     expect(repo.transition(Bun.randomUUIDv7(), "cancel", 1)).toBeUndefined();
   });

@@ -10,10 +10,10 @@ import { dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, ty
 export type PaymentsStore = Store<typeof schema>;
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
-export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt">;
+export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
 
 export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
-export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger };
+export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
 
 export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
 
@@ -81,6 +81,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       description: ph("description"),
       email: ph("email"),
       method: ph("method"),
+      methodFixed: ph("methodFixed"),
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
       successUrl: ph("successUrl"),
@@ -138,7 +139,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
   const moveToOpenQ = moveQ(false);
   const insertOutboxQ = db
     .insert(outbox)
-    .values({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), createdAt: ph("createdAt") })
+    .values({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), requestId: ph("requestId"), createdAt: ph("createdAt") })
     .prepare();
 
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
@@ -272,6 +273,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             }
             const row = insertQ.get({
               ...input,
+              methodFixed: input.method != null,
               id,
               seq: (last?.seq ?? 0) + 1,
               createdAt,
@@ -292,20 +294,28 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     /**
      * Applies a trigger of the state machine. `onlyFrom` narrows the states it may move from (a
      * sandbox outcome only decides a PENDING payment); `patch` adds the fields the move sets.
-     * A move into a final status writes its outbox event in the same transaction.
+     * A move into a final status writes its outbox event in the same transaction, with the id of
+     * the API request that caused it (`requestId`) when there is one.
      */
     transition(
       id: string,
       trigger: PaymentTrigger,
       now: number,
-      opts: { onlyFrom?: readonly PaymentStatus[]; patch?: (row: PaymentRow) => Partial<NewPaymentRow> } = {},
+      opts: {
+        onlyFrom?: readonly PaymentStatus[];
+        /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
+        onlyIf?: (row: PaymentRow) => boolean;
+        patch?: (row: PaymentRow) => Partial<NewPaymentRow>;
+        requestId?: string;
+      } = {},
     ): TransitionResult | undefined {
       const result = db.transaction(
         () => {
           const row = byIdQ.get({ id });
           if (!row) return undefined;
           let decision = decide(row.status, trigger);
-          if (decision.kind === "move" && opts.onlyFrom && !opts.onlyFrom.includes(row.status)) decision = { kind: "refused", status: row.status };
+          const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
+          if (decision.kind === "move" && excluded) decision = { kind: "refused", status: row.status };
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);
@@ -322,14 +332,21 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
           bumpDaily(row, -1);
           bumpDaily(updated, 1);
           if (isFinal(updated.status)) {
-            const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now);
-            insertOutboxQ.run({ eventId: paymentEventId(id, updated.status), paymentId: id, status: updated.status, payload: JSON.stringify(event), createdAt: now });
+            const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now, opts.requestId);
+            insertOutboxQ.run({
+              eventId: paymentEventId(id, updated.status),
+              paymentId: id,
+              status: updated.status,
+              payload: JSON.stringify(event),
+              requestId: opts.requestId ?? null,
+              createdAt: now,
+            });
           }
           return { decision, row: updated };
         },
         { behavior: "immediate" },
       );
-      if (result?.decision.kind === "move") onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger });
+      if (result?.decision.kind === "move") onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
       return result;
     },
 
@@ -368,7 +385,9 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         .from(outbox)
         .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
         .orderBy(asc(outbox.seq))
-        .all();
+        .all()
+        // The outbox also holds refund events; the ids asked for are payment events only.
+        .filter((e): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus));
     },
 
     /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@payaccept/platform";
-import { migrationsUpTo } from "../../test-support/migrations.ts";
+import { migrationsBefore } from "../../test-support/migrations.ts";
 import { openPaymentsStore } from "./open.ts";
 import { createPaymentsRepo } from "./payments-repo.ts";
 import { schema } from "./schema.ts";
@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 test("the rollup migration backfills the payments stored before it, by Moscow day", () => {
   // The store as it was before the rollup: only the first migration.
   const path = join(dir, "payments.db");
-  const old = openStore(path, schema, migrationsUpTo(1));
+  const old = openStore(path, schema, migrationsBefore("overview_rollup"));
   const insert = old.sqlite.prepare(
     `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
      VALUES (?, 'S', 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { FinalStatus, PaymentMethod, PaymentStatus } from "@payaccept/contracts";
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { FinalStatus, PaymentMethod, PaymentStatus, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = sqliteTable(
@@ -23,6 +23,8 @@ export const payments = sqliteTable(
     email: text("email"),
     /** Fixed by the merchant at creation, or chosen by the buyer on start. */
     method: text("method").$type<PaymentMethod>(),
+    /** The merchant fixed the method at creation: the buyer cannot switch to another one. */
+    methodFixed: integer("method_fixed", { mode: "boolean" }).notNull().default(false),
     telegramId: text("telegram_id"),
     metadata: text("metadata", { mode: "json" }).$type<Record<string, unknown>>(),
     successUrl: text("success_url"),
@@ -37,6 +39,14 @@ export const payments = sqliteTable(
     sbpQrPayload: text("sbp_qr_payload"),
     sbpDeepLink: text("sbp_deep_link"),
     cardFormAction: text("card_form_action"),
+    /** Sum of the SUCCEEDED refunds. */
+    refundedKopecks: integer("refunded_kopecks").notNull().default(0),
+    /**
+     * Sum of the PENDING refunds: promised to buyers, not yet confirmed by the provider. The trigger
+     * payments_refunds_within_amount (drizzle/0002_refund_guard.sql) makes the database itself refuse
+     * refunded + refunding above the amount, whatever interleaving of requests, sweepers and replicas.
+     */
+    refundingKopecks: integer("refunding_kopecks").notNull().default(0),
   },
   (t) => [
     uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),
@@ -65,6 +75,40 @@ export const statusCounts = sqliteTable(
 );
 
 /**
+ * Refunds of a payment. A PENDING one has its amount in payments.refunding_kopecks and is driven to
+ * SUCCEEDED or FAILED by the request that made it or, from retry_at on, by the refund sweeper.
+ */
+export const refunds = sqliteTable(
+  "refunds",
+  {
+    id: text("id").primaryKey(),
+    paymentId: text("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    shopId: text("shop_id").notNull(),
+    amountKopecks: integer("amount_kopecks").notNull(),
+    /** What the refund takes from the merchant's balance: its share of amount − commission (domain/refund-rules.ts). */
+    balanceKopecks: integer("balance_kopecks").notNull(),
+    reason: text("reason"),
+    status: text("status").$type<RefundStatus>().notNull(),
+    failureReason: text("failure_reason"),
+    idempotencyKey: text("idempotency_key"),
+    createdAt: integer("created_at").notNull(),
+    completedAt: integer("completed_at"),
+    /** When a PENDING refund may next be driven by the sweeper; null once it has ended. */
+    retryAt: integer("retry_at"),
+  },
+  (t) => [
+    // A repeated key returns the first refund; NULL keys never collide.
+    uniqueIndex("refunds_payment_key_uq").on(t.paymentId, t.idempotencyKey),
+    index("refunds_payment_idx").on(t.paymentId, t.id),
+    index("refunds_retry_idx").on(t.retryAt).where(sql`${t.retryAt} IS NOT NULL`),
+    check("refunds_amount_positive", sql`${t.amountKopecks} > 0 AND ${t.balanceKopecks} >= 0`),
+  ],
+);
+export type RefundRow = typeof refunds.$inferSelect;
+
+/**
  * The dashboard overview's daily rollup: payments created on a Moscow day, by method ("" while the
  * buyer has not chosen one) and current status, with their count and amount. Changed in the same
  * transaction as every insert and transition, so a month is at most days × methods × statuses rows
@@ -89,15 +133,20 @@ export const outbox = sqliteTable(
   "outbox",
   {
     seq: integer("seq").primaryKey({ autoIncrement: true }),
-    /** paymentEventId(paymentId, status): the Nats-Msg-Id; one event per (payment, status). */
+    /** The Nats-Msg-Id: paymentEventId(paymentId, status), one per (payment, status), or refundEventId(refundId). */
     eventId: text("event_id").notNull().unique(),
+    /** The payment the event is about, refund events included: a payment's events are published in commit order. */
     paymentId: text("payment_id").notNull(),
-    status: text("status").$type<FinalStatus>().notNull(),
+    /** payment: a PaymentEvent (status = the payment's); refund: a RefundEvent (status = the refund's). */
+    kind: text("kind").$type<"payment" | "refund">().notNull().default("payment"),
+    status: text("status").$type<FinalStatus | RefundEventStatus>().notNull(),
     payload: text("payload").notNull(),
+    /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
+    requestId: text("request_id"),
     createdAt: integer("created_at").notNull(),
     publishedAt: integer("published_at"),
   },
   (t) => [index("outbox_unpublished_idx").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
-export const schema = { payments, statusCounts, dailyStats, outbox };
+export const schema = { payments, statusCounts, refunds, dailyStats, outbox };

@@ -1,25 +1,29 @@
 /**
  * The payment page's only script (progressive enhancement: every screen works without it).
- * - follows the payment's status and reloads when it changes;
+ * - follows the payment's status and method and reloads when either changes (a method switched in
+ *   another tab reloads with a notice saying so);
  * - counts down the time left;
  * - checks the card number (Luhn), expiry and CVC before the form leaves for the provider;
  * - starts a payment with a single possible method without a click.
  */
 import { isCardExpired, isValidCardNumber, parseCardExpiry } from "@payaccept/contracts/src/luhn.ts";
 import { formatRemaining } from "../countdown.ts";
+import { METHOD_CHANGED } from "../notice-codes.ts";
 
 const RECONNECT_MS = 5000;
 
 function followStatus(): void {
-  const { status, events } = document.body.dataset;
+  const { status, method, events } = document.body.dataset;
   if (!events || !("EventSource" in window)) return;
   const connect = () => {
     const source = new EventSource(events);
     source.addEventListener("status", (e) => {
-      const next = (JSON.parse((e as MessageEvent<string>).data) as { status?: string }).status;
-      if (next && next !== status) {
+      const next = JSON.parse((e as MessageEvent<string>).data) as { status?: string; method?: string | null };
+      if (!next.status) return;
+      const switched = next.status === status && (next.method ?? undefined) !== method;
+      if (next.status !== status || switched) {
         source.close();
-        location.replace(location.pathname);
+        location.replace(switched ? `${location.pathname}?notice=${METHOD_CHANGED}` : location.pathname);
       }
     });
     // A refused stream (payments briefly down) is closed for good by the browser: try again later.

@@ -4,6 +4,7 @@ import { DomainError, PaymentMethod, SandboxOutcome } from "@payaccept/contracts
 import { setPageSecurityHeaders, type AppEnv, type Csrf } from "@payaccept/platform";
 import type { CheckoutClient } from "../checkout.ts";
 import { renderError } from "../error-pages.tsx";
+import { noticeFor } from "../notice.ts";
 import { pageContext } from "../page-context.ts";
 import { qrSvg } from "../qr.ts";
 import { PayPage } from "../views/pay-page.tsx";
@@ -17,17 +18,20 @@ async function formOf(c: Context): Promise<Record<string, string>> {
 }
 
 /**
- * Runs a buyer's action. A conflict (the payment moved on meanwhile: canceled, already started,
- * final) is not an error for the buyer: the redirect shows the payment as it now is.
+ * Runs a buyer's action. A conflict (the payment moved on meanwhile: canceled, already being paid
+ * with a method that cannot be switched, final) is not an error for the buyer: the redirect shows
+ * the payment as it now is, with `refused` in its query so the page can say why.
  */
-async function act(c: Context, id: string, action: () => Promise<unknown>) {
+async function act(c: Context, id: string, action: () => Promise<unknown>, refused = "") {
+  let query = "";
   try {
     await action();
   } catch (e) {
     if (!(e instanceof DomainError && e.code === "CONFLICT")) throw e;
     c.get("log").info({ paymentId: id, reason: e.messages }, "buyer action no longer applies");
+    query = refused;
   }
-  return c.redirect(`/pay/${id}`, 303);
+  return c.redirect(`/pay/${id}${query}`, 303);
 }
 
 /** GET the payment page; POST a choice of method or, in a sandbox, an outcome. */
@@ -47,14 +51,15 @@ export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
     const view = await deps.checkout.get(id);
     const qr = view.payment.status === "PENDING" && view.sbp ? await qrSvg(view.sbp.qrPayload) : null;
     setPageSecurityHeaders(c, view.payment.status === "PENDING" ? view.card?.formAction : undefined);
-    return c.html(<PayPage view={view} page={page} csrf={deps.csrf.tokenFor(c, id)} qrSvg={qr} now={Date.now()} />);
+    const notice = noticeFor(view, c.req.query(), page.t);
+    return c.html(<PayPage view={view} page={page} csrf={deps.csrf.tokenFor(c, id)} qrSvg={qr} now={Date.now()} notice={notice} />);
   });
 
   r.post("/pay/:id/start", async (c) => {
     const id = paymentIdOf(c);
     const method = PaymentMethod.safeParse((await verifiedForm(c, id)).method);
     if (!method.success) throw new DomainError("BAD_REQUEST", "unknown payment method");
-    return act(c, id, () => deps.checkout.start(id, method.data));
+    return act(c, id, () => deps.checkout.start(id, method.data), `?tried=${method.data}`);
   });
 
   r.post("/pay/:id/sandbox", async (c) => {

@@ -13,6 +13,7 @@ export function Layout(props: {
   page: PageContext;
   title: string;
   status?: string;
+  method?: string;
   follow?: string;
   refreshWithoutScript?: boolean;
   children: Child;
@@ -30,7 +31,7 @@ export function Layout(props: {
             </noscript>
           ) : null}
         </DocumentHead>
-        <body data-status={props.status} data-events={props.follow}>
+        <body data-status={props.status} data-method={props.method} data-events={props.follow}>
           <header class="topbar">
             <span class="brand">
               <svg class="lock" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">

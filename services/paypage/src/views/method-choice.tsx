@@ -1,5 +1,6 @@
 import type { CheckoutView, PaymentMethod } from "@payaccept/contracts";
 import type { PageContext } from "./layout.tsx";
+import { MethodMarks } from "./marks.tsx";
 
 /**
  * Starting to pay. With several methods the buyer picks one; with only one (fixed by the merchant,
@@ -19,7 +20,8 @@ export function MethodChoice(props: { view: CheckoutView; page: PageContext; csr
         <input type="hidden" name="csrf" value={props.csrf} />
         {methods.map((m) => (
           <button type="submit" name="method" value={m} class={`button method method-${m.toLowerCase()}`}>
-            {label(m)}
+            <span class="method-label">{label(m)}</span>
+            <MethodMarks method={m} />
           </button>
         ))}
       </form>

@@ -1,8 +1,44 @@
 import type { CheckoutView } from "@payaccept/contracts";
+import { formatMoscowTime, shortReference } from "../paid-time.ts";
 import { returnHref } from "../return-link.ts";
 import { ReturnLink, type PageContext } from "./layout.tsx";
 
 type FinalScreen = "SUCCESS" | "FAILED" | "EXPIRED" | "CANCELED" | "REFUNDED";
+
+/** What a buyer keeps from a success: when it was paid (Moscow time) and what to quote to the shop. */
+function Receipt(props: { view: CheckoutView; page: PageContext }) {
+  const { t, lang } = props.page;
+  const { payment } = props.view;
+  return (
+    <dl class="receipt">
+      {payment.paidAt ? (
+        <>
+          <dt>{t.paidAt}</dt>
+          <dd>
+            <time class="paid-at" datetime={payment.paidAt}>
+              {formatMoscowTime(payment.paidAt, lang)}
+            </time>
+          </dd>
+        </>
+      ) : null}
+      <dt>{t.reference}</dt>
+      <dd>
+        <span class="reference">{shortReference(payment.id)}</span>
+        <span class="payment-id small muted" title={t.fullPaymentId}>
+          {payment.id}
+        </span>
+      </dd>
+      <dt>{t.order}</dt>
+      <dd class="order">{payment.orderId}</dd>
+      {payment.method ? (
+        <>
+          <dt>{t.paidWith}</dt>
+          <dd>{payment.method === "SBP" ? t.methodNameSBP : t.methodCARD}</dd>
+        </>
+      ) : null}
+    </dl>
+  );
+}
 
 /** The final screens. Success (and a later refund) return to successUrl; every other ending to failUrl. */
 export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: PageContext }) {
@@ -23,6 +59,7 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       </p>
       <h1 id="result-title">{title}</h1>
       <p role="status">{text}</p>
+      {props.status === "SUCCESS" ? <Receipt view={props.view} page={props.page} /> : null}
       {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" ? <p class="muted">{t.lateQrHint}</p> : null}
       <ReturnLink href={returnHref(link)} page={props.page} />
     </section>

@@ -8,7 +8,7 @@ import { Summary } from "./summary.tsx";
 /** Statuses that can still change in front of the buyer (a QR can be paid late after EXPIRED or FAILED). */
 const LIVE = new Set(["CREATED", "PENDING", "FAILED", "EXPIRED"]);
 
-export function PayPage(props: { view: CheckoutView; page: PageContext; csrf: string; qrSvg: string | null; now: number }) {
+export function PayPage(props: { view: CheckoutView; page: PageContext; csrf: string; qrSvg: string | null; now: number; notice: string | null }) {
   const { view, page } = props;
   const status = view.payment.status;
   const follow = LIVE.has(status) ? `/pay/${view.payment.id}/events` : undefined;
@@ -17,10 +17,16 @@ export function PayPage(props: { view: CheckoutView; page: PageContext; csrf: st
       page={page}
       title={`${page.t.pageTitle} — ${view.shopName}`}
       status={status}
+      method={view.payment.method ?? undefined}
       follow={follow}
       refreshWithoutScript={status === "PENDING" && view.sbp !== null}
     >
       <Summary view={view} page={page} />
+      {props.notice ? (
+        <p class="notice" role="status">
+          {props.notice}
+        </p>
+      ) : null}
       {status === "CREATED" ? (
         <MethodChoice view={view} page={page} csrf={props.csrf} />
       ) : status === "PENDING" ? (

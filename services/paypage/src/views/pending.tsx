@@ -1,8 +1,9 @@
 import { raw } from "hono/html";
-import { CARD_FORM_FIELDS as F, type CheckoutView } from "@payaccept/contracts";
+import { CARD_FORM_FIELDS as F, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
 import { formatRemaining } from "../countdown.ts";
 import { formatRubles } from "@payaccept/platform";
 import type { PageContext } from "./layout.tsx";
+import { MethodMarks } from "./marks.tsx";
 
 function Countdown(props: { expiresAt: string | null; now: number; page: PageContext }) {
   if (!props.expiresAt) return null;
@@ -24,6 +25,7 @@ function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string;
       <figure class="qr" role="img" aria-label={t.sbpQrLabel} data-qr-payload={props.sbp.qrPayload}>
         {raw(props.qrSvg)}
       </figure>
+      {/* Shown on phones and tablets only (pay.css): on a desktop there is no bank app to open. */}
       <a class="button primary deeplink" href={props.sbp.deepLink} rel="noopener">
         {t.sbpOpenApp}
       </a>
@@ -57,6 +59,9 @@ function CardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopec
   const { t, lang } = props.page;
   return (
     <form method="post" action={props.card.formAction} class="card-form" data-card-form="" autocomplete="on">
+      <p class="accepted">
+        <MethodMarks method="CARD" />
+      </p>
       <CardField id="pan" label={t.cardNumber} error={t.cardBadNumber} autocomplete="cc-number" maxlength={23} pattern="[0-9 \-]{12,23}" placeholder="0000 0000 0000 0000" />
       <div class="row">
         <CardField
@@ -102,6 +107,32 @@ function SandboxPanel(props: { paymentId: string; csrf: string; page: PageContex
   );
 }
 
+/**
+ * Paying another way before paying: a start with the other method, which payments turns into a
+ * switch (the current provider session is canceled first). Not offered for a merchant-fixed method.
+ */
+function SwitchMethod(props: { view: CheckoutView; page: PageContext; csrf: string }) {
+  const { t } = props.page;
+  const others = props.view.methods.filter((m) => m !== props.view.payment.method);
+  if (others.length === 0) return null;
+  const label = (m: PaymentMethod) => (m === "SBP" ? t.switchToSBP : t.switchToCARD);
+  return (
+    <section class="switch" aria-labelledby="switch-title">
+      <h2 id="switch-title">{t.switchTitle}</h2>
+      <form method="post" action={`/pay/${props.view.payment.id}/start`}>
+        <input type="hidden" name="csrf" value={props.csrf} />
+        {others.map((m) => (
+          <button type="submit" name="method" value={m} class={`button method method-${m.toLowerCase()}`}>
+            <span class="method-label">{label(m)}</span>
+            <MethodMarks method={m} />
+          </button>
+        ))}
+      </form>
+      <p class="muted small">{t.switchHint}</p>
+    </section>
+  );
+}
+
 /** PENDING: the method's screen (QR or card form), the time left, and in a sandbox the outcome picker. */
 export function Pending(props: { view: CheckoutView; page: PageContext; csrf: string; qrSvg: string | null; now: number }) {
   const { view, page } = props;
@@ -112,7 +143,10 @@ export function Pending(props: { view: CheckoutView; page: PageContext; csrf: st
   return (
     <>
       <section aria-labelledby="pending-title">
-        <h1 id="pending-title">{title}</h1>
+        <h1 id="pending-title">
+          {title}
+          {view.payment.method === "SBP" ? <MethodMarks method="SBP" /> : null}
+        </h1>
         <Countdown expiresAt={view.expiresAt} now={props.now} page={page} />
         {view.sbp && props.qrSvg ? <SbpPanel sbp={view.sbp} qrSvg={props.qrSvg} page={page} /> : null}
         {view.card ? <CardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} /> : null}
@@ -123,6 +157,7 @@ export function Pending(props: { view: CheckoutView; page: PageContext; csrf: st
         ) : null}
       </section>
       {view.sandbox ? <SandboxPanel paymentId={view.payment.id} csrf={props.csrf} page={page} /> : null}
+      <SwitchMethod view={view} page={page} csrf={props.csrf} />
     </>
   );
 }

@@ -13,6 +13,10 @@ export function Summary(props: { view: CheckoutView; page: PageContext }) {
           {t.testBadge}
         </p>
       ) : null}
+      <p class="total">
+        <span class="total-label">{payment.status === "CREATED" || payment.status === "PENDING" ? t.amount : t.amountSettled}</span>
+        <span class="amount">{formatRubles(payment.amountKopecks, lang)}</span>
+      </p>
       <dl>
         <dt>{t.shop}</dt>
         <dd class="shop">{shopName}</dd>
@@ -24,10 +28,6 @@ export function Summary(props: { view: CheckoutView; page: PageContext }) {
         ) : null}
         <dt>{t.order}</dt>
         <dd class="order">{payment.orderId}</dd>
-        <dt>{payment.status === "CREATED" || payment.status === "PENDING" ? t.amount : t.amountSettled}</dt>
-        <dd class="amount">
-          {formatRubles(payment.amountKopecks, lang)}
-        </dd>
       </dl>
     </section>
   );

@@ -4,12 +4,11 @@ import {
   jetstream,
   RetentionPolicy,
   StorageType,
-  type ConsumerConfig,
   type JetStreamClient,
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, ensurePaymentsStream, type NatsConnection } from "@payaccept/platform";
+import { encodeJson, ensureDurable, ensurePaymentsStream, type Logger, type NatsConnection } from "@payaccept/platform";
 import { z } from "zod";
 
 /**
@@ -30,7 +29,7 @@ const DUPLICATE_WINDOW_MS = 24 * 3600 * 1000;
 /** Intake only writes a row, so a short ack wait is plenty. */
 const INTAKE_ACK_WAIT_MS = 30_000;
 
-export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPending: number };
+export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPending: number; log: Logger };
 
 /**
  * Creates what is missing. onDispatchStreamMissing runs before the dispatch stream is created (a
@@ -40,7 +39,7 @@ export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPendin
 export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => void): Promise<JetStreamClient> {
   const jsm = await ensurePaymentsStream(nc);
   await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
-  await ensureConsumer(jsm, PAYMENTS_STREAM, {
+  await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: DURABLE,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
@@ -48,8 +47,8 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
     ack_wait: INTAKE_ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
     max_deliver: -1,
-  });
-  await ensureConsumer(jsm, DISPATCH_STREAM, {
+  }, s.log);
+  await ensureDurable(jsm, DISPATCH_STREAM, {
     durable_name: DURABLE,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
@@ -59,7 +58,7 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
     max_ack_pending: s.maxAckPending,
     // Deferrals of a busy shop are redeliveries too; attempts are counted in the store instead.
     max_deliver: -1,
-  });
+  }, s.log);
   return jetstream(nc);
 }
 
@@ -83,22 +82,6 @@ async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onM
     // Created meanwhile by another process starting at the same moment.
     await jsm.streams.info(DISPATCH_STREAM).catch(() => {
       throw e;
-    });
-  }
-}
-
-/** Creates the durable, or brings the settings a deployment may change up to date. */
-async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }) {
-  try {
-    await jsm.consumers.add(stream, config);
-  } catch (e) {
-    await jsm.consumers.info(stream, config.durable_name).catch(() => {
-      throw e;
-    });
-    await jsm.consumers.update(stream, config.durable_name, {
-      ack_wait: config.ack_wait,
-      max_ack_pending: config.max_ack_pending,
-      max_deliver: config.max_deliver,
     });
   }
 }

@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import type { DeliveryHealth } from "@payaccept/contracts";
-import { attempts, deliveries, FAILING, healthDaily, schema, type AttemptRow, type HealthState, type DeliveryResult, type DeliveryRow } from "./schema.ts";
+import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
+import { attempts, deliveries, FAILING, healthDaily, schema, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;

@@ -1,8 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-
-export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
-export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+import { DELIVERY_RESULTS } from "@payaccept/contracts";
 
 /** A delivery that is failing: given up on, blocked, or still retrying after an error. */
 export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error is not null))`;

@@ -1,0 +1,20 @@
+import { DomainError } from "@payaccept/contracts";
+
+/**
+ * The work's result, or UNAVAILABLE (503, `what` unavailable) when it fails or takes longer than
+ * timeoutMs: a store the gateway depends on never makes a request wait past the bound. Work that
+ * is abandoned keeps running; what it leaves must be safe to find later.
+ */
+export async function boundedBy<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DomainError("UNAVAILABLE", `${what} unavailable`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } catch (e) {
+    throw e instanceof DomainError ? e : new DomainError("UNAVAILABLE", `${what} unavailable`);
+  } finally {
+    clearTimeout(timer);
+  }
+}

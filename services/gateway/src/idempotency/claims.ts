@@ -1,0 +1,92 @@
+import { DomainError, IdempotencyRecord } from "@payaccept/contracts";
+import type { KV } from "@nats-io/kv";
+
+/** What a request with an Idempotency-Key may do. */
+export type Claim =
+  /** It holds the key at `revision`; `retry` when an earlier attempt may already have acted. */
+  | { kind: "claimed"; revision: number; retry: boolean }
+  | { kind: "replay"; status: number; body: string }
+  /** The key was first used with another method, path or body. */
+  | { kind: "mismatch" }
+  /** A twin holds the key and its lease has not run out. */
+  | { kind: "busy" };
+
+/** The part of a KV bucket the claims use (create, revision-checked update, get). */
+export type ClaimBucket = Pick<KV, "create" | "update" | "get">;
+
+const enc = new TextEncoder();
+const encode = (r: IdempotencyRecord) => enc.encode(JSON.stringify(r));
+/** Races lost in a row before giving up with a 409: each loss means another request moved the key. */
+const MAX_RACES = 3;
+
+/**
+ * The idempotency keys of the API in a NATS KV bucket shared by every gateway replica. A key is
+ * claimed with an atomic create (the first request) or a revision-checked update (taking over a
+ * claim whose lease ran out, or one whose last attempt ended without a final answer); its answer
+ * is recorded with a revision-checked update, so a claimer that lost its key to a takeover never
+ * overwrites the new holder's record.
+ */
+export class IdempotencyClaims {
+  /**
+   * `openBucket` opens the bucket again (creating it if it is gone): when NATS comes back without its
+   * store, the bucket the gateway opened at start no longer exists.
+   */
+  constructor(
+    private bucket: ClaimBucket,
+    private readonly now: () => number = Date.now,
+    private readonly openBucket?: () => Promise<ClaimBucket>,
+  ) {}
+
+  async claim(key: string, fingerprint: string, leaseMs: number): Promise<Claim> {
+    const pending = () => encode({ state: "pending", fingerprint, leaseUntil: this.now() + leaseMs });
+    for (let race = 0; race < MAX_RACES; race++) {
+      const created = await this.unavailableOnError(() => this.bucket.create(key, pending()).catch(() => undefined));
+      if (created !== undefined) return { kind: "claimed", revision: created, retry: false };
+      const entry = await this.unavailableOnError(() => this.bucket.get(key));
+      // Deleted or expired since the create failed: try to create it again.
+      if (!entry || entry.operation !== "PUT") continue;
+      const record = IdempotencyRecord.parse(entry.json());
+      if (record.fingerprint !== fingerprint) return { kind: "mismatch" };
+      if (record.state === "done") return { kind: "replay", status: record.status, body: record.body };
+      if (record.state === "pending" && record.leaseUntil > this.now()) return { kind: "busy" };
+      const taken = await this.bucket.update(key, pending(), entry.revision).catch(() => undefined);
+      if (taken !== undefined) return { kind: "claimed", revision: taken, retry: true };
+    }
+    return { kind: "busy" };
+  }
+
+  /** The final answer, replayed from now on; false when the key was taken over meanwhile (or the bucket failed). */
+  complete(key: string, revision: number, fingerprint: string, status: number, body: string): Promise<boolean> {
+    return this.write(key, revision, { state: "done", fingerprint, status, body });
+  }
+
+  /** No final answer (5xx): the next request with the key executes again, knowing this one may have acted. */
+  reopen(key: string, revision: number, fingerprint: string): Promise<boolean> {
+    return this.write(key, revision, { state: "retry", fingerprint });
+  }
+
+  private write(key: string, revision: number, record: IdempotencyRecord): Promise<boolean> {
+    return this.bucket.update(key, encode(record), revision).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /**
+   * Without the bucket a key protects nothing: the request is refused (503), never run unguarded.
+   * Before that the bucket is opened again once, so a bucket lost with NATS's store is recreated.
+   */
+  private async unavailableOnError<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch {
+      try {
+        if (!this.openBucket) throw new Error("no way to open the bucket again");
+        this.bucket = await this.openBucket();
+        return await fn();
+      } catch {
+        throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+      }
+    }
+  }
+}

@@ -1,0 +1,82 @@
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "@payaccept/contracts";
+import { jsonError, sha256Hex } from "@payaccept/platform";
+import type { Context, MiddlewareHandler } from "hono";
+import { boundedBy } from "../http/bounded.ts";
+import type { GatewayEnv } from "../http/env.ts";
+import { idempotencyOutcomes } from "../metrics.ts";
+import type { IdempotencyClaims } from "./claims.ts";
+
+/** Room for clock differences between replicas and for recording the answer, beyond the calls themselves. */
+const LEASE_MARGIN_MS = 1000;
+
+/**
+ * How long a request holds its key before a twin may take it over: two calls of the route's bound
+ * (create looks the payment up after a conflict) and a margin. A holder that is still alive has
+ * answered by then, so a takeover only ever follows a gateway that died.
+ */
+export const leaseFor = (callTimeoutMs: number) => 2 * callTimeoutMs + LEASE_MARGIN_MS;
+
+/** JSON with its object keys sorted: the same body however a client orders or spaces it. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */
+async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
+  const text = await (c.req.bodyCache as { text?: Promise<string> }).text;
+  if (!text) return "";
+  try {
+    return canonicalJson(JSON.parse(text));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Idempotency-Key on a POST of the API (docs/gateway.md, "Idempotency keys"). Runs after
+ * authentication, the limits and validation (a refused request never touches a key) and right
+ * before the handler. Without the header nothing changes. With it: the first request claims the
+ * key for the shop and its answer is stored (2xx and 4xx); a repeat with the same method, path
+ * and body replays that answer with Idempotent-Replayed: true, another one is 422, and a twin
+ * whose first request is still running is 409. A 5xx is not an answer: the next request executes
+ * again, and the handler sees `idempotency.retry` so that it can recognise its own earlier work.
+ */
+export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): MiddlewareHandler<GatewayEnv> {
+  const leaseMs = leaseFor(callTimeoutMs);
+  return async (c, next) => {
+    const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
+    if (key === undefined) return next();
+    if (!IdempotencyKey.safeParse(key).success) return jsonError(c, 400, `${IDEMPOTENCY_KEY_HEADER}: must be 1 to 64 printable ASCII characters`);
+    const shopId = c.get("shop").shopId;
+    const kvKey = sha256Hex(`${shopId}\n${key}`);
+    const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
+    // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
+    // taken over after its lease, and the 503 told the client the outcome is unknown.
+    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency store");
+    idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
+    switch (claim.kind) {
+      case "mismatch":
+        return jsonError(c, 422, `${IDEMPOTENCY_KEY_HEADER} ${key} was already used with another request (method, path or body); use a new key for a new request`);
+      case "busy":
+        return jsonError(c, 409, `a request with ${IDEMPOTENCY_KEY_HEADER} ${key} is still in progress; retry later`, { "Retry-After": "1" });
+      case "replay":
+        c.get("log").add({ idempotentReplay: true });
+        return c.body(claim.body, claim.status as 200, { "Content-Type": "application/json", [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+    }
+    c.set("idempotency", { key, retry: claim.retry });
+    await next();
+    const status = c.res.status;
+    const recorded =
+      status >= 500
+        ? await claims.reopen(kvKey, claim.revision, fingerprint)
+        : await claims.complete(kvKey, claim.revision, fingerprint, status, await c.res.clone().text());
+    if (!recorded) c.get("log").warn({ status }, "idempotency key not recorded: taken over meanwhile or the bucket failed");
+  };
+}

@@ -1,0 +1,13 @@
+import { prom, registry } from "@payaccept/platform";
+
+/**
+ * Requests with an Idempotency-Key by what the key decided: claimed (ran), retry (ran again after
+ * an answer was lost or a gateway died), replay, mismatch (422), busy (409). Many retries mean
+ * answers are being lost; many mismatches, a client reusing keys.
+ */
+export const idempotencyOutcomes = new prom.Counter({
+  name: "gateway_idempotency_requests_total",
+  help: "Requests with an Idempotency-Key, by outcome: claimed, retry, replay, mismatch, busy",
+  labelNames: ["outcome"] as const,
+  registers: [registry],
+});

@@ -1,0 +1,1 @@
+ALTER TABLE `payments` ADD `method_fixed` integer DEFAULT false NOT NULL;

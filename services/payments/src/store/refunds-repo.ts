@@ -1,0 +1,150 @@
+import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
+import { refundEventId, type RefundEventStatus } from "@payaccept/contracts";
+import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { toRefundEvent } from "../domain/views.ts";
+import type { PaymentsRepo, PaymentsStore } from "./payments-repo.ts";
+import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
+
+export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
+export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failureReason: string };
+export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
+
+const ph = sql.placeholder;
+
+/**
+ * The refunds of payments.db. Opening and ending a refund are each one IMMEDIATE transaction that
+ * also moves the payment's refunded/refunding sums (guarded by a trigger) and, on the end, writes
+ * the RefundEvent and, when the payment is now fully refunded, its SUCCESS → REFUNDED transition
+ * with the PaymentEvent. `onEnded` runs after the commit of every end.
+ */
+export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, onEnded: (e: EndedRefund) => void) {
+  const { db } = store;
+  const byIdQ = db.select().from(r).where(eq(r.id, ph("id"))).prepare();
+  const byKeyQ = db
+    .select()
+    .from(r)
+    .where(and(eq(r.paymentId, ph("paymentId")), eq(r.idempotencyKey, ph("key"))))
+    .prepare();
+  const ofPaymentQ = db.select().from(r).where(eq(r.paymentId, ph("paymentId"))).orderBy(asc(r.id)).prepare();
+  const takenQ = db
+    .select({ total: sql<number>`coalesce(sum(${r.balanceKopecks}), 0)` })
+    .from(r)
+    .where(and(eq(r.paymentId, ph("paymentId")), ne(r.status, "FAILED")))
+    .prepare();
+  const dueQ = db
+    .select({ id: r.id })
+    .from(r)
+    .where(and(isNotNull(r.retryAt), lte(r.retryAt, ph("now"))))
+    .orderBy(asc(r.retryAt))
+    .limit(ph("limit"))
+    .prepare();
+  const claimQ = db
+    .update(r)
+    .set({ retryAt: sql`${ph("until")}` })
+    .where(and(eq(r.id, ph("id")), eq(r.status, "PENDING"), lte(r.retryAt, ph("now"))))
+    .returning()
+    .prepare();
+  const pendingQ = db
+    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${r.createdAt})` })
+    .from(r)
+    .where(isNotNull(r.retryAt))
+    .prepare();
+  const tx = <T>(fn: () => T): T => db.transaction(fn, { behavior: "immediate" });
+
+  return {
+    byId: (id: string): RefundRow | undefined => byIdQ.get({ id }),
+    /** Oldest first (ids are UUIDv7). */
+    ofPayment: (paymentId: string): RefundRow[] => ofPaymentQ.all({ paymentId }),
+
+    /**
+     * Records a PENDING refund and promises its amount (payments.refunding_kopecks), or returns the
+     * refund this idempotency key already made. `leaseMs`: how long the caller drives it before the
+     * sweeper may. Throws the domain's CONFLICT when the payment cannot be refunded by that much.
+     */
+    open(payment: PaymentRow, req: RefundRequest, now: number, leaseMs: number): { refund: RefundRow; created: boolean } {
+      return tx(() => {
+        if (req.idempotencyKey !== undefined) {
+          const earlier = byKeyQ.get({ paymentId: payment.id, key: req.idempotencyKey });
+          if (earlier) return { refund: earlier, created: false };
+        }
+        const row = payments.byId(payment.id)!;
+        const amountKopecks = refundAmount(row, req.amountKopecks);
+        const refund = db
+          .insert(r)
+          .values({
+            id: Bun.randomUUIDv7(),
+            paymentId: row.id,
+            shopId: row.shopId,
+            amountKopecks,
+            balanceKopecks: balanceShare(row, amountKopecks, takenQ.get({ paymentId: row.id })!.total),
+            reason: req.reason ?? null,
+            status: "PENDING",
+            idempotencyKey: req.idempotencyKey ?? null,
+            createdAt: now,
+            retryAt: now + leaseMs,
+          })
+          .returning()
+          .get();
+        db.update(p)
+          .set({ refundingKopecks: sql`${p.refundingKopecks} + ${amountKopecks}`, updatedAt: now })
+          .where(eq(p.id, row.id))
+          .run();
+        return { refund, created: true };
+      });
+    },
+
+    /** How many refunds are PENDING, and since when. */
+    pending: (): { count: number; oldest: number | null } => pendingQ.get() ?? { count: 0, oldest: null },
+
+    /** PENDING refunds whose retry time has come, oldest first. */
+    due: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((x) => x.id),
+
+    /** Takes a due PENDING refund for leaseMs (one driver at a time); undefined when it is not due or has ended. */
+    claim: (id: string, now: number, leaseMs: number): RefundRow | undefined => claimQ.get({ id, now, until: now + leaseMs }),
+
+    /**
+     * Ends a PENDING refund; a refund that has already ended is returned as it is (two drivers may
+     * reach the end of the same refund: the provider's answer is the same for both). `requestId` is
+     * the API request that drove it to its end, for its events; the sweeper has none.
+     */
+    end(id: string, outcome: RefundOutcome, now: number, requestId?: string): RefundRow {
+      let ended: EndedRefund | undefined;
+      const refund = tx(() => {
+        const row = byIdQ.get({ id })!;
+        if (row.status !== "PENDING") return row;
+        const done = db
+          .update(r)
+          .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
+          .where(eq(r.id, id))
+          .returning()
+          .get();
+        const succeeded = outcome.status === "SUCCEEDED" ? done.amountKopecks : 0;
+        let payment = db
+          .update(p)
+          .set({ refundingKopecks: sql`${p.refundingKopecks} - ${done.amountKopecks}`, refundedKopecks: sql`${p.refundedKopecks} + ${succeeded}`, updatedAt: now })
+          .where(eq(p.id, done.paymentId))
+          .returning()
+          .get();
+        db.insert(outbox)
+          .values({
+            eventId: refundEventId(id),
+            paymentId: done.paymentId,
+            kind: "refund",
+            status: outcome.status satisfies RefundEventStatus,
+            payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
+            requestId: requestId ?? null,
+            createdAt: now,
+          })
+          .run();
+        const full = payment.refundedKopecks === payment.amountKopecks;
+        if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
+        ended = { refund: done, payment, becameRefunded: full, requestId };
+        return done;
+      });
+      if (ended) onEnded(ended);
+      return refund;
+    },
+  };
+}
+
+export type RefundsRepo = ReturnType<typeof createRefundsRepo>;

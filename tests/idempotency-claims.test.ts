@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { KV } from "@nats-io/kv";
+import { DomainError } from "@payaccept/contracts";
+import { openIdempotencyBucket } from "@payaccept/platform";
+import { startNatsServer, type NatsProcess } from "../infra/launcher/nats-server.ts";
+import { IdempotencyClaims } from "../services/gateway/src/idempotency/claims.ts";
+import { freePort } from "./harness/stack.ts";
+
+/**
+ * The claims every gateway replica makes on the idempotency bucket, against a real nats-server
+ * (JetStream KV), with a clock the test moves so that leases run out without waiting.
+ */
+let nats: NatsProcess;
+let nc: NatsConnection;
+let bucket: KV;
+const clock = { t: 1_000_000 };
+const now = () => clock.t;
+const LEASE = 5_000;
+let n = 0;
+const newKey = () => `claims-${++n}-${Bun.randomUUIDv7()}`;
+
+beforeAll(async () => {
+  nats = await startNatsServer({ port: await freePort(), dataDir: mkdtempSync(join(tmpdir(), "claims-test-")) });
+  nc = await connect({ servers: nats.url });
+  bucket = await openIdempotencyBucket(nc, 2000);
+});
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+test("the first claim holds the key; a twin is busy; the recorded answer is replayed; another fingerprint is a mismatch", async () => {
+  const claims = new IdempotencyClaims(bucket, now);
+  const key = newKey();
+  const first = await claims.claim(key, "fp", LEASE);
+  expect(first).toMatchObject({ kind: "claimed", retry: false });
+  expect(await claims.claim(key, "fp", LEASE)).toEqual({ kind: "busy" });
+  expect(await claims.complete(key, (first as { revision: number }).revision, "fp", 201, '{"id":"p1"}')).toBe(true);
+  expect(await claims.claim(key, "fp", LEASE)).toEqual({ kind: "replay", status: 201, body: '{"id":"p1"}' });
+  expect(await claims.claim(key, "other", LEASE)).toEqual({ kind: "mismatch" });
+});
+
+test("a claim whose lease ran out is taken over as a retry; the old holder can no longer record its answer", async () => {
+  const claims = new IdempotencyClaims(bucket, now);
+  const key = newKey();
+  const dead = (await claims.claim(key, "fp", LEASE)) as { revision: number };
+  clock.t += LEASE + 1;
+  const taker = await claims.claim(key, "fp", LEASE);
+  expect(taker).toMatchObject({ kind: "claimed", retry: true });
+  expect(await claims.complete(key, dead.revision, "fp", 201, "old")).toBe(false);
+  expect(await claims.complete(key, (taker as { revision: number }).revision, "fp", 201, "new")).toBe(true);
+  expect(await claims.claim(key, "fp", LEASE)).toEqual({ kind: "replay", status: 201, body: "new" });
+});
+
+test("an attempt without an answer reopens the key: the next one runs again, as a retry", async () => {
+  const claims = new IdempotencyClaims(bucket, now);
+  const key = newKey();
+  const first = (await claims.claim(key, "fp", LEASE)) as { revision: number };
+  expect(await claims.reopen(key, first.revision, "fp")).toBe(true);
+  expect(await claims.claim(key, "other", LEASE)).toEqual({ kind: "mismatch" });
+  expect(await claims.claim(key, "fp", LEASE)).toMatchObject({ kind: "claimed", retry: true });
+});
+
+test("twenty claims at once, from as many claimers: exactly one holds the key", async () => {
+  const key = newKey();
+  const results = await Promise.all(Array.from({ length: 20 }, () => new IdempotencyClaims(bucket, now).claim(key, "fp", LEASE)));
+  expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+  expect(results.filter((r) => r.kind === "busy")).toHaveLength(19);
+});
+
+test("twenty takeovers of one expired claim at once: exactly one wins", async () => {
+  const key = newKey();
+  await new IdempotencyClaims(bucket, now).claim(key, "fp", LEASE);
+  clock.t += LEASE + 1;
+  const results = await Promise.all(Array.from({ length: 20 }, () => new IdempotencyClaims(bucket, now).claim(key, "fp", LEASE)));
+  expect(results.filter((r) => r.kind === "claimed")).toEqual([expect.objectContaining({ retry: true })]);
+});
+
+test("without the bucket the request is refused as UNAVAILABLE, never run unguarded", async () => {
+  const broken = new IdempotencyClaims({
+    create: () => Promise.reject(new Error("timeout")),
+    update: () => Promise.reject(new Error("timeout")),
+    get: () => Promise.reject(new Error("timeout")),
+  });
+  const err = await broken.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
+  expect(err).toEqual(new DomainError("UNAVAILABLE", "idempotency store unavailable"));
+});
