@@ -102,7 +102,7 @@ const deliveries = fillDeliveries(join(dir, "webhooks.db"));
 
 say(`\nthe overview of one shop for the month ${MONTH.from} … ${MONTH.to}:`);
 p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP], MONTH.from, MONTH.to).length);
-p50("payments.stats + the page's figures", () => overviewFigures(repo.dailyStats([SHOP], MONTH.from, MONTH.to), MONTH.from, MONTH.to).paid);
+p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
 p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
 say("\nthe payments list of the month:");
 p50("browse: newest first, page 1 × 50, count and sum", () => {

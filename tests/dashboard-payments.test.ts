@@ -194,8 +194,10 @@ describe("a payment", () => {
     expect(refunded.status).toBe(303);
     const detail = await merchant.follow(refunded);
     expect(text(detail.html)).toContain("Платёж возвращён.");
-    // Its refund, with the time, and the history up to it.
-    expect(text(detail.html)).toMatch(/Возвраты Когда Сумма \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 2\u202F500,00\u00A0₽/);
+    // Its two refunds (rpcs.payments.listRefunds), each with its time, and the history up to the full refund.
+    expect(text(detail.html)).toMatch(
+      /Возвраты Когда Сумма Статус \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F000,00\u00A0₽ Проведён \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F500,00\u00A0₽ Проведён/,
+    );
     expect(text(detail.html)).toMatch(/История Создан \S+ \S+\sМСК Оплачен \S+ \S+\sМСК Возвращён \S+ \S+\sМСК/);
     expect(detail.html).not.toContain(`href="${base}/refund"`);
     expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).toMatchObject({ status: "REFUNDED", refundedKopecks: 250_000 });

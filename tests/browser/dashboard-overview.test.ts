@@ -52,7 +52,7 @@ beforeAll(async () => {
   await merchant.submit(`/shops/${coffee.shopId}/webhook`, `/shops/${coffee.shopId}/webhook/url`, { webhookUrl: healthy.url });
   await merchant.submit(`/shops/${tea.shopId}/webhook`, `/shops/${tea.shopId}/webhook/url`, { webhookUrl: broken.url });
 
-  // Coffee: 3 paid by SBP, 1 paid by card and refunded, 1 declined card, 2 not paid yet.
+  // Coffee: 3 paid by SBP (one refunded in part), 1 paid by card and refunded, 1 declined card, 2 not paid yet.
   coffeePayments.push(
     await pay(coffee.apiKey, "C-1", 100_000, "SBP"),
     await pay(coffee.apiKey, "C-2", 250_050, "SBP"),
@@ -62,7 +62,9 @@ beforeAll(async () => {
     await createPayment(stack, coffee.apiKey, { orderId: "C-6", amountKopecks: 12_300, description: "Капучино" }),
     await createPayment(stack, coffee.apiKey, { orderId: "C-7", amountKopecks: 4_500, description: "Эспрессо" }),
   );
+  // C-4 refunded in full (REFUNDED), C-2 in part (stays paid): two refunds, 700,00 + 500,00.
   await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: coffeePayments[3]!.id });
+  await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: coffeePayments[1]!.id, amountKopecks: 50_000 });
   // Tea: 1 paid by SBP, whose webhook the broken endpoint refuses.
   await pay(tea.apiKey, "T-1", 10_000, "SBP");
 
@@ -120,6 +122,7 @@ for (const [size, options] of [
       // All shops: coffee's 4 paid (one refunded later) and tea's 1.
       expect(await innerText(page, "#kpi-turnover")).toBe(rub(100_000 + 250_050 + 30_000 + 70_000 + 10_000));
       expect(await innerText(page, "#kpi-paid")).toBe("5");
+      expect(await innerText(page, "#kpi-refunds")).toBe(rub(120_000));
       expect(await page.locator("body").innerText()).toContain("из 8 созданных");
       const turnover = await barValues(page, "chart-turnover");
       expect(turnover).toHaveLength(30);
@@ -144,8 +147,8 @@ for (const [size, options] of [
       await page.waitForURL(/shop=/);
       expect(await innerText(page, "#kpi-turnover")).toBe(rub(450_050));
       expect(await innerText(page, "#kpi-paid")).toBe("4");
-      expect(await innerText(page, "#kpi-refunds")).toBe(rub(70_000));
-      expect(await page.locator("main").innerText()).toContain("1 платёж");
+      expect(await innerText(page, "#kpi-refunds")).toBe(rub(120_000));
+      expect(await page.locator("main").innerText()).toContain("2 возврата");
       expect(await page.locator("main").innerText()).toContain("100 % (6 из 6)");
       expect(await page.locator("main").innerText()).toContain("Ошибок доставки нет.");
       await page.getByRole("link", { name: "7 дней" }).click();

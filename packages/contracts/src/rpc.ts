@@ -59,6 +59,10 @@ export const DailyStatsRow = z.object({
 });
 export type DailyStatsRow = z.infer<typeof DailyStatsRow>;
 
+/** SUCCEEDED refunds (partial or full) completed on `day` (Moscow). */
+export const DailyRefundsRow = z.object({ day: MoscowDay, count: z.number().int(), sumKopecks: z.number().int() });
+export type DailyRefundsRow = z.infer<typeof DailyRefundsRow>;
+
 export const PAYMENT_SORTS = ["created_desc", "created_asc", "amount_desc", "amount_asc"] as const;
 export const PaymentSort = z.enum(PAYMENT_SORTS);
 export type PaymentSort = z.infer<typeof PaymentSort>;
@@ -138,13 +142,14 @@ export const rpcs = {
     ),
     /** Dashboard CSV export: the next keyset page (after {createdAt, id}) of a period, oldest first, streamed page by page. */
     /**
-     * Dashboard overview: the daily rollup (maintained with every insert and status change) of
-     * the shops over Moscow days [fromDay, toDay], summed over the shops.
+     * Dashboard overview: the daily rollups of the shops over Moscow days [fromDay, toDay], summed
+     * over the shops: payments by day of creation, method and status (kept with every insert and
+     * status change), and SUCCEEDED refunds by day of completion (kept as each refund ends).
      */
     stats: rpc(
       "payments.v1.stats",
       ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }),
-      z.object({ rows: z.array(DailyStatsRow) }),
+      z.object({ rows: z.array(DailyStatsRow), refunds: z.array(DailyRefundsRow) }),
     ),
     /** Dashboard payment page: when the payment reached each final status (paid, refunded…), oldest first. */
     history: rpc(

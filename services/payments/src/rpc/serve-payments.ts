@@ -60,6 +60,6 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.history, (r) => ({
       items: d.repo.finalEvents(ownedPayment(d, r.shopId, r.id).id).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),
     })),
-    handle(p.stats, (r) => ({ rows: d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay) })),
+    handle(p.stats, (r) => ({ rows: d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay), refunds: d.repo.dailyRefunds(r.shopIds, r.fromDay, r.toDay) })),
   ];
 }

@@ -5,7 +5,7 @@ import { MOSCOW_OFFSET_MS, moscowDay, type Store } from "@payaccept/platform";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent } from "../domain/views.ts";
-import { dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
 export type PaymentsStore = Store<typeof schema>;
 
@@ -152,6 +152,15 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       set: { count: sql`${dailyStats.count} + excluded.count`, sumKopecks: sql`${dailyStats.sumKopecks} + excluded.sum_kopecks` },
     })
     .prepare();
+  const bumpRefundsQ = db
+    .insert(dailyRefunds)
+    .values({ shopId: ph("shopId"), day: ph("day"), count: 1, sumKopecks: ph("sum") })
+    .onConflictDoUpdate({
+      target: [dailyRefunds.shopId, dailyRefunds.day],
+      set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
+    })
+    .prepare();
+
   /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
   const bumpDaily = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method" | "status" | "amountKopecks">, sign: 1 | -1) =>
     bumpDailyQ.run({
@@ -357,6 +366,22 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         const items = window ? rowsBySeq(shopId, browseSeqs(shopId, f, window)) : [];
         return { items, ...rollupTotals(shopId, f) };
       });
+    },
+
+    /** Counts a SUCCEEDED refund on its Moscow day; called inside the transaction that ends it. */
+    countRefund(shopId: string, at: number, amountKopecks: number): void {
+      bumpRefundsQ.run({ shopId, day: moscowDay(at), sum: amountKopecks });
+    },
+
+    /** SUCCEEDED refunds of the shops per Moscow day of [fromDay, toDay], summed over the shops. */
+    dailyRefunds(shopIds: string[], fromDay: string, toDay: string): { day: string; count: number; sumKopecks: number }[] {
+      return db
+        .select({ day: dailyRefunds.day, count: sql<number>`sum(${dailyRefunds.count})`, sumKopecks: sql<number>`sum(${dailyRefunds.sumKopecks})` })
+        .from(dailyRefunds)
+        .where(and(inArray(dailyRefunds.shopId, shopIds), gte(dailyRefunds.day, fromDay), lte(dailyRefunds.day, toDay)))
+        .groupBy(dailyRefunds.day)
+        .orderBy(dailyRefunds.day)
+        .all();
     },
 
     /** The daily rollup of the shops over Moscow days [fromDay, toDay], summed over the shops; empty cells left out. */

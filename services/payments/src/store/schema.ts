@@ -128,6 +128,21 @@ export const dailyStats = sqliteTable(
   (t) => [primaryKey({ columns: [t.shopId, t.day, t.method, t.status] })],
 );
 
+/**
+ * The overview's refunds: SUCCEEDED refunds per shop and Moscow day of their completion, with
+ * their count and amount; changed in the transaction that ends each refund.
+ */
+export const dailyRefunds = sqliteTable(
+  "daily_refunds",
+  {
+    shopId: text("shop_id").notNull(),
+    day: text("day").notNull(),
+    count: integer("count").notNull(),
+    sumKopecks: integer("sum_kopecks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shopId, t.day] })],
+);
+
 /** Events committed with their transition, published to JetStream by the relay. */
 export const outbox = sqliteTable(
   "outbox",
@@ -149,4 +164,4 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_unpublished_idx").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
-export const schema = { payments, statusCounts, refunds, dailyStats, outbox };
+export const schema = { payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox };

@@ -1,9 +1,10 @@
 import { expect, test } from "bun:test";
 import { daysOf, healthFigures, overviewFigures, percent } from "./figures.ts";
 
-test("days with nothing paid are zero; REFUNDED counts as paid and as a refund; rates only over decided attempts", () => {
+test("days with nothing paid are zero; REFUNDED counts as paid, refunds come from their own rollup; rates only over decided attempts", () => {
   const f = overviewFigures(
-    [
+    {
+      rows: [
       { day: "2026-02-28", method: "SBP", status: "SUCCESS", count: 1, sumKopecks: 100 },
       { day: "2026-03-01", method: "SBP", status: "SUCCESS", count: 3, sumKopecks: 3000 },
       { day: "2026-03-01", method: "SBP", status: "REFUNDED", count: 1, sumKopecks: 500 },
@@ -11,7 +12,12 @@ test("days with nothing paid are zero; REFUNDED counts as paid and as a refund; 
       { day: "2026-03-01", method: "CARD", status: "PENDING", count: 2, sumKopecks: 40 },
       { day: "2026-03-02", method: null, status: "CREATED", count: 5, sumKopecks: 10 },
       { day: "2026-03-02", method: "CARD", status: "EXPIRED", count: 1, sumKopecks: 10 },
-    ],
+      ],
+      refunds: [
+        { day: "2026-03-01", count: 2, sumKopecks: 650 },
+        { day: "2026-03-03", count: 1, sumKopecks: 100 },
+      ],
+    },
     "2026-02-28",
     "2026-03-03",
   );
@@ -23,7 +29,7 @@ test("days with nothing paid are zero; REFUNDED counts as paid and as a refund; 
   ]);
   expect(f.created).toBe(14);
   expect(f.paid).toEqual({ count: 5, sumKopecks: 3600 });
-  expect(f.refunds).toEqual({ count: 1, sumKopecks: 500 });
+  expect(f.refunds).toEqual({ count: 3, sumKopecks: 750 });
   expect(f.methods).toEqual([
     { method: "SBP", paid: 5, decided: 6 },
     { method: "CARD", paid: 0, decided: 1 },

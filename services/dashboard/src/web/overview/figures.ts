@@ -1,7 +1,7 @@
-import { PAYMENT_METHODS, type DailyStatsRow, type DeliveryHealth, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
+import { PAYMENT_METHODS, type DailyRefundsRow, type DailyStatsRow, type DeliveryHealth, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
 import { nextDay } from "../moscow-time.ts";
 
-/** Paid payments: a REFUNDED one was paid first, so it counts in the turnover and again among the refunds. */
+/** Paid payments: a REFUNDED one was paid first, so it counts in the turnover; its refunds are counted apart. */
 const PAID: readonly PaymentStatus[] = ["SUCCESS", "REFUNDED"];
 /** Where the buyer's attempt is over: paid, declined, or out of time. PENDING is undecided, CANCELED the merchant's call. */
 const DECIDED: readonly PaymentStatus[] = [...PAID, "FAILED", "EXPIRED"];
@@ -25,8 +25,9 @@ export function daysOf(from: string, to: string): string[] {
   return days;
 }
 
-/** The overview's figures from the daily rollup cells (rpcs.payments.stats). */
-export function overviewFigures(rows: DailyStatsRow[], from: string, to: string): OverviewFigures {
+/** The overview's figures from the daily rollups (rpcs.payments.stats): payments, and refunds by the day they ended. */
+export function overviewFigures(stats: { rows: DailyStatsRow[]; refunds: DailyRefundsRow[] }, from: string, to: string): OverviewFigures {
+  const { rows } = stats;
   const byDay = new Map(daysOf(from, to).map((day) => [day, { day, count: 0, sumKopecks: 0 }]));
   const figures: OverviewFigures = { days: [...byDay.values()], created: 0, paid: { count: 0, sumKopecks: 0 }, refunds: { count: 0, sumKopecks: 0 }, methods: [] };
   const methods = new Map(PAYMENT_METHODS.map((method) => [method, { method, paid: 0, decided: 0 }]));
@@ -41,10 +42,6 @@ export function overviewFigures(rows: DailyStatsRow[], from: string, to: string)
       figures.paid.count += row.count;
       figures.paid.sumKopecks += row.sumKopecks;
     }
-    if (row.status === "REFUNDED") {
-      figures.refunds.count += row.count;
-      figures.refunds.sumKopecks += row.sumKopecks;
-    }
     const rate = row.method && methods.get(row.method);
     if (rate && DECIDED.includes(row.status)) {
       rate.decided += row.count;
@@ -52,6 +49,10 @@ export function overviewFigures(rows: DailyStatsRow[], from: string, to: string)
     }
   }
   figures.methods = [...methods.values()];
+  for (const refund of stats.refunds) {
+    figures.refunds.count += refund.count;
+    figures.refunds.sumKopecks += refund.sumKopecks;
+  }
   return figures;
 }
 

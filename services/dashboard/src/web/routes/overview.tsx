@@ -23,7 +23,7 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
     let data: OverviewData = { kind: "invalid", problems };
     if (problems.length === 0 && shopIds.length > 0) {
       const [payments, health] = await Promise.all([
-        loaded(deps.backend.call(rpcs.payments.stats, { shopIds, fromDay: query.from, toDay: query.to }).then((s) => overviewFigures(s.rows, query.from, query.to))),
+        loaded(deps.backend.call(rpcs.payments.stats, { shopIds, fromDay: query.from, toDay: query.to }).then((s) => overviewFigures(s, query.from, query.to))),
         loaded(
           deps.backend
             .call(rpcs.webhooks.health, { shopIds, fromDay: query.from, toDay: query.to })

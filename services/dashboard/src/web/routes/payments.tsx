@@ -79,7 +79,11 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
     const payment = await paymentOf(shop, c.req.param("paymentId"));
     const [deliveries, history] = await Promise.all([
       loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items)),
-      loaded(deps.backend.call(rpcs.payments.history, { shopId: shop.id, id: payment.id }).then((h) => h.items)),
+      loaded(
+        Promise.all([deps.backend.call(rpcs.payments.history, { shopId: shop.id, id: payment.id }), deps.backend.call(rpcs.payments.listRefunds, { shopId: shop.id, id: payment.id })]).then(
+          ([h, r]) => ({ events: h.items, refunds: r.items }),
+        ),
+      ),
     ]);
     const notice = flashFor(c, deps, ["notice"]);
     return c.html(

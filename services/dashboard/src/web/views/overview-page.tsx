@@ -46,7 +46,7 @@ function Figures(props: { page: Page; f: OverviewFigures }) {
         <dd id="kpi-refunds">
           <Money page={page} kopecks={f.refunds.sumKopecks} />
         </dd>
-        <p class="muted small">{t.paymentsCount(f.refunds.count)}</p>
+        <p class="muted small">{t.refundsCount(f.refunds.count)}</p>
       </div>
     </dl>
   );

@@ -1,10 +1,10 @@
-import type { FinalStatus, Payment, WebhookDelivery } from "@payaccept/contracts";
+import type { FinalStatus, Payment, Refund, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
-import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { Alert, Badge, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
@@ -61,15 +61,13 @@ function History(props: { page: Page; payment: Payment; events: StatusEvent[] })
   );
 }
 
-/**
- * The payment's refunds. A refund is of the whole amount (rpcs.payments.refund), so there is at
- * most one: the move to REFUNDED, with its time.
- */
-function Refunds(props: { page: Page; payment: Payment; events: StatusEvent[] }) {
+const REFUND_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCEEDED: "ok", FAILED: "bad" };
+
+/** The payment's refunds, partial or full, oldest first: when, how much, how it ended and why. */
+function Refunds(props: { page: Page; refunds: Refund[] }) {
   const { page } = props;
   const { t } = page;
-  const refunds = props.events.filter((e) => e.status === "REFUNDED");
-  if (refunds.length === 0) return <p class="muted">{t.noRefunds}</p>;
+  if (props.refunds.length === 0) return <p class="muted">{t.noRefunds}</p>;
   return (
     <table class="refunds">
       <thead>
@@ -78,16 +76,22 @@ function Refunds(props: { page: Page; payment: Payment; events: StatusEvent[] })
           <th scope="col" class="num">
             {t.amount}
           </th>
+          <th scope="col">{t.status}</th>
         </tr>
       </thead>
       <tbody>
-        {refunds.map((r) => (
+        {props.refunds.map((r) => (
           <tr>
             <td data-label={t.refundedAt}>
-              <When page={page} at={r.at} />
+              <When page={page} at={r.completedAt ?? r.createdAt} />
             </td>
             <td data-label={t.amount} class="num">
-              <Money page={page} kopecks={props.payment.amountKopecks} />
+              <Money page={page} kopecks={r.amountKopecks} />
+            </td>
+            <td data-label={t.status}>
+              <Badge tone={REFUND_TONE[r.status] ?? "neutral"}>{t.refundStatuses[r.status] ?? r.status}</Badge>
+              {r.reason ? <span class="small muted block">{r.reason}</span> : null}
+              {r.failureReason ? <span class="small error-text block">{r.failureReason}</span> : null}
             </td>
           </tr>
         ))}
@@ -102,7 +106,7 @@ export function PaymentPage(props: {
   shop: ShopRow;
   payment: Payment;
   deliveries: Loaded<WebhookDelivery[]>;
-  history: Loaded<StatusEvent[]>;
+  history: Loaded<{ events: StatusEvent[]; refunds: Refund[] }>;
   notice?: string;
 }) {
   const { page, shop, payment } = props;
@@ -134,11 +138,11 @@ export function PaymentPage(props: {
         <div class="pair">
           <section class="card" aria-labelledby="history-title">
             <h2 id="history-title">{t.historyTitle}</h2>
-            <History page={page} payment={payment} events={props.history.value} />
+            <History page={page} payment={payment} events={props.history.value.events} />
           </section>
           <section class="card" aria-labelledby="refunds-title">
             <h2 id="refunds-title">{t.refundsTitle}</h2>
-            <Refunds page={page} payment={payment} events={props.history.value} />
+            <Refunds page={page} refunds={props.history.value.refunds} />
           </section>
         </div>
       ) : (
