@@ -197,6 +197,17 @@ for (const [size, options] of [
       expect(await page.locator("table.payments tbody tr").count()).toBe(3);
       if (size === "phone") expect(await fitsWidth(page)).toBe(true);
       await screenshot(page, `overview-${size}-4-payments-paid-by-amount`);
+
+      // C-2, refunded in part: its refund with the time, and the history.
+      await page.getByRole("link", { name: "C-2" }).click();
+      await page.locator("table.refunds").waitFor(WAIT);
+      const refundRow = await page.locator("table.refunds tbody tr").innerText();
+      expect(refundRow).toContain(rub(50_000));
+      expect(refundRow).toContain("Проведён");
+      expect(refundRow).toMatch(/\d\d:\d\d\sМСК/);
+      expect(await page.locator("ol.history").innerText()).toMatch(/Создан[\s\S]*Оплачен/);
+      if (size === "phone") expect(await fitsWidth(page)).toBe(true);
+      await screenshot(page, `overview-${size}-4b-payment-refunded-in-part`);
     });
 
     test("the delivery log filters down to the failing delivery, in a compact table", async () => {
