@@ -4,8 +4,9 @@ import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
-import { Alert, Badge, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
+import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 function Fields(props: { page: Page; payment: Payment }) {
@@ -61,43 +62,25 @@ function History(props: { page: Page; payment: Payment; events: StatusEvent[] })
   );
 }
 
-const REFUND_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCEEDED: "ok", FAILED: "bad" };
+const REFUND_TONE: Record<string, "ok" | "bad"> = { SUCCEEDED: "ok", FAILED: "bad" };
 
 /** The payment's refunds, partial or full, oldest first: when, how much, how it ended and why. */
 function Refunds(props: { page: Page; refunds: Refund[] }) {
   const { page } = props;
   const { t } = page;
-  if (props.refunds.length === 0) return <p class="muted">{t.noRefunds}</p>;
-  return (
-    <table class="refunds">
-      <thead>
-        <tr>
-          <th scope="col">{t.refundedAt}</th>
-          <th scope="col" class="num">
-            {t.amount}
-          </th>
-          <th scope="col">{t.status}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.refunds.map((r) => (
-          <tr>
-            <td data-label={t.refundedAt}>
-              <When page={page} at={r.completedAt ?? r.createdAt} />
-            </td>
-            <td data-label={t.amount} class="num">
-              <Money page={page} kopecks={r.amountKopecks} />
-            </td>
-            <td data-label={t.status}>
-              <Badge tone={REFUND_TONE[r.status] ?? "neutral"}>{t.refundStatuses[r.status] ?? r.status}</Badge>
-              {r.reason ? <span class="small muted block">{r.reason}</span> : null}
-              {r.failureReason ? <span class="small error-text block">{r.failureReason}</span> : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const moves = props.refunds.map((r): MoneyMove => ({
+    at: r.completedAt ?? r.createdAt,
+    amountKopecks: r.amountKopecks,
+    tone: REFUND_TONE[r.status] ?? "neutral",
+    status: t.refundStatuses[r.status] ?? r.status,
+    notes: (
+      <>
+        {r.reason ? <span class="small muted block">{r.reason}</span> : null}
+        {r.failureReason ? <span class="small error-text block">{r.failureReason}</span> : null}
+      </>
+    ),
+  }));
+  return <MoneyMoves page={page} class="refunds" timeLabel={t.refundedAt} moves={moves} empty={t.noRefunds} />;
 }
 
 /** One payment: every field of the spec's Payment, its history and refunds, its webhook deliveries, refund or cancel. */
