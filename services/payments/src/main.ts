@@ -41,7 +41,7 @@ const life = new Lifecycle(log);
 const store = openPaymentsStore(join(resolve(cfg.DATA_DIR), "payments.db"));
 life.onClose("store", () => store.sqlite.close());
 
-const nc = await connectBus(resolveNatsUrl(cfg), "payments", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "payments", log, cfg);
 life.onClose("nats", () => nc.drain());
 const natsUp = connectionUp(nc);
 await ensurePaymentsStream(nc);

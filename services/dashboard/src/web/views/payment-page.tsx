@@ -1,4 +1,4 @@
-import type { FinalStatus, Payment, Refund, WebhookDelivery } from "@payaccept/contracts";
+import type { FinalStatus, Payment, Receipt, Refund, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
@@ -7,6 +7,7 @@ import { hundredthsInput } from "../amount-input.ts";
 import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
+import { ReceiptsBlock } from "./receipts-block.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 function Fields(props: { page: Page; payment: Payment }) {
@@ -83,13 +84,14 @@ function Refunds(props: { page: Page; refunds: Refund[] }) {
   return <MoneyMoves page={page} class="refunds" timeLabel={t.refundedAt} moves={moves} empty={t.noRefunds} />;
 }
 
-/** One payment: every field of the spec's Payment, its history and refunds, its webhook deliveries, refund or cancel. */
+/** One payment: every field of the spec's Payment, its history, refunds and fiscal receipts, its webhook deliveries, refund or cancel. */
 export function PaymentPage(props: {
   page: Page;
   shop: ShopRow;
   payment: Payment;
   deliveries: Loaded<WebhookDelivery[]>;
   history: Loaded<{ events: StatusEvent[]; refunds: Refund[] }>;
+  receipts: Loaded<Receipt[]>;
   notice?: string;
 }) {
   const { page, shop, payment } = props;
@@ -131,6 +133,10 @@ export function PaymentPage(props: {
       ) : (
         <Unavailable page={page} service={props.history.service} />
       )}
+      <section class="card" id="receipts">
+        <h2>{t.paymentReceipts}</h2>
+        {props.receipts.ok ? <ReceiptsBlock page={page} receipts={props.receipts.value} /> : <Unavailable page={page} service={props.receipts.service} />}
+      </section>
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>
         {props.deliveries.ok ? (

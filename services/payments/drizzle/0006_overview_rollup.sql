@@ -16,7 +16,8 @@ CREATE TABLE `daily_stats` (
 	PRIMARY KEY(`shop_id`, `day`, `method`, `status`)
 );
 --> statement-breakpoint
-CREATE INDEX `payments_shop_amount_idx` ON `payments` (`shop_id`,`amount_kopecks`,`seq`,`status`);--> statement-breakpoint
+CREATE INDEX `payments_shop_amount_idx` ON `payments` (`shop_id`,`amount_kopecks`,`seq`,`status`);
+--> statement-breakpoint
 -- Backfill from the payments and refunds already stored (hand-written: the rollups are kept from here on by the repositories).
 INSERT INTO `daily_stats` (`shop_id`, `day`, `method`, `status`, `count`, `sum_kopecks`)
 SELECT `shop_id`, strftime('%Y-%m-%d', (`created_at` + 10800000) / 1000, 'unixepoch'), coalesce(`method`, ''), `status`, count(*), sum(`amount_kopecks`)
