@@ -232,13 +232,15 @@ for (const [size, options] of [
 
     test("a t.me return link is saved (the inputs accept what the API accepts)", async () => {
       await page.goto(`${dashboard}/shops/${coffee.shopId}`);
+      // The card has more than one form (settings, receipts): this is the settings one.
+      const settings = page.locator(`form[action="/shops/${coffee.shopId}/settings"]`);
       const link = `t.me/zerno_bot?start=${size}`;
       await page.getByLabel("Ссылка после успешной оплаты").fill(link);
-      await page.getByRole("button", { name: "Сохранить" }).click();
+      await settings.getByRole("button", { name: "Сохранить" }).click();
       await page.getByText("Сохранено.").waitFor(WAIT);
       expect(await page.getByLabel("Ссылка после успешной оплаты").inputValue()).toBe(link);
       await page.getByLabel("Ссылка после неудачной оплаты").fill("http://shop.example/fail");
-      await page.getByRole("button", { name: "Сохранить" }).click();
+      await settings.getByRole("button", { name: "Сохранить" }).click();
       await page.getByText("нужна ссылка https://, t.me/… или tg://…").waitFor(WAIT);
       await screenshot(page, `overview-${size}-6-return-link-refused`);
     });
