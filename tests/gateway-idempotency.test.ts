@@ -16,7 +16,7 @@ let stack: Stack;
 let shop: ShopCreated;
 let bucket: KV;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway"] });
   shop = await stack.createShop({ name: "Idempotent shop", sandbox: true });
   bucket = await new Kvm(stack.nc).open(IDEMPOTENCY_BUCKET);
 });
@@ -280,7 +280,7 @@ describe("after NATS loses its store", () => {
     await stack.startNats();
     const key = newKey();
     const body = { orderId: orderId(), amountKopecks: 15000 };
-    // The directory comes back first (the dashboard republishes it); until then the key is a 401.
+    // The directory comes back first (the directory republishes it); until then the key is a 401.
     const first = await eventually(
       async () => {
         const res = await create(key, body);
