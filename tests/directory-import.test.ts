@@ -17,8 +17,9 @@ setDefaultTimeout(90_000);
  * and the merchant still signs in (the dashboard keeps its users and sessions).
  */
 const DASHBOARD_DRIZZLE = join(import.meta.dir, "../services/dashboard/drizzle");
-/** The dashboard's migrations as they were before the move (0000_init, 0001_accounts_sign_in). */
-const BEFORE_THE_MOVE = 2;
+/** The dashboard's migrations as they were before the move (0000_init … 0002_shop_receipts). */
+const BEFORE_THE_MOVE = 3;
+const RECEIPTS = { required: true, taxation: "usn_income", vat: "none" } as const;
 const EMAIL = "legacy@example.com";
 const PASSWORD = "legacy password 1";
 
@@ -39,9 +40,9 @@ async function legacyDashboardDb(path: string): Promise<void> {
   const at = Date.UTC(2026, 0, 1);
   sqlite.run("INSERT INTO accounts (id, created_at) VALUES ('acc-legacy', ?)", [at]);
   sqlite.run(
-    `INSERT INTO shops (id, account_id, name, active, sandbox, methods, tariff, webhook_url, signing_secret, success_url, fail_url, created_at, updated_at)
-     VALUES ('shop-legacy', 'acc-legacy', 'Legacy shop', 1, 1, '["SBP","CARD"]', ?, NULL, 'legacy-secret', NULL, NULL, ?, ?)`,
-    [JSON.stringify(DEFAULT_TARIFF), at, at],
+    `INSERT INTO shops (id, account_id, name, active, sandbox, methods, tariff, webhook_url, signing_secret, success_url, fail_url, receipts, created_at, updated_at)
+     VALUES ('shop-legacy', 'acc-legacy', 'Legacy shop', 1, 1, '["SBP","CARD"]', ?, NULL, 'legacy-secret', NULL, NULL, ?, ?, ?)`,
+    [JSON.stringify(DEFAULT_TARIFF), JSON.stringify(RECEIPTS), at, at],
   );
   sqlite.run("INSERT INTO api_keys (id, shop_id, key_hash, display_prefix, created_at, revoked_at) VALUES ('key-legacy', 'shop-legacy', ?, ?, ?, NULL)", [
     oldKey.keyHash,
@@ -73,7 +74,7 @@ afterAll(async () => {
 
 test("the directory imports the old shops, keys and accounts on its first start; the old key works", async () => {
   const { shop, key } = await stack.call(rpcs.directory.getShop, { shopId: "shop-legacy", withSecret: true });
-  expect(shop).toMatchObject({ accountId: "acc-legacy", name: "Legacy shop", sandbox: true, signingSecret: "legacy-secret" });
+  expect(shop).toMatchObject({ accountId: "acc-legacy", name: "Legacy shop", sandbox: true, signingSecret: "legacy-secret", receipts: RECEIPTS });
   expect(key?.displayPrefix).toBe(oldKey.displayPrefix);
   expect((await stack.call(rpcs.directory.getAccount, { accountId: "acc-legacy" })).accountId).toBe("acc-legacy");
   await eventually(async () => (await stack.api(oldKey.apiKey, "/v1/payments", { method: "POST", json: { orderId: "", amountKopecks: 1 } })).status === 400);

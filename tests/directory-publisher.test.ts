@@ -43,6 +43,7 @@ const shopRow = (id: string, name: string): ShopRow => ({
   signingSecret: "secret",
   successUrl: null,
   failUrl: null,
+  receipts: null,
   createdAt: 1,
   updatedAt: 1,
 });

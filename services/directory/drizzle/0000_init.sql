@@ -27,6 +27,7 @@ CREATE TABLE `shops` (
 	`signing_secret` text NOT NULL,
 	`success_url` text,
 	`fail_url` text,
+	`receipts` text,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE no action

@@ -4,7 +4,7 @@ import { commonEnv, flag, port } from "@payaccept/platform";
 /** Every variable the directory reads; docs/directory.md has the table. */
 export const directoryEnv = {
   ...commonEnv,
-  DIRECTORY_PORT: port(3007),
+  DIRECTORY_PORT: port(3009),
   /** Accept http and private/loopback webhook URLs for every shop (development and test stacks only). */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
   /**

@@ -42,6 +42,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     signingSecret: issueSigningSecret(),
     successUrl: null,
     failUrl: null,
+    receipts: null,
     createdAt: at,
     updatedAt: at,
   };
@@ -83,15 +84,15 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
 }
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">): Promise<Output<"updateShop">> {
-  const { shopId: _id, tariff, ...input } = req;
+  const { shopId: _id, tariff, receipts, ...input } = req;
   let changes: Partial<ShopRow> = {};
   const row = changeShop(deps, req.shopId, (current) => {
     const settings = parseSettings(input, current.sandbox, deps.policy);
     changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-    return { ...current, ...changes, ...(tariff ? { tariff } : {}) };
+    return { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}) };
   });
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
-  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : [])] }, "shop updated");
+  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : []), ...(receipts ? ["receipts"] : [])] }, "shop updated");
   return toShopView(row);
 }
 

@@ -1,4 +1,4 @@
-import { rpcs, type ShopWithKey } from "@payaccept/contracts";
+import { DomainError, formatIssues, rpcs, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -55,6 +55,20 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, ...settings }));
     if (errors.length > 0) return c.html(card(c, found, { ...settings, errors }), 400);
     return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
+  });
+
+  // The form offers only valid choices, so a refusal here is a tampered post: an error page, not a form.
+  r.post("/shops/:shopId/receipts", async (c) => {
+    const { shop } = await shopOf(c);
+    const form = await formOf(c);
+    const parsed = ShopReceiptSettings.safeParse({
+      required: text(form, "required") === "on",
+      taxation: text(form, "taxation") || null,
+      vat: text(form, "vat") || null,
+    });
+    if (!parsed.success) throw new DomainError("BAD_REQUEST", formatIssues(parsed.error));
+    await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, receipts: parsed.data });
+    return done(c, deps, `/shops/${shop.id}#receipts`, { kind: "notice", text: "saved" });
   });
 
   r.post("/shops/:shopId/key", async (c) => {

@@ -1,6 +1,7 @@
 import type { ShopDetail, KeyHint } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
+import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
 
@@ -49,6 +50,7 @@ export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: Key
           </button>
         </form>
       </section>
+      <ReceiptSettingsCard page={page} shop={shop} />
       <section class="card" aria-labelledby="about-title">
         <h2 id="about-title">{t.tabShop}</h2>
         <dl class="facts">
