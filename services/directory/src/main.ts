@@ -26,7 +26,7 @@ const lifecycle = new Lifecycle(log);
 const db = openStore(join(cfg.DATA_DIR, "directory.db"), schema, join(import.meta.dir, "../drizzle"));
 lifecycle.onClose("store", () => db.sqlite.close());
 const imported = importLegacyDirectory(db.sqlite, cfg.DIRECTORY_IMPORT_FROM ?? join(cfg.DATA_DIR, "dashboard.db"));
-if (imported) log.warn({ imported }, "directory imported from the dashboard's store");
+if (imported) log.warn({ imported }, "directory imported from the dashboard's store; never again from that file");
 const store = new DirectoryStore(db);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "directory", log, cfg);
