@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { DEV_CASH_REGISTER_API_KEY } from "@payaccept/contracts";
-import { commonEnv, duration, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port } from "@payaccept/platform";
 
 /** Every variable the receipts service reads; the README's Configuration table has them. */
 export const receiptsEnv = {
   ...commonEnv,
+  ...databaseEnv("RECEIPTS"),
   RECEIPTS_PORT: port(3007),
   /** The online cash register's API (the emulator under the launcher). */
   CASH_REGISTER_URL: z

@@ -5,7 +5,7 @@ import { recordRefundedEvent, recordRefundEvent, recordSale, type Recorded } fro
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 
 export const RECEIPTS_DURABLE = "receipts";
-/** Recording a receipt is one small SQLite transaction: an unacked event almost surely lost its process. */
+/** Recording a receipt is one small transaction: an unacked event almost surely lost its process. */
 const ACK_WAIT_MS = 10_000;
 const NS_PER_MS = 1_000_000;
 
@@ -18,19 +18,19 @@ const REFUND_SUCCEEDED_SUBJECT = refundEventSubject("SUCCEEDED");
  * is a redelivery, which the receipts' UNIQUE dedupe key turns into a no-op. Other subjects of
  * the stream (payments FAILED, EXPIRED, CANCELED; refunds FAILED) are acked and left alone.
  */
-export function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, now: () => number): Recorded | "ignored" | undefined {
+export async function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, now: () => number): Promise<Recorded | "ignored" | undefined> {
   let recorded: Recorded | "ignored" = "ignored";
   let paymentId: string | undefined;
   if (m.subject === SALE_SUBJECT || m.subject === REFUNDED_SUBJECT) {
     const event = decodeOrTerm(m, PaymentEvent, "payment event", log);
     if (!event) return undefined;
     paymentId = event.paymentId;
-    recorded = event.status === "SUCCESS" ? recordSale(repo, event, now()) : recordRefundedEvent(repo, event, now());
+    recorded = await (event.status === "SUCCESS" ? recordSale(repo, event, now()) : recordRefundedEvent(repo, event, now()));
   } else if (m.subject === REFUND_SUCCEEDED_SUBJECT) {
     const event = decodeOrTerm(m, RefundEvent, "refund event", log);
     if (!event) return undefined;
     paymentId = event.paymentId;
-    recorded = recordRefundEvent(repo, event, now());
+    recorded = await recordRefundEvent(repo, event, now());
   }
   m.ack();
   if (recorded === "inconsistent") log.error({ paymentId, subject: m.subject, seq: m.seq }, "refund exceeds what the sale receipt has left; no refund receipt");
@@ -39,7 +39,7 @@ export function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, n
 }
 
 /** The receipts' durable pull consumer of the whole PAYMENTS stream, from its start. */
-export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => void, log: Logger): Promise<RunningLoop> {
+export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => Promise<void>, log: Logger): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
   // No filter, one durable: a payment's refund events and its REFUNDED event must come in stream
   // order (docs/receipts.md, "Never two receipts"), which two durables would not keep.

@@ -1,12 +1,12 @@
-import { join } from "node:path";
 import { DEV_CASH_REGISTER_API_KEY, PAYMENTS_STREAM } from "@payaccept/contracts";
 import {
   connectBus,
   createLogger,
   createServiceApp,
+  databaseOf,
   Lifecycle,
   loadConfig,
-  openStore,
+  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   servingConfirmed,
@@ -18,8 +18,7 @@ import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-co
 import { cashRegisterHttp } from "./register/cash-register-http.ts";
 import { serveReceiptsRpcs } from "./rpc-handlers.ts";
 import { ReceiptSender } from "./sender.ts";
-import { createReceiptsRepo } from "./store/receipts-repo.ts";
-import { schema } from "./store/schema.ts";
+import { openReceiptsRepo } from "./store/receipts-repo.ts";
 
 const cfg = loadConfig(receiptsEnv);
 const log = createLogger("receipts", cfg.LOG_LEVEL);
@@ -27,12 +26,11 @@ if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variable
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const store = openStore(join(cfg.DATA_DIR, "receipts.db"), schema, join(import.meta.dir, "../drizzle"));
-lifecycle.onClose("store", () => store.sqlite.close());
-const repo = createReceiptsRepo(store);
+const repo = await orExit(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), log));
+lifecycle.onClose("store", () => repo.close());
 registerReceiptGauges(repo);
 
-const nc = await connectBus(resolveNatsUrl(cfg), "receipts", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "receipts", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
 const sender = new ReceiptSender({
@@ -47,8 +45,8 @@ lifecycle.onClose("sender", () => sender.stop());
 
 const consumer = await consumeStream(
   nc,
-  (m) => {
-    if (handleStreamMessage(m, repo, log, now) === "created") sender.poke();
+  async (m) => {
+    if ((await handleStreamMessage(m, repo, log, now)) === "created") sender.poke();
   },
   log,
 );

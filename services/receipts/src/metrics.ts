@@ -12,8 +12,8 @@ export function registerReceiptGauges(repo: ReceiptsRepo): void {
     help: "Fiscal receipts by status (PENDING, SENT, REGISTERED, FAILED)",
     labelNames: ["status"] as const,
     registers: [registry],
-    collect() {
-      const counts = new Map(repo.countsByStatus().map((c) => [c.status, c.n]));
+    async collect() {
+      const counts = new Map((await repo.countsByStatus()).map((c) => [c.status, c.n]));
       for (const status of RECEIPT_ROW_STATUSES) this.set({ status }, counts.get(status) ?? 0);
     },
   });

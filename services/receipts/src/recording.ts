@@ -10,9 +10,9 @@ export const saleKey = (paymentId: string) => `sale:${paymentId}`;
 export const refundKey = (paymentId: string, refundedTotalAfter: number) => `refund:${paymentId}:${refundedTotalAfter}`;
 
 /** A SUCCESS event (a late SBP payment too): the sale receipt, when the payment was created with one. */
-export function recordSale(repo: ReceiptsRepo, event: PaymentEvent, now: number): Recorded {
+export async function recordSale(repo: ReceiptsRepo, event: PaymentEvent, now: number): Promise<Recorded> {
   if (!event.receipt) return "no-receipt";
-  const row = repo.insert(
+  const row = await repo.insert(
     {
       dedupeKey: saleKey(event.paymentId),
       sourceEventId: event.eventId,
@@ -43,14 +43,14 @@ type RefundInput = {
 };
 
 /**
- * A refund receipt (возврат прихода) of the sale receipt's lines, in one IMMEDIATE transaction
- * with the reads it depends on (the sale and the earlier refunds of the payment).
+ * A refund receipt (возврат прихода) of the sale receipt's lines, in one transaction with the
+ * reads it depends on (the sale and the earlier refunds of the payment), under the payment's lock.
  */
-export function recordRefund(repo: ReceiptsRepo, input: RefundInput, now: number): Recorded {
+export function recordRefund(repo: ReceiptsRepo, input: RefundInput, now: number): Promise<Recorded> {
   const key = refundKey(input.paymentId, input.refundedTotalAfter);
-  return repo.atomically(() => {
-    if (repo.existsKey(key)) return "duplicate";
-    const all = repo.ofPayment(input.paymentId);
+  return repo.forPayment(input.paymentId, async (t) => {
+    if (await t.existsKey(key)) return "duplicate";
+    const all = await t.ofPayment(input.paymentId);
     const sale = all.find((r) => r.kind === "SALE");
     if (!sale) return "no-receipt";
     const earlier = all.filter((r) => r.kind === "REFUND");
@@ -60,7 +60,7 @@ export function recordRefund(repo: ReceiptsRepo, input: RefundInput, now: number
     if (amount <= 0) return "nothing-left";
     if (amount > left) return "inconsistent";
     const { items, perLine } = refundItems(sale.items, refundedBefore, amount);
-    repo.insert(
+    await t.insert(
       {
         dedupeKey: key,
         sourceEventId: input.sourceEventId,

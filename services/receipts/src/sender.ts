@@ -36,7 +36,7 @@ function toDocument(row: ReceiptRow): FiscalDocument {
 /**
  * Works through the receipts that are due (the outbox): sends a PENDING one to the register, asks
  * for the state of a SENT one, until the register confirms or the attempts run out (FAILED). The
- * state lives in SQLite, so a restart or a kill resumes where the last process stopped, and the
+ * state lives in the store, so a restart or a kill resumes where the last process stopped, and the
  * register's idempotency by external id makes a repeated send after a crash harmless.
  */
 export class ReceiptSender {
@@ -65,12 +65,14 @@ export class ReceiptSender {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
-      const now = Date.now();
-      const claimed = this.deps.repo.due(now, BATCH).filter((row) => this.deps.repo.claim(row, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS));
-      await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
-      if (claimed.length === BATCH) continue;
-      const next = this.deps.repo.nextDueAt();
-      const wait = next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
+      let wait: number;
+      try {
+        wait = await this.scan();
+      } catch (e) {
+        // A store that is briefly away (a PostgreSQL failover) costs a scan, not the sender.
+        this.deps.log.error({ err: e }, "receipt sender could not read the store; trying again");
+        wait = IDLE_SCAN_MS;
+      }
       if (wait > 0) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.wake = () => {
@@ -79,6 +81,16 @@ export class ReceiptSender {
         };
       });
     }
+  }
+
+  /** One round of claimed attempts; how long to sleep after it. */
+  private async scan(): Promise<number> {
+    const now = Date.now();
+    const claimed = await this.deps.repo.claimDue(now, BATCH, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS);
+    await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
+    if (claimed.length === BATCH) return 0;
+    const next = await this.deps.repo.nextDueAt();
+    return next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
   }
 
   private track(p: Promise<void>): Promise<void> {
@@ -90,20 +102,20 @@ export class ReceiptSender {
     const { register, log } = this.deps;
     // A возврат прихода goes after its приход: while the sale receipt is still on its way, the
     // refund waits without spending attempts (a FAILED sale no longer holds it back).
-    if (row.kind === "REFUND" && this.saleInFlight(row.paymentId)) {
-      this.deps.repo.update(row.id, { nextAttemptAt: Date.now() + SALE_WAIT_MS }, Date.now());
+    if (row.kind === "REFUND" && (await this.saleInFlight(row.paymentId))) {
+      await this.deps.repo.update(row.id, { nextAttemptAt: Date.now() + SALE_WAIT_MS }, Date.now());
       return;
     }
     let state: RegisterState;
     try {
       state = row.status === "SENT" && row.registerDocumentId ? await register.state(row.registerDocumentId) : await register.register(toDocument(row));
     } catch (e) {
-      this.retry(row, e instanceof Error ? e.message : String(e), {});
+      await this.retry(row, e instanceof Error ? e.message : String(e), {});
       return;
     }
     if (state.status === "done") {
       const { fiscal } = state;
-      this.deps.repo.update(
+      await this.deps.repo.update(
         row.id,
         {
           status: "REGISTERED",
@@ -119,24 +131,24 @@ export class ReceiptSender {
       );
       log.info({ receiptId: row.id, paymentId: row.paymentId, kind: row.kind, fiscalDocumentNumber: fiscal.documentNumber }, "receipt registered");
     } else if (state.status === "wait") {
-      this.retry(row, "the register has not fiscalised it yet", { status: "SENT", registerDocumentId: state.documentId });
+      await this.retry(row, "the register has not fiscalised it yet", { status: "SENT", registerDocumentId: state.documentId });
     } else {
       // Refused: that document will never be fiscalised, so the next attempt is a new one.
-      this.retry(row, `refused by the register: ${state.error}`, { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
+      await this.retry(row, `refused by the register: ${state.error}`, { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
     }
   }
 
-  private saleInFlight(paymentId: string): boolean {
-    const sale = this.deps.repo.statusOf(saleKey(paymentId));
+  private async saleInFlight(paymentId: string): Promise<boolean> {
+    const sale = await this.deps.repo.statusOf(saleKey(paymentId));
     return sale === "PENDING" || sale === "SENT";
   }
 
-  private retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): void {
+  private async retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): Promise<void> {
     const attempts = row.attempts + 1;
     const now = Date.now();
     const delay = retryDelayMs(this.deps.policy, attempts);
     const next = delay === null ? null : now + delay;
-    this.deps.repo.update(row.id, { ...patch, attempts, lastError: error, nextAttemptAt: next, ...(next === null ? { status: "FAILED" as const } : {}) }, now);
+    await this.deps.repo.update(row.id, { ...patch, attempts, lastError: error, nextAttemptAt: next, ...(next === null ? { status: "FAILED" as const } : {}) }, now);
     const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, attempts, error };
     if (next === null) this.deps.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");
     else this.deps.log.warn({ ...fields, retryInMs: next - now }, "receipt not registered yet; will retry");

@@ -1,77 +1,64 @@
-import { and, asc, count, eq, inArray, isNotNull, lte, min } from "drizzle-orm";
-import type { Store } from "@payaccept/platform";
-import { receipts, type NewReceiptRow, type ReceiptRow, type schema } from "./schema.ts";
+import { join } from "node:path";
+import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openPgReceiptsRepo } from "./receipts-repo.pg.ts";
+import { openSqliteReceiptsRepo } from "./receipts-repo.sqlite.ts";
+import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
+import * as pgSchema from "./schema.pg.ts";
 
-export type ReceiptsStore = Store<typeof schema>;
 export type NewReceipt = Omit<NewReceiptRow, "id" | "status" | "attempts" | "generation" | "nextAttemptAt" | "createdAt" | "updatedAt">;
 
+/** The row a new receipt becomes: PENDING and due at once (it is its own outbox row). */
+export const newReceiptRow = (input: NewReceipt, now: number) => ({
+  ...input,
+  id: Bun.randomUUIDv7(),
+  status: "PENDING" as const,
+  nextAttemptAt: now,
+  createdAt: now,
+  updatedAt: now,
+});
+
 /**
- * Every read and write of receipts.db. A receipt is inserted once per dedupe key (UNIQUE: a
- * duplicate insert does nothing) and is its own outbox row; each write is one statement or an
- * IMMEDIATE transaction, so replicas can share the file.
+ * Every read and write of the receipts, the same on SQLite and PostgreSQL (docs/conventions.md,
+ * "One repository, two engines"; the lock of each operation: docs/receipts.md, "Locks").
  */
-export function createReceiptsRepo(store: ReceiptsStore) {
-  const { db } = store;
-  const byId = (id: string) => db.select().from(receipts).where(eq(receipts.id, id)).get();
-
-  return {
-    byId,
-
-    /** The new row, or undefined when a receipt with its dedupe key exists already. */
-    insert(input: NewReceipt, now: number): ReceiptRow | undefined {
-      return db
-        .insert(receipts)
-        .values({ ...input, id: Bun.randomUUIDv7(), status: "PENDING", nextAttemptAt: now, createdAt: now, updatedAt: now })
-        .onConflictDoNothing({ target: receipts.dedupeKey })
-        .returning()
-        .get();
-    },
-
-    /** Runs `work` in one IMMEDIATE transaction (a refund receipt reads the earlier ones it depends on). */
-    atomically<T>(work: () => T): T {
-      return db.transaction(() => work(), { behavior: "immediate" });
-    },
-
-    existsKey: (dedupeKey: string) => db.select({ id: receipts.id }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get() !== undefined,
-
-    statusOf: (dedupeKey: string) => db.select({ status: receipts.status }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get()?.status,
-
-    ofPayment: (paymentId: string) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(asc(receipts.createdAt), asc(receipts.id)).all(),
-
-    ofPayments: (shopId: string, paymentIds: string[]) =>
-      db
-        .select()
-        .from(receipts)
-        .where(and(eq(receipts.shopId, shopId), inArray(receipts.paymentId, paymentIds)))
-        .orderBy(asc(receipts.paymentId), asc(receipts.createdAt), asc(receipts.id))
-        .all(),
-
-    /** Receipts per status, for the metrics. */
-    countsByStatus: () => db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status).all(),
-
-    due: (now: number, limit: number) =>
-      db.select().from(receipts).where(lte(receipts.nextAttemptAt, now)).orderBy(asc(receipts.nextAttemptAt)).limit(limit).all(),
-
-    /** The earliest moment any receipt is due, or null when none waits. */
-    nextDueAt: () => db.select({ at: min(receipts.nextAttemptAt) }).from(receipts).where(isNotNull(receipts.nextAttemptAt)).get()?.at ?? null,
-
-    /**
-     * Takes a due row for one attempt by moving its next attempt past the lease: of several
-     * replicas reading the same due row, exactly one sees its update change the row.
-     */
-    claim(row: ReceiptRow, leaseUntil: number): boolean {
-      const taken = db
-        .update(receipts)
-        .set({ nextAttemptAt: leaseUntil })
-        .where(and(eq(receipts.id, row.id), eq(receipts.nextAttemptAt, row.nextAttemptAt!)))
-        .returning({ id: receipts.id })
-        .get();
-      return taken !== undefined;
-    },
-
-    update(id: string, patch: Partial<NewReceiptRow>, now: number): ReceiptRow {
-      return db.update(receipts).set({ ...patch, updatedAt: now }).where(eq(receipts.id, id)).returning().get()!;
-    },
-  };
+export interface ReceiptsOps {
+  byId(id: string): Promise<ReceiptRow | undefined>;
+  /** The new row, or undefined when a receipt with its dedupe key exists already (UNIQUE, ON CONFLICT DO NOTHING). */
+  insert(input: NewReceipt, now: number): Promise<ReceiptRow | undefined>;
+  existsKey(dedupeKey: string): Promise<boolean>;
+  statusOf(dedupeKey: string): Promise<ReceiptRowStatus | undefined>;
+  /** Oldest first. */
+  ofPayment(paymentId: string): Promise<ReceiptRow[]>;
+  ofPayments(shopId: string, paymentIds: string[]): Promise<ReceiptRow[]>;
+  /** Receipts per status, for the metrics. */
+  countsByStatus(): Promise<{ status: ReceiptRowStatus; n: number }[]>;
+  /**
+   * Takes up to `limit` due rows for one attempt each by moving their next attempt to
+   * `leaseUntil`: of several replicas (on any host) looking at the same due rows, each row goes
+   * to exactly one. The rows come back as they are after the claim.
+   */
+  claimDue(now: number, limit: number, leaseUntil: number): Promise<ReceiptRow[]>;
+  /** The earliest moment any receipt is due, or null when none waits. */
+  nextDueAt(): Promise<number | null>;
+  update(id: string, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow>;
 }
-export type ReceiptsRepo = ReturnType<typeof createReceiptsRepo>;
+
+export interface ReceiptsRepo extends ReceiptsOps {
+  /**
+   * One atomic unit of work on one payment's receipts (a refund receipt reads the sale and the
+   * earlier refunds it depends on), serialised with every other unit on that payment from any
+   * process on any host: on SQLite by the file's write lock (BEGIN IMMEDIATE), on PostgreSQL by
+   * the payment's sale receipt row (SELECT … FOR UPDATE). The body uses `t`, never the repo.
+   */
+  forPayment<T>(paymentId: string, fn: (t: ReceiptsOps) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = join(import.meta.dir, "../../drizzle");
+const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
+
+/** The receipts on the engine the configuration chose (RECEIPTS_DATABASE_URL), migrated. */
+export async function openReceiptsRepo(choice: DatabaseChoice, log?: Logger): Promise<ReceiptsRepo> {
+  if (choice.engine === "sqlite") return openSqliteReceiptsRepo(choice.path, MIGRATIONS);
+  return openPgReceiptsRepo(await openPgStore(choice, pgSchema, PG_MIGRATIONS, log));
+}

@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
+import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
+import { recordRefundEvent, recordSale } from "../recording.ts";
+import { openReceiptsRepo, type NewReceipt, type ReceiptsRepo } from "./receipts-repo.ts";
+
+const stores = storesPerFile();
+const opened: ReceiptsRepo[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((r) => r.close()));
+});
+
+/**
+ * Two repositories on one store, as two replicas on two hosts have. On SQLite one repository
+ * serves both: two bun:sqlite connections in one process would block the thread on each other's
+ * file lock (SQLite replicas are processes: tests/replicas.test.ts); its async callers still race.
+ */
+async function replicas(engine: Engine): Promise<[ReceiptsRepo, ReceiptsRepo]> {
+  const choice = await stores.next(engine, "receipts.db");
+  const first = await openReceiptsRepo(choice);
+  const second = engine === "sqlite" ? first : await openReceiptsRepo(choice);
+  opened.push(...new Set([first, second]));
+  return [first, second];
+}
+
+const line = { name: "Товар", quantity: 1, priceKopecks: 1000, amountKopecks: 1000, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" } as const;
+
+const receipt = (n: number): NewReceipt => ({
+  dedupeKey: `sale:p${n}`,
+  sourceEventId: `p${n}:SUCCESS`,
+  paymentId: `p${n}`,
+  shopId: "shop",
+  orderId: `o${n}`,
+  refundId: null,
+  kind: "SALE",
+  isTest: true,
+  amountKopecks: 1000,
+  customer: { email: "b@example.com" },
+  taxation: "osn",
+  items: [line],
+  perLine: null,
+});
+
+describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) => {
+  test("every due receipt is claimed by exactly one replica", async () => {
+    const [a, b] = await replicas(engine);
+    for (let n = 0; n < 40; n++) await a.insert(receipt(n), 1000);
+    const claimed: string[] = [];
+    // Bounded: each round takes at least one of the 40 rows while any is due.
+    for (let round = 0; round < 40 && claimed.length < 40; round++) {
+      const [x, y] = await Promise.all([a.claimDue(2000, 7, 99_000), b.claimDue(2000, 7, 99_000)]);
+      claimed.push(...[...x, ...y].map((r) => r.id));
+    }
+    expect(claimed).toHaveLength(40);
+    expect(new Set(claimed).size).toBe(40);
+    expect(await a.claimDue(2000, 7, 99_000)).toEqual([]);
+    expect(await b.nextDueAt()).toBe(99_000);
+  });
+
+  test("refund receipts of one payment recorded at once on two replicas never take back more than the sale", async () => {
+    const [a, b] = await replicas(engine);
+    const sale = {
+      eventId: "p1:SUCCESS",
+      paymentId: "0190a0a0-0000-7000-8000-000000000001",
+      shopId: "shop",
+      accountId: "acc",
+      orderId: "o1",
+      status: "SUCCESS",
+      previousStatus: "PENDING",
+      amountKopecks: 1000,
+      commissionKopecks: 7,
+      method: "SBP",
+      telegramId: null,
+      metadata: null,
+      isTest: true,
+      paidAt: "2026-01-01T00:00:00.000Z",
+      createdAt: "2026-01-01T00:00:00.000Z",
+      occurredAt: "2026-01-01T00:00:00.000Z",
+      receipt: { customer: { email: "b@example.com" }, taxation: "osn", items: [line] },
+    } satisfies PaymentEvent;
+    await recordSale(a, sale, 1);
+    // Two refunds of 600 that the events claim both happened (they cannot both be true): each
+    // replica reads what is left and inserts under its own key, so only the payment's lock keeps
+    // the second from reading the sale before the first committed.
+    const refund = (n: number): RefundEvent => ({
+      eventId: `refund:${n}`,
+      refundId: `r${n}`,
+      paymentId: sale.paymentId,
+      shopId: "shop",
+      accountId: "acc",
+      orderId: "o1",
+      status: "SUCCEEDED",
+      amountKopecks: 600,
+      balanceKopecks: 600,
+      refundedTotalKopecks: 600 * n,
+      paymentAmountKopecks: 1000,
+      isTest: true,
+      reason: null,
+      failureReason: null,
+      occurredAt: "2026-01-01T00:00:00.000Z",
+    });
+    const outcomes = await Promise.all([recordRefundEvent(a, refund(1), 2), recordRefundEvent(b, refund(2), 2)]);
+    expect(outcomes.sort()).toEqual(["created", "inconsistent"]);
+    const refunds = (await b.ofPayment(sale.paymentId)).filter((r) => r.kind === "REFUND");
+    expect(refunds.map((r) => r.amountKopecks)).toEqual([600]);
+  });
+});
