@@ -66,3 +66,18 @@ export async function repeatWhileUnknown<T>(what: () => Promise<T>, isUnknown: (
     }
   }
 }
+
+/** A webhook's identity: the payment and the status it reports. */
+export const pairKey = (id: string, status: string) => `${id}:${status}`;
+
+/** Webhooks received per (payment id, status), with the moment the first one arrived. */
+export function receivedPairs(requests: { body: string; at: number }[]): Map<string, { count: number; firstAt: number }> {
+  const pairs = new Map<string, { count: number; firstAt: number }>();
+  for (const r of requests) {
+    const body = JSON.parse(r.body) as { id: string; status: string };
+    const seen = pairs.get(pairKey(body.id, body.status));
+    if (seen) seen.count++;
+    else pairs.set(pairKey(body.id, body.status), { count: 1, firstAt: r.at });
+  }
+  return pairs;
+}

@@ -5,7 +5,7 @@ import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { BankApp, streamEvents } from "./payments-fixtures.ts";
-import { repeatWhileUnknown, Rotation, UNLIMITED_RATES } from "./replica-fixtures.ts";
+import { pairKey, receivedPairs, repeatWhileUnknown, Rotation, UNLIMITED_RATES } from "./replica-fixtures.ts";
 
 /**
  * Two gateways, two payments, two webhook dispatchers and two balance services on one NATS, the
@@ -117,29 +117,16 @@ async function runPhase(phase: Order["phase"], onProgress: (finished: number) =>
 }
 
 const FINAL_STATUS: Partial<Record<Action, PaymentStatus>> = { cancel: "CANCELED", "sandbox-paid": "SUCCESS", "live-paid": "SUCCESS" };
-const pairKey = (id: string, status: string) => `${id}:${status}`;
 const expectedPairs = (batch: Order[]) => batch.filter((o) => FINAL_STATUS[o.action]).map((o) => pairKey(o.payment!.id, FINAL_STATUS[o.action]!));
 
-/** Webhooks received per (payment id, status), with the moment the first one arrived. */
-function receivedPairs(): Map<string, { count: number; firstAt: number }> {
-  const pairs = new Map<string, { count: number; firstAt: number }>();
-  for (const r of receiver.requests) {
-    const body = JSON.parse(r.body) as { id: string; status: string };
-    const seen = pairs.get(pairKey(body.id, body.status));
-    if (seen) seen.count++;
-    else pairs.set(pairKey(body.id, body.status), { count: 1, firstAt: r.at });
-  }
-  return pairs;
-}
-
 const duplicatesOf = (keys: string[]) => {
-  const pairs = receivedPairs();
+  const pairs = receivedPairs(receiver.requests);
   return keys.filter((k) => (pairs.get(k)?.count ?? 0) > 1);
 };
 
 /** Every expected pair arrived at least once (waits for it), and the received pairs are only expected ones. */
 async function allWebhooksArrive(keys: string[], timeoutMs: number): Promise<void> {
-  await eventually(() => keys.every((k) => receivedPairs().has(k)), timeoutMs, 200);
+  await eventually(() => keys.every((k) => receivedPairs(receiver.requests).has(k)), timeoutMs, 200);
 }
 
 test("every replica up: each payment once, each event once in the stream, each webhook exactly once", async () => {
@@ -200,7 +187,7 @@ test("one replica of each service SIGKILLed mid-load: nothing lost, no payment o
 
   // Every webhook arrived; a duplicate can only be an attempt that was in flight in the killed
   // dispatcher (made again after its ack wait), never one of the first phase or a later one.
-  const pairs = receivedPairs();
+  const pairs = receivedPairs(receiver.requests);
   const duplicates = duplicatesOf(keys);
   console.log(
     "replicas, one of each killed:",

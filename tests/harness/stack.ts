@@ -58,6 +58,8 @@ export type StackOptions = {
    * (POSTGRES_SERVICES) at its own schema of it; the others keep SQLite under DATA_DIR.
    */
   postgres?: boolean;
+  /** A PostgreSQL already running (shared with another stack, a second "host"): like `postgres`, but not started or stopped here. */
+  postgresUrl?: string;
 };
 
 /**
@@ -111,7 +113,7 @@ export class Stack {
     if (opts.postgres) {
       stack.pg = await startPostgres();
       Object.assign(base, postgresUrls(stack.pg.url));
-    }
+    } else if (opts.postgresUrl) Object.assign(base, postgresUrls(opts.postgresUrl));
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
     if (!opts.natsUrl) await stack.startNats();
@@ -160,13 +162,14 @@ export class Stack {
 
   /**
    * Starts one more replica of a service and waits until it is ready: the stack's environment
-   * (same NATS, same DATA_DIR and so the same store file) with its own HTTP port. Its log is
-   * replicaLog(replica); stop()/start()/kill() on the returned process restart or crash it.
+   * (same NATS, same DATA_DIR and so the same store file) with its own HTTP port, and `env` over
+   * it (another DATA_DIR: a replica on another host). Its log is replicaLog(replica);
+   * stop()/start()/kill() on the returned process restart or crash it.
    */
-  async addReplica(name: ServiceName, opts: { restart?: boolean } = {}): Promise<ServiceProcess> {
+  async addReplica(name: ServiceName, opts: { restart?: boolean; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
     const replicaNo = [...this.replicas.keys()].filter((r) => r.name === name).length + 2;
     const logFile = join(this.dataDir, "logs", `${name}-${replicaNo}.log`);
-    const env = { ...this.env, [SERVICES[name].portEnv]: String(await freePort()) };
+    const env = { ...this.env, [SERVICES[name].portEnv]: String(await freePort()), ...opts.env };
     const replica = new ServiceProcess(name, env, { restart: opts.restart ?? false, log: () => {}, output: logFile });
     this.replicas.set(replica, { logFile });
     replica.start();
