@@ -231,5 +231,7 @@ test("host B lost mid-load: every payment once, every webhook delivered, one reg
   const expected = { availableKopecks: FUNDED - paidOut, frozenKopecks: frozen, holdHour: 12 };
   await eventually(async () => JSON.stringify(await client.getBalance()) === JSON.stringify(expected), 60_000, 250).catch(() => undefined);
   expect(await client.getBalance()).toEqual(expected);
-  console.log("two hosts:", JSON.stringify({ orders: orders.length, webhooks: keys.length, duplicates: keys.filter((k) => pairs.get(k)!.count > 1).length, sqliteOnly: NOT_YET_ON_POSTGRES }));
+  // What host B's copies logged before they were lost: that they took part.
+  const hostB = Object.fromEntries([...hosts.hosts[1].processes].map(([name, p]) => [name, hosts.stack.replicaLog(p).split("\n").filter(Boolean).length]));
+  console.log("two hosts:", JSON.stringify({ orders: orders.length, webhooks: keys.length, duplicates: keys.filter((k) => pairs.get(k)!.count > 1).length, sqliteOnly: NOT_YET_ON_POSTGRES, hostBLogLines: hostB }));
 });

@@ -110,10 +110,9 @@ export class Stack {
       WEBHOOK_ALLOW_PRIVATE: "1",
       ...ports,
     };
-    if (opts.postgres) {
-      stack.pg = await startPostgres();
-      Object.assign(base, postgresUrls(stack.pg.url));
-    } else if (opts.postgresUrl) Object.assign(base, postgresUrls(opts.postgresUrl));
+    if (opts.postgres) stack.pg = await startPostgres();
+    const pgUrl = stack.pg?.url ?? opts.postgresUrl;
+    if (pgUrl) Object.assign(base, postgresUrls(pgUrl));
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
     if (!opts.natsUrl) await stack.startNats();
