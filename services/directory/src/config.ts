@@ -1,15 +1,17 @@
 import { z } from "zod";
-import { commonEnv, flag, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, flag, port } from "@payaccept/platform";
 
 /** Every variable the directory reads; docs/directory.md has the table. */
 export const directoryEnv = {
   ...commonEnv,
+  ...databaseEnv("DIRECTORY"),
   DIRECTORY_PORT: port(3009),
   /** Accept http and private/loopback webhook URLs for every shop (development and test stacks only). */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
   /**
    * A dashboard.db from before the directory was its own service; its accounts, shops and keys
-   * are imported once into an empty directory store. Unset: `dashboard.db` beside directory.db.
+   * are imported once into an empty directory store. Unset: `dashboard.db` under DATA_DIR on
+   * SQLite; nothing on PostgreSQL (its hosts keep no files: name the old file to import it).
    */
   DIRECTORY_IMPORT_FROM: z.string().min(1).optional(),
 };
