@@ -14,6 +14,11 @@ export const dashboardEnv = {
    * restart ask for a reload.
    */
   DASHBOARD_CSRF_SECRET: z.string().min(32).optional(),
+  /**
+   * The dashboard.db of a deployment moving to PostgreSQL: its users and sessions are copied once
+   * into the empty PostgreSQL store. Only with DASHBOARD_DATABASE_URL.
+   */
+  DASHBOARD_IMPORT_FROM: z.string().min(1).optional(),
   /** How many dashboard replicas serve behind the balancer; above 1 requires DASHBOARD_CSRF_SECRET. */
   DASHBOARD_REPLICAS: z.coerce.number().int().min(1).max(1000).default(1),
   /** How long a sign-in lasts, from the moment of signing in. */
@@ -29,14 +34,17 @@ export const dashboardEnv = {
 export type DashboardConfig = z.output<z.ZodObject<typeof dashboardEnv>>;
 
 /**
- * A replicated dashboard needs one CSRF key on every replica, or a form rendered by one is refused
- * by the next. Replicated means DASHBOARD_REPLICAS > 1, or a PostgreSQL store: a shared database is
- * how replicas on several hosts share users and sessions, so it is taken to mean several replicas.
+ * Checks across variables. A replicated dashboard needs one CSRF key on every replica, or a form
+ * rendered by one is refused by the next. Replicated means DASHBOARD_REPLICAS > 1, or a PostgreSQL
+ * store: a shared database is how replicas on several hosts share users and sessions, so it is
+ * taken to mean several replicas.
  */
-export const csrfSecretWhenReplicated: ConfigCheck<typeof dashboardEnv> = (cfg) =>
-  !cfg.DASHBOARD_CSRF_SECRET && (cfg.DASHBOARD_REPLICAS > 1 || cfg.DASHBOARD_DATABASE_URL)
+export const replicaReady: ConfigCheck<typeof dashboardEnv> = (cfg) => [
+  ...(!cfg.DASHBOARD_CSRF_SECRET && (cfg.DASHBOARD_REPLICAS > 1 || cfg.DASHBOARD_DATABASE_URL)
     ? [
         `DASHBOARD_CSRF_SECRET: required when the dashboard is replicated (${cfg.DASHBOARD_REPLICAS > 1 ? `DASHBOARD_REPLICAS=${cfg.DASHBOARD_REPLICAS}` : "DASHBOARD_DATABASE_URL is set"}): ` +
           "every replica must sign forms with the same key (at least 32 characters)",
       ]
-    : [];
+    : []),
+  ...(cfg.DASHBOARD_IMPORT_FROM && !cfg.DASHBOARD_DATABASE_URL ? ["DASHBOARD_IMPORT_FROM: only for a move to PostgreSQL (set DASHBOARD_DATABASE_URL)"] : []),
+];

@@ -13,7 +13,7 @@ import {
   servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
-import { csrfSecretWhenReplicated, dashboardEnv } from "./config.ts";
+import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
@@ -22,13 +22,13 @@ import { createDashboardApp } from "./web/app.ts";
 import { Backend } from "./web/backend.ts";
 import { Flash } from "./web/flash.ts";
 
-const cfg = loadConfig(dashboardEnv, process.env, csrfSecretWhenReplicated);
+const cfg = loadConfig(dashboardEnv, process.env, replicaReady);
 const log = createLogger("dashboard", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const secureCookies = new URL(cfg.PUBLIC_DASHBOARD_URL).protocol === "https:";
 if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random CSRF key for this process (open forms need a reload after a restart)");
 
-const userStore = await orExit(openUserStore(databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "DASHBOARD", "dashboard.db"), log));
+const userStore = await orExit(openUserStore(databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
 lifecycle.onClose("store", () => userStore.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { FlashRow, SessionRow, ThrottleRow, UserRow } from "./schema.ts";
 import * as pgSchema from "./schema.pg.ts";
 import { openPgUserStore } from "./user-store.pg.ts";
@@ -57,8 +57,24 @@ export function isUniqueViolation(e: unknown): boolean {
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
-/** The dashboard's store on the engine the configuration chose (DASHBOARD_DATABASE_URL), migrated. */
-export async function openUserStore(choice: DatabaseChoice, log?: Logger): Promise<UserStore> {
+/**
+ * The dashboard's store on the engine the configuration chose (DASHBOARD_DATABASE_URL), migrated.
+ * On PostgreSQL, `importFrom` names the dashboard.db of a deployment moving over: its users and
+ * sessions are copied once into the empty store (nobody signs up or in again).
+ */
+export async function openUserStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<UserStore> {
   if (choice.engine === "sqlite") return openSqliteUserStore(choice.path, MIGRATIONS);
-  return openPgUserStore(await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, log));
+  const pg = await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(pg.db, opts.importFrom, {
+      tables: [
+        ["users", pgSchema.users],
+        ["sessions", pgSchema.sessions],
+      ],
+      mark: "dashboard_imported",
+      lock: "payaccept.dashboard.import",
+    }));
+  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "users and sessions imported from the dashboard's SQLite file; never again from that file");
+  return openPgUserStore(pg);
 }

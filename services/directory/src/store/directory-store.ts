@@ -1,10 +1,9 @@
 import { join } from "node:path";
 import type { KeyHint } from "@payaccept/contracts";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openPgStore, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
 import { openPgDirectoryStore } from "./directory-store.pg.ts";
 import { openSqliteDirectoryStore } from "./directory-store.sqlite.ts";
 import * as pgSchema from "./schema.pg.ts";
-import type { Imported } from "./legacy-import.ts";
 import type { ApiKeyRow, ShopRow } from "./schema.ts";
 
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
