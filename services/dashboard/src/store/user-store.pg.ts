@@ -39,7 +39,7 @@ export function openPgUserStore({ db, close }: PgStore<typeof pg.schema>): UserS
         // A key's first attempt has no row to lock yet: an empty one (no failures) is made first.
         await tx
           .insert(loginThrottle)
-          .values(keys.map((key) => ({ key, failures: 0, lastFailureAt: 0, lockedUntil: 0 })))
+          .values([...keys].sort().map((key) => ({ key, failures: 0, lastFailureAt: 0, lockedUntil: 0 })))
           .onConflictDoNothing();
         const locked = await tx.select().from(loginThrottle).where(inArray(loginThrottle.key, keys)).orderBy(asc(loginThrottle.key)).for("update");
         const change = decide(keys.map((key) => locked.find((r) => r.key === key)));
