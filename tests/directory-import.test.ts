@@ -100,7 +100,7 @@ test("a restart imports nothing again: changes made since are kept; a lost store
   // The restarted process's own log (the file starts afresh with it).
   const log = readFileSync(join(stack.dataDir, "logs", "directory-2.log"), "utf8");
   expect(log).toContain("directory listening");
-  expect(log).not.toContain("imported from the dashboard");
+  expect(log).not.toContain("directory imported");
 
   // directory.db lost: the old file is marked as imported, so its snapshot (with the key as it was
   // then) does not come back; the shops must come from a backup of directory.db.

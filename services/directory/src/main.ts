@@ -25,9 +25,12 @@ const lifecycle = new Lifecycle(log);
 const choice = databaseOf(cfg, "DIRECTORY", "directory.db");
 const store = await orExit(openDirectoryStore(choice, log));
 lifecycle.onClose("store", () => store.close());
-const legacyPath = cfg.DIRECTORY_IMPORT_FROM ?? (choice.engine === "sqlite" ? join(cfg.DATA_DIR, "dashboard.db") : undefined);
-const imported = legacyPath && (await store.importLegacy(legacyPath));
-if (imported) log.warn({ imported }, "directory imported from the dashboard's store; never again from that file");
+for (const from of cfg.DIRECTORY_IMPORT_FROM ?? (choice.engine === "sqlite" ? [join(cfg.DATA_DIR, "dashboard.db")] : [])) {
+  const imported = await store.importLegacy(from);
+  if (!imported) continue;
+  log.warn({ imported, from }, "directory imported from an older store; never again from that file");
+  break;
+}
 
 const nc = await connectBus(resolveNatsUrl(cfg), "directory", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
