@@ -1,11 +1,16 @@
 import { z } from "zod";
 import { DEV_CASH_REGISTER_API_KEY } from "@payaccept/contracts";
-import { commonEnv, databaseEnv, duration, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port, type ConfigCheck } from "@payaccept/platform";
 
 /** Every variable the receipts service reads; the README's Configuration table has them. */
 export const receiptsEnv = {
   ...commonEnv,
   ...databaseEnv("RECEIPTS"),
+  /**
+   * The receipts.db of a deployment moving to PostgreSQL: its receipts (history and those still
+   * on their way) are copied once into the empty PostgreSQL store. Only with RECEIPTS_DATABASE_URL.
+   */
+  RECEIPTS_IMPORT_FROM: z.string().min(1).optional(),
   RECEIPTS_PORT: port(3007),
   /** The online cash register's API (the emulator under the launcher). */
   CASH_REGISTER_URL: z
@@ -21,3 +26,7 @@ export const receiptsEnv = {
   RECEIPTS_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(12),
 };
 export type ReceiptsConfig = z.output<z.ZodObject<typeof receiptsEnv>>;
+
+/** An import names the file to move from, which only means something when moving to PostgreSQL. */
+export const importNeedsPostgres: ConfigCheck<typeof receiptsEnv> = (cfg) =>
+  cfg.RECEIPTS_IMPORT_FROM && !cfg.RECEIPTS_DATABASE_URL ? ["RECEIPTS_IMPORT_FROM: only for a move to PostgreSQL (set RECEIPTS_DATABASE_URL)"] : [];

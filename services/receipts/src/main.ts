@@ -12,7 +12,7 @@ import {
   servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
-import { receiptsEnv } from "./config.ts";
+import { importNeedsPostgres, receiptsEnv } from "./config.ts";
 import { registerReceiptGauges } from "./metrics.ts";
 import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-consumer.ts";
 import { cashRegisterHttp } from "./register/cash-register-http.ts";
@@ -20,13 +20,13 @@ import { serveReceiptsRpcs } from "./rpc-handlers.ts";
 import { ReceiptSender } from "./sender.ts";
 import { openReceiptsRepo } from "./store/receipts-repo.ts";
 
-const cfg = loadConfig(receiptsEnv);
+const cfg = loadConfig(receiptsEnv, process.env, importNeedsPostgres);
 const log = createLogger("receipts", cfg.LOG_LEVEL);
 if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variables: ["CASH_REGISTER_API_KEY"] }, "using the published development key; set it outside development");
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const repo = await orExit(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), log));
+const repo = await orExit(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
 lifecycle.onClose("store", () => repo.close());
 registerReceiptGauges(repo);
 

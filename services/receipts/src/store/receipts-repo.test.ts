@@ -105,3 +105,22 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
     expect(refunds.map((r) => r.amountKopecks)).toEqual([600]);
   });
 });
+
+test("moving to PostgreSQL: the old receipts.db is copied once, rows as they were, and its receipts still on their way stay due", async () => {
+  const file = await stores.next("sqlite", "receipts.db");
+  const old = await openReceiptsRepo(file);
+  const pending = (await old.insert(receipt(1), 1000))!;
+  const done = await old.update((await old.insert({ ...receipt(2), perLine: [1000] }, 1000))!.id, { status: "REGISTERED", fiscalDocumentNumber: 7, fiscalSign: "123", fnNumber: "999", registeredAt: 1500, nextAttemptAt: null }, 1500);
+  await old.close();
+  if (file.engine !== "sqlite") throw new Error("unreachable");
+
+  const moved = await openReceiptsRepo(await stores.next("postgres", "receipts.db"), { importFrom: file.path });
+  opened.push(moved);
+  expect(await moved.byId(pending.id)).toEqual(pending);
+  expect(await moved.byId(done.id)).toEqual(done);
+  expect((await moved.claimDue(2000, 10, 9000)).map((r) => r.id)).toEqual([pending.id]);
+  // Never again from that file: a store lost later is not refilled with the old snapshot.
+  const again = await openReceiptsRepo(await stores.next("postgres", "receipts.db"), { importFrom: file.path });
+  opened.push(again);
+  expect(await again.ofPayment("p1")).toEqual([]);
+});

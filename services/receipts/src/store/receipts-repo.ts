@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { openPgReceiptsRepo } from "./receipts-repo.pg.ts";
 import { openSqliteReceiptsRepo } from "./receipts-repo.sqlite.ts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
@@ -57,8 +57,18 @@ export interface ReceiptsRepo extends ReceiptsOps {
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
-/** The receipts on the engine the configuration chose (RECEIPTS_DATABASE_URL), migrated. */
-export async function openReceiptsRepo(choice: DatabaseChoice, log?: Logger): Promise<ReceiptsRepo> {
+/**
+ * The receipts on the engine the configuration chose (RECEIPTS_DATABASE_URL), migrated. On
+ * PostgreSQL, `importFrom` names the receipts.db of a deployment moving over: its receipts are
+ * copied once into the empty store, those still PENDING or SENT with their external ids, so the
+ * sender carries on with them and the register's idempotency keeps each one document.
+ */
+export async function openReceiptsRepo(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<ReceiptsRepo> {
   if (choice.engine === "sqlite") return openSqliteReceiptsRepo(choice.path, MIGRATIONS);
-  return openPgReceiptsRepo(await openPgStore(choice, pgSchema, PG_MIGRATIONS, log));
+  const pg = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(pg.db, opts.importFrom, { tables: [["receipts", pgSchema.receipts]], mark: "receipts_imported", lock: "payaccept.receipts.import" }));
+  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "receipts imported from the service's SQLite file; never again from that file");
+  return openPgReceiptsRepo(pg);
 }
