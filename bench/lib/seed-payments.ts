@@ -2,8 +2,8 @@ import { ShopRecord, shopKvKey } from "@payaccept/contracts";
 import { createLogger, openDirectoryBucket, type NatsConnection } from "@payaccept/platform";
 import { createPayment } from "../../services/payments/src/app/merchant.ts";
 import type { PaymentsDeps } from "../../services/payments/src/app/deps.ts";
-import { createPaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
-import { openPaymentsStore } from "../../services/payments/src/store/open.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
+import { openPaymentsFile } from "../../services/payments/src/store/payments-store.sqlite.ts";
 
 export type SeededShop = {
   rows: number;
@@ -29,12 +29,12 @@ export async function readShop(nc: NatsConnection, shopId: string): Promise<Shop
  */
 export async function seedPayments(dbPath: string, shop: ShopRecord, rows: number, sampleSize: number): Promise<SeededShop> {
   const started = performance.now();
-  const store = openPaymentsStore(dbPath);
+  const store = openPaymentsFile(dbPath);
   let clock = Date.now() - rows;
+  const syncRepo = createPaymentsRepo(store, () => {});
   const deps = {
-    repo: createPaymentsRepo(store, () => {}),
-    // The seeder's own wide transaction is the group.
-    groupCommit: { run: async <T>(work: () => T) => work() },
+    // The seeder's own wide transaction is the group: the SQLite repository itself, not the grouping store.
+    repo: { insert: async (...args: Parameters<SqlitePaymentsRepo["insert"]>) => syncRepo.insert(...args) },
     shops: { shop: async () => shop },
     log: createLogger("seed", "silent"),
     now: () => clock++,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET } from "@payaccept/contracts";
-import { commonEnv, duration, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port } from "@payaccept/platform";
 
 const baseUrl = (dflt: string) =>
   z
@@ -11,6 +11,7 @@ const baseUrl = (dflt: string) =>
 /** Every variable payments reads; docs/payments.md has the table. */
 export const paymentsEnv = {
   ...commonEnv,
+  ...databaseEnv("PAYMENTS"),
   PAYMENTS_PORT: port(3004),
   PUBLIC_PAYPAGE_URL: baseUrl("http://localhost:3001"),
   ACQUIRER_URL: baseUrl("http://127.0.0.1:3003"),

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PaymentEvent, type PaymentStatus } from "@payaccept/contracts";
 import { TRANSITIONS, type PaymentTrigger } from "../domain/state-machine.ts";
-import { openPaymentsStore } from "./open.ts";
-import { createPaymentsRepo, OrderIdTaken, type CommittedTransition, type NewPayment, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import { OrderIdTaken, type CommittedTransition, type NewPayment } from "./payments-store.ts";
 import { outbox, statusCounts } from "./schema.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-repo-test-"));

@@ -2,8 +2,9 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPaymentsStore } from "./open.ts";
-import { createPaymentsRepo, type NewPayment, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import type { NewPayment } from "./payments-store.ts";
 import { outbox, statusCounts } from "./schema.ts";
 
 /**
