@@ -1,3 +1,5 @@
+-- Hand-edited: the foreign key names "payments" without drizzle-kit's "public." so the tables may live in the schema PAYMENTS_DATABASE_URL's ?schema= chooses (search_path).
+--> statement-breakpoint
 CREATE TABLE "daily_refunds" (
 	"shop_id" text NOT NULL,
 	"day" text NOT NULL,
@@ -84,7 +86,7 @@ CREATE TABLE "status_counts" (
 	CONSTRAINT "status_counts_shop_id_status_pk" PRIMARY KEY("shop_id","status")
 );
 --> statement-breakpoint
-ALTER TABLE "refunds" ADD CONSTRAINT "refunds_payment_id_payments_id_fk" FOREIGN KEY ("payment_id") REFERENCES "public"."payments"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "refunds" ADD CONSTRAINT "refunds_payment_id_payments_id_fk" FOREIGN KEY ("payment_id") REFERENCES "payments"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "outbox_unpublished_idx" ON "outbox" USING btree ("seq") WHERE "outbox"."published_at" IS NULL;--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_shop_order_uq" ON "payments" USING btree ("shop_id","order_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "payments_shop_seq_uq" ON "payments" USING btree ("shop_id","seq");--> statement-breakpoint
