@@ -64,7 +64,7 @@ export type StackOptions = {
  * The services whose rows can live on PostgreSQL, by the prefix of their `<PREFIX>_DATABASE_URL`.
  * With `postgres: true` each gets `?schema=<its name>` of the stack's server: its own store.
  */
-export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE" };
+export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE", payments: "PAYMENTS" };
 
 /** `<PREFIX>_DATABASE_URL` of every service of POSTGRES_SERVICES, each on its own schema of the server. */
 export function postgresUrls(serverUrl: string): Record<string, string> {
