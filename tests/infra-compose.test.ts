@@ -69,6 +69,7 @@ describe("compose.yaml", () => {
     expect(pg.healthcheck!.test).toContain("pg_isready");
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     expect(app("balance").environment!.BALANCE_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=balance");
+    expect(app("payments").environment!.PAYMENTS_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=payments");
   });
 
   test.each(SERVICE_NAMES)("%s is built from the shared Dockerfile with its own folder", (name) => {
