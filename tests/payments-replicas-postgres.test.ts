@@ -60,7 +60,7 @@ test("creates and cancels over two payments hosts, one SIGKILLed mid-load: each 
   const orders = Array.from({ length: ORDERS }, (_, i) => ({ orderId: `hosts-${i}`, cancel: i % 2 === 0, payment: undefined as Payment | undefined }));
   let next = 0;
   let finished = 0;
-  let killed: Promise<void> | undefined;
+  let killed: Promise<unknown> | undefined;
   await Promise.all(
     Array.from({ length: WORKERS }, async () => {
       while (next < orders.length) {

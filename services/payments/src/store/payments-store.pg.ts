@@ -78,6 +78,10 @@ async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
 const lastOfShop = (db: Runner, shopId: string) =>
   first(db.select({ seq: p.seq, createdAt: p.createdAt, id: p.id }).from(p).where(eq(p.shopId, shopId)).orderBy(desc(p.seq)).limit(1));
 
+/** A statement carries at most 65,535 parameters: a payment row has 28 columns. */
+const ROWS_PER_STATEMENT = 1000;
+const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / ROWS_PER_STATEMENT) }, (_, i) => items.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
+
 type PendingInsert = { input: NewPayment; now: number; ttlMs: number; resolve: (row: PaymentRow) => void; reject: (e: unknown) => void };
 
 /**
@@ -96,9 +100,10 @@ async function insertBatch(db: Db, batch: PendingInsert[]): Promise<(PaymentRow 
     const taken = new Set<string>();
     for (const shopId of shops) {
       lastByShop.set(shopId, await lastOfShop(tx, shopId));
-      const orderIds = batch.filter((b) => b.input.shopId === shopId).map((b) => b.input.orderId);
-      const rows = await tx.select({ orderId: p.orderId }).from(p).where(and(eq(p.shopId, shopId), inArray(p.orderId, orderIds)));
-      for (const row of rows) taken.add(`${shopId}\u0000${row.orderId}`);
+      for (const orderIds of chunks(batch.filter((b) => b.input.shopId === shopId).map((b) => b.input.orderId))) {
+        const rows = await tx.select({ orderId: p.orderId }).from(p).where(and(eq(p.shopId, shopId), inArray(p.orderId, orderIds)));
+        for (const row of rows) taken.add(`${shopId}\u0000${row.orderId}`);
+      }
     }
     const values: (typeof p.$inferInsert)[] = [];
     const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
@@ -119,10 +124,11 @@ async function insertBatch(db: Db, batch: PendingInsert[]): Promise<(PaymentRow 
       return values.length - 1;
     });
     if (values.length === 0) return outcomes as OrderIdTaken[];
-    const inserted = await tx.insert(p).values(values).returning();
+    const inserted: PaymentRow[] = [];
+    for (const part of chunks(values)) inserted.push(...((await tx.insert(p).values(part).returning()) as PaymentRow[]));
     const byId = new Map(inserted.map((row) => [row.id, row]));
     await bumpRollups(tx, inserted.map((row) => dailyCell(row, 1)));
-    return outcomes.map((o) => (typeof o === "number" ? (byId.get(values[o]!.id!) as PaymentRow) : o));
+    return outcomes.map((o) => (typeof o === "number" ? byId.get(values[o]!.id!)! : o));
   });
 }
 

@@ -138,7 +138,7 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
 
   test("an outbox round marks what the stream confirmed and leaves the rest for the next round", async () => {
     const s = await open(engine);
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       const p = await s.payments.insert(input("A", String(i)), 1000, TTL);
       await s.payments.transition(p.id, "cancel", 2000);
@@ -147,7 +147,7 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect(await s.outbox.backlog()).toEqual({ count: 3, oldest: 2000 });
     const seen = await s.outbox.round(10, async (rows) => rows.filter((r) => r.eventId !== ids[1]).map((r) => r.seq));
     expect(seen.map((r) => r.eventId)).toEqual(ids);
-    expect((await unpublished(s)).map((r) => r.eventId)).toEqual([ids[1]]);
+    expect((await unpublished(s)).map((r) => r.eventId)).toEqual([ids[1]!]);
     expect(await s.ping()).toBe(true);
   });
 });
