@@ -28,14 +28,6 @@ type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
 const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
 const num = (v: unknown) => Number(v ?? 0);
 
-/** unique_violation, recognised by its SQLSTATE (never by message); drizzle wraps the driver's error. */
-function isUniqueViolation(e: unknown, constraint: string): boolean {
-  for (let err = e as { errno?: string; code?: string; constraint?: string; cause?: unknown } | undefined, depth = 0; err && depth < 3; err = err.cause as typeof err, depth++) {
-    if ((err.errno === "23505" || err.code === "23505") && (err.constraint === undefined || err.constraint === constraint)) return true;
-  }
-  return false;
-}
-
 type Cell = ReturnType<typeof dailyCell>;
 
 /**
@@ -84,52 +76,80 @@ const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.le
 
 type PendingInsert = { input: NewPayment; now: number; ttlMs: number; resolve: (row: PaymentRow) => void; reject: (e: unknown) => void };
 
+/** Some orderIds of the batch were stored before: its INSERT is undone to its savepoint. */
+class StoredBefore extends Error {
+  constructor(readonly keys: string[]) {
+    super("orderIds stored before");
+  }
+}
+
+const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}`;
+
 /**
  * The inserts of one event-loop turn in one transaction (group commit, as on SQLite: one commit
- * and one WAL flush for the lot, and one multi-row INSERT). Each shop's numbering is serialised by
+ * and one WAL flush for the lot, and multi-row INSERTs). Each shop's numbering is serialised by
  * the advisory lock `payments.seq:<shopId>` (taken in sorted order, so two batches never
- * deadlock): under it the shop's last seq and its taken orderIds are read, so a taken orderId is
- * refused without using up a seq and the seqs stay 1, 2, 3… without gaps. The UNIQUE
- * (shop_id, order_id) stays the last word: a 23505 that slips past fails the batch, retried one by one.
+ * deadlock): under it the shop's last payment is read and the batch numbered after it. The
+ * INSERT skips a taken orderId (`ON CONFLICT (shop_id, order_id) DO NOTHING`); when it skipped
+ * any, it is undone to its savepoint and the batch numbered again without them, so a taken
+ * orderId uses up no seq and the seqs stay 1, 2, 3… without gaps. Each round removes at least one
+ * orderId, and under the shop locks nobody else can take one meanwhile, so the second round is
+ * the last. The common case (no taken orderId) is one INSERT with no look-up before it.
  */
 async function insertBatch(db: Db, batch: PendingInsert[]): Promise<(PaymentRow | OrderIdTaken)[]> {
   return db.transaction(async (tx) => {
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
     for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
-    const lastByShop = new Map<string, { seq: number; createdAt: number; id: string } | undefined>();
+    const lastOfShops = new Map<string, { seq: number; createdAt: number; id: string } | undefined>();
+    for (const shopId of shops) lastOfShops.set(shopId, await lastOfShop(tx, shopId));
     const taken = new Set<string>();
-    for (const shopId of shops) {
-      lastByShop.set(shopId, await lastOfShop(tx, shopId));
-      for (const orderIds of chunks(batch.filter((b) => b.input.shopId === shopId).map((b) => b.input.orderId))) {
-        const rows = await tx.select({ orderId: p.orderId }).from(p).where(and(eq(p.shopId, shopId), inArray(p.orderId, orderIds)));
-        for (const row of rows) taken.add(`${shopId}\u0000${row.orderId}`);
-      }
+    for (;;) {
+      const { values, outcomes } = numbered(batch, new Map(lastOfShops), taken);
+      const inserted = await insertSkippingTaken(tx, values, taken);
+      if (!inserted) continue;
+      await bumpRollups(tx, inserted.map((row) => dailyCell(row, 1)));
+      const byId = new Map(inserted.map((row) => [row.id, row]));
+      return outcomes.map((o) => (typeof o === "number" ? byId.get(values[o]!.id!)! : o));
     }
-    const values: (typeof p.$inferInsert)[] = [];
-    const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
-      const key = `${input.shopId}\u0000${input.orderId}`;
-      if (taken.has(key)) return new OrderIdTaken();
-      taken.add(key);
-      const next = nextOfShop(lastByShop.get(input.shopId), now);
-      lastByShop.set(input.shopId, next);
-      values.push({
-        ...input,
-        receipt: input.receipt ?? null,
-        methodFixed: input.method != null,
-        ...next,
-        status: "CREATED",
-        updatedAt: next.createdAt,
-        expiresAt: next.createdAt + ttlMs,
-      });
-      return values.length - 1;
-    });
-    if (values.length === 0) return outcomes as OrderIdTaken[];
-    const inserted: PaymentRow[] = [];
-    for (const part of chunks(values)) inserted.push(...((await tx.insert(p).values(part).returning()) as PaymentRow[]));
-    const byId = new Map(inserted.map((row) => [row.id, row]));
-    await bumpRollups(tx, inserted.map((row) => dailyCell(row, 1)));
-    return outcomes.map((o) => (typeof o === "number" ? byId.get(values[o]!.id!)! : o));
   });
+}
+
+/** The batch's rows numbered after each shop's last, leaving out taken orderIds (and a second create of one orderId). */
+function numbered(batch: PendingInsert[], last: Map<string, { seq: number; createdAt: number; id: string } | undefined>, taken: Set<string>) {
+  const seen = new Set(taken);
+  const values: (typeof p.$inferInsert)[] = [];
+  const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
+    const key = orderKey(input.shopId, input.orderId);
+    if (seen.has(key)) return new OrderIdTaken();
+    seen.add(key);
+    const next = nextOfShop(last.get(input.shopId), now);
+    last.set(input.shopId, next);
+    values.push({ ...input, receipt: input.receipt ?? null, methodFixed: input.method != null, ...next, status: "CREATED", updatedAt: next.createdAt, expiresAt: next.createdAt + ttlMs });
+    return values.length - 1;
+  });
+  return { values, outcomes };
+}
+
+/** The rows inserted, or undefined (nothing kept) when some orderIds were taken: those are added to `taken`. */
+async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
+  if (values.length === 0) return [];
+  try {
+    return await tx.transaction(async (sp) => {
+      const rows: PaymentRow[] = [];
+      for (const part of chunks(values)) {
+        rows.push(...((await sp.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()) as PaymentRow[]));
+      }
+      if (rows.length < values.length) {
+        const stored = new Set(rows.map((r) => r.id));
+        throw new StoredBefore(values.filter((v) => !stored.has(v.id!)).map((v) => orderKey(v.shopId, v.orderId)));
+      }
+      return rows;
+    });
+  } catch (e) {
+    if (!(e instanceof StoredBefore)) throw e;
+    for (const key of e.keys) taken.add(key);
+    return undefined;
+  }
 }
 
 /** Collects the inserts asked for in one event-loop turn and runs them as one batch. */
@@ -147,7 +167,7 @@ function batchedInserts(db: Db): PaymentsRepo["insert"] {
     } catch (e) {
       // A batch of one has nobody else to blame; a larger one is tried again write by write.
       if (batch.length === 1) {
-        batch[0]!.reject(isUniqueViolation(e, "payments_shop_order_uq") ? new OrderIdTaken() : e);
+        batch[0]!.reject(e);
         return;
       }
       for (const b of batch) void run([b]);
