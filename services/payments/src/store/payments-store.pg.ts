@@ -152,36 +152,43 @@ async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values:
   }
 }
 
-/** Collects the inserts asked for in one event-loop turn and runs them as one batch. */
+/**
+ * Collects the inserts and runs them as batches, one at a time: the creates asked for while a
+ * batch is being written wait for it and go together in the next one, so under load a batch
+ * grows to what arrived during the last one (one lock, one commit for all of them) instead of
+ * many small batches queueing for the shop's lock.
+ */
 function batchedInserts(db: Db): PaymentsRepo["insert"] {
   let queue: PendingInsert[] = [];
+  let writing = false;
   const settle = (batch: PendingInsert[], outcomes: (PaymentRow | OrderIdTaken)[]) =>
     batch.forEach((b, i) => {
       const o = outcomes[i]!;
       if (o instanceof OrderIdTaken) b.reject(o);
       else b.resolve(o);
     });
-  const run = async (batch: PendingInsert[]) => {
+  const run = async (batch: PendingInsert[]): Promise<void> => {
     try {
       settle(batch, await insertBatch(db, batch));
     } catch (e) {
       // A batch of one has nobody else to blame; a larger one is tried again write by write.
-      if (batch.length === 1) {
-        batch[0]!.reject(e);
-        return;
-      }
-      for (const b of batch) void run([b]);
+      if (batch.length === 1) batch[0]!.reject(e);
+      else for (const b of batch) await run([b]);
     }
+  };
+  const flush = () => {
+    if (writing || queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    writing = true;
+    void run(batch).finally(() => {
+      writing = false;
+      flush();
+    });
   };
   return (input, now, ttlMs) =>
     new Promise<PaymentRow>((resolve, reject) => {
-      if (queue.push({ input, now, ttlMs, resolve, reject }) === 1) {
-        setImmediate(() => {
-          const batch = queue;
-          queue = [];
-          void run(batch);
-        });
-      }
+      if (queue.push({ input, now, ttlMs, resolve, reject }) === 1) setImmediate(flush);
     });
 }
 
@@ -203,34 +210,37 @@ async function transitionIn(tx: Runner, id: string, trigger: Parameters<Payments
       .where(eq(p.id, id))
       .returning(),
   )) as PaymentRow;
-  await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
   if (final) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
+  // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
+  await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
   return { decision, row: updated };
 }
 
 function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
-  const seqBounds = async (shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
-    const bounds: SeqBounds = { lastSeq: (await lastOfShop(db, shopId))?.seq ?? 0 };
+  // Every statement of a read's transaction goes through its handle `run`: one taken from the pool
+  // would wait for a second connection, and with every connection held by such reads, forever.
+  const seqBounds = async (run: Runner, shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
+    const bounds: SeqBounds = { lastSeq: (await lastOfShop(run, shopId))?.seq ?? 0 };
     if (fromMs !== undefined) {
       bounds.fromSeq =
-        (await first(db.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), gte(p.createdAt, fromMs))).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
+        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), gte(p.createdAt, fromMs))).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
     }
     if (toMs !== undefined) {
       bounds.toSeq =
-        (await first(db.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), lte(p.createdAt, toMs))).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
+        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), lte(p.createdAt, toMs))).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
     }
     return bounds;
   };
-  const rowsBySeq = async (shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
+  const rowsBySeq = async (run: Runner, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
     if (seqs.length === 0) return [];
-    const rows = (await db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs)))) as PaymentRow[];
+    const rows = (await run.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs)))) as PaymentRow[];
     const bySeq = new Map(rows.map((row) => [row.seq, row]));
     return seqs.map((seq) => bySeq.get(seq)!);
   };
   /** The seqs of a status-filtered page: one walk of (shop, status, seq). */
-  const statusSeqs = async (shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
+  const statusSeqs = async (run: Runner, shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
     (
-      await db
+      await run
         .select({ seq: p.seq })
         .from(p)
         .where(and(eq(p.shopId, shopId), inArray(p.status, statuses), gte(p.seq, lo), lte(p.seq, hi)))
@@ -252,8 +262,8 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     browse: (shopId, f) =>
       db.transaction(
         async (tx) => {
-          const window = seqWindowOf(await seqBounds(shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined));
-          const items = window ? await rowsBySeq(shopId, await browseSeqs(tx, shopId, f, window)) : [];
+          const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined));
+          const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
           const totals = await first(
             tx
               .select({ n: sql`coalesce(sum(${dailyStats.count}), 0)`.mapWith(num), sum: sql`coalesce(sum(${dailyStats.sumKopecks}), 0)`.mapWith(num) })
@@ -305,13 +315,13 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     list: (shopId, query) =>
       db.transaction(
         async (tx) => {
-          const plan = planList(query, await seqBounds(shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
+          const plan = planList(query, await seqBounds(tx, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
           if (plan.kind === "empty") return { items: [], total: plan.total };
           if (plan.kind === "seqRange") {
             const items = (await tx.select().from(p).where(and(eq(p.shopId, shopId), gte(p.seq, plan.first), lte(p.seq, plan.last))).orderBy(asc(p.seq))) as PaymentRow[];
             return { items, total: plan.total };
           }
-          const items = await rowsBySeq(shopId, await statusSeqs(shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
+          const items = await rowsBySeq(tx, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
           const total =
             plan.total === "counters"
               ? num((await first(tx.select({ n: sql`coalesce(sum(${statusCounts.count}), 0)` }).from(statusCounts).where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))))?.n)
@@ -355,7 +365,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
           .offset(offset)
       ).map((x) => x.seq);
     }
-    if (f.statuses?.length) return statusSeqs(shopId, f.statuses, window.first, window.last, offset, f.limit, descending);
+    if (f.statuses?.length) return statusSeqs(tx, shopId, f.statuses, window.first, window.last, offset, f.limit, descending);
     return seqsOfPage(window, offset, f.limit, descending);
   }
 }

@@ -112,6 +112,17 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect(await s.payments.dueForExpiry(at + TTL + 100, 100)).toHaveLength(20);
   });
 
+  test("more lists and browses at once than the pool has connections all answer (a read's statements stay on its own connection)", async () => {
+    const s = await open(engine);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => s.payments.insert(input("A", String(i)), 1000 + i, TTL)));
+    const reads = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 2 ? s.payments.list("A", { page: 2, limit: 5 } as never) : s.payments.browse("A", { statuses: ["CREATED"], sort: "created_desc", page: 1, limit: 5 }),
+      ),
+    );
+    expect(reads.map((r) => r.total)).toEqual(reads.map(() => 20));
+  });
+
   test("refunds: concurrent opens never promise more than the amount; the last end makes the payment REFUNDED with both events", async () => {
     const s = await open(engine);
     const created = await s.payments.insert(input("A", "r", { method: "SBP" }), 1000, TTL);
