@@ -11,6 +11,7 @@ import {
   type EndedRefund,
   type NewPayment,
   type OutboxRepo,
+  type TransitionResult,
   type PaymentsRepo,
   type PaymentsStore,
   type RefundsRepo,
@@ -74,7 +75,7 @@ const lastOfShop = (db: Runner, shopId: string) =>
 const ROWS_PER_STATEMENT = 1000;
 const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / ROWS_PER_STATEMENT) }, (_, i) => items.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
 
-type PendingInsert = { input: NewPayment; now: number; ttlMs: number; resolve: (row: PaymentRow) => void; reject: (e: unknown) => void };
+type NewInsert = { input: NewPayment; now: number; ttlMs: number };
 
 /** Some orderIds of the batch were stored before: its INSERT is undone to its savepoint. */
 class StoredBefore extends Error {
@@ -86,7 +87,7 @@ class StoredBefore extends Error {
 const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}`;
 
 /**
- * The inserts of one event-loop turn in one transaction (group commit, as on SQLite: one commit
+ * The inserts of one batch in one transaction (group commit, as on SQLite: one commit
  * and one WAL flush for the lot, and multi-row INSERTs). Each shop's numbering is serialised by
  * the advisory lock `payments.seq:<shopId>` (taken in sorted order, so two batches never
  * deadlock): under it the shop's last payment is read and the batch numbered after it. The
@@ -96,7 +97,7 @@ const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}
  * orderId, and under the shop locks nobody else can take one meanwhile, so the second round is
  * the last. The common case (no taken orderId) is one INSERT with no look-up before it.
  */
-async function insertBatch(db: Db, batch: PendingInsert[]): Promise<(PaymentRow | OrderIdTaken)[]> {
+async function insertBatch(db: Db, batch: NewInsert[]): Promise<(PaymentRow | OrderIdTaken)[]> {
   return db.transaction(async (tx) => {
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
     for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
@@ -115,7 +116,7 @@ async function insertBatch(db: Db, batch: PendingInsert[]): Promise<(PaymentRow 
 }
 
 /** The batch's rows numbered after each shop's last, leaving out taken orderIds (and a second create of one orderId). */
-function numbered(batch: PendingInsert[], last: Map<string, { seq: number; createdAt: number; id: string } | undefined>, taken: Set<string>) {
+function numbered(batch: NewInsert[], last: Map<string, { seq: number; createdAt: number; id: string } | undefined>, taken: Set<string>) {
   const seen = new Set(taken);
   const values: (typeof p.$inferInsert)[] = [];
   const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
@@ -153,25 +154,25 @@ async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values:
 }
 
 /**
- * Collects the inserts and runs them as batches, one at a time: the creates asked for while a
- * batch is being written wait for it and go together in the next one, so under load a batch
- * grows to what arrived during the last one (one lock, one commit for all of them) instead of
- * many small batches queueing for the shop's lock.
+ * Runs the writes asked for as batches, one at a time: those asked for while a batch is being
+ * written wait for it and go together in the next one, so under load a batch grows to what
+ * arrived during the last one (one transaction, one commit for all of them) instead of many small
+ * transactions queueing for the same locks. `write` answers each item's outcome, an Error for one
+ * that failed alone; when the batch itself fails, its items are tried again one by one.
  */
-function batchedInserts(db: Db): PaymentsRepo["insert"] {
-  let queue: PendingInsert[] = [];
+function oneBatchAtATime<I, O>(write: (batch: I[]) => Promise<(O | Error)[]>): (item: I) => Promise<O> {
+  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  let queue: Pending[] = [];
   let writing = false;
-  const settle = (batch: PendingInsert[], outcomes: (PaymentRow | OrderIdTaken)[]) =>
-    batch.forEach((b, i) => {
-      const o = outcomes[i]!;
-      if (o instanceof OrderIdTaken) b.reject(o);
-      else b.resolve(o);
-    });
-  const run = async (batch: PendingInsert[]): Promise<void> => {
+  const run = async (batch: Pending[]): Promise<void> => {
     try {
-      settle(batch, await insertBatch(db, batch));
+      const outcomes = await write(batch.map((b) => b.item));
+      batch.forEach((b, i) => {
+        const o = outcomes[i]!;
+        if (o instanceof Error) b.reject(o);
+        else b.resolve(o);
+      });
     } catch (e) {
-      // A batch of one has nobody else to blame; a larger one is tried again write by write.
       if (batch.length === 1) batch[0]!.reject(e);
       else for (const b of batch) await run([b]);
     }
@@ -186,10 +187,32 @@ function batchedInserts(db: Db): PaymentsRepo["insert"] {
       flush();
     });
   };
-  return (input, now, ttlMs) =>
-    new Promise<PaymentRow>((resolve, reject) => {
-      if (queue.push({ input, now, ttlMs, resolve, reject }) === 1) setImmediate(flush);
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      if (queue.push({ item, resolve, reject }) === 1) setImmediate(flush);
     });
+}
+
+type TransitionRequest = { id: string; trigger: Parameters<PaymentsRepo["transition"]>[1]; now: number; opts: TransitionOptions };
+
+/**
+ * The transitions of one batch in one transaction, in payment id order (so two batches lock the
+ * payments they share in the same order and never deadlock); the rollup deltas of all of them are
+ * written once at the end. Two transitions of one payment in a batch run one after the other, the
+ * second deciding on what the first left.
+ */
+async function transitionBatch(db: Db, batch: TransitionRequest[]): Promise<(TransitionResult | undefined)[]> {
+  return db.transaction(async (tx) => {
+    const cells: Cell[] = [];
+    const results: (TransitionResult | undefined)[] = new Array(batch.length);
+    const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.id < batch[b]!.id ? -1 : batch[a]!.id > batch[b]!.id ? 1 : a - b));
+    for (const i of order) {
+      const { id, trigger, now, opts } = batch[i]!;
+      results[i] = await transitionIn(tx, id, trigger, now, opts, cells);
+    }
+    await bumpRollups(tx, cells);
+    return results;
+  });
 }
 
 /**
@@ -197,7 +220,7 @@ function batchedInserts(db: Db): PaymentsRepo["insert"] {
  * the rest of it, so the decision is taken on the status as it is and two transitions of one
  * payment, from any replica on any host, run one after the other.
  */
-async function transitionIn(tx: Runner, id: string, trigger: Parameters<PaymentsRepo["transition"]>[1], now: number, opts: TransitionOptions) {
+async function transitionIn(tx: Runner, id: string, trigger: Parameters<PaymentsRepo["transition"]>[1], now: number, opts: TransitionOptions, deferredCells?: Cell[]) {
   const row = (await first(tx.select().from(p).where(eq(p.id, id)).for("update"))) as PaymentRow | undefined;
   if (!row) return undefined;
   const decision = decideFor(row, trigger, opts);
@@ -212,11 +235,14 @@ async function transitionIn(tx: Runner, id: string, trigger: Parameters<Payments
   )) as PaymentRow;
   if (final) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
   // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
-  await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
+  if (deferredCells) deferredCells.push(dailyCell(row, -1), dailyCell(updated, 1));
+  else await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
   return { decision, row: updated };
 }
 
 function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
+  const insert = oneBatchAtATime((batch: NewInsert[]) => insertBatch(db, batch));
+  const transition = oneBatchAtATime((batch: TransitionRequest[]) => transitionBatch(db, batch));
   // Every statement of a read's transaction goes through its handle `run`: one taken from the pool
   // would wait for a second connection, and with every connection held by such reads, forever.
   const seqBounds = async (run: Runner, shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
@@ -252,9 +278,9 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
   return {
     byId: async (id) => (await first(db.select().from(p).where(eq(p.id, id)))) as PaymentRow | undefined,
     byOrderId: async (shopId, orderId) => (await first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId))))) as PaymentRow | undefined,
-    insert: batchedInserts(db),
+    insert: (input, now, ttlMs) => insert({ input, now, ttlMs }),
     async transition(id, trigger, now, opts = {}) {
-      const result = await db.transaction((tx) => transitionIn(tx, id, trigger, now, opts));
+      const result = await transition({ id, trigger, now, opts });
       if (result?.decision.kind === "move") hooks.onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
       return result;
     },
