@@ -63,6 +63,8 @@ const bench = await startBenchStack({ rows: cfg.rows, sampleSize, webhookUrl: cl
 });
 say(`seeded in ${bench.seeded.seconds.toFixed(0)} s; idle RSS measured`);
 clock.follow(bench.stack.nc);
+let sqliteStack: Promise<void> | undefined;
+const stopSqliteStack = () => (sqliteStack ??= bench.stack.stop());
 
 try {
   const rows: LoadRow[] = [];
@@ -134,7 +136,8 @@ try {
     ),
   ];
 
-  // The SQLite stack stays up, idle, until the end: its webhook receiver is shared.
+  // The SQLite stack is stopped first, so that its leftover work (webhooks still being delivered) takes no CPU from the PostgreSQL rows.
+  await stopSqliteStack();
   const pg = cfg.postgres ? await postgresApiRows({ load, rows: cfg.rows, webhookUrl: clock.url, logLevel: cfg.logLevel, dir: workDir }) : undefined;
 
   console.log(
@@ -160,6 +163,6 @@ try {
   );
 } finally {
   await clock.stop();
-  await bench.stack.stop();
+  await stopSqliteStack();
   rmSync(workDir, { recursive: true, force: true });
 }
