@@ -20,7 +20,7 @@ import {
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
-import { paymentsEnv } from "./config.ts";
+import { importNeedsUrl, paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
 import { refundsEnded, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
@@ -31,7 +31,7 @@ import { openPaymentsStore } from "./store/payments-store.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
-const cfg = loadConfig(paymentsEnv);
+const cfg = loadConfig(paymentsEnv, process.env, importNeedsUrl);
 const log = createLogger("payments", cfg.LOG_LEVEL);
 for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
 const life = new Lifecycle(log);
@@ -60,7 +60,7 @@ const store = await orExit(
       },
       onCallbackError: (err) => log.error({ err }, "after-commit callback failed"),
     },
-    log,
+    { importFrom: cfg.PAYMENTS_IMPORT_FROM, log },
   ),
 );
 life.onClose("store", () => store.close());

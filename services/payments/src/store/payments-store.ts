@@ -1,6 +1,7 @@
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import { openPgPaymentsStore } from "./payments-store.pg.ts";
 import { openSqlitePaymentsStore } from "./payments-store.sqlite.ts";
@@ -131,8 +132,33 @@ export type StoreHooks = {
 
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
-/** payments' store on the engine the configuration chose (PAYMENTS_DATABASE_URL), migrated. */
-export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHooks, log?: Logger): Promise<PaymentsStore> {
+/**
+ * payments' store on the engine the configuration chose (PAYMENTS_DATABASE_URL), migrated. On
+ * PostgreSQL, `importFrom` names the payments.db of a deployment moving over: its rows are copied
+ * once into the empty store (payments before their refunds; the outbox in its order, unpublished
+ * events still to be published).
+ */
+export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHooks, opts: { importFrom?: string; log?: Logger } = {}): Promise<PaymentsStore> {
   if (choice.engine === "sqlite") return openSqlitePaymentsStore(choice.path, hooks);
-  return openPgPaymentsStore(await openPgStore(choice, pgSchema, PG_MIGRATIONS, log), hooks);
+  const pg = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(pg.db, opts.importFrom, {
+      tables: [
+        ["payments", pgSchema.payments],
+        ["status_counts", pgSchema.statusCounts],
+        ["refunds", pgSchema.refunds],
+        ["daily_stats", pgSchema.dailyStats],
+        ["daily_refunds", pgSchema.dailyRefunds],
+        ["outbox", pgSchema.outbox],
+      ],
+      mark: "payments_imported",
+      lock: "payaccept.payments.import",
+    }));
+  if (imported) {
+    // The outbox's seqs came with its rows: the identity goes on after the last of them.
+    await pg.db.execute(sql`select setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((select max(seq) from outbox), 0) + 1, false)`);
+    opts.log?.warn({ imported, from: opts.importFrom }, "payments imported from the SQLite file; never again from that file");
+  }
+  return openPgPaymentsStore(pg, hooks);
 }

@@ -119,7 +119,7 @@ export const dailyRefunds = pgTable(
 export const outbox = pgTable(
   "outbox",
   {
-    seq: int("seq").primaryKey().generatedAlwaysAsIdentity(),
+    seq: int("seq").primaryKey().generatedByDefaultAsIdentity(),
     eventId: text("event_id").notNull().unique(),
     paymentId: text("payment_id").notNull(),
     kind: text("kind").$type<"payment" | "refund">().notNull().default("payment"),
