@@ -3,29 +3,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storesPerFile } from "../../../../tests/harness/engines.ts";
-import { OrderIdTaken, openPaymentsStore, type NewPayment, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { newPayment } from "../../test-support/new-payment.ts";
+import { OrderIdTaken, openPaymentsStore, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const dir = mkdtempSync(join(tmpdir(), "payments-import-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const hooks = { onCommitted: () => {}, onEnded: () => {} };
 
-const input = (orderId: string): NewPayment => ({
-  shopId: "S",
-  accountId: "A",
-  orderId,
-  amountKopecks: 10_000,
-  commissionKopecks: 250,
-  description: null,
-  email: null,
-  method: "SBP",
-  telegramId: null,
-  metadata: { cart: [1] },
-  successUrl: null,
-  failUrl: null,
-  isTest: false,
-  receipt: null,
-});
+const input = (orderId: string) => newPayment("S", orderId, { method: "SBP" });
 
 const unpublished = (s: PaymentsStore): Promise<OutboxRow[]> => s.outbox.round(100, async () => []);
 

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DomainError, PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
-import { OrderIdTaken, openPaymentsStore, type CommittedTransition, type EndedRefund, type NewPayment, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { newPayment } from "../../test-support/new-payment.ts";
+import { OrderIdTaken, openPaymentsStore, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const opened: PaymentsStore[] = [];
@@ -21,23 +22,7 @@ async function open(engine: Engine): Promise<Opened> {
 }
 
 const TTL = 60_000;
-const input = (shopId: string, orderId: string, over: Partial<NewPayment> = {}): NewPayment => ({
-  shopId,
-  accountId: `acct-${shopId}`,
-  orderId,
-  amountKopecks: 10_000,
-  commissionKopecks: 250,
-  description: null,
-  email: null,
-  method: null,
-  telegramId: "42",
-  metadata: { a: 1 },
-  successUrl: null,
-  failUrl: null,
-  isTest: false,
-  receipt: null,
-  ...over,
-});
+const input = newPayment;
 
 /** Every row the relay would publish, marking none. */
 async function unpublished(s: PaymentsStore): Promise<OutboxRow[]> {
