@@ -8,3 +8,5 @@ export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./card.ts";
 export * from "./idempotency.ts";
+export * from "./payments-query.ts";
+export * from "./operations.ts";
