@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { Balance, DomainError, PAYMENTS_STREAM, paymentEventSubject, rpcs } from "@payaccept/contracts";
+import { Balance, PAYMENTS_STREAM, paymentEventSubject, Refund, rpcs } from "@payaccept/contracts";
 import { BalanceFeed } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 /**
  * Real money through every piece: a live SBP payment paid in the acquirer emulator's bank app,
  * the payments outbox, the stream, the ledger, GET /v1/balance through the gateway with the keys of
- * two shops of one account, and a refund through payments that must fit the available balance.
+ * two shops of one account, and partial refunds through the API that take the receipt back.
  */
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -39,7 +39,7 @@ const balanceByKey = async (apiKey: string) => {
   return Balance.parse(await res.json());
 };
 
-test("a paid live payment is frozen on the account; its refund needs available money and takes it once", async () => {
+test("a paid live payment is frozen on the account; its partial refunds take it back from its own frozen day, once each", async () => {
   const coffee = await stack.createShop({ name: "Coffee", methods: ["SBP"] });
   const tea = await stack.createShop({ name: "Tea", methods: ["SBP"], accountId: coffee.accountId });
   const accountId = coffee.accountId;
@@ -62,23 +62,31 @@ test("a paid live payment is frozen on the account; its refund needs available m
   expect(await balanceByKey(coffee.apiKey)).toEqual(frozenOnly);
   expect(await balanceByKey(tea.apiKey)).toEqual(frozenOnly);
 
-  // Today's receipt is still on hold, so it cannot pay for its own refund.
-  const refused = await stack.call(rpcs.payments.refund, { shopId: tea.shopId, id: paid.id }).catch((e: unknown) => e);
-  expect(refused).toBeInstanceOf(DomainError);
-  expect((refused as DomainError).code).toBe("CONFLICT");
-  expect((refused as DomainError).message).toContain(`refund of ${net} kopecks exceeds the available balance 0 kopecks`);
-  expect(await feed.balanceOf(accountId)).toEqual(frozenOnly);
-
+  // Today's receipt is still on hold: its refunds are taken from it first, so a new merchant can refund today's sales.
+  const refundByKey = async (json?: unknown) => {
+    const res = await stack.api(tea.apiKey, `/v1/payments/${paid.id}/refunds`, { method: "POST", json });
+    expect(res.status).toBe(201);
+    return Refund.parse(await res.json());
+  };
   await feed.fund(accountId, 200_000, coffee.shopId);
-  expect((await stack.call(rpcs.payments.refund, { shopId: tea.shopId, id: paid.id })).status).toBe("REFUNDED");
+  const part = await refundByKey({ amountKopecks: 50_000, reason: "one bag back" });
+  expect(part).toMatchObject({ amountKopecks: 50_000, status: "SUCCEEDED" });
+  // A third of the amount takes a third of the net receipt (the commission comes back in proportion), rounded down.
+  const share = Math.floor((50_000 * net) / 150_000);
+  await eventually(async () => (await feed.balanceOf(accountId)).frozenKopecks === net - share, 30_000);
+  expect(await balanceByKey(coffee.apiKey)).toEqual({ availableKopecks: 200_000, frozenKopecks: net - share, holdHour: 12 });
+
+  const rest = await refundByKey();
+  expect(rest).toMatchObject({ amountKopecks: 100_000, status: "SUCCEEDED" });
   const jsm = await jetstreamManager(stack.nc);
   await eventually(async () => {
     const last = await jsm.streams.getMessage(PAYMENTS_STREAM, { last_by_subj: paymentEventSubject("REFUNDED") });
     return last?.json<{ paymentId: string }>().paymentId === paid.id;
   }, 30_000);
-  await feed.consumed();
-  // The refund left available once; the refunded receipt itself is released tomorrow as usual.
-  const afterRefund = { availableKopecks: 200_000 - net, frozenKopecks: net, holdHour: 12 };
+  // The two refunds took exactly the net receipt, all of it from the frozen day; available is untouched.
+  await eventually(async () => (await feed.balanceOf(accountId)).frozenKopecks === 0, 30_000);
+  const afterRefund = { availableKopecks: 200_000, frozenKopecks: 0, holdHour: 12 };
   expect(await balanceByKey(coffee.apiKey)).toEqual(afterRefund);
   expect(await balanceByKey(tea.apiKey)).toEqual(afterRefund);
+  expect(await stack.call(rpcs.payments.get, { shopId: tea.shopId, id: paid.id })).toMatchObject({ status: "REFUNDED", refundedKopecks: 150_000 });
 });

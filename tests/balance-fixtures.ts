@@ -1,7 +1,7 @@
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { rpcs, type PaymentEvent } from "@payaccept/contracts";
+import { rpcs, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { ensurePaymentsStream } from "@payaccept/platform";
-import { paymentEvent, publishPaymentEvent } from "../services/balance/src/testing.ts";
+import { paymentEvent, publishPaymentEvent, publishRefundEvent } from "../services/balance/src/testing.ts";
 import { eventually, type Stack } from "./harness/stack.ts";
 
 /** Shared by the tests/balance-*.test.ts files: the stream as payments feeds it, and the figures as callers read them. */
@@ -30,6 +30,10 @@ export class BalanceFeed {
 
   publish(event: PaymentEvent, msgId?: string) {
     return publishPaymentEvent(this.js, event, msgId);
+  }
+
+  publishRefund(event: RefundEvent) {
+    return publishRefundEvent(this.js, event);
   }
 
   publishAll(events: PaymentEvent[]) {

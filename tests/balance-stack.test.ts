@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
-import { nextEvent, paymentEvent } from "../services/balance/src/testing.ts";
+import { nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
@@ -125,28 +125,39 @@ describe("payouts", () => {
   });
 });
 
-describe("refund reserve, as the payments refund flow uses it", () => {
-  test("reserve, then the REFUNDED event: the money leaves once", async () => {
+describe("refund holds, as the payments refund saga uses them", () => {
+  test("hold, then the refund's SUCCEEDED event: the money leaves once", async () => {
     const accountId = newAccount();
     const receipt = await feed.fund(accountId, 8_000);
-    expect(await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 })).toEqual({
-      reserved: true,
-    });
+    const refundId = Bun.randomUUIDv7();
+    const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 };
+    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
+    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
     expect((await balanceOf(accountId)).availableKopecks).toBe(0);
+    const succeeded = refundEvent(receipt, { refundId, balanceKopecks: 8_000, status: "SUCCEEDED", at: Date.now() });
+    await feed.publishRefund(succeeded);
+    await feed.publishRefund(succeeded);
+    // The REFUNDED payment event moves nothing: the refund event did.
     await feed.publish(nextEvent(receipt, "REFUNDED", justNow()));
     await feed.consumed();
+    // A late copy of the hold request takes nothing more.
+    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
     expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
-    expect(await stack.call(rpcs.balance.releaseRefund, { accountId, paymentId: receipt.paymentId })).toEqual({ released: false });
   });
 
-  test("a refund beyond available is refused; a refused provider answer releases the reserve", async () => {
+  test("a hold beyond available is refused; a FAILED refund gives its hold back, and a late hold request then takes nothing", async () => {
     const accountId = newAccount();
     const receipt = await feed.fund(accountId, 5_000);
-    const other = { accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
+    const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
     const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
     expect(tooMuch).toEqual(new DomainError("CONFLICT", "refund of 5001 kopecks exceeds the available balance 5000 kopecks"));
-    await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 });
-    expect(await stack.call(rpcs.balance.releaseRefund, { accountId, paymentId: receipt.paymentId })).toEqual({ released: true });
+    const refundId = Bun.randomUUIDv7();
+    const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
+    await stack.call(rpcs.balance.reserveRefund, hold);
+    expect((await balanceOf(accountId)).availableKopecks).toBe(0);
+    await feed.publishRefund(refundEvent(receipt, { refundId, balanceKopecks: 5_000, status: "FAILED", at: Date.now() }));
+    await eventually(async () => (await balanceOf(accountId)).availableKopecks === 5_000);
+    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: false });
     expect((await balanceOf(accountId)).availableKopecks).toBe(5_000);
   });
 });
@@ -169,20 +180,14 @@ describe("admin CLI", () => {
     expect(JSON.parse(list.out).items).toEqual([JSON.parse(payout.out)]);
   });
 
-  test("refund:release gives a pending reserve back once", async () => {
-    const accountId = newAccount();
-    const receipt = await feed.fund(accountId, 3_000);
-    await stack.call(rpcs.balance.reserveRefund, { accountId, paymentId: receipt.paymentId, amountKopecks: 3_000 });
-    const args = ["refund:release", "--account", accountId, "--payment", receipt.paymentId, "--json"];
-    expect(JSON.parse((await admin(...args)).out)).toEqual({ released: true });
-    expect(JSON.parse((await admin(...args)).out)).toEqual({ released: false });
-    expect((await balanceOf(accountId)).availableKopecks).toBe(3_000);
-  });
-
   test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
     const accountId = newAccount();
-    const refused = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
+    const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
     expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 100 kopecks exceeds the available balance 0 kopecks" });
+    // With --json the same refusal is one JSON document on stdout.
+    const refusedJson = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
+    expect(refusedJson.code).toBe(1);
+    expect(JSON.parse(refusedJson.out)).toEqual({ error: { code: "CONFLICT", message: "payout of 100 kopecks exceeds the available balance 0 kopecks" } });
     const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
     expect(bad.code).toBe(2);
     expect(bad.err).toStartWith("--amount must be a positive whole number");

@@ -13,7 +13,7 @@ let receiver: Receiver;
 let merchant: DashboardClient;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher", "receipts"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   receiver = startReceiver();
   merchant = DashboardClient.of(stack);
   await merchant.signUp(uniqueEmail("payments"));
@@ -145,21 +145,45 @@ describe("a payment", () => {
     expect(receiver.requests.some((r) => JSON.parse(r.body).id === payment.id && JSON.parse(r.body).status === "CANCELED")).toBe(true);
   });
 
-  test("a paid payment can be refunded after confirmation; anything else is refused with the reason", async () => {
+  test("a paid payment can be refunded in part, then the rest, after confirmation; anything else is refused with the reason", async () => {
     const payment = await paidPayment(shop.apiKey);
     const base = `/shops/${shop.shopId}/payments/${payment.id}`;
     expect((await merchant.get(base)).html).toContain(`href="${base}/refund"`);
-    expect(text((await merchant.get(`${base}/refund`)).html)).toContain("Покупателю вернётся 2\u202F500,00\u00A0₽");
-    const refunded = await merchant.post(`${base}/refund`);
+    const form = await merchant.get(`${base}/refund`);
+    expect(text(form.html)).toContain("Покупателю можно вернуть до 2\u202F500,00\u00A0₽");
+    expect(form.html).toContain('name="amount"');
+    expect(form.html).toContain('value="2500,00"');
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec(form.html)![1]!;
+
+    const badAmount = await merchant.post(`${base}/refund`, { amount: "десять", idempotencyKey: key });
+    expect(badAmount.status).toBe(409);
+    expect(text(badAmount.html)).toContain("Укажите сумму возврата в рублях");
+    const tooMuch = await merchant.post(`${base}/refund`, { amount: "2500,01", idempotencyKey: key });
+    expect(tooMuch.status).toBe(409);
+    expect(text(tooMuch.html)).toContain("сумма больше, чем осталось вернуть (2500.00 ₽)");
+
+    const part = await merchant.post(`${base}/refund`, { amount: "1000", idempotencyKey: key });
+    expect(part.status).toBe(303);
+    // The same form sent twice refunds once.
+    expect((await merchant.post(`${base}/refund`, { amount: "1000", idempotencyKey: key })).status).toBe(303);
+    const partly = await merchant.follow(part);
+    expect(text(partly.html)).toContain("Возвращено");
+    expect(text(partly.html)).toContain("1\u202F000,00\u00A0₽");
+    expect(partly.html).toContain(`href="${base}/refund"`);
+    expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).toMatchObject({ status: "SUCCESS", refundedKopecks: 100_000 });
+
+    const rest = await merchant.get(`${base}/refund`);
+    expect(rest.html).toContain('value="1500,00"');
+    const refunded = await merchant.post(`${base}/refund`, { amount: "1500,00", idempotencyKey: /name="idempotencyKey" value="([^"]+)"/.exec(rest.html)![1]! });
     expect(refunded.status).toBe(303);
     const detail = await merchant.follow(refunded);
     expect(text(detail.html)).toContain("Платёж возвращён.");
     expect(detail.html).not.toContain(`href="${base}/refund"`);
-    expect((await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).status).toBe("REFUNDED");
+    expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).toMatchObject({ status: "REFUNDED", refundedKopecks: 250_000 });
 
     const unpaid = await createPayment(stack, shop.apiKey);
     await merchant.get(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`);
-    const refused = await merchant.post(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`);
+    const refused = await merchant.post(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`, { amount: "10" });
     expect(refused.status).toBe(409);
     expect(text(refused.html)).toContain("вернуть можно только оплаченный платёж");
   });
@@ -180,7 +204,7 @@ describe("CSV export", () => {
     expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-.*\.csv"$/);
     const lines = answer.html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
-    expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt");
+    expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt,refundedKopecks,receipts");
     const oldestFirst = [...payments].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id));
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(oldestFirst.map((p) => p.id));
     expect(answer.html).toContain(`,"'=HYPERLINK(""http://evil"")",`);

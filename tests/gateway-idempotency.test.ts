@@ -137,18 +137,37 @@ describe("in flight, timeouts and crashes", () => {
     expect(Payment.parse(await replay.json()).id).toBe(p.id);
   });
 
-  test("a 503 is not stored: the retry runs again and finds the payment its first attempt made", async () => {
+  test("a 503 is not stored: the retry runs again; the request that timed out is dropped, never acted on later", async () => {
     const key = newKey();
     const body = { orderId: orderId(), amountKopecks: 15000, description: "late" };
     payments().kill("SIGSTOP");
     try {
       await errorOf(await create(key, body), 503);
       expect(await recordOf(key)).toMatchObject({ state: "retry" });
+      // Past the request's deadline (NATS_REQUEST_TIMEOUT_MS), so payments finds it expired when it wakes.
+      await Bun.sleep(500);
     } finally {
       payments().kill("SIGCONT");
     }
-    // Payments wakes up and commits the create whose answer nobody heard.
-    const made = await eventually(() => lookup(body.orderId));
+    await eventually(() => stack.log("payments").includes("arrived after its caller's deadline"));
+    await errorOf(await fetch(`${stack.url("gateway")}/api/v1/payments?orderId=${body.orderId}`, { headers: { "X-Api-Key": shop.apiKey } }), 404);
+    const retry = await create(key, body);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(Payment.parse(await retry.json()).id).toBe((await lookup(body.orderId)).id);
+  });
+
+  test("a retry after a 503 whose first attempt did commit answers that payment (the orderId conflict of an identical request)", async () => {
+    const key = newKey();
+    const body = { orderId: orderId(), amountKopecks: 15000, description: "answer lost" };
+    payments().kill("SIGSTOP");
+    try {
+      await errorOf(await create(key, body), 503);
+    } finally {
+      payments().kill("SIGCONT");
+    }
+    // The first attempt's commit with its answer lost on the way back, made through payments' own RPC.
+    const made = await stack.call(rpcs.payments.create, { shopId: shop.shopId, request: body });
     const retry = await create(key, body);
     expect(retry.status).toBe(201);
     expect(retry.headers.get("Idempotent-Replayed")).toBeNull();

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { DIRECTORY_BUCKET, PAYMENTS_STREAM, type Payment } from "@payaccept/contracts";
-import type { Subprocess } from "bun";
-import { createClient, verifyWebhook } from "../packages/sdk/src/index.ts";
+import { DIRECTORY_BUCKET, PAYMENTS_STREAM } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { findNatsServer } from "../infra/launcher/nats-server.ts";
-import { ROOT } from "../infra/launcher/services.ts";
-import { eventually, freePort, Stack, type ShopCreated } from "./harness/stack.ts";
+import { clusterHealthy, payCancelAndHear, startCluster, stopCluster, type ClusterNode } from "./harness/nats-cluster.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 setDefaultTimeout(120_000);
 
@@ -23,44 +20,13 @@ setDefaultTimeout(120_000);
  * holding its watcher consumer dies while the client stays connected elsewhere, so the services'
  * DirectoryCache notices that it fell behind the bucket and reads it again.
  */
-type Node = { name: string; url: string; http: string; proc: Subprocess };
-
 const workDir = mkdtempSync(join(tmpdir(), "payaccept-cluster-"));
-const nodes: Node[] = [];
+let nodes: ClusterNode[] = [];
 let stack: Stack;
 let receiver: Receiver;
 
-async function startCluster(): Promise<void> {
-  const ports = [];
-  for (let i = 0; i < 3; i++) ports.push({ client: await freePort(), http: await freePort(), cluster: await freePort() });
-  const routes = Object.fromEntries(ports.map((p, i) => [`NATS_ROUTE_${i + 1}`, `nats-route://127.0.0.1:${p.cluster}`]));
-  for (const [i, p] of ports.entries()) {
-    const name = `n${i + 1}`;
-    const store = join(workDir, name);
-    mkdirSync(store, { recursive: true });
-    const log = Bun.file(join(workDir, `${name}.log`));
-    const proc = Bun.spawn([findNatsServer(), "-c", join(ROOT, `infra/nats/cluster/${name}.conf`)], {
-      env: {
-        NATS_LISTEN: `127.0.0.1:${p.client}`,
-        NATS_HTTP: `127.0.0.1:${p.http}`,
-        NATS_CLUSTER_LISTEN: `127.0.0.1:${p.cluster}`,
-        NATS_STORE_DIR: store,
-        ...routes,
-      },
-      stdout: log,
-      stderr: log,
-    });
-    nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, http: `http://127.0.0.1:${p.http}`, proc });
-  }
-  // /healthz answers 200 only once the node's JetStream is in contact with an elected meta leader.
-  await eventually(async () => {
-    const answers = await Promise.all(nodes.map((n) => fetch(`${n.http}/healthz`).then((r) => r.ok, () => false)));
-    return answers.every(Boolean);
-  }, 30_000);
-}
-
 beforeAll(async () => {
-  await startCluster();
+  nodes = await startCluster(workDir);
   receiver = startReceiver();
   stack = await Stack.start({
     services: ["dashboard", "gateway", "payments", "webhook-dispatcher"],
@@ -75,29 +41,13 @@ beforeAll(async () => {
 afterAll(async () => {
   receiver?.stop();
   await stack?.stop();
-  for (const n of nodes) n.proc.kill("SIGKILL");
-  await Promise.all(nodes.map((n) => n.proc.exited));
+  await stopCluster(nodes);
   if (!process.env.KEEP_TEST_DATA) rmSync(workDir, { recursive: true, force: true });
 });
 
 const shopWithWebhook = () => stack.createShop({ name: "Cluster shop", sandbox: false, webhookUrl: receiver.url });
 
-/** Creates a payment through the gateway with the SDK (its §7 recovery included), cancels it, and waits for its signed CANCELED webhook. */
-async function payAndCancel(shop: ShopCreated): Promise<Payment> {
-  const sdk = createClient({ baseUrl: stack.gateway, apiKey: shop.apiKey, timeoutMs: 5000, recoveryDelayMs: 200 });
-  const payment = await sdk.createPayment({ orderId: `cluster-${Bun.randomUUIDv7()}`, amountKopecks: 30000 });
-  expect(payment.status).toBe("CREATED");
-  // Cancel is idempotent: repeating it across a failover is safe.
-  const canceled = await eventually(() => sdk.cancelPayment(payment.id), 20_000, 200);
-  expect(canceled.status).toBe("CANCELED");
-  // A liveness bound, not a speed claim: after a node loss, a pull consumer whose leader was on
-  // that node resumes only once nats.js notices the missed heartbeats (30-45 s with its defaults).
-  const webhook = await eventually(() => receiver.requests.find((r) => JSON.parse(r.body).id === payment.id), 90_000);
-  const verified = verifyWebhook(webhook.body, webhook.headers, shop.signingSecret);
-  expect(verified.ok).toBe(true);
-  expect(JSON.parse(webhook.body)).toMatchObject({ id: payment.id, orderId: payment.orderId, status: "CANCELED", amountKopecks: 30000 });
-  return payment;
-}
+const payAndCancel = (shop: ShopCreated) => payCancelAndHear(stack.gateway, receiver, shop);
 
 describe("3-node JetStream cluster", () => {
   test("the payment stream and the directory bucket are replicated on all three nodes", async () => {
@@ -132,5 +82,21 @@ describe("3-node JetStream cluster", () => {
 
     await payAndCancel(shop);
     await payAndCancel(await shopWithWebhook());
+  }, 240_000);
+
+  test("with two of three nodes down (quorum lost) payments go on, and their webhooks follow once quorum is back", async () => {
+    const shop = await shopWithWebhook(); // written to the bucket while two nodes still form a quorum
+    const down = nodes.filter((n) => n.proc.killed);
+    expect(down).toHaveLength(1);
+    const second = nodes.find((n) => !n.proc.killed)!;
+    second.proc.kill("SIGKILL");
+    await second.proc.exited;
+
+    // Created and canceled on the one node left: SQLite and the cached directory answer; the
+    // CANCELED event waits in the payments outbox until JetStream has a quorum again.
+    await payCancelAndHear(stack.gateway, receiver, shop, async () => {
+      for (const n of [...down, second]) n.start();
+      await clusterHealthy(nodes, 60_000);
+    });
   }, 240_000);
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { Payment, rpcs } from "@payaccept/contracts";
+import { Payment, Refund, RefundList, rpcs } from "@payaccept/contracts";
 import { Stack } from "./harness/stack.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -22,15 +22,27 @@ async function paidPayment(): Promise<Payment> {
   return (await stack.call(rpcs.payments.sandboxOutcome, { id: p.id, outcome: "SUCCESS" })).payment;
 }
 
-test("payment:refund --payment ID finds the shop itself and prints the REFUNDED payment as one JSON line", async () => {
+test("payment:refund --payment ID --amount N finds the shop itself and prints the refund as one JSON line; without --amount it refunds the rest", async () => {
   const p = await paidPayment();
-  const r = await admin("payment:refund", "--payment", p.id, "--json");
+  const r = await admin("payment:refund", "--payment", p.id, "--amount", "50000", "--reason", "one bag back", "--json");
   expect(r).toMatchObject({ code: 0, stderr: "" });
   expect(r.stdout.trim().split("\n")).toHaveLength(1);
-  expect(Payment.parse(JSON.parse(r.stdout))).toEqual({ ...p, status: "REFUNDED" });
-  // a repeat prints it again and sends no second event
-  expect(JSON.parse((await admin("payment:refund", "--payment", p.id, "--json")).stdout)).toEqual({ ...p, status: "REFUNDED" });
+  expect(Refund.parse(JSON.parse(r.stdout))).toMatchObject({ paymentId: p.id, amountKopecks: 50_000, reason: "one bag back", status: "SUCCEEDED" });
+  const rest = Refund.parse(JSON.parse((await admin("payment:refund", "--payment", p.id, "--json")).stdout));
+  expect(rest.amountKopecks).toBe(p.amountKopecks - 50_000);
+  expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: p.id })).toEqual({ ...p, status: "REFUNDED", refundedKopecks: p.amountKopecks });
+  // one REFUNDED event for the two refunds
   expect((await eventsOf(stack, p.id)).map((e) => e.event.status)).toEqual(["SUCCESS", "REFUNDED"]);
+  const listed = RefundList.parse(JSON.parse((await admin("payment:refunds", "--payment", p.id, "--json")).stdout));
+  expect(listed.items.map((x) => x.amountKopecks)).toEqual([50_000, p.amountKopecks - 50_000]);
+});
+
+test("--idempotency-key: a retry prints the first refund and refunds nothing more", async () => {
+  const p = await paidPayment();
+  const first = await admin("payment:refund", "--payment", p.id, "--amount", "1000", "--idempotency-key", "ticket-77", "--json");
+  const again = await admin("payment:refund", "--payment", p.id, "--amount", "1000", "--idempotency-key", "ticket-77", "--json");
+  expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+  expect((await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: p.id })).refundedKopecks).toBe(1000);
 });
 
 test("with --shop the payment must belong to that shop", async () => {
@@ -39,15 +51,19 @@ test("with --shop the payment must belong to that shop", async () => {
   const wrong = await admin("payment:refund", "--payment", p.id, "--shop", other.shopId);
   expect(wrong).toMatchObject({ code: 1, stderr: "error: NOT_FOUND: payment not found\n" });
   const right = await admin("payment:refund", "--payment", p.id, "--shop", shop.shopId, "--json");
-  expect(JSON.parse(right.stdout).status).toBe("REFUNDED");
+  expect(JSON.parse(right.stdout).status).toBe("SUCCEEDED");
 });
 
 test("errors are one line: a payment that is not SUCCESS, an unknown payment, a missing flag", async () => {
   const created = await createPayment(stack, shop.shopId);
   expect(await admin("payment:refund", "--payment", created.id)).toMatchObject({
     code: 1,
-    stderr: "error: CONFLICT: only a SUCCESS payment can be refunded; this one is CREATED\n",
+    stderr: "error: CONFLICT: only a SUCCESS payment can be refunded; it is CREATED\n",
   });
+  const paid = await paidPayment();
+  const zero = await admin("payment:refund", "--payment", paid.id, "--amount", "0");
+  expect(zero.code).toBe(2);
+  expect(zero.stderr).toStartWith("--amount must be a positive whole number\n");
   expect(await admin("payment:refund", "--payment", Bun.randomUUIDv7())).toMatchObject({ code: 1, stderr: "error: NOT_FOUND: payment not found\n" });
   const missing = await admin("payment:refund");
   expect(missing.code).toBe(2);

@@ -205,20 +205,21 @@ describe("sandbox outcomes", () => {
 });
 
 describe("refund (sandbox)", () => {
-  test("SUCCESS → REFUNDED at once with its event; a repeat returns it", async () => {
+  test("SUCCESS → REFUNDED at once with its event; another refund finds nothing left", async () => {
     const p = await createPayment(stack, sandbox.shopId);
     await start(p.id);
     const paid = (await outcome(p.id, "SUCCESS")).payment;
     const refunded = await refund(p.id);
-    expect(refunded).toEqual({ ...paid, status: "REFUNDED" });
-    expect(await refund(p.id)).toEqual(refunded);
+    expect(refunded).toMatchObject({ paymentId: p.id, amountKopecks: paid.amountKopecks, status: "SUCCEEDED" });
+    expect(await stack.call(rpcs.payments.get, { shopId: sandbox.shopId, id: p.id })).toEqual({ ...paid, status: "REFUNDED", refundedKopecks: paid.amountKopecks });
+    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; it is already fully refunded" });
     const evs = await eventsWith(p.id, ["SUCCESS", "REFUNDED"]);
     expect(evs[1]!.event).toMatchObject({ status: "REFUNDED", previousStatus: "SUCCESS" });
   });
 
   test("only a SUCCESS payment can be refunded, and only by its shop", async () => {
     const p = await createPayment(stack, sandbox.shopId);
-    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; this one is CREATED" });
+    expect(await failure(refund(p.id))).toEqual({ code: "CONFLICT", message: "only a SUCCESS payment can be refunded; it is CREATED" });
     const stranger = await createShop(stack);
     expect((await failure(refund(p.id, stranger.shopId))).code).toBe("NOT_FOUND");
   });

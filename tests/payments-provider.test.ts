@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, type Payment } from "@payaccept/contracts";
 import { hmacSha256Hex } from "@payaccept/platform";
 import { eventually, Stack } from "./harness/stack.ts";
-import { BankApp, createPayment, createShop, eventsOf, failure, type TestShop } from "./payments-fixtures.ts";
+import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 
 /** A live shop's payments against the real acquirer emulator, its callbacks and the balance service. */
 setDefaultTimeout(60_000);
@@ -197,46 +197,71 @@ describe("refund (live)", () => {
     return { p: await get(p.id), view };
   }
 
-  test("a receipt still on hold cannot be refunded: the balance's refusal comes through", async () => {
-    const p = await createPayment(stack, live.shopId, { amountKopecks: 5_000_000 });
-    const view = await start(p.id, "SBP");
-    await bank.sbp(view.sbp!.qrPayload, "pay");
-    await statusIs(p.id, "SUCCESS");
-    const f = await failure(stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id }));
-    expect(f.code).toBe("CONFLICT");
-    expect(f.message).toStartWith("the refund needs 4965000 kopecks of available balance: ");
-    expect(f.message).toContain("exceeds the available balance");
-    expect((await get(p.id)).status).toBe("SUCCESS");
-  });
+  const refund = (id: string, req: { amountKopecks?: number; idempotencyKey?: string } = {}) => stack.call(rpcs.payments.refund, { shopId: live.shopId, id, ...req });
+  /** The account's available balance once it has at least `kopecks`. */
+  const availableAtLeast = (kopecks: number) =>
+    eventually(async () => {
+      const b = await balance();
+      return b.availableKopecks >= kopecks && b;
+    });
 
-  test("SUCCESS → REFUNDED once the provider has returned the money", async () => {
+  test("partial refunds, then the rest: SUCCESS → REFUNDED once the provider has returned it all; the balance gives the net back once", async () => {
     const { p, view } = await paidLongAgo("SBP");
     await bank.sbp(view.sbp!.qrPayload, "pay"); // the acquirer's own record of the payment
     const net = p.amountKopecks - p.commissionKopecks;
-    const before = await eventually(async () => {
-      const b = await balance();
-      return b.availableKopecks >= net && b;
-    });
-    const refunded = await stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id });
-    expect(refunded).toEqual({ ...p, status: "REFUNDED" });
-    expect(await stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id })).toEqual(refunded);
+    const before = await availableAtLeast(net);
+    const part = await refund(p.id, { amountKopecks: 50_000 });
+    expect(part).toMatchObject({ amountKopecks: 50_000, status: "SUCCEEDED", failureReason: null });
+    expect(await get(p.id)).toEqual({ ...p, refundedKopecks: 50_000 });
+    const rest = await refund(p.id);
+    expect(rest).toMatchObject({ amountKopecks: 150_000, status: "SUCCEEDED" });
+    expect(await get(p.id)).toEqual({ ...p, status: "REFUNDED", refundedKopecks: 200_000 });
     await eventually(async () => (await statusesInStream(p.id)).join() === "SUCCESS,REFUNDED");
-    expect((await balance()).availableKopecks).toBe(before.availableKopecks - net);
+    await eventually(async () => (await balance()).availableKopecks === before.availableKopecks - net);
+    const events = await refundEventsOf(stack, p.id);
+    expect(events.map((e) => [e.msgId, e.subject, e.event.refundedTotalKopecks])).toEqual([
+      [`refund:${part.id}`, "payments.refunds.SUCCEEDED", 50_000],
+      [`refund:${rest.id}`, "payments.refunds.SUCCEEDED", 200_000],
+    ]);
+    expect(events.reduce((sum, e) => sum + e.event.balanceKopecks, 0)).toBe(net);
   });
 
-  test("when the provider refuses, the reserve is released and the payment stays SUCCESS", async () => {
-    // the acquirer never saw this session paid, so it refuses to refund it
+  test("a refund the acquirer declines is a FAILED refund; the hold goes back and the payment stays SUCCESS", async () => {
+    const { p, view } = await paidLongAgo("SBP");
+    await bank.sbp(view.sbp!.qrPayload, "pay");
+    const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
+    // The emulator's test rule: an amount ending in 13 kopecks is declined.
+    const declined = await refund(p.id, { amountKopecks: 10_013 });
+    expect(declined).toMatchObject({ status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined" });
+    expect(declined.completedAt).not.toBeNull();
+    expect(await get(p.id)).toEqual(p);
+    await eventually(async () => (await refundEventsOf(stack, p.id)).map((e) => e.subject).join() === "payments.refunds.FAILED");
+    await eventually(async () => (await balance()).availableKopecks === before.availableKopecks);
+    // Nothing was refunded, so all of it can still be.
+    expect(await refund(p.id)).toMatchObject({ amountKopecks: 200_000, status: "SUCCEEDED" });
+  });
+
+  test("when the acquirer refuses outright (it never saw the session paid), the refund is FAILED with its reason", async () => {
     const { p } = await paidLongAgo("CARD");
-    const net = p.amountKopecks - p.commissionKopecks;
-    const before = await eventually(async () => {
-      const b = await balance();
-      return b.availableKopecks >= net && b;
-    });
-    expect(await failure(stack.call(rpcs.payments.refund, { shopId: live.shopId, id: p.id }))).toEqual({
-      code: "CONFLICT",
-      message: "the payment provider declined the refund; nothing was refunded",
-    });
+    const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
+    const refused = await refund(p.id);
+    expect(refused).toMatchObject({ status: "FAILED", failureReason: "acquirer refused (409): Conflict" });
     expect((await get(p.id)).status).toBe("SUCCESS");
-    expect((await balance()).availableKopecks).toBe(before.availableKopecks);
+    await eventually(async () => (await balance()).availableKopecks === before.availableKopecks);
+  });
+
+  test("a balance that cannot cover the refund: 409 with the amounts, a FAILED refund on record, nothing taken", async () => {
+    const start = (await balance()).availableKopecks;
+    const { p } = await paidLongAgo("SBP");
+    const net = p.amountKopecks - p.commissionKopecks;
+    const { availableKopecks } = await availableAtLeast(start + net);
+    await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
+    const f = await failure(refund(p.id, { idempotencyKey: "too-early" }));
+    expect(f.code).toBe("CONFLICT");
+    expect(f.message).toStartWith(`the balance cannot cover the refund: refund of ${net} kopecks exceeds the available balance 0 kopecks`);
+    const [failed] = (await stack.call(rpcs.payments.listRefunds, { shopId: live.shopId, id: p.id })).items;
+    expect(failed).toMatchObject({ status: "FAILED", amountKopecks: p.amountKopecks });
+    expect(await get(p.id)).toEqual(p);
+    expect((await balance()).availableKopecks).toBe(0);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rpcs } from "@payaccept/contracts";
 import { ApiError, createClient, type PayacceptClient } from "../packages/sdk/src/index.ts";
 import { Stack } from "./harness/stack.ts";
 
@@ -69,17 +70,20 @@ describe("every endpoint, typed", () => {
 
 type Fault = "lose-request" | "lose-reply" | "replace-reply-with-502";
 
-/** Relays to the gateway; the next creations meet the given faults, everything else passes. */
-function relay(faults: Fault[]) {
+const isCreation = (method: string, path: string) => method === "POST" && path === "/api/v1/payments";
+
+/** Relays to the gateway; the next requests `faulty` picks (creations by default) meet the given faults, everything else passes. */
+function relay(faults: Fault[], faulty = isCreation) {
   const seen: string[] = [];
+  const keys: (string | null)[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const creation = req.method === "POST" && url.pathname === "/api/v1/payments";
       seen.push(`${req.method} ${url.pathname}${url.search}`);
-      const fault = creation ? faults.shift() : undefined;
+      if (req.method === "POST") keys.push(req.headers.get("idempotency-key"));
+      const fault = faulty(req.method, url.pathname) ? faults.shift() : undefined;
       if (fault === "lose-request") return new Response("bad gateway", { status: 502 });
       const headers = new Headers(req.headers);
       headers.delete("host");
@@ -93,7 +97,7 @@ function relay(faults: Fault[]) {
       return new Response(null, { status: 504 });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}/api`, seen, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}/api`, seen, keys, stop: () => server.stop(true) };
 }
 
 describe("recovery after an unknown outcome (spec §7), over a lossy link", () => {
@@ -128,5 +132,30 @@ describe("recovery after an unknown outcome (spec §7), over a lossy link", () =
     expect(r.payment.orderId).toBe(r.order);
     expect(r.all.items.map((p) => p.id)).toEqual([r.payment.id]);
     expect(r.seen.slice(0, 3)).toEqual(["POST /api/v1/payments", `GET /api/v1/payments?orderId=${r.order}`, "POST /api/v1/payments"]);
+  });
+});
+
+describe("a write whose answer is lost is retried under its Idempotency-Key and takes effect once", () => {
+  test("a partial refund: the retry gets the first refund back, the payment is refunded once", async () => {
+    const shop = await stack.createShop({ name: "SDK refunds", sandbox: true, methods: ["SBP"] });
+    const direct = createClient({ baseUrl: stack.gateway, apiKey: shop.apiKey });
+    const payment = await direct.createPayment({ orderId: orderId(), amountKopecks: 30_000 });
+    await stack.call(rpcs.payments.start, { id: payment.id, method: "SBP" });
+    await stack.call(rpcs.payments.sandboxOutcome, { id: payment.id, outcome: "SUCCESS" });
+
+    const refunds = `/api/v1/payments/${payment.id}/refunds`;
+    const link = relay(["lose-reply"], (method, path) => method === "POST" && path === refunds);
+    try {
+      const sdk = createClient({ baseUrl: link.url, apiKey: shop.apiKey, timeoutMs: 2000, retryDelayMs: 10 });
+      const refund = await sdk.createRefund(payment.id, { amountKopecks: 10_000, reason: "lost answer" });
+      expect(refund).toMatchObject({ paymentId: payment.id, amountKopecks: 10_000, status: "SUCCEEDED" });
+      expect(link.seen).toEqual([`POST ${refunds}`, `POST ${refunds}`]);
+      expect(link.keys[0]).toBeTruthy();
+      expect(link.keys[1]).toBe(link.keys[0]!);
+      expect((await direct.listRefunds(payment.id)).items.map((r) => r.id)).toEqual([refund.id]);
+      expect(await direct.getPayment(payment.id)).toMatchObject({ status: "SUCCESS", refundedKopecks: 10_000 });
+    } finally {
+      link.stop();
+    }
   });
 });

@@ -98,7 +98,7 @@ async function ensureDemoShop(): Promise<z.infer<typeof DemoShop>> {
     const saved = DemoShop.safeParse(JSON.parse(readFileSync(file, "utf8")));
     if (saved.success) return saved.data;
   }
-  const nc = await connectBus(natsUrl!, "launcher", log);
+  const nc = await connectBus(natsUrl!, "launcher", log, cfg);
   try {
     const shop = await call(nc, rpcs.directory.createShop, { name: "Demo shop", sandbox: true }, 10000);
     const dashboardPassword = randomToken(12);

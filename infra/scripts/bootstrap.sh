@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the stack needs on a fresh Debian/Ubuntu machine that has only Node.js and npm:
 # Bun (from npm), nats-server (Debian package, when root), the workspace's packages, and with
-# --test also Debian's chromium for the browser tests. Idempotent: does nothing that is done.
+# --test also Debian's chromium for the browser tests and postgresql for the store tests.
+# Idempotent: does nothing that is done.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 want_test=0
@@ -33,6 +34,8 @@ fi
 if [ $want_test = 1 ]; then
   [ -x /usr/bin/chromium ] || apt_install chromium
   command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
+  # The tests start throwaway PostgreSQL servers from Debian's binaries (tests/harness/postgres.ts).
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install postgresql
 fi
 say "bun install"
 bun install --frozen-lockfile >/dev/null 2>&1 || bun install

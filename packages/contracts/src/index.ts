@@ -7,6 +7,8 @@ export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./card.ts";
+export * from "./receipts.ts";
+export * from "./cash-register.ts";
 export * from "./idempotency.ts";
 export * from "./payments-query.ts";
 export * from "./operations.ts";

@@ -52,6 +52,7 @@ describe("buildOpenApiDocument", () => {
       "/v1/payments",
       "/v1/payments/{id}",
       "/v1/payments/{id}/cancel",
+      "/v1/payments/{id}/receipts",
       "/v1/payments/{id}/refunds",
       "/v1/payments/{id}/webhooks",
       "/v1/payouts",
@@ -71,6 +72,13 @@ describe("buildOpenApiDocument", () => {
         expect({ path, method, replayed: "Idempotent-Replayed" in (success.headers ?? {}) }).toEqual({ path, method, replayed: expected });
       }
     }
+  });
+
+  test("a refund's body may be left out: everything left is refunded", () => {
+    expect(op("/v1/payments/{id}/refunds", "post").requestBody).toEqual({
+      required: false,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/CreateRefundRequest" } } },
+    });
   });
 
   test("every operation needs X-Api-Key", () => {

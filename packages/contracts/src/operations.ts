@@ -21,6 +21,7 @@ import {
 } from "./api.ts";
 import { PaymentsQuery } from "./payments-query.ts";
 import { PAYMENT_STATUSES } from "./primitives.ts";
+import { ReceiptList } from "./receipts.ts";
 
 /**
  * Every operation of the merchant API (spec §4 and docs/gateway.md), defined once: the gateway
@@ -136,6 +137,19 @@ export const operations = defineOperations({
     params: paymentId,
     success: { status: 200, description: "The canceled payment.", schema: Payment },
     refusals: ["NotFound", "Conflict"],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  listPaymentReceipts: {
+    method: "get",
+    path: "/v1/payments/{id}/receipts",
+    tag: "Payments",
+    summary: "List a payment's fiscal receipts",
+    description:
+      "The sale receipt and every refund receipt of the payment, oldest first; empty when it was created without a receipt or is not paid yet. A receipt appears within seconds of the event and turns REGISTERED once the cash register confirms it.",
+    params: paymentId,
+    success: { status: 200, description: "The receipts.", schema: ReceiptList },
+    refusals: ["NotFound"],
     rateLimit: "perMethod",
     callTimeout: "rpc",
   },

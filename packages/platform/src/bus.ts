@@ -1,6 +1,7 @@
-import { connect, headers, type Msg, type NatsConnection, type Subscription } from "@nats-io/transport-node";
+import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
 import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
+import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
@@ -11,17 +12,22 @@ const NATS_WAIT_WARNINGS = { firstMs: 3_000, everyMs: 10_000 };
 
 /**
  * Connects and keeps reconnecting forever; a service started before NATS waits for it, saying so
- * (with the servers it tries) within seconds and then every few seconds, never in silence.
+ * (with the servers it tries) within seconds and then every few seconds, never in silence. A server
+ * that stops answering (a frozen host, a partition) is given up after NATS_MAX_PINGS_OUT missed
+ * pings and the next dial goes to another server (docs/operations.md, "Several hosts").
  */
-export async function connectBus(url: string, name: string, log: Logger): Promise<NatsConnection> {
+export async function connectBus(url: string, name: string, log: Logger, tuning: BusTuning = defaultBusTuning()): Promise<NatsConnection> {
   const connecting = connect({
     servers: url.split(","),
     name,
     maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
+    reconnectTimeWait: tuning.NATS_RECONNECT_WAIT,
     waitOnFirstConnect: true,
-    pingInterval: 5000,
-    maxPingOut: 2,
+    pingInterval: tuning.NATS_PING_INTERVAL,
+    maxPingOut: tuning.NATS_MAX_PINGS_OUT,
+    timeout: tuning.NATS_CONNECT_TIMEOUT,
+    noRandomize: tuning.NATS_SERVER_ORDER === "given",
+    reconnectToServer: anotherServerFirst,
     // An Error made up front for every request's stack trace: ~5 % of the gateway's CPU. A failed
     // call becomes a DomainError naming the subject anyway.
     noAsyncTraces: true,
@@ -31,11 +37,25 @@ export async function connectBus(url: string, name: string, log: Logger): Promis
   );
   (async () => {
     for await (const s of nc.status()) {
-      if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error") log.warn({ nats: s.type }, "nats status");
+      if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
+        log.warn({ nats: s.type, server: "server" in s ? s.server : undefined }, "nats status");
+      }
     }
   })().catch(() => {});
   return nc;
 }
+
+/**
+ * Which server to dial: never the one dialed last while there is another. nats.js would otherwise
+ * start its first reconnect with the server it was connected to (its rotation begins only after
+ * it), and a frozen server accepts the TCP connection and then sends nothing, so the whole dial
+ * timeout was spent on it. The one dialed last is the one just lost (or the one that just failed).
+ */
+export const anotherServerFirst: ReconnectToServerHandler = (pool) => {
+  const last = pool.reduce((a, b) => (b.lastConnect > a.lastConnect ? b : a), pool[0]!);
+  if (last.lastConnect === 0 || pool[0]!.listen !== last.listen) return null;
+  return pool.find((s) => s.listen !== last.listen) ?? null;
+};
 
 /** True while the connection is up; follows disconnects and reconnects, for /readyz. */
 export function connectionUp(nc: NatsConnection): () => boolean {
@@ -65,22 +85,26 @@ export function requestIdOf(msg: Msg): string | undefined {
   return id && REQUEST_ID.test(id) ? id : undefined;
 }
 
+
+/**
+ * Header of every request: the caller's clock time (epoch ms) after which it no longer waits for
+ * the reply. A request can outlive its caller's patience inside a hung NATS node and be delivered
+ * when the node resumes, many seconds after the caller answered 503; serve() drops such a request
+ * instead of acting on it, so an error answer is never followed by a late effect.
+ */
+export const DEADLINE_HEADER = "Payaccept-Deadline";
+
 /** The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). */
 async function request(nc: NatsConnection, subject: string, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+  const h = headers();
+  h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+  if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
   try {
-    // One header, set only when there is an id: the request stays a plain PUB otherwise.
-    const opts = requestId === undefined ? { timeout: timeoutMs } : { timeout: timeoutMs, headers: requestIdHeader(requestId) };
-    return (await nc.request(subject, encodeJson(payload), opts)).data as Uint8Array<ArrayBuffer>;
+    return (await nc.request(subject, encodeJson(payload), { timeout: timeoutMs, headers: h })).data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("UNAVAILABLE", `${subject.split(".")[0]} service unavailable`);
   }
-}
-
-function requestIdHeader(requestId: string) {
-  const h = headers();
-  h.set(REQUEST_ID_HEADER, requestId);
-  return h;
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
@@ -137,6 +161,11 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   return encodeJson((reply as { data: unknown }).data);
 }
 
+function pastDeadline(msg: Msg): boolean {
+  const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
+  return deadline > 0 && Date.now() > deadline;
+}
+
 /** What serve() started on a connection: its subscriptions and the handlers still running. */
 type Serving = { subs: Set<Subscription>; running: Set<Promise<void>> };
 const serving = new WeakMap<NatsConnection, Serving>();
@@ -166,6 +195,12 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
     if (msg.reply) msg.respond(encodeJson(body));
   };
   const handle = async (msg: Msg, started: number) => {
+    if (pastDeadline(msg)) {
+      // Nobody waits for the reply any more: acting now would be an effect after an error answer.
+      rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
+      opts.log.warn({ subject: rpc.subject, deadline: msg.headers?.get(DEADLINE_HEADER) }, "request arrived after its caller's deadline; dropped");
+      return;
+    }
     let input: unknown;
     try {
       input = decodeJson(msg.data);

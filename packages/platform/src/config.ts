@@ -26,7 +26,29 @@ export const commonEnv = {
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(300_000).default(10_000),
   /** Timeout of every NATS request a service makes, in milliseconds. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(3000),
+  ...busEnv(),
 };
+
+/**
+ * How the NATS connection notices a hung server and moves on (docs/operations.md, "Several
+ * hosts"): a server that answers no ping for NATS_MAX_PINGS_OUT intervals is given up, and a
+ * server that sends no handshake within NATS_CONNECT_TIMEOUT is passed over for the next one.
+ * A declaration, so that commonEnv above can spread it.
+ */
+function busEnv() {
+  return {
+    NATS_PING_INTERVAL: duration("1s"),
+    NATS_MAX_PINGS_OUT: z.coerce.number().int().min(1).max(10).default(2),
+    NATS_CONNECT_TIMEOUT: duration("2s"),
+    NATS_RECONNECT_WAIT: duration("250ms"),
+    /** random spreads the clients over the nodes; given tries them in NATS_URL's order (the nearest first). */
+    NATS_SERVER_ORDER: z.enum(["random", "given"]).default("random"),
+  };
+}
+
+export type BusTuning = z.output<z.ZodObject<ReturnType<typeof busEnv>>>;
+/** The tuning of a process that reads no configuration of its own (bench servers). */
+export const defaultBusTuning = (): BusTuning => parseConfig(busEnv(), {});
 
 export const port = (dflt: number) => z.coerce.number().int().min(0).max(65535).default(dflt);
 export const flag = (dflt: boolean) =>
@@ -34,9 +56,9 @@ export const flag = (dflt: boolean) =>
     .enum(["0", "1", "true", "false", ""])
     .default(dflt ? "1" : "0")
     .transform((v) => v === "1" || v === "true");
-/** Durations like 500ms, 20s, 20m, 2h, 1d, or plain milliseconds. */
-export const duration = (dflt: string) =>
-  z
+/** Durations like 500ms, 20s, 20m, 2h, 1d, or plain milliseconds. A declaration: commonEnv uses it above. */
+export function duration(dflt: string) {
+  return z
     .string()
     .default(dflt)
     .transform((v, ctx) => {
@@ -47,6 +69,7 @@ export const duration = (dflt: string) =>
       }
       return ms;
     });
+}
 
 /** "1m,5m,30m" → [60000, 300000, 1800000]; empty means none. */
 export const durationList = (dflt: string) =>
@@ -83,20 +106,25 @@ export function parseDuration(v: string): number | null {
 
 export class ConfigError extends Error {}
 
-/** Parses the environment against the shape; throws ConfigError naming every bad variable. */
-export function parseConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env) {
+/** A rule over several variables: the problems it finds, each naming the variables, or none. */
+export type ConfigCheck<T extends z.ZodRawShape> = (cfg: z.output<z.ZodObject<T>>) => string[];
+
+/** Parses the environment against the shape (then the check); throws ConfigError naming every bad variable. */
+export function parseConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env, check?: ConfigCheck<T>) {
   const result = z.object(shape).safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`invalid configuration: ${lines.join("; ")}`);
   }
+  const problems = check?.(result.data) ?? [];
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join("; ")}`);
   return result.data;
 }
 
 /** parseConfig for a service's main: prints one clear line and exits instead of a stack trace. */
-export function loadConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env) {
+export function loadConfig<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined> = process.env, check?: ConfigCheck<T>) {
   try {
-    return parseConfig(shape, env);
+    return parseConfig(shape, env, check);
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(e.message);

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { delay, http, HttpResponse, type HttpResponseResolver } from "msw";
 import { setupServer } from "msw/node";
-import { ApiError, createClient, NetworkError } from "./client.ts";
+import { createClient } from "./client.ts";
+import { ApiError, NetworkError } from "./errors.ts";
 
 /**
  * From the client's point of view the API is third-party HTTP, so msw stands in for it here;
@@ -14,7 +15,7 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 const client = (extra: Partial<Parameters<typeof createClient>[0]> = {}) =>
-  createClient({ baseUrl: `${BASE}/`, apiKey: "key-1", recoveryDelayMs: 1, ...extra });
+  createClient({ baseUrl: `${BASE}/`, apiKey: "key-1", recoveryDelayMs: 1, retryDelayMs: 1, ...extra });
 
 const payment = (over: Record<string, unknown> = {}) => ({
   id: "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e",
@@ -165,14 +166,14 @@ describe("createPayment", () => {
 describe("errors", () => {
   test("429 carries Retry-After and may lack the error name", async () => {
     server.use(http.get(`${BASE}/v1/balance`, () => error(429, "Too many requests", { "Retry-After": "17" })));
-    const err = await client().getBalance().catch((e) => e);
+    const err = await client({ maxRetries: 0 }).getBalance().catch((e) => e);
     expect(err).toMatchObject({ statusCode: 429, retryAfter: 17, error: undefined, messages: ["Too many requests"] });
   });
 
   test("Retry-After as an HTTP date becomes seconds from now", async () => {
     const at = new Date(Date.now() + 120_000).toUTCString();
     server.use(http.get(`${BASE}/v1/balance`, () => error(429, "slow down", { "Retry-After": at })));
-    const err = await client().getBalance().catch((e) => e);
+    const err = await client({ maxRetries: 0 }).getBalance().catch((e) => e);
     expect(err.retryAfter).toBeGreaterThan(100);
     expect(err.retryAfter).toBeLessThanOrEqual(120);
   });

@@ -1,18 +1,29 @@
-import type { Balance, CreatePaymentInput, Payment, PaymentListPage, PaymentStatus } from "@payaccept/contracts";
+import type {
+  Balance,
+  CreatePaymentInput,
+  CreatePayoutRequest,
+  CreateRefundRequest,
+  Payment,
+  PaymentListPage,
+  PaymentStatus,
+  Payout,
+  PayoutList,
+  ReceiptList,
+  Refund,
+  RefundList,
+  TestWebhookResult,
+  WebhookDelivery,
+  WebhookDeliveryList,
+} from "@payaccept/contracts";
+import { ApiError, PayacceptError } from "./errors.ts";
+import { askedToWait, createTransport, sleep, transient, type Call, type TransportOptions } from "./transport.ts";
 
 /**
  * The merchant's typed client for the payment-acceptance API. It depends on nothing of ours at
- * run time (the contracts are imported for their types only), so it can be vendored as is.
+ * run time (the contracts are imported for their types only), so it builds to plain JavaScript.
  */
 
-export type ClientOptions = {
-  /** The API base address with its `/api` prefix, e.g. `https://pay.example.com/api`. */
-  baseUrl: string;
-  apiKey: string;
-  /** Defaults to the global fetch. */
-  fetch?: typeof fetch;
-  /** A request not answered in full within this time counts as a lost response. Default 10 000. */
-  timeoutMs?: number;
+export type ClientOptions = TransportOptions & {
   /** Look-up-then-create rounds createPayment makes after an unknown outcome. Default 3. */
   recoveryAttempts?: number;
   /** Pause before the first round, doubled each round; a longer Retry-After wins. Default 250. */
@@ -24,118 +35,79 @@ export type ListPaymentsParams = {
   to?: Date | string;
   status?: PaymentStatus | PaymentStatus[];
   page?: number;
+  /** 1..100, default 20 (the iterator asks for 100). */
   limit?: number;
 };
 
-/** Every failure the client reports. */
-export abstract class PayacceptError extends Error {
-  /** HTTP status, or null when no response arrived. */
-  abstract readonly statusCode: number | null;
-  /** Seconds the server asked to wait (429), else null. */
-  abstract readonly retryAfter: number | null;
+export type ListPayoutsParams = {
+  /** 1..100. */
+  limit?: number;
+  /** A payout id from the previous page: the page continues after it. */
+  startingAfter?: string;
+};
 
-  constructor(
-    message: string,
-    /** The server's X-Request-Id, else the one this client sent: quote it to support. */
-    readonly requestId: string,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-
-  /** True when the request may or may not have taken effect (a 5xx, or no response at all). */
-  get outcomeUnknown(): boolean {
-    return this.statusCode === null || this.statusCode >= 500;
-  }
-}
-
-/** The server answered with an error (spec §2.6, §7). */
-export class ApiError extends PayacceptError {
-  constructor(
-    readonly statusCode: number,
-    /** Every reason the server gave (validation errors list all problems). */
-    readonly messages: string[],
-    /** Short status name; absent in some responses, such as 429. */
-    readonly error: string | undefined,
-    requestId: string,
-    readonly retryAfter: number | null,
-  ) {
-    super(messages.join("; ") || `HTTP ${statusCode}`, requestId);
-  }
-}
-
-/** No usable response: connection failure, timeout, or a body that is not the API's JSON. */
-export class NetworkError extends PayacceptError {
-  readonly statusCode = null;
-  readonly retryAfter = null;
-}
+export type WriteOptions = {
+  /**
+   * Sent as the Idempotency-Key header (1–64 printable ASCII characters). Give your own, derived
+   * from your operation (say `refund-<orderId>-1`), to make a retry after a crash of your process
+   * safe too; without one the client makes one per call and uses it on each of its retries.
+   */
+  idempotencyKey?: string;
+};
 
 export type PayacceptClient = ReturnType<typeof createClient>;
 
+const ITERATOR_PAGE_SIZE = 100;
+
 export function createClient(options: ClientOptions) {
-  const base = options.baseUrl.replace(/\/+$/, "");
-  const doFetch = options.fetch ?? fetch;
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const { send } = createTransport(options);
   const recoveryAttempts = options.recoveryAttempts ?? 3;
   const recoveryDelayMs = options.recoveryDelayMs ?? 250;
 
-  async function request<T>(method: "GET" | "POST", path: string, init: { query?: Record<string, string>; json?: unknown } = {}): Promise<T> {
-    const sentId = crypto.randomUUID();
-    const url = new URL(base + path);
-    for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-    const headers: Record<string, string> = { "X-Api-Key": options.apiKey, "X-Request-Id": sentId, Accept: "application/json" };
-    if (init.json !== undefined) headers["Content-Type"] = "application/json";
-    let res: Response;
-    let text: string;
-    try {
-      res = await doFetch(url, {
-        method,
-        headers,
-        body: init.json === undefined ? undefined : JSON.stringify(init.json),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      // Reading the body is part of the exchange: a connection lost here is a lost response too.
-      text = await res.text();
-    } catch (cause) {
-      throw new NetworkError(`${method} ${path}: no response (${(cause as Error).message})`, sentId, { cause });
-    }
-    const requestId = res.headers.get("x-request-id") ?? sentId;
-    const body = parseJson(text);
-    if (!res.ok) throw apiError(res, body, requestId);
-    if (body === undefined) throw new NetworkError(`${method} ${path}: HTTP ${res.status} without a JSON body`, requestId);
-    return body as T;
-  }
+  const keyOf = (opts: WriteOptions) => opts.idempotencyKey ?? crypto.randomUUID();
+  /** A POST with an idempotency key, so that it is safe to repeat. */
+  const write = <T>(path: string, json: unknown, opts: WriteOptions = {}) => send<T>({ method: "POST", path, json, idempotencyKey: keyOf(opts) });
 
-  const findPaymentByOrderId = async (orderId: string): Promise<Payment | null> => {
+  const lookup = async (orderId: string, retried: boolean): Promise<Payment | null> => {
+    const call: Call = { method: "GET", path: "/v1/payments", query: { orderId } };
     try {
-      return await request<Payment>("GET", "/v1/payments", { query: { orderId } });
+      return await send<Payment>(call, retried ? transient : () => false);
     } catch (e) {
       if (e instanceof ApiError && e.statusCode === 404) return null;
       throw e;
     }
   };
 
-  const postPayment = (req: CreatePaymentInput) => request<Payment>("POST", "/v1/payments", { json: req });
+  const listPayments = (params: ListPaymentsParams = {}) => send<PaymentListPage>({ method: "GET", path: "/v1/payments", query: listQuery(params) });
 
-  /** A 409 on a repeated creation means an earlier attempt did land after all: that payment is ours. */
-  const createOrAdopt = (req: CreatePaymentInput) =>
-    postPayment(req).catch(async (e) => {
-      const landed = e instanceof ApiError && e.statusCode === 409 ? await findPaymentByOrderId(req.orderId) : null;
-      if (landed) return landed;
-      throw e;
-    });
+  const listPayouts = (params: ListPayoutsParams = {}) => {
+    const query: Record<string, string> = {};
+    if (params.limit !== undefined) query.limit = String(params.limit);
+    if (params.startingAfter !== undefined) query.startingAfter = params.startingAfter;
+    return send<PayoutList>({ method: "GET", path: "/v1/payouts", query });
+  };
+
+  const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
 
   return {
     /**
      * Creates a payment. After a 5xx or a lost response the outcome is unknown, so it follows the
      * spec's recovery (§7): look the payment up by orderId, use it if found, else create it again
-     * with the same orderId, which the server never turns into a second payment.
+     * with the same orderId (and the same Idempotency-Key), which never makes a second payment.
+     * A 429, or a 409 asking to wait, is waited out and retried like any other call.
      */
-    async createPayment(req: CreatePaymentInput): Promise<Payment> {
+    async createPayment(req: CreatePaymentInput, opts: WriteOptions = {}): Promise<Payment> {
+      const call: Call = { method: "POST", path: "/v1/payments", json: req, idempotencyKey: keyOf(opts) };
+      // A 409 on a repeated creation means an earlier attempt did land after all: that payment is ours.
+      const createOrAdopt = () =>
+        send<Payment>(call, () => false).catch(async (e) => {
+          const landed = e instanceof ApiError && e.statusCode === 409 ? await lookup(req.orderId, false) : null;
+          if (landed) return landed;
+          throw e;
+        });
       let last: PayacceptError;
       try {
-        return await postPayment(req);
+        return await send<Payment>(call, askedToWait);
       } catch (e) {
         if (!(e instanceof PayacceptError && e.outcomeUnknown)) throw e;
         last = e;
@@ -143,27 +115,79 @@ export function createClient(options: ClientOptions) {
       for (let round = 0; round < recoveryAttempts; round++) {
         await sleep(Math.max(recoveryDelayMs * 2 ** round, (last.retryAfter ?? 0) * 1000));
         try {
-          return (await findPaymentByOrderId(req.orderId)) ?? (await createOrAdopt(req));
+          return (await lookup(req.orderId, false)) ?? (await createOrAdopt());
         } catch (e) {
-          // Throttling during recovery does not settle anything either: wait and look again.
-          if (!(e instanceof PayacceptError && (e.outcomeUnknown || e.statusCode === 429))) throw e;
+          // Throttling, or the first try still in progress, settles nothing either: wait and look again.
+          if (!(e instanceof PayacceptError && transient(e))) throw e;
           last = e;
         }
       }
       throw last;
     },
 
-    getPayment: (id: string) => request<Payment>("GET", `/v1/payments/${encodeURIComponent(id)}`),
+    getPayment: (id: string) => send<Payment>({ method: "GET", path: paymentPath(id) }),
 
     /** The payment with this order number, or null when the shop has none. */
-    findPaymentByOrderId,
+    findPaymentByOrderId: (orderId: string) => lookup(orderId, true),
 
-    listPayments: (params: ListPaymentsParams = {}) => request<PaymentListPage>("GET", "/v1/payments", { query: listQuery(params) }),
+    listPayments,
+
+    /**
+     * Every payment matching the filter, page after page (oldest first, as the API orders them).
+     * A payment that leaves a status filter while the pages are read can shift a later page:
+     * filter by time, not by a status that may change, when completeness matters.
+     */
+    async *iteratePayments(params: Omit<ListPaymentsParams, "page"> = {}): AsyncGenerator<Payment> {
+      const seen = new Set<string>();
+      for (let page = 1; ; page++) {
+        const result = await listPayments({ limit: ITERATOR_PAGE_SIZE, ...params, page });
+        for (const payment of result.items) {
+          if (seen.has(payment.id)) continue;
+          seen.add(payment.id);
+          yield payment;
+        }
+        if (result.items.length === 0 || page * result.pageSize >= result.total) return;
+      }
+    },
 
     /** Cancels a payment the buyer has not started paying; repeating it is harmless. */
-    cancelPayment: (id: string) => request<Payment>("POST", `/v1/payments/${encodeURIComponent(id)}/cancel`),
+    cancelPayment: (id: string, opts?: WriteOptions) => write<Payment>(`${paymentPath(id)}/cancel`, undefined, opts),
 
-    getBalance: () => request<Balance>("GET", "/v1/balance"),
+    getBalance: () => send<Balance>({ method: "GET", path: "/v1/balance" }),
+
+    /** Refunds a SUCCESS payment, in full by default or partly; several partial refunds may follow each other. */
+    createRefund: (paymentId: string, req: CreateRefundRequest = {}, opts?: WriteOptions) => write<Refund>(`${paymentPath(paymentId)}/refunds`, req, opts),
+
+    listRefunds: (paymentId: string) => send<RefundList>({ method: "GET", path: `${paymentPath(paymentId)}/refunds` }),
+
+    /** Pays out of the available balance to the account's bank details. */
+    createPayout: (req: CreatePayoutRequest, opts?: WriteOptions) => write<Payout>("/v1/payouts", req, opts),
+
+    listPayouts,
+
+    /** Every payout of the account, newest first, following the pages' cursor. */
+    async *iteratePayouts(params: Omit<ListPayoutsParams, "startingAfter"> = {}): AsyncGenerator<Payout> {
+      let startingAfter: string | undefined;
+      for (;;) {
+        const page = await listPayouts({ limit: ITERATOR_PAGE_SIZE, ...params, startingAfter });
+        yield* page.items;
+        startingAfter = page.items.at(-1)?.id;
+        if (!page.hasMore || startingAfter === undefined) return;
+      }
+    },
+
+    /** The payment's webhook deliveries, with every attempt. */
+    listPaymentWebhooks: (paymentId: string) => send<WebhookDeliveryList>({ method: "GET", path: `${paymentPath(paymentId)}/webhooks` }),
+
+    /** Sends a delivery again: same body, fresh signatures, a new series of attempts. */
+    resendWebhookDelivery: (deliveryId: string, opts?: WriteOptions) =>
+      write<WebhookDelivery>(`/v1/webhooks/deliveries/${encodeURIComponent(deliveryId)}/resend`, undefined, opts),
+
+    /** Sends a test notification to the shop's webhook URL now and reports how it went. */
+    sendTestWebhook: (opts?: WriteOptions) => write<TestWebhookResult>("/v1/webhooks/test", undefined, opts),
+
+    /** The payment's fiscal receipts (sale, refunds), oldest first: docs/receipts.md. */
+    listReceipts: (paymentId: string) => send<ReceiptList>({ method: "GET", path: `${paymentPath(paymentId)}/receipts` }),
   };
 }
 
@@ -177,28 +201,3 @@ function listQuery(p: ListPaymentsParams): Record<string, string> {
   if (p.limit !== undefined) q.limit = String(p.limit);
   return q;
 }
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function apiError(res: Response, body: unknown, requestId: string): ApiError {
-  const b = (typeof body === "object" && body !== null ? body : {}) as { message?: unknown; error?: unknown };
-  const messages = Array.isArray(b.message) ? b.message.map(String) : typeof b.message === "string" ? [b.message] : [];
-  return new ApiError(res.status, messages, typeof b.error === "string" ? b.error : undefined, requestId, retryAfterSeconds(res.headers.get("retry-after")));
-}
-
-/** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-function retryAfterSeconds(header: string | null): number | null {
-  if (header === null || header.trim() === "") return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, Math.ceil(seconds));
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -20,7 +20,7 @@ lifecycle.onClose("store", () => store.close());
 const settled = settlePendingPayouts(store, clock());
 if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
 
-const nc = await connectBus(resolveNatsUrl(cfg), "balance", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "balance", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
 const consumer = await consumeEvents(

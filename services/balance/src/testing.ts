@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
-import { paymentEventId, paymentEventSubject, refundEventId, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
+import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
@@ -109,4 +109,9 @@ export function thrownBy(fn: () => unknown): unknown {
 /** Publishes an event as the payments outbox relay does: subject by status, Nats-Msg-Id <paymentId>:<status> unless given. */
 export function publishPaymentEvent(js: JetStreamClient, event: PaymentEvent, msgID = event.eventId): Promise<PubAck> {
   return js.publish(paymentEventSubject(event.status), JSON.stringify(event), { msgID, timeout: 5000 });
+}
+
+/** Publishes a refund's end as the payments outbox relay does: subject by status, Nats-Msg-Id refund:<refundId>. */
+export function publishRefundEvent(js: JetStreamClient, event: RefundEvent): Promise<PubAck> {
+  return js.publish(refundEventSubject(event.status), JSON.stringify(event), { msgID: event.eventId, timeout: 5000 });
 }

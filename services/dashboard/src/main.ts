@@ -38,7 +38,7 @@ lifecycle.onClose("store", () => db.sqlite.close());
 const store = new DirectoryStore(db);
 const userStore = new UserStore(db);
 
-const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
 const publisher = new KvPublisher(store, () => openDirectoryBucket(nc), log);

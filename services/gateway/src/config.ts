@@ -1,16 +1,19 @@
 import type { ApiFacts } from "@payaccept/contracts";
-import { commonEnv, duration, port, trustedProxies, webhookDeliveryEnv } from "@payaccept/platform";
+import { commonEnv, duration, port, trustedProxies, webhookDeliveryEnv, type ConfigCheck } from "@payaccept/platform";
 import { z } from "zod";
+import { MAX_REPLICA_OVERSHOOT, replicaShare, sharesFit } from "./http/rate-limiter.ts";
 
 const perMinute = (dflt: number) => z.coerce.number().int().min(1).max(1_000_000).default(dflt);
 
 export const gatewayEnv = {
   ...commonEnv,
   GATEWAY_PORT: port(3000),
-  /** Spec §8, per gateway replica (see docs/gateway.md for sizing with several replicas). */
+  /** Spec §8, totals over GATEWAY_REPLICAS replicas behind an even balancer (docs/gateway.md). */
   RATE_LIMIT_PER_METHOD: perMinute(600),
   RATE_LIMIT_BALANCE: perMinute(60),
   RATE_LIMIT_PER_IP: perMinute(2000),
+  /** Gateway replicas sharing the load evenly: each enforces ⌈limit / N⌉ of every limit. */
+  GATEWAY_REPLICAS: z.coerce.number().int().min(1).max(1000).default(1),
   /** Comma-separated CIDRs of our own reverse proxies; only then is X-Forwarded-For read. */
   TRUSTED_PROXIES: trustedProxies(),
   /** Bound of the test webhook, which waits for the merchant's receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
@@ -31,3 +34,13 @@ export const apiFacts = (cfg: GatewayConfig): ApiFacts => ({
   webhookTimeoutMs: cfg.WEBHOOK_TIMEOUT_MS,
   webhookRetryDelaysMs: cfg.WEBHOOK_RETRY_DELAYS,
 });
+
+const LIMITS = ["RATE_LIMIT_PER_METHOD", "RATE_LIMIT_BALANCE", "RATE_LIMIT_PER_IP"] as const;
+
+/** N replicas' rounded-up shares of a small limit can overshoot it by far: such a pairing is refused. */
+export const limitsFitReplicas: ConfigCheck<typeof gatewayEnv> = (cfg) =>
+  LIMITS.filter((name) => !sharesFit(cfg[name], cfg.GATEWAY_REPLICAS)).map(
+    (name) =>
+      `${name}=${cfg[name]} over GATEWAY_REPLICAS=${cfg.GATEWAY_REPLICAS}: shares of ${replicaShare(cfg[name], cfg.GATEWAY_REPLICAS)} ` +
+      `add up to more than ${MAX_REPLICA_OVERSHOOT * 100} % over the limit; raise the limit or use fewer replicas`,
+  );

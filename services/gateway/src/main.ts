@@ -11,7 +11,7 @@ import {
   openIdempotencyBucket,
   resolveNatsUrl,
 } from "@payaccept/platform";
-import { apiFacts, gatewayEnv, MAX_BODY_BYTES } from "./config.ts";
+import { apiFacts, gatewayEnv, limitsFitReplicas, MAX_BODY_BYTES } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { IdempotencyClaims } from "./idempotency/claims.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
@@ -21,11 +21,11 @@ import { openApiRoutes } from "./routes/openapi.ts";
 /** Keys tracked per limiter (≈100 bytes each). */
 const RATE_LIMIT_MAX_KEYS = 100_000;
 
-const cfg = loadConfig(gatewayEnv);
+const cfg = loadConfig(gatewayEnv, process.env, limitsFitReplicas);
 const log = createLogger("gateway", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 
-const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
@@ -35,7 +35,8 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
 );
 
-const perMinute = (limit: number) => new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS });
+const perMinute = (limit: number) =>
+  new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
 const app = createServiceApp(log, { nats: connectionUp(nc) });
 app.route("/api", openApiRoutes(apiFacts(cfg)));
 app.route(

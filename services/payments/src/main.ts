@@ -21,7 +21,7 @@ import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
-import { registerOutboxGauges } from "./metrics.ts";
+import { refundsEnded, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
@@ -41,7 +41,7 @@ const life = new Lifecycle(log);
 const store = openPaymentsStore(join(resolve(cfg.DATA_DIR), "payments.db"));
 life.onClose("store", () => store.sqlite.close());
 
-const nc = await connectBus(resolveNatsUrl(cfg), "payments", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "payments", log, cfg);
 life.onClose("nats", () => nc.drain());
 const natsUp = connectionUp(nc);
 await ensurePaymentsStream(nc);
@@ -61,8 +61,10 @@ const announce = announceTransitions(log, () => relay.wake());
 const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
 const refunds = createRefundsRepo(store, repo, ({ refund, requestId }) => {
   log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+  refundsEnded.inc({ status: refund.status });
   relay.wake();
 });
+registerRefundGauges(refunds);
 const deps: PaymentsDeps = {
   repo,
   refunds,

@@ -1,5 +1,6 @@
 import { prom, registry } from "@payaccept/platform";
 import type { OutboxRepo } from "./store/outbox-repo.ts";
+import type { RefundsRepo } from "./store/refunds-repo.ts";
 
 export const transitionsTotal = new prom.Counter({
   name: "payments_transitions_total",
@@ -27,6 +28,37 @@ export function registerOutboxGauges(outbox: OutboxRepo): void {
     registers: [registry],
     collect() {
       const { oldest } = outbox.backlog();
+      this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
+    },
+  });
+}
+
+export const refundsEnded = new prom.Counter({
+  name: "payments_refunds_ended_total",
+  help: "Refunds that ended, by status (SUCCEEDED, FAILED)",
+  labelNames: ["status"] as const,
+  registers: [registry],
+});
+
+/**
+ * PENDING refunds, read at scrape time: one that stays PENDING well past REFUND_RETRY_MS means the
+ * balance or the acquirer has not answered its retries (the money is safe, but the refund waits).
+ */
+export function registerRefundGauges(refunds: RefundsRepo): void {
+  new prom.Gauge({
+    name: "payments_refunds_pending",
+    help: "Refunds not yet ended",
+    registers: [registry],
+    collect() {
+      this.set(refunds.pending().count);
+    },
+  });
+  new prom.Gauge({
+    name: "payments_refunds_oldest_pending_age_seconds",
+    help: "Age of the oldest PENDING refund (0 when none)",
+    registers: [registry],
+    collect() {
+      const { oldest } = refunds.pending();
       this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
     },
   });

@@ -12,7 +12,7 @@ const lifecycle = new Lifecycle(log);
 const secureCookies = new URL(cfg.PUBLIC_PAYPAGE_URL).protocol === "https:";
 
 const assets = await buildAssets({ stylesheet: join(import.meta.dir, "assets/pay.css"), script: join(import.meta.dir, "client/pay.ts") });
-const nc = await connectBus(resolveNatsUrl(cfg), "paypage", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "paypage", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 const feed = new StatusFeed(nc, log);
 const closing = new AbortController();

@@ -38,7 +38,7 @@ const now = () => Date.now();
 const store = openDeliveryStore(join(cfg.DATA_DIR, "webhooks.db"));
 lifecycle.onClose("store", () => store.close());
 
-const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log);
+const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);

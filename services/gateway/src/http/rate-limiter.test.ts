@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { SlidingWindowLimiter } from "./rate-limiter.ts";
+import { replicaShare, sharesFit, SlidingWindowLimiter } from "./rate-limiter.ts";
 
 function limiter(limit: number, maxKeys = 1000) {
   const clock = { t: 1_000_000 };
@@ -57,5 +57,23 @@ describe("SlidingWindowLimiter", () => {
     clock.t += 121_000;
     l.hit("e");
     expect(l.size).toBe(1);
+  });
+});
+
+describe("SlidingWindowLimiter over several replicas", () => {
+  test("each of N replicas enforces ⌈limit / N⌉ and reports totals", () => {
+    const clock = { t: 1_000_000 };
+    const l = new SlidingWindowLimiter(10, { windowMs: 60_000, maxKeys: 10, replicas: 3, now: () => clock.t });
+    const decisions = hits(l, "k", 5);
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, false]);
+    expect(decisions.map((d) => d.remaining)).toEqual([9, 6, 3, 0, 0]);
+    expect(decisions.every((d) => d.limit === 10)).toBe(true);
+  });
+
+  test("the shares may overshoot the limit by at most 10 %", () => {
+    expect(sharesFit(600, 2)).toBe(true);
+    expect(sharesFit(60, 11)).toBe(true); // 6 × 11 = 66
+    expect(sharesFit(60, 25)).toBe(false); // 3 × 25 = 75
+    expect(replicaShare(2000, 3)).toBe(667);
   });
 });

@@ -17,16 +17,24 @@ type Entry = { start: number; prev: number; cur: number };
  * at its first request. Memory is bounded: keys idle for two windows are swept once per window,
  * and beyond maxKeys the longest-tracked key is dropped (an attacker churning keys can only make
  * us forget counts, never refuse a legitimate client).
+ *
+ * With `replicas` > 1 the limit is the total over that many gateway replicas behind an even
+ * balancer: this one enforces its share ⌈limit / replicas⌉ and reports the limit and the remaining
+ * count as totals (its own remaining × replicas), which is what the client sees over all of them.
  */
 export class SlidingWindowLimiter {
   private readonly entries = new Map<string, Entry>();
   private lastSweep: number;
+  private readonly share: number;
+  private readonly replicas: number;
 
   constructor(
     readonly limit: number,
-    private readonly opts: { windowMs: number; maxKeys: number; now?: () => number },
+    private readonly opts: { windowMs: number; maxKeys: number; replicas?: number; now?: () => number },
   ) {
     this.lastSweep = this.now();
+    this.replicas = opts.replicas ?? 1;
+    this.share = replicaShare(limit, this.replicas);
   }
 
   get size(): number {
@@ -49,12 +57,12 @@ export class SlidingWindowLimiter {
     }
     const elapsed = now - e.start;
     const weightedPrev = e.prev * (1 - elapsed / w);
-    const allowed = weightedPrev + e.cur + 1 <= this.limit;
+    const allowed = weightedPrev + e.cur + 1 <= this.share;
     if (allowed) e.cur++;
     return {
       allowed,
       limit: this.limit,
-      remaining: Math.max(0, Math.floor(this.limit - weightedPrev - e.cur)),
+      remaining: Math.min(this.limit, Math.max(0, Math.floor((this.share - weightedPrev - e.cur) * this.replicas))),
       resetSeconds: Math.ceil((w - elapsed) / 1000),
       retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(this.waitMs(e, elapsed) / 1000)),
     };
@@ -63,10 +71,10 @@ export class SlidingWindowLimiter {
   /** How long until prev·(1 − t/w) + cur + 1 ≤ limit, t counted from the window start. */
   private waitMs(e: Entry, elapsed: number): number {
     const w = this.opts.windowMs;
-    const room = this.limit - 1 - e.cur;
+    const room = this.share - 1 - e.cur;
     if (room >= 0 && e.prev > 0) return w * (1 - room / e.prev) - elapsed;
     // The current window alone is full: wait for it to become the (decaying) previous one.
-    const nextRoom = this.limit - 1;
+    const nextRoom = this.share - 1;
     return w - elapsed + (e.cur > nextRoom ? w * (1 - nextRoom / e.cur) : 0);
   }
 
@@ -80,4 +88,17 @@ export class SlidingWindowLimiter {
   private now(): number {
     return (this.opts.now ?? Date.now)();
   }
+}
+
+/** What one of `replicas` gateways enforces of a total limit: rounded up, so that an even balancer never refuses a client below the limit. */
+export function replicaShare(limit: number, replicas: number): number {
+  return Math.ceil(limit / replicas);
+}
+
+/** How far N shares overshoot the limit at most; beyond this the configuration is refused. */
+export const MAX_REPLICA_OVERSHOOT = 0.1;
+
+/** Whether N replicas' shares stay within MAX_REPLICA_OVERSHOOT of the limit. */
+export function sharesFit(limit: number, replicas: number): boolean {
+  return replicaShare(limit, replicas) * replicas <= limit * (1 + MAX_REPLICA_OVERSHOOT);
 }

@@ -1,13 +1,13 @@
 import { DomainError, rpcs } from "@payaccept/contracts";
 import { call, callForRelay } from "@payaccept/platform";
 import type { TrustedProxies } from "@payaccept/platform";
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type Handler } from "hono";
 import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { earlierCreate } from "./create-retry.ts";
-import { registerOperations, type OperationDeps, type OperationHandlers } from "./operations.ts";
+import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 /** A payment's deliveries: one per final status and each manual resend adds attempts, not rows; 200 is far beyond any. */
@@ -20,88 +20,98 @@ export type ApiDeps = OperationDeps & {
 
 const shopOf = (c: Context<GatewayEnv>) => c.get("shop");
 
+type Rpc = Parameters<typeof callForRelay>[1];
+
 /**
  * What each operation does once its request passed every check; the checks, statuses and
  * schemas are the operation's definition (packages/contracts/src/operations.ts).
  */
-const handlers = (deps: ApiDeps): OperationHandlers => ({
-  createPayment:
-    ({ relay, status, timeoutMs }) =>
-    async (c) => {
-      const { shopId } = shopOf(c);
-      const request = c.req.valid("json");
-      try {
-        return await relay(c, rpcs.payments.create, { shopId, request });
-      } catch (e) {
-        if (!(c.get("idempotency")?.retry && e instanceof DomainError && e.code === "CONFLICT")) throw e;
-        return c.json(await earlierCreate(deps.nc, shopId, request, e, timeoutMs, c.get("requestId")), status);
-      }
-    },
-  listPayments:
-    ({ relay }) =>
-    (c) => {
-      const q = c.req.valid("query");
-      const { shopId } = shopOf(c);
-      return q.mode === "lookup" ? relay(c, rpcs.payments.lookup, { shopId, orderId: q.orderId }) : relay(c, rpcs.payments.list, { shopId, query: q.query });
-    },
-  getPayment:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.payments.get, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
-  cancelPayment:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
-  // The Idempotency-Key also keys the refund in payments' own store, so a retried refund is
-  // never made twice even when the reply was lost on the way back.
-  refundPayment:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.payments.refund, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: c.get("idempotency")?.key }),
-  listRefunds:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.payments.listRefunds, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
-  listPaymentWebhooks:
-    ({ timeoutMs, status }) =>
+const handlers = (deps: ApiDeps): OperationHandlers => {
+  /**
+   * A list belonging to one payment, read beside the payment itself so that another shop's (or an
+   * unknown) payment is a 404 like everywhere else, not an empty list.
+   */
+  const listOfPayment =
+    <R extends Rpc>(list: R, request: (shopId: string, paymentId: string) => Parameters<typeof callForRelay<R>>[2]) =>
+    ({ timeoutMs, status }: OperationTools): Handler<GatewayEnv, string, { out: { param: { id: string } } }> =>
     async (c) => {
       const { shopId } = shopOf(c);
       const paymentId = c.req.valid("param").id;
-      // Another shop's payment is a 404 like everywhere else, not an empty list.
-      const [, deliveries] = await Promise.all([
+      const [, items] = await Promise.all([
         call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, timeoutMs, c.get("requestId")),
-        callForRelay(deps.nc, rpcs.webhooks.log, { shopId, paymentId, limit: DELIVERIES_PER_PAYMENT }, timeoutMs, c.get("requestId")),
+        callForRelay(deps.nc, list, request(shopId, paymentId), timeoutMs, c.get("requestId")),
       ]);
-      return c.body(deliveries, status, JSON_TYPE);
-    },
-  resendWebhook:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.webhooks.resend, { shopId: shopOf(c).shopId, deliveryId: c.req.valid("param").deliveryId }),
-  sendTestWebhook:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.webhooks.test, { shopId: shopOf(c).shopId }),
-  createPayout:
-    ({ relay }) =>
-    (c) => {
-      const { shopId, accountId } = shopOf(c);
-      const key = c.get("idempotency")?.key;
-      // Balance keeps payout keys per account, and an account can have several shops.
-      const idempotencyKey = key === undefined ? undefined : `${shopId}:${key}`;
-      return relay(c, rpcs.balance.createPayout, { accountId, amountKopecks: c.req.valid("json").amountKopecks, idempotencyKey });
-    },
-  listPayouts:
-    ({ relay }) =>
-    (c) => {
-      const { limit, startingAfter } = c.req.valid("query");
-      return relay(c, rpcs.balance.listPayouts, { accountId: shopOf(c).accountId, limit, startingAfter });
-    },
-  getBalance:
-    ({ relay }) =>
-    (c) =>
-      relay(c, rpcs.balance.get, { accountId: shopOf(c).accountId }),
-});
+      return c.body(items, status, JSON_TYPE);
+    };
+  return {
+    createPayment:
+      ({ relay, status, timeoutMs }) =>
+      async (c) => {
+        const { shopId } = shopOf(c);
+        const request = c.req.valid("json");
+        try {
+          return await relay(c, rpcs.payments.create, { shopId, request });
+        } catch (e) {
+          if (!(c.get("idempotency")?.retry && e instanceof DomainError && e.code === "CONFLICT")) throw e;
+          return c.json(await earlierCreate(deps.nc, shopId, request, e, timeoutMs, c.get("requestId")), status);
+        }
+      },
+    listPayments:
+      ({ relay }) =>
+      (c) => {
+        const q = c.req.valid("query");
+        const { shopId } = shopOf(c);
+        return q.mode === "lookup" ? relay(c, rpcs.payments.lookup, { shopId, orderId: q.orderId }) : relay(c, rpcs.payments.list, { shopId, query: q.query });
+      },
+    getPayment:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.get, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+    cancelPayment:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+    // The Idempotency-Key also keys the refund in payments' own store, so a retried refund is
+    // never made twice even when the reply was lost on the way back.
+    refundPayment:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.refund, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: c.get("idempotency")?.key }),
+    listRefunds:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.listRefunds, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+    listPaymentWebhooks: listOfPayment(rpcs.webhooks.log, (shopId, paymentId) => ({ shopId, paymentId, limit: DELIVERIES_PER_PAYMENT })),
+    listPaymentReceipts: listOfPayment(rpcs.receipts.list, (shopId, paymentId) => ({ shopId, paymentIds: [paymentId] })),
+    resendWebhook:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.webhooks.resend, { shopId: shopOf(c).shopId, deliveryId: c.req.valid("param").deliveryId }),
+    sendTestWebhook:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.webhooks.test, { shopId: shopOf(c).shopId }),
+    createPayout:
+      ({ relay }) =>
+      (c) => {
+        const { shopId, accountId } = shopOf(c);
+        const key = c.get("idempotency")?.key;
+        // Balance keeps payout keys per account, and an account can have several shops.
+        const idempotencyKey = key === undefined ? undefined : `${shopId}:${key}`;
+        return relay(c, rpcs.balance.createPayout, { accountId, amountKopecks: c.req.valid("json").amountKopecks, idempotencyKey });
+      },
+    listPayouts:
+      ({ relay }) =>
+      (c) => {
+        const { limit, startingAfter } = c.req.valid("query");
+        return relay(c, rpcs.balance.listPayouts, { accountId: shopOf(c).accountId, limit, startingAfter });
+      },
+    getBalance:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.balance.get, { accountId: shopOf(c).accountId }),
+  };
+};
 
 /**
  * The merchant API (spec §4 and the additions of docs/gateway.md), mounted at /api. Order per

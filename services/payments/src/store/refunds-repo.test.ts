@@ -125,3 +125,13 @@ describe("the sweeper's view", () => {
     expect(refunds.due(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
   });
 });
+
+test("pending: how many refunds wait, and since when", () => {
+  expect(refunds.pending()).toEqual({ count: 0, oldest: null });
+  const p = paid();
+  const r = refunds.open(p, { amountKopecks: 100 }, 10, LEASE).refund;
+  refunds.open(p, { amountKopecks: 100 }, 12, LEASE);
+  expect(refunds.pending()).toEqual({ count: 2, oldest: 10 });
+  refunds.end(r.id, { status: "SUCCEEDED" }, 20);
+  expect(refunds.pending()).toEqual({ count: 1, oldest: 12 });
+});

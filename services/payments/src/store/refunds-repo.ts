@@ -44,6 +44,11 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
     .where(and(eq(r.id, ph("id")), eq(r.status, "PENDING"), lte(r.retryAt, ph("now"))))
     .returning()
     .prepare();
+  const pendingQ = db
+    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${r.createdAt})` })
+    .from(r)
+    .where(isNotNull(r.retryAt))
+    .prepare();
   const tx = <T>(fn: () => T): T => db.transaction(fn, { behavior: "immediate" });
 
   return {
@@ -87,6 +92,9 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
         return { refund, created: true };
       });
     },
+
+    /** How many refunds are PENDING, and since when. */
+    pending: (): { count: number; oldest: number | null } => pendingQ.get() ?? { count: 0, oldest: null },
 
     /** PENDING refunds whose retry time has come, oldest first. */
     due: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((x) => x.id),

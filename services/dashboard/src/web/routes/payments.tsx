@@ -1,4 +1,5 @@
 import { DomainError, rpcs, type Payment } from "@payaccept/contracts";
+import { randomToken } from "@payaccept/platform";
 import { Hono, type Context } from "hono";
 import type { ShopRow } from "../../store/schema.ts";
 import { loaded } from "../backend.ts";
@@ -8,7 +9,9 @@ import { accountOf } from "../middleware.ts";
 import { ownedShop, paymentIdParam } from "../ownership.ts";
 import { PAYMENTS_PER_PAGE, planQuery, readFilter, type PaymentFilter } from "../payment-filter.ts";
 import { paymentsCsvStream } from "../payments-csv-stream.ts";
-import { ConfirmPaymentAction, PaymentPage, type PaymentAction } from "../views/payment-page.tsx";
+import { parseRubles } from "../amount-input.ts";
+import { formOf, text } from "../forms.ts";
+import { ConfirmPaymentAction, PaymentPage, type PaymentAction, type RefundForm } from "../views/payment-page.tsx";
 import { PaymentsPage, type PaymentsResult } from "../views/payments-page.tsx";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
@@ -56,7 +59,13 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
     const query = planQuery(filter);
     if (query.kind !== "list") throw new DomainError("BAD_REQUEST", "invalid period");
     const stream = await paymentsCsvStream(
-      async (after) => (await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE })).items,
+      async (after) => {
+        const { items } = await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE });
+        if (items.length === 0) return [];
+        // A receipts service that is down fails the export: an empty column would read as "no receipt".
+        const receipts = (await deps.backend.call(rpcs.receipts.summaries, { shopId: shop.id, paymentIds: items.map((p) => p.id) })).items;
+        return items.map((payment) => ({ payment, receipts: receipts.filter((r) => r.paymentId === payment.id) }));
+      },
       EXPORT_PAGE_SIZE,
       (err) => c.get("log").warn({ shopId: shop.id, reason: (err as Error).message }, "payments export aborted midway"),
     );
@@ -71,26 +80,46 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   r.get("/shops/:shopId/payments/:paymentId", async (c) => {
     const shop = shopOf(c);
     const payment = await paymentOf(shop, c.req.param("paymentId"));
-    const deliveries = await loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items));
+    const [deliveries, receipts] = await Promise.all([
+      loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items)),
+      loaded(deps.backend.call(rpcs.receipts.list, { shopId: shop.id, paymentIds: [payment.id] }).then((l) => l.items)),
+    ]);
     const notice = flashFor(c, deps, ["notice"]);
-    return c.html(<PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} notice={notice && c.get("page").t[notice.text]} />);
+    return c.html(
+      <PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} receipts={receipts} notice={notice && c.get("page").t[notice.text]} />,
+    );
   });
 
-  const confirmable: [PaymentAction, (shop: ShopRow, payment: Payment) => Promise<unknown>][] = [
-    ["refund", (shop, p) => deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id })],
-    ["cancel", (shop, p) => deps.backend.call(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
+  /** A refund of the amount typed in rubles; one the bank declined is a refusal with the bank's reason. */
+  const refund = async (c: Context<WebEnv>, shop: ShopRow, p: Payment, form: RefundForm | undefined) => {
+    const amountKopecks = parseRubles(form?.amount ?? "");
+    if (!amountKopecks) throw new DomainError("BAD_REQUEST", c.get("page").t.refundAmountInvalid);
+    const made = await deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id, amountKopecks, idempotencyKey: form?.idempotencyKey || undefined });
+    if (made.status === "FAILED") throw new DomainError("CONFLICT", made.failureReason ?? "the refund failed");
+  };
+  const confirmable: [PaymentAction, (c: Context<WebEnv>, shop: ShopRow, payment: Payment, form: RefundForm | undefined) => Promise<unknown>][] = [
+    ["refund", refund],
+    ["cancel", (_c, shop, p) => deps.backend.call(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
   ];
+  // Each rendering of the refund form gets its own key, so a double submit refunds once.
+  const refundFormOf = async (c: Context<WebEnv>, action: PaymentAction): Promise<RefundForm | undefined> => {
+    if (action !== "refund") return undefined;
+    if (c.req.method === "GET") return { amount: "", idempotencyKey: randomToken(16) };
+    const form = await formOf(c);
+    return { amount: text(form, "amount"), idempotencyKey: text(form, "idempotencyKey").slice(0, 128) };
+  };
   for (const [action, run] of confirmable) {
     r.get(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
       const shop = shopOf(c);
       const payment = await paymentOf(shop, c.req.param("paymentId"));
-      return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} />);
+      return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} refund={await refundFormOf(c, action)} />);
     });
     r.post(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
       const shop = shopOf(c);
       const payment = await paymentOf(shop, c.req.param("paymentId"));
-      const errors = await refusalsOf(c, () => run(shop, payment));
-      if (errors.length > 0) return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} errors={errors} />, 409);
+      const form = await refundFormOf(c, action);
+      const errors = await refusalsOf(c, () => run(c, shop, payment, form));
+      if (errors.length > 0) return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} refund={form} errors={errors} />, 409);
       return done(c, deps, `/shops/${shop.id}/payments/${payment.id}`, { kind: "notice", text: action === "refund" ? "refunded" : "canceled" });
     });
   }

@@ -1,10 +1,12 @@
-import type { Payment, WebhookDelivery } from "@payaccept/contracts";
+import type { Payment, Receipt, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
-import { Alert, CsrfField, Money, StatusBadge, Unavailable, When } from "./components.tsx";
+import { hundredthsInput } from "../amount-input.ts";
+import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
+import { ReceiptsBlock } from "./receipts-block.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 function Fields(props: { page: Page; payment: Payment }) {
@@ -17,6 +19,7 @@ function Fields(props: { page: Page; payment: Payment }) {
     [f.orderId!, p.orderId],
     [f.status!, <StatusBadge page={page} status={p.status} />],
     [f.amountKopecks!, <Money page={page} kopecks={p.amountKopecks} />],
+    [f.refundedKopecks!, <Money page={page} kopecks={p.refundedKopecks} />],
     [f.commissionKopecks!, <Money page={page} kopecks={p.commissionKopecks} />],
     [f.description!, p.description ?? t.none],
     [f.method!, p.method ? t.methodNames[p.method] : t.none],
@@ -41,8 +44,15 @@ function Fields(props: { page: Page; payment: Payment }) {
   );
 }
 
-/** One payment: every field of the spec's Payment, its webhook deliveries, refund or cancel. */
-export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment; deliveries: Loaded<WebhookDelivery[]>; notice?: string }) {
+/** One payment: every field of the spec's Payment, its fiscal receipts, its webhook deliveries, refund or cancel. */
+export function PaymentPage(props: {
+  page: Page;
+  shop: ShopRow;
+  payment: Payment;
+  deliveries: Loaded<WebhookDelivery[]>;
+  receipts: Loaded<Receipt[]>;
+  notice?: string;
+}) {
   const { page, shop, payment } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;
@@ -68,6 +78,10 @@ export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment
           ) : null}
         </div>
       </section>
+      <section class="card" id="receipts">
+        <h2>{t.paymentReceipts}</h2>
+        {props.receipts.ok ? <ReceiptsBlock page={page} receipts={props.receipts.value} /> : <Unavailable page={page} service={props.receipts.service} />}
+      </section>
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>
         {props.deliveries.ok ? (
@@ -82,14 +96,21 @@ export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment
 
 export type PaymentAction = "refund" | "cancel";
 
-/** The confirmation a refund or a cancellation asks for (no script needed); refusals are shown here. */
-export function ConfirmPaymentAction(props: { page: Page; shop: ShopRow; payment: Payment; action: PaymentAction; errors?: string[] }) {
+/** What the refund form holds: the amount as typed (rubles) and the key that makes a double submit refund once. */
+export type RefundForm = { amount: string; idempotencyKey: string };
+
+/**
+ * The confirmation a refund or a cancellation asks for (no script needed); refusals are shown here.
+ * A refund's amount starts at what is left to refund and may be lowered for a partial refund.
+ */
+export function ConfirmPaymentAction(props: { page: Page; shop: ShopRow; payment: Payment; action: PaymentAction; refund?: RefundForm; errors?: string[] }) {
   const { page, shop, payment, action } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;
+  const left = payment.amountKopecks - payment.refundedKopecks;
   const [title, text, button] =
     action === "refund"
-      ? [t.refundConfirmTitle, t.refundConfirmText(formatRubles(payment.amountKopecks, page.lang), payment.orderId), t.refundConfirmButton]
+      ? [t.refundConfirmTitle, t.refundConfirmText(formatRubles(left, page.lang), payment.orderId), t.refundConfirmButton]
       : [t.cancelConfirmTitle, t.cancelConfirmText(payment.orderId), t.cancelConfirmButton];
   return (
     <ShopFrame page={page} shop={shop} tab="payments" title={title}>
@@ -99,6 +120,19 @@ export function ConfirmPaymentAction(props: { page: Page; shop: ShopRow; payment
         <p>{text}</p>
         <form method="post" action={`${base}/${action}`} class="actions">
           <CsrfField page={page} />
+          {props.refund ? (
+            <>
+              <input type="hidden" name="idempotencyKey" value={props.refund.idempotencyKey} />
+              <TextField
+                name="amount"
+                label={t.refundAmount}
+                value={props.refund.amount || hundredthsInput(left, page.lang)}
+                inputmode="decimal"
+                required
+                maxlength={20}
+              />
+            </>
+          ) : null}
           <button type="submit" class="button danger">
             {button}
           </button>

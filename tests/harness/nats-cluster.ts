@@ -1,0 +1,108 @@
+import { expect } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { findNatsServer } from "../../infra/launcher/nats-server.ts";
+import { ROOT } from "../../infra/launcher/services.ts";
+import type { Payment } from "@payaccept/contracts";
+import { createClient, verifyWebhook } from "../../packages/sdk/src/index.ts";
+import type { Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
+import { eventually, freePort, type ShopCreated } from "./stack.ts";
+
+/** One node of the cluster: its client URL, its monitoring origin and its process; start() runs it again on its store. */
+export type ClusterNode = { name: string; url: string; http: string; proc: Subprocess; start: () => void };
+
+/**
+ * The 3-node JetStream cluster of infra/nats/cluster, for real on loopback: three nats-server
+ * processes from those config files on free ports, stores and logs under workDir. Resolves once
+ * every node's JetStream is in contact with an elected meta leader.
+ */
+export async function startCluster(workDir: string): Promise<ClusterNode[]> {
+  const ports = [];
+  for (let i = 0; i < 3; i++) ports.push({ client: await freePort(), http: await freePort(), cluster: await freePort() });
+  const routes = Object.fromEntries(ports.map((p, i) => [`NATS_ROUTE_${i + 1}`, `nats-route://127.0.0.1:${p.cluster}`]));
+  const nodes = ports.map((p, i) => {
+    const name = `n${i + 1}`;
+    const store = join(workDir, name);
+    mkdirSync(store, { recursive: true });
+    let runs = 0;
+    const spawn = () => {
+      const log = Bun.file(join(workDir, `${name}-${++runs}.log`));
+      return Bun.spawn([findNatsServer(), "-c", join(ROOT, `infra/nats/cluster/${name}.conf`)], {
+        env: {
+          NATS_LISTEN: `127.0.0.1:${p.client}`,
+          NATS_HTTP: `127.0.0.1:${p.http}`,
+          NATS_CLUSTER_LISTEN: `127.0.0.1:${p.cluster}`,
+          NATS_STORE_DIR: store,
+          ...routes,
+        },
+        stdout: log,
+        stderr: log,
+      });
+    };
+    const node: ClusterNode = {
+      name,
+      url: `nats://127.0.0.1:${p.client}`,
+      http: `http://127.0.0.1:${p.http}`,
+      proc: spawn(),
+      start: () => {
+        node.proc = spawn();
+      },
+    };
+    return node;
+  });
+  await clusterHealthy(nodes);
+  return nodes;
+}
+
+/** /healthz answers 200 only once the node's JetStream is in contact with an elected meta leader. */
+export async function clusterHealthy(nodes: ClusterNode[], timeoutMs = 30_000): Promise<void> {
+  await eventually(async () => {
+    const answers = await Promise.all(nodes.map((n) => fetch(`${n.http}/healthz`).then((r) => r.ok, () => false)));
+    return answers.every(Boolean);
+  }, timeoutMs);
+}
+
+/** Ends every node, a paused one too (SIGKILL needs no resume). */
+export async function stopCluster(nodes: ClusterNode[]): Promise<void> {
+  for (const n of nodes) n.proc.kill("SIGKILL");
+  await Promise.all(nodes.map((n) => n.proc.exited));
+}
+
+/** The names of the clients connected to a node, from its monitoring endpoint. */
+export async function clientsOf(node: ClusterNode): Promise<string[]> {
+  const connz = (await (await fetch(`${node.http}/connz?limit=1000`)).json()) as { connections?: { name?: string }[] };
+  return (connz.connections ?? []).map((c) => c.name ?? "");
+}
+
+/**
+ * Creates a payment through the gateway with the SDK (its §7 recovery included), cancels it, and
+ * waits for its signed CANCELED webhook: the request path, the outbox relay's publish and the
+ * dispatcher's pull consumer, all working.
+ */
+export async function payCancelAndHear(
+  gateway: string,
+  receiver: Receiver,
+  shop: ShopCreated,
+  /** Runs between the cancel and the wait for its webhook. */
+  beforeWebhook: () => Promise<void> = async () => {},
+): Promise<Payment> {
+  // More recovery rounds than the SDK's default 3: while a node hangs, some requests keep failing
+  // (docs/operations.md, "Several hosts"), and a merchant's client rides that out the same way.
+  const sdk = createClient({ baseUrl: gateway, apiKey: shop.apiKey, timeoutMs: 5000, recoveryAttempts: 8, recoveryDelayMs: 200 });
+  // A new shop reaches the gateway through the directory bucket: wait until its key is accepted.
+  await eventually(() => sdk.findPaymentByOrderId("none").then(() => true), 30_000, 200);
+  const payment = await sdk.createPayment({ orderId: `cluster-${Bun.randomUUIDv7()}`, amountKopecks: 30000 });
+  expect(payment.status).toBe("CREATED");
+  // Cancel is idempotent: repeating it across a failover is safe.
+  const canceled = await eventually(() => sdk.cancelPayment(payment.id), 20_000, 200);
+  expect(canceled.status).toBe("CANCELED");
+  await beforeWebhook();
+  // A liveness bound, not a speed claim: after a node loss, a pull consumer whose leader was on
+  // that node resumes only once nats.js notices the missed heartbeats (30-45 s with its defaults).
+  const webhook = await eventually(() => receiver.requests.find((r) => JSON.parse(r.body).id === payment.id), 90_000);
+  const verified = verifyWebhook(webhook.body, webhook.headers, shop.signingSecret);
+  expect(verified.ok).toBe(true);
+  expect(JSON.parse(webhook.body)).toMatchObject({ id: payment.id, orderId: payment.orderId, status: "CANCELED", amountKopecks: 30000 });
+  return payment;
+}

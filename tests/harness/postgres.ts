@@ -1,0 +1,65 @@
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./stack.ts";
+
+/** A throwaway PostgreSQL server: `url` connects as the superuser `app` to the `postgres` database. */
+export type Postgres = { url: string; port: number; dir: string; stop: () => Promise<void> };
+
+/** Where Debian puts the server binaries: /usr/lib/postgresql/<major>/bin, the newest major if several. */
+export function findPostgresBin(): string {
+  const root = "/usr/lib/postgresql";
+  const majors = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))) : [];
+  const newest = majors.sort((a, b) => Number(b) - Number(a))[0];
+  if (!newest) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql: run `bash infra/scripts/bootstrap.sh --test` (apt-get install postgresql)");
+  return join(root, newest, "bin");
+}
+
+/** The server refuses to run as root: as root, every server command runs as the `postgres` user. */
+function asServerUser(): { prefix: string[]; chown: (path: string) => void } {
+  if (process.getuid?.() !== 0) return { prefix: [], chown: () => {} };
+  const id = (flag: string) => Number(Bun.spawnSync(["id", flag, "postgres"]).stdout.toString().trim());
+  const [uid, gid] = [id("-u"), id("-g")];
+  return { prefix: ["runuser", "-u", "postgres", "--"], chown: (path) => chownSync(path, uid, gid) };
+}
+
+function run(cmd: string[], what: string): void {
+  const proc = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe" });
+  if (proc.exitCode !== 0) throw new Error(`${what} failed (${proc.exitCode}): ${proc.stderr.toString()}${proc.stdout.toString()}`);
+}
+
+/**
+ * initdb into a fresh temporary folder, then pg_ctl start on a free loopback port (its socket in
+ * the same folder, so nothing outside it is touched); resolves once the server accepts
+ * connections. stop() shuts it down fast and removes the folder (once; again does nothing).
+ */
+export async function startPostgres(): Promise<Postgres> {
+  const bin = findPostgresBin();
+  const user = asServerUser();
+  const dir = mkdtempSync(join(tmpdir(), "payaccept-pg-"));
+  user.chown(dir);
+  const db = join(dir, "db");
+  const port = await freePort();
+  try {
+    run([...user.prefix, join(bin, "initdb"), "-D", db, "-U", "app", "--auth=trust", "--no-sync", "-E", "UTF8"], "initdb");
+    run(
+      [...user.prefix, join(bin, "pg_ctl"), "-D", db, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"],
+      "pg_ctl start",
+    );
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  let stopped = false;
+  return {
+    url: `postgres://app@127.0.0.1:${port}/postgres`,
+    port,
+    dir,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      run([...user.prefix, join(bin, "pg_ctl"), "-D", db, "-m", "fast", "-w", "stop"], "pg_ctl stop");
+      if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
