@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,6 +31,32 @@ export function storesPerFile(): { next: (engine: Engine, file: string) => Promi
       if (engine === "sqlite") return { engine, path: join(dir!, `${n}-${file}`) };
       const server = await (pg ??= startPostgres());
       return { engine, variable: "TEST_DATABASE_URL", url: server.url, schema: `t${n}`, pool: 5, statementTimeoutMs: 5000, connectTimeoutMs: 5000 };
+    },
+  };
+}
+
+/**
+ * A repository's stores for the calling test file, each closed after its test: `open(engine)` a
+ * fresh one, `replicas(engine)` two on one database, as two replicas on two hosts have. Two
+ * bun:sqlite connections in one process would block the thread on each other's file lock (SQLite
+ * replicas are processes), so on SQLite one store serves both and its async callers still race.
+ */
+export function repositoriesPerFile<R extends { close(): Promise<void> }>(open: (choice: DatabaseChoice) => Promise<R>, file: string) {
+  const stores = storesPerFile();
+  const opened: R[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((r) => r.close()));
+  });
+  const track = (r: R) => (opened.push(r), r);
+  return {
+    /** The underlying choices, for a case that opens its own (an import from another engine's file). */
+    stores,
+    track,
+    open: async (engine: Engine) => track(await open(await stores.next(engine, file))),
+    replicas: async (engine: Engine): Promise<[R, R]> => {
+      const choice = await stores.next(engine, file);
+      const first = track(await open(choice));
+      return [first, engine === "sqlite" ? first : track(await open(choice))];
     },
   };
 }

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach } from "bun:test";
+import { beforeEach } from "bun:test";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
-import { storesPerFile, type Engine } from "../../../tests/harness/engines.ts";
+import { repositoriesPerFile, type Engine } from "../../../tests/harness/engines.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
 export { ENGINES } from "../../../tests/harness/engines.ts";
@@ -13,26 +13,11 @@ export { ENGINES } from "../../../tests/harness/engines.ts";
  */
 export function ledgersPerFile(): {
   open: (engine: Engine) => Promise<LedgerStore>;
-  /** Two stores on one ledger, as two replicas on two hosts would have (on SQLite, one store). */
+  /** Two stores on one ledger, as two replicas on two hosts would have (on SQLite, one store: tests/balance-stack.test.ts runs SQLite replicas as processes). */
   replicas: (engine: Engine) => Promise<[LedgerStore, LedgerStore]>;
 } {
-  const stores = storesPerFile();
-  const opened: LedgerStore[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((s) => s.close()));
-  });
-  const track = (store: LedgerStore) => (opened.push(store), store);
-  return {
-    open: async (engine) => track(await openLedgerStore(await stores.next(engine, "balance.db"))),
-    replicas: async (engine) => {
-      const choice = await stores.next(engine, "balance.db");
-      // Two bun:sqlite connections in one process would wait on each other's file lock with the
-      // thread blocked; SQLite replicas are processes (tests/balance-stack.test.ts). Here one
-      // store serves both, so its async callers still race each other.
-      const first = track(await openLedgerStore(choice));
-      return [first, engine === "sqlite" ? first : track(await openLedgerStore(choice))];
-    },
-  };
+  const { open, replicas } = repositoriesPerFile((choice) => openLedgerStore(choice), "balance.db");
+  return { open, replicas };
 }
 
 /** A fresh ledger on `engine` for each test of the calling describe block: `ledger.store`. */

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
-import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
+import { ENGINES, repositoriesPerFile } from "../../../tests/harness/engines.ts";
 import { recordRefundedEvent, recordRefundEvent, recordSale } from "./recording.ts";
 import { openReceiptsRepo, type ReceiptsRepo } from "./store/receipts-repo.ts";
 
@@ -49,18 +49,10 @@ const refundEvent = (n: number, amountKopecks: number, refundedTotalKopecks: num
 
 const summary = async (repo: ReceiptsRepo) => (await repo.ofPayment(PAYMENT)).map((r) => ({ kind: r.kind, amount: r.amountKopecks, refundId: r.refundId, lines: r.items.map((i) => i.amountKopecks) }));
 
-const stores = storesPerFile();
-const opened: ReceiptsRepo[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((r) => r.close()));
-});
+const repos = repositoriesPerFile((choice) => openReceiptsRepo(choice), "receipts.db");
 
 describe.each(ENGINES)("receipts from stream events (%s)", (engine) => {
-  const freshRepo = async () => {
-    const repo = await openReceiptsRepo(await stores.next(engine, "receipts.db"));
-    opened.push(repo);
-    return repo;
-  };
+  const freshRepo = () => repos.open(engine);
 
   test("one sale receipt per payment however often its SUCCESS event comes; none without a receipt", async () => {
     const repo = await freshRepo();

@@ -1,27 +1,10 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
-import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
+import { ENGINES, repositoriesPerFile } from "../../../../tests/harness/engines.ts";
 import { recordRefundEvent, recordSale } from "../recording.ts";
-import { openReceiptsRepo, type NewReceipt, type ReceiptsRepo } from "./receipts-repo.ts";
+import { openReceiptsRepo, type NewReceipt } from "./receipts-repo.ts";
 
-const stores = storesPerFile();
-const opened: ReceiptsRepo[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((r) => r.close()));
-});
-
-/**
- * Two repositories on one store, as two replicas on two hosts have. On SQLite one repository
- * serves both: two bun:sqlite connections in one process would block the thread on each other's
- * file lock (SQLite replicas are processes: tests/replicas.test.ts); its async callers still race.
- */
-async function replicas(engine: Engine): Promise<[ReceiptsRepo, ReceiptsRepo]> {
-  const choice = await stores.next(engine, "receipts.db");
-  const first = await openReceiptsRepo(choice);
-  const second = engine === "sqlite" ? first : await openReceiptsRepo(choice);
-  opened.push(...new Set([first, second]));
-  return [first, second];
-}
+const repos = repositoriesPerFile((choice) => openReceiptsRepo(choice), "receipts.db");
 
 const line = { name: "Товар", quantity: 1, priceKopecks: 1000, amountKopecks: 1000, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" } as const;
 
@@ -43,7 +26,7 @@ const receipt = (n: number): NewReceipt => ({
 
 describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) => {
   test("every due receipt is claimed by exactly one replica", async () => {
-    const [a, b] = await replicas(engine);
+    const [a, b] = await repos.replicas(engine);
     for (let n = 0; n < 40; n++) await a.insert(receipt(n), 1000);
     const claimed: string[] = [];
     // Bounded: each round takes at least one of the 40 rows while any is due.
@@ -58,7 +41,7 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
   });
 
   test("refund receipts of one payment recorded at once on two replicas never take back more than the sale", async () => {
-    const [a, b] = await replicas(engine);
+    const [a, b] = await repos.replicas(engine);
     const sale = {
       eventId: "p1:SUCCESS",
       paymentId: "0190a0a0-0000-7000-8000-000000000001",
@@ -107,20 +90,18 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
 });
 
 test("moving to PostgreSQL: the old receipts.db is copied once, rows as they were, and its receipts still on their way stay due", async () => {
-  const file = await stores.next("sqlite", "receipts.db");
+  const file = await repos.stores.next("sqlite", "receipts.db");
   const old = await openReceiptsRepo(file);
   const pending = (await old.insert(receipt(1), 1000))!;
   const done = await old.update((await old.insert({ ...receipt(2), perLine: [1000] }, 1000))!.id, { status: "REGISTERED", fiscalDocumentNumber: 7, fiscalSign: "123", fnNumber: "999", registeredAt: 1500, nextAttemptAt: null }, 1500);
   await old.close();
   if (file.engine !== "sqlite") throw new Error("unreachable");
 
-  const moved = await openReceiptsRepo(await stores.next("postgres", "receipts.db"), { importFrom: file.path });
-  opened.push(moved);
+  const moved = repos.track(await openReceiptsRepo(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
   expect(await moved.byId(pending.id)).toEqual(pending);
   expect(await moved.byId(done.id)).toEqual(done);
   expect((await moved.claimDue(2000, 10, 9000)).map((r) => r.id)).toEqual([pending.id]);
   // Never again from that file: a store lost later is not refilled with the old snapshot.
-  const again = await openReceiptsRepo(await stores.next("postgres", "receipts.db"), { importFrom: file.path });
-  opened.push(again);
+  const again = repos.track(await openReceiptsRepo(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
   expect(await again.ofPayment("p1")).toEqual([]);
 });
