@@ -1,4 +1,4 @@
-import { commonEnv, duration, flag, loadConfig, parseDuration, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, flag, loadConfig, parseDuration, port } from "@payaccept/platform";
 import { z } from "zod";
 
 /** "1m,5m,30m" → [60000, 300000, 1800000]; empty means a single attempt. */
@@ -20,6 +20,7 @@ const count = (min: number, max: number, dflt: number) => z.coerce.number().int(
 
 export const dispatcherEnv = {
   ...commonEnv,
+  ...databaseEnv("WEBHOOKS"),
   WEBHOOKS_PORT: port(3006),
   /** Spec §6: the receiver has 5 s to answer (connect, TLS and response headers included). */
   WEBHOOK_TIMEOUT_MS: count(100, 30_000, 5000),
