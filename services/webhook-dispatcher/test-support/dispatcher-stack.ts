@@ -17,7 +17,7 @@ export function useDispatcherStack(env: Record<string, string>, engine: Engine =
   const receivers: Receiver[] = [];
   beforeAll(async () => {
     if (engine === "postgres") postgres = await startPostgres();
-    const database = postgres ? { WEBHOOKS_DATABASE_URL: `${postgres.url}?schema=webhooks` } : {};
+    const database: Record<string, string> = postgres ? { WEBHOOKS_DATABASE_URL: `${postgres.url}?schema=webhooks` } : {};
     stack = await Stack.start({ services: ["webhook-dispatcher"], env: { ...env, ...database } });
   });
   afterAll(async () => {
