@@ -3,9 +3,10 @@ import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError,
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
+import { receiptCommands } from "./commands/receipts.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands };
 
 const [name, ...argv] = process.argv.slice(2);
 const json = argv.includes("--json") || name === "--json";

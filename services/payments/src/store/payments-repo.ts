@@ -67,6 +67,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       methodFixed: ph("methodFixed"),
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
+      receipt: ph("receipt"),
       successUrl: ph("successUrl"),
       failUrl: ph("failUrl"),
       isTest: ph("isTest"),
@@ -168,6 +169,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             }
             const row = insertQ.get({
               ...input,
+              receipt: input.receipt ?? null,
               methodFixed: input.method != null,
               id,
               seq: (last?.seq ?? 0) + 1,
