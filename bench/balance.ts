@@ -5,9 +5,13 @@
  * the account's history. Run by hand: `bun bench/balance.ts [receipts]`.
  */
 import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { readBalance } from "../services/balance/src/balance.ts";
 import { applyPaymentEvent } from "../services/balance/src/ledger.ts";
-import { paymentEvent, tempLedgerStore } from "../services/balance/src/testing.ts";
+import { openLedgerStore } from "../services/balance/src/store/ledger-store.ts";
+import { paymentEvent } from "../services/balance/src/testing.ts";
 
 const HOLD_HOUR = 12;
 const DAY = 86_400_000;
@@ -17,19 +21,16 @@ const SMALL = 10;
 const READS = 20_000;
 const NOW = Date.parse("2025-03-10T12:00:00Z");
 
-const { store, path, dispose } = tempLedgerStore();
+const dir = mkdtempSync(join(tmpdir(), "balance-bench-"));
+const path = join(dir, "balance.db");
+const store = await openLedgerStore({ engine: "sqlite", path });
 
-/** Receipts evenly over the last two years; the newest are still on hold at NOW. */
-function fill(accountId: string, count: number): number {
+/** Receipts evenly over the last two years, one transaction each as the consumer applies them; the newest are still on hold at NOW. */
+async function fill(accountId: string, count: number): Promise<number> {
   const started = performance.now();
-  const chunk = 10_000;
-  for (let from = 0; from < count; from += chunk) {
-    store.tx(() => {
-      for (let i = from; i < Math.min(from + chunk, count); i++) {
-        const paidAt = new Date(NOW - Math.floor(((count - 1 - i) / count) * HISTORY_DAYS * DAY)).toISOString();
-        applyPaymentEvent(store, paymentEvent({ accountId, paidAt, amountKopecks: 10_000, commissionKopecks: 70 }), NOW);
-      }
-    });
+  for (let i = 0; i < count; i++) {
+    const paidAt = new Date(NOW - Math.floor(((count - 1 - i) / count) * HISTORY_DAYS * DAY)).toISOString();
+    await applyPaymentEvent(store, paymentEvent({ accountId, paidAt, amountKopecks: 10_000, commissionKopecks: 70 }), NOW);
   }
   return performance.now() - started;
 }
@@ -37,14 +38,14 @@ function fill(accountId: string, count: number): number {
 const percentile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
 
 /** The first read releases every due bucket; the rest are the steady state. */
-function timeReads(accountId: string) {
+async function timeReads(accountId: string) {
   let started = performance.now();
-  const balance = readBalance(store, accountId, NOW, HOLD_HOUR);
+  const balance = await readBalance(store, accountId, NOW, HOLD_HOUR);
   const firstMs = performance.now() - started;
   const us: number[] = [];
   for (let i = 0; i < READS; i++) {
     started = performance.now();
-    readBalance(store, accountId, NOW + i, HOLD_HOUR);
+    await readBalance(store, accountId, NOW + i, HOLD_HOUR);
     us.push((performance.now() - started) * 1000);
   }
   us.sort((a, b) => a - b);
@@ -62,14 +63,15 @@ function timeHistorySum(accountId: string): number {
   return ms;
 }
 
-const fillMs = fill("big", BIG) + fill("small", SMALL);
+const fillMs = (await fill("big", BIG)) + (await fill("small", SMALL));
 console.log(`filled ${BIG + SMALL} receipts in ${(fillMs / 1000).toFixed(1)} s (${Math.round(((BIG + SMALL) / fillMs) * 1000)}/s)`);
 for (const [accountId, n] of [["small", SMALL], ["big", BIG]] as const) {
-  const r = timeReads(accountId);
+  const r = await timeReads(accountId);
   console.log(
     `${String(n).padStart(9)} receipts: first read ${r.firstMs.toFixed(2)} ms, then median ${r.medianUs.toFixed(1)} µs, ` +
       `p99 ${r.p99Us.toFixed(1)} µs over ${READS} reads; available ${r.balance.availableKopecks}, frozen ${r.balance.frozenKopecks}; ` +
       `summing its history instead: ${timeHistorySum(accountId).toFixed(1)} ms`,
   );
 }
-dispose();
+await store.close();
+rmSync(dir, { recursive: true, force: true });

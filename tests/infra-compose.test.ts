@@ -31,6 +31,7 @@ const SECRETS = {
   ACQUIRER_CALLBACK_SECRET: "s".repeat(24),
   PAYPAGE_CSRF_SECRET: "c".repeat(24),
   CASH_REGISTER_API_KEY: "r".repeat(24),
+  POSTGRES_PASSWORD: "p".repeat(24),
 };
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
@@ -58,8 +59,17 @@ function dockerCompose(files: string[], env: Record<string, string>) {
 }
 
 describe("compose.yaml", () => {
-  test("runs NATS and exactly the launcher's services", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["nats", ...SERVICE_NAMES].sort());
+  test("runs NATS, PostgreSQL and exactly the launcher's services", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", ...SERVICE_NAMES].sort());
+  });
+
+  test("PostgreSQL keeps its data on a volume, has a health check, and the converted services each use their own schema of it", () => {
+    const pg = compose.services.postgres!;
+    expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect(pg.healthcheck!.test).toContain("pg_isready");
+    expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    expect(app("balance").environment!.BALANCE_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=balance");
+    expect(app("webhook-dispatcher").environment!.WEBHOOKS_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=webhooks");
   });
 
   test.each(SERVICE_NAMES)("%s is built from the shared Dockerfile with its own folder", (name) => {
@@ -111,7 +121,7 @@ describe("compose.yaml", () => {
     }
     const refused = dockerCompose(["compose.yaml"], {});
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY)/);
+    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY|POSTGRES_PASSWORD)/);
   });
 
   test("NATS runs the single-node config with its store on a volume and a health check", () => {
@@ -146,6 +156,12 @@ describe("compose.cluster.yaml over compose.yaml", () => {
         NATS_REPLICAS: "3",
         [SERVICES[name].portEnv]: String(SERVICES[name].port),
       });
+    }
+  });
+
+  test("the services whose rows are on PostgreSQL run as two replicas", () => {
+    for (const name of ["balance", "webhook-dispatcher"]) {
+      expect((merged().services[name] as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
     }
   });
 

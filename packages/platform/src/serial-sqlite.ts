@@ -1,7 +1,5 @@
 import type { Database } from "bun:sqlite";
 
-type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>;
-
 /**
  * The async face of a SQLite store, for repositories that also run on PostgreSQL
  * (docs/conventions.md, "One repository, two engines"). bun:sqlite has one synchronous
@@ -54,9 +52,9 @@ export class SerialSqlite {
   }
 
   /** The same methods, each waiting for the transaction in progress: what callers outside tx() use. */
-  outsideTx<M extends AsyncMethods>(methods: M): M {
+  outsideTx<M extends { [K in keyof M]: (...args: never[]) => Promise<unknown> }>(methods: M): M {
     return Object.fromEntries(
-      Object.entries(methods).map(([name, fn]) => [name, (...args: never[]) => this.exclusive(() => fn(...args))]),
+      Object.entries<(...args: never[]) => Promise<unknown>>(methods).map(([name, fn]) => [name, (...args: never[]) => this.exclusive(() => fn(...args))]),
     ) as M;
   }
 }

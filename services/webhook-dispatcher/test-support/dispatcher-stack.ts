@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import type { WebhookDelivery } from "@payaccept/contracts";
 import type { Engine } from "../../../tests/harness/engines.ts";
-import { startPostgres, type Postgres } from "../../../tests/harness/postgres.ts";
 import { eventually, Stack } from "../../../tests/harness/stack.ts";
 import { deliveryOf } from "./fixtures.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 /**
  * A real stack running only the webhook-dispatcher for the file's (or describe's) tests, and
- * receivers that are stopped with it. On "postgres" the dispatcher's store is a throwaway
- * PostgreSQL server (WEBHOOKS_DATABASE_URL), started and removed with the stack.
+ * receivers that are stopped with it. On "postgres" the dispatcher's store is the stack's
+ * throwaway PostgreSQL (WEBHOOKS_DATABASE_URL).
  */
 export function useDispatcherStack(env: Record<string, string>, engine: Engine = "sqlite") {
   let stack: Stack | undefined;
-  let postgres: Postgres | undefined;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    if (engine === "postgres") postgres = await startPostgres();
-    const database: Record<string, string> = postgres ? { WEBHOOKS_DATABASE_URL: `${postgres.url}?schema=webhooks` } : {};
-    stack = await Stack.start({ services: ["webhook-dispatcher"], env: { ...env, ...database } });
+    stack = await Stack.start({ services: ["webhook-dispatcher"], env, postgres: engine === "postgres" });
   });
   afterAll(async () => {
     for (const r of receivers) r.stop();
     await stack?.stop();
-    await postgres?.stop();
   });
   return {
     get stack(): Stack {
