@@ -1,14 +1,20 @@
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { withAttempts } from "./delivery-page.ts";
+import { healthFigures, logFilter, withAttempts } from "./delivery-page.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { attempts, deliveries, type pgSchema } from "./schema.pg.ts";
+import { FAILING } from "./schema.ts";
+import { attempts, deliveries, healthDaily, type pgSchema } from "./schema.pg.ts";
 
 export type PgDeliveryDb = BunSQLDatabase<typeof pgSchema>;
 
-/** Intake order: two replicas inserting overlapping batches wait on the UNIQUE key in one order, never in a cycle. */
-const byKey = (a: NewDelivery, b: NewDelivery) =>
-  a.paymentId < b.paymentId ? -1 : a.paymentId > b.paymentId ? 1 : a.status < b.status ? -1 : a.status > b.status ? 1 : 0;
+/**
+ * Intake order: by shop, moment, payment and status. Two replicas inserting overlapping batches
+ * then take the health rollup's cells (shop, day) and wait on the UNIQUE key in one order, never
+ * in a cycle.
+ */
+const intakeOrder = (a: NewDelivery, b: NewDelivery) =>
+  compare(a.shopId, b.shopId) || a.occurredAt - b.occurredAt || compare(a.paymentId, b.paymentId) || compare(a.status, b.status);
+const compare = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 /**
  * The delivery store on PostgreSQL. There is no file lock to lean on: each write names what it
@@ -42,7 +48,7 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
       // One statement, so one commit; a pair already present, or twice in the batch, is skipped
       // by ON CONFLICT DO NOTHING and is missing from RETURNING. A replica inserting the same pair
       // at the same moment waits for this commit and then skips it.
-      const rows = [...ds].sort(byKey).map((d) => ({ ...d, nextAttemptAt: d.createdAt, updatedAt: d.createdAt }));
+      const rows = [...ds].sort(intakeOrder).map((d) => ({ ...d, nextAttemptAt: d.createdAt, updatedAt: d.createdAt }));
       const inserted = await db.insert(deliveries).values(rows).onConflictDoNothing().returning({ id: deliveries.id });
       const created = new Set(inserted.map((r) => r.id));
       return ds.map((d) => created.has(d.id));
@@ -116,19 +122,26 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
     },
 
     async list(q) {
-      const rows = await db
-        .select()
-        .from(deliveries)
-        .where(
-          and(
-            eq(deliveries.shopId, q.shopId),
-            q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
-            q.before === undefined ? undefined : lt(deliveries.id, q.before),
-          ),
-        )
-        .orderBy(desc(deliveries.id))
-        .limit(q.limit);
+      const rows = await db.select().from(deliveries).where(logFilter(q, deliveries)).orderBy(desc(deliveries.id)).limit(q.limit);
       return withAttempts(rows, await attemptsOf(rows.map((r) => r.id)));
+    },
+
+    async health(shopIds, fromDay, toDay) {
+      const cells = await db
+        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})`.mapWith(Number) })
+        .from(healthDaily)
+        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .groupBy(healthDaily.shopId, healthDaily.state)
+        .orderBy(healthDaily.shopId, healthDaily.state);
+      return healthFigures(cells, async (shopId) => {
+        const [row] = await db
+          .select({ error: deliveries.lastError })
+          .from(deliveries)
+          .where(and(eq(deliveries.shopId, shopId), FAILING, isNotNull(deliveries.lastError)))
+          .orderBy(desc(deliveries.id))
+          .limit(1);
+        return row?.error ?? null;
+      });
     },
 
     attemptsOf(id) {

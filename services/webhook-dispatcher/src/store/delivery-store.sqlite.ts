@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import { withAttempts } from "./delivery-page.ts";
-import type { DeliveryQuery, DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { attempts, deliveries, schema } from "./schema.ts";
+import { healthFigures, logFilter, withAttempts } from "./delivery-page.ts";
+import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
+import { attempts, deliveries, FAILING, healthDaily, schema } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
@@ -95,6 +95,14 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     .where(eq(deliveries.id, p("id")))
     .prepare();
 
+  const latestError = db
+    .select({ error: deliveries.lastError })
+    .from(deliveries)
+    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastError)))
+    .orderBy(desc(deliveries.id))
+    .limit(1)
+    .prepare();
+
   const attemptsOf = (ids: string[]) =>
     ids.length === 0
       ? []
@@ -150,21 +158,20 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       }).immediate();
     },
 
-    async list(q: DeliveryQuery) {
-      const rows = db
-        .select()
-        .from(deliveries)
-        .where(
-          and(
-            eq(deliveries.shopId, q.shopId),
-            q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
-            q.before === undefined ? undefined : lt(deliveries.id, q.before),
-          ),
-        )
-        .orderBy(desc(deliveries.id))
-        .limit(q.limit)
-        .all();
+    async list(q) {
+      const rows = db.select().from(deliveries).where(logFilter(q, deliveries)).orderBy(desc(deliveries.id)).limit(q.limit).all();
       return withAttempts(rows, attemptsOf(rows.map((r) => r.id)));
+    },
+
+    async health(shopIds, fromDay, toDay) {
+      const cells = db
+        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})`.mapWith(Number) })
+        .from(healthDaily)
+        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .groupBy(healthDaily.shopId, healthDaily.state)
+        .orderBy(healthDaily.shopId, healthDaily.state)
+        .all();
+      return healthFigures(cells, async (shopId) => latestError.get({ shopId })?.error ?? null);
     },
 
     async attemptsOf(id) {

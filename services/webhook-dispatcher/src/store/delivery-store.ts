@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { DeliveryResult } from "@payaccept/contracts";
+import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
 import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { pgDeliveryStore } from "./delivery-store.pg.ts";
 import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
@@ -12,7 +12,7 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
 export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
-export type DeliveryQuery = { shopId: string; paymentId?: string; before?: string; limit: number };
+export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 
 /**
  * Deliveries and their attempts, on SQLite (delivery-store.sqlite.ts) or PostgreSQL
@@ -43,8 +43,10 @@ export interface DeliveryStore {
   requeuePending(): Promise<number>;
   /** Raises `queued_series` (never lowers it) for each confirmed series, in one commit. */
   markQueuedMany(rows: { id: string; series: number }[]): Promise<void>;
-  /** A page of the shop's deliveries, newest first, each with its attempts in order. */
-  list(q: DeliveryQuery): Promise<DeliveryPage>;
+  /** A page of the shop's deliveries, newest first, each with its attempts in order; every filter has its index. */
+  list(q: LogQuery): Promise<DeliveryPage>;
+  /** Per shop, the deliveries whose event occurred on Moscow days [fromDay, toDay] (the daily rollup), and the endpoint's latest error. */
+  health(shopIds: string[], fromDay: string, toDay: string): Promise<DeliveryHealth[]>;
   attemptsOf(id: string): Promise<AttemptRow[]>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { DELIVERY_RESULTS } from "@payaccept/contracts";
+import { FAILING, HEALTH_STATES } from "./schema.ts";
 
 /**
  * The PostgreSQL twin of schema.ts (same tables, columns, keys and indexes; the drift test compares
@@ -31,6 +32,9 @@ export const deliveries = pgTable(
     uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
     index("deliveries_shop_id").on(t.shopId, t.id),
     index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
+    index("deliveries_shop_status_id").on(t.shopId, t.status, t.id),
+    index("deliveries_shop_order_id").on(t.shopId, t.orderId, t.id),
+    index("deliveries_shop_failing").on(t.shopId, t.id).where(FAILING),
     index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
   ],
 );
@@ -51,4 +55,19 @@ export const attempts = pgTable(
   (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
 );
 
-export const pgSchema = { deliveries, attempts };
+/**
+ * The overview's webhook health rollup (schema.ts), kept by a PL/pgSQL trigger on `deliveries`
+ * (migration 0001_log_filters_health) in the same transaction as every change of a delivery.
+ */
+export const healthDaily = pgTable(
+  "delivery_health_daily",
+  {
+    shopId: text("shop_id").notNull(),
+    day: text("day").notNull(),
+    state: text("state", { enum: HEALTH_STATES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shopId, t.day, t.state] })],
+);
+
+export const pgSchema = { deliveries, attempts, healthDaily };
