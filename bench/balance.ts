@@ -2,7 +2,8 @@
  * Balance read cost versus history length. Fills one ledger file, through the same domain
  * functions the service runs, with 1,000,000 receipts of one account spread over two years and 10
  * receipts of another, then times balance reads of both, and for contrast a read that would sum
- * the account's history. Run by hand: `bun bench/balance.ts [receipts]`.
+ * the account's history. Run by hand: `bun bench/balance.ts [receipts] [--postgres]` (the ledger on
+ * a throwaway PostgreSQL instead of a SQLite file; fill it with fewer receipts, e.g. 20000).
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,18 +13,25 @@ import { readBalance } from "../services/balance/src/balance.ts";
 import { applyPaymentEvent } from "../services/balance/src/ledger.ts";
 import { openLedgerStore } from "../services/balance/src/store/ledger-store.ts";
 import { paymentEvent } from "../services/balance/src/testing.ts";
+import { startPostgres } from "../tests/harness/postgres.ts";
 
 const HOLD_HOUR = 12;
 const DAY = 86_400_000;
 const HISTORY_DAYS = 730;
-const BIG = Number(process.argv[2] ?? 1_000_000);
+const ON_POSTGRES = process.argv.includes("--postgres");
+const BIG = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 1_000_000);
 const SMALL = 10;
 const READS = 20_000;
 const NOW = Date.parse("2025-03-10T12:00:00Z");
 
 const dir = mkdtempSync(join(tmpdir(), "balance-bench-"));
 const path = join(dir, "balance.db");
-const store = await openLedgerStore({ engine: "sqlite", path });
+const pg = ON_POSTGRES ? await startPostgres() : undefined;
+const store = await openLedgerStore(
+  pg
+    ? { engine: "postgres", variable: "BALANCE_DATABASE_URL", url: pg.url, schema: "balance", pool: 10, statementTimeoutMs: 5000, connectTimeoutMs: 5000 }
+    : { engine: "sqlite", path },
+);
 
 /** Receipts evenly over the last two years, one transaction each as the consumer applies them; the newest are still on hold at NOW. */
 async function fill(accountId: string, count: number): Promise<number> {
@@ -52,8 +60,9 @@ async function timeReads(accountId: string) {
   return { balance, firstMs, medianUs: percentile(us, 0.5), p99Us: percentile(us, 0.99) };
 }
 
-/** What a read would cost if it summed the account's applied events instead of keeping aggregates. */
+/** What a read would cost if it summed the account's applied events instead of keeping aggregates (SQLite file only). */
 function timeHistorySum(accountId: string): number {
+  if (pg) return NaN;
   const db = new Database(path, { readonly: true });
   const q = db.query("SELECT sum(net_kopecks) AS s FROM applied_events WHERE account_id = ?");
   const started = performance.now();
@@ -74,4 +83,5 @@ for (const [accountId, n] of [["small", SMALL], ["big", BIG]] as const) {
   );
 }
 await store.close();
+await pg?.stop();
 rmSync(dir, { recursive: true, force: true });

@@ -83,6 +83,26 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       await feed.consumed();
       expect(await balanceOf(accountId)).toEqual(exact);
     });
+
+    test("two replicas sharing the consumers, one SIGKILLed mid-stream: the other applies the rest, each event once", async () => {
+      const accountId = newAccount();
+      const second = await stack.addReplica("balance");
+      try {
+        const events = Array.from({ length: 2000 }, () => paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 500, commissionKopecks: 5 }));
+        const publishing = feed.publishAll(events);
+        await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
+        await stack.kill("balance");
+        await publishing;
+        // The survivor alone: what the killed one held unacked comes to it after the ack wait.
+        const exact = { availableKopecks: 2000 * 495, frozenKopecks: 0, holdHour: 12 };
+        await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
+        await stack.restart("balance");
+        await feed.consumed();
+        expect(await balanceOf(accountId)).toEqual(exact);
+      } finally {
+        await second.stop("SIGTERM", 5000);
+      }
+    });
   });
 
   describe("losing the consumer", () => {

@@ -119,9 +119,10 @@ async function waitForServer(client: SQL, choice: PgChoice, log?: Logger): Promi
       await client`select 1`;
       return;
     } catch (e) {
-      const code = (e as { code?: string }).code;
+      const { code, errno } = e as { code?: string; errno?: string };
       // The server answered and said no (no such database, bad password): waiting will not help.
-      const refusedByServer = code === "ERR_POSTGRES_SERVER_ERROR" || /password|auth/i.test(String(code));
+      // Class 57P (starting up, shutting down) is a server on its way: wait for it.
+      const refusedByServer = (code === "ERR_POSTGRES_SERVER_ERROR" && !String(errno).startsWith("57P")) || /password|auth/i.test(String(code));
       const reason = `${choice.variable}: PostgreSQL at ${where} ${refusedByServer ? "refused the connection" : "is unreachable"} (${(e as Error).message})`;
       if (refusedByServer || Date.now() >= deadline) throw new DatabaseUnreachable(reason);
       log?.warn({ variable: choice.variable, server: where }, `${reason}; retrying`);

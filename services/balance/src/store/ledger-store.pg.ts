@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, gte, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
-import type { BalanceSnapshot, LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import * as schema from "./schema.pg.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.pg.ts";
 
@@ -86,13 +86,7 @@ function pgOps(db: Runner): LedgerOps {
         .values(h)
         .onConflictDoUpdate({
           target: refundHolds.refundId,
-          set: {
-            state: sql`excluded.state`,
-            frozenDay: sql`excluded.frozen_day`,
-            frozenKopecks: sql`excluded.frozen_kopecks`,
-            availableKopecks: sql`excluded.available_kopecks`,
-            settledAt: sql`excluded.settled_at`,
-          },
+          set: REPLACE_HOLD_FIGURES,
         });
     },
     recordRefundEvent: async (e) =>

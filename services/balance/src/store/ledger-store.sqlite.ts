@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
-import type { LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { REPLACE_HOLD_FIGURES, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import * as schema from "./schema.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
 
@@ -109,13 +109,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     settledAt: p("settledAt"),
   }).onConflictDoUpdate({
     target: refundHolds.refundId,
-    set: {
-      state: sql`excluded.state`,
-      frozenDay: sql`excluded.frozen_day`,
-      frozenKopecks: sql`excluded.frozen_kopecks`,
-      availableKopecks: sql`excluded.available_kopecks`,
-      settledAt: sql`excluded.settled_at`,
-    },
+    set: REPLACE_HOLD_FIGURES,
   }).prepare();
   const insertRefundEvent = db.insert(appliedRefundEvents).values({
     refundId: p("refundId"),

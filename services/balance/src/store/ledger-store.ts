@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
 import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
 import { openPgLedgerStore } from "./ledger-store.pg.ts";
@@ -57,6 +58,15 @@ export interface LedgerStore extends LedgerOps {
   tx<T>(accountId: string, fn: (t: LedgerOps) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
+
+/** What a second putRefundHold of one refund replaces (the same SQL on both engines). */
+export const REPLACE_HOLD_FIGURES = {
+  state: sql`excluded.state`,
+  frozenDay: sql`excluded.frozen_day`,
+  frozenKopecks: sql`excluded.frozen_kopecks`,
+  availableKopecks: sql`excluded.available_kopecks`,
+  settledAt: sql`excluded.settled_at`,
+};
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
