@@ -19,14 +19,15 @@ CREATE FUNCTION delivery_health_day(occurred_at bigint) RETURNS text LANGUAGE sq
   SELECT to_char(timestamp '1970-01-01' + ((occurred_at + 10800000) / 1000) * interval '1 second', 'YYYY-MM-DD')
 $$;
 --> statement-breakpoint
-CREATE FUNCTION delivery_health_count(shop text, day text, state text, delta integer) RETURNS void LANGUAGE sql AS $$
+-- search_path FROM CURRENT: the tables of this service's schema, whatever the session that writes a delivery has set.
+CREATE FUNCTION delivery_health_count(shop text, day text, state text, delta integer) RETURNS void LANGUAGE sql SET search_path FROM CURRENT AS $$
   INSERT INTO delivery_health_daily AS h (shop_id, day, state, count) VALUES (shop, day, state, delta)
   ON CONFLICT (shop_id, day, state) DO UPDATE SET count = h.count + delta
 $$;
 --> statement-breakpoint
 -- The two cells of a change are counted in one order (the state's name), so two transactions
 -- moving deliveries between the same two states never wait on each other's cells in a cycle.
-CREATE FUNCTION deliveries_health() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION deliveries_health() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
   new_state text := delivery_health_state(NEW.result, NEW.series, NEW.series_attempts);
   new_day text := delivery_health_day(NEW.occurred_at);
