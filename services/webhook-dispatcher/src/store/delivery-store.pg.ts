@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { healthFigures, logFilter, withAttempts } from "./delivery-page.ts";
+import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { FAILING } from "./schema.ts";
 import { attempts, deliveries, healthDaily, type pgSchema } from "./schema.pg.ts";

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import { healthFigures, logFilter, withAttempts } from "./delivery-page.ts";
+import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { attempts, deliveries, FAILING, healthDaily, schema } from "./schema.ts";
 

@@ -3,7 +3,7 @@ import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
 import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { pgDeliveryStore } from "./delivery-store.pg.ts";
 import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
-import type { DeliveryPage } from "./delivery-page.ts";
+import type { DeliveryPage } from "./delivery-log.ts";
 import type { AttemptRow, DeliveryRow } from "./schema.ts";
 import { pgSchema } from "./schema.pg.ts";
 

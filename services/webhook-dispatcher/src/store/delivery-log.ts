@@ -3,6 +3,8 @@ import type { DeliveryHealth } from "@payaccept/contracts";
 import type { LogQuery } from "./delivery-store.ts";
 import { FAILING, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
+// The read side of the delivery log that both engines share: its filters, pages and health figures.
+
 export type DeliveryPage = { delivery: DeliveryRow; attempts: AttemptRow[] }[];
 
 /** The delivery rows of a page joined with their attempts (fetched in one query, series and attempt order). */
