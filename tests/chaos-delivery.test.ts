@@ -21,7 +21,7 @@ describe.each(ENGINES)("webhook delivery under chaos, the dispatcher on %s", (en
   beforeAll(async () => {
     receiver = startReceiver((_, i) => new Response(null, { status: i % 3 === 0 ? 503 : 200 }));
     stack = await Stack.start({
-      services: ["dashboard", "payments", "gateway", "webhook-dispatcher"],
+      services: ["directory", "payments", "gateway", "webhook-dispatcher"],
       postgres: engine === "postgres",
       env: { WEBHOOK_RETRY_DELAYS: "300ms,600ms,900ms,1200ms,1500ms,1800ms", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ACK_WAIT: "3s" },
     });
