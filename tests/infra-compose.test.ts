@@ -71,6 +71,7 @@ describe("compose.yaml", () => {
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     const converted = [
       ["balance", "BALANCE", "balance"],
+      ["payments", "PAYMENTS", "payments"],
       ["directory", "DIRECTORY", "directory"],
       ["dashboard", "DASHBOARD", "dashboard"],
       ["webhook-dispatcher", "WEBHOOKS", "webhooks"],

@@ -67,6 +67,7 @@ export type StackOptions = {
  */
 export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = {
   balance: "BALANCE",
+  payments: "PAYMENTS",
   directory: "DIRECTORY",
   dashboard: "DASHBOARD",
   "webhook-dispatcher": "WEBHOOKS",
