@@ -36,7 +36,7 @@ const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const store = await orExit(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), log));
+const store = await orExit(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 lifecycle.onClose("store", () => store.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log, cfg);

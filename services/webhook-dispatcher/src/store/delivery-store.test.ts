@@ -181,3 +181,30 @@ test("on SQLite, each filter of the log is served by its index", async () => {
   sqlite.close();
   await store.close();
 });
+
+test("a move to PostgreSQL copies webhooks.db once: deliveries, attempts and schedules as they were, the rollup rebuilt", async () => {
+  const file = await stores.next("sqlite", "webhooks.db");
+  if (file.engine !== "sqlite") throw new Error("a SQLite store was asked for");
+  const old = await openDeliveryStore(file);
+  await old.insertDeliveries([numbered(1, "A", "SUCCESS", 1000), numbered(2, "A", "CANCELED", 1001)]);
+  await old.recordAttempt(
+    { deliveryId: "d-001", series: 1, attempt: 1, startedAt: 1100, durationMs: 5, httpStatus: 503, error: "HTTP 503" },
+    { result: "pending", lastError: "HTTP 503", nextAttemptAt: 61_100, at: 1100 },
+  );
+  await old.markQueuedMany([{ id: "d-001", series: 1 }]);
+  const before = await old.list({ shopId: "A", limit: 10 });
+  await old.close();
+
+  const moved = await openDeliveryStore(await stores.next("postgres", "webhooks.db"), { importFrom: file.path });
+  expect(await moved.list({ shopId: "A", limit: 10 })).toEqual(before);
+  expect(await moved.unqueued(10)).toEqual([{ id: "d-002", shopId: "A", series: 1 }]);
+  expect(await moved.health(["A"], "1970-01-01", "1970-01-01")).toEqual([
+    { shopId: "A", total: 2, firstAttempt: 0, delivered: 0, failed: 0, retrying: 1, lastError: "HTTP 503" },
+  ]);
+  await moved.close();
+
+  // The file is marked: a store lost later is never refilled from that old snapshot.
+  const again = await openDeliveryStore(await stores.next("postgres", "webhooks.db"), { importFrom: file.path });
+  expect(await again.list({ shopId: "A", limit: 10 })).toEqual([]);
+  await again.close();
+});

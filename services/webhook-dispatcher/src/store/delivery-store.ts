@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { pgDeliveryStore } from "./delivery-store.pg.ts";
 import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
 import type { DeliveryPage } from "./delivery-log.ts";
 import type { AttemptRow, DeliveryRow } from "./schema.ts";
-import { pgSchema } from "./schema.pg.ts";
+import { attempts, deliveries, pgSchema } from "./schema.pg.ts";
 
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
@@ -51,9 +51,25 @@ export interface DeliveryStore {
   close(): Promise<void>;
 }
 
-/** The delivery store on the engine WEBHOOKS_DATABASE_URL chose (unset: webhooks.db under DATA_DIR). */
-export async function openDeliveryStore(choice: DatabaseChoice, log?: Logger): Promise<DeliveryStore> {
+/**
+ * The delivery store on the engine WEBHOOKS_DATABASE_URL chose (unset: webhooks.db under DATA_DIR).
+ * On PostgreSQL, `importFrom` names the webhooks.db of a deployment moving over: its deliveries
+ * and attempts are copied once into the empty store, pending schedules included (the WEBHOOKS
+ * stream still holds their messages); the health rollup is rebuilt by the trigger as they go in.
+ */
+export async function openDeliveryStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<DeliveryStore> {
   if (choice.engine === "sqlite") return openSqliteDeliveryStore(choice.path);
-  const { db, close } = await openPgStore(choice, pgSchema, PG_MIGRATIONS, log);
+  const { db, close } = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(db, opts.importFrom, {
+      tables: [
+        ["deliveries", deliveries],
+        ["attempts", attempts],
+      ],
+      mark: "webhooks_imported",
+      lock: "payaccept.webhooks.import",
+    }));
+  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "deliveries imported from the SQLite file; never again from that file");
   return pgDeliveryStore(db, close);
 }
