@@ -59,27 +59,29 @@ export class TwoHosts {
     const pg = await startPostgres();
     const callbacks = new Rotation([]);
     const callbackFront = serveBalancer(callbacks, await freePort());
-    let stack: Stack;
+    let stack: Stack | undefined;
     try {
       stack = await Stack.start({
         natsUrl: cluster.map((n) => n.url).join(","),
         postgresUrl: pg.url,
-        env: { NATS_REPLICAS: "3", PAYMENTS_CALLBACK_URL: `http://127.0.0.1:${callbackFront.port}/provider/callback`, ...opts.env },
+        env: { NATS_REPLICAS: "3", PAYMENTS_CALLBACK_URL: `http://127.0.0.1:${callbackFront.port}/provider/callback`, ...smallPools(), ...opts.env },
       });
+      const a: Host = { name: "A", dataDir: stack.dataDir, processes: new Map(HOST_SERVICES.map((n) => [n, stack!.service(n)])) };
+      const b: Host = { name: "B", dataDir: hostB, processes: new Map() };
+      // Started one at a time: 2 cores, and each start runs its migrations.
+      for (const name of HOST_SERVICES) {
+        b.processes.set(name, await stack.addReplica(name, { env: opts.sharedFile.includes(name) ? {} : { DATA_DIR: hostB } }));
+      }
+      for (const host of [a, b]) callbacks.add(host.processes.get("payments")!.url);
+      const gateways = new Rotation([a, b].map((h) => h.processes.get("gateway")!.url));
+      return new TwoHosts(stack, [a, b], gateways, callbacks, callbackFront, cluster, pg, workDir);
     } catch (e) {
+      await stack?.stop().catch(() => {});
       callbackFront.stop(true);
       await Promise.all([stopCluster(cluster), pg.stop()]);
+      if (!process.env.KEEP_TEST_DATA) for (const dir of [workDir, hostB]) rmSync(dir, { recursive: true, force: true });
       throw e;
     }
-    const a: Host = { name: "A", dataDir: stack.dataDir, processes: new Map(HOST_SERVICES.map((n) => [n, stack.service(n)])) };
-    const b: Host = { name: "B", dataDir: hostB, processes: new Map() };
-    // Started one at a time: 2 cores, and each start runs its migrations.
-    for (const name of HOST_SERVICES) {
-      b.processes.set(name, await stack.addReplica(name, { env: opts.sharedFile.includes(name) ? {} : { DATA_DIR: hostB } }));
-    }
-    for (const host of [a, b]) callbacks.add(host.processes.get("payments")!.url);
-    const gateways = new Rotation([a, b].map((h) => h.processes.get("gateway")!.url));
-    return new TwoHosts(stack, [a, b], gateways, callbacks, callbackFront, cluster, pg, workDir);
   }
 
   /** The host is lost: every process of ours on it SIGKILLed at once; the balancers' health checks take it out. */
@@ -100,6 +102,15 @@ export class TwoHosts {
     await this.pg.stop();
     if (!process.env.KEEP_TEST_DATA) for (const dir of [this.workDir, this.hosts[1].dataDir]) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Every copy of every service holds its own pool on the one server, whose max_connections is
+ * PostgreSQL's default 100: 12 processes at the default pool of 10 would be refused ("too many
+ * clients"), as a deployment would be that sized pools × replicas past its server's limit.
+ */
+function smallPools(): Record<string, string> {
+  return Object.fromEntries(Object.values(POSTGRES_SERVICES).map((prefix) => [`${prefix}_DATABASE_POOL`, "4"]));
 }
 
 /** An HTTP front for a Rotation, as a load balancer: a member that refuses the connection is skipped for the next. */
