@@ -188,8 +188,8 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     },
 
     /**
-     * Applies a trigger of the state machine. `onlyFrom` narrows the states it may move from (a
-     * sandbox outcome only decides a PENDING payment); `patch` adds the fields the move sets.
+     * Applies a trigger of the state machine (`sandbox`: a tester's chosen outcome, see decide);
+     * `patch` adds the fields the move sets.
      * A move into a final status writes its outbox event in the same transaction, with the id of
      * the API request that caused it (`requestId`) when there is one.
      */
@@ -198,7 +198,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       trigger: PaymentTrigger,
       now: number,
       opts: {
-        onlyFrom?: readonly PaymentStatus[];
+        sandbox?: boolean;
         /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
         onlyIf?: (row: PaymentRow) => boolean;
         patch?: (row: PaymentRow) => Partial<NewPaymentRow>;
@@ -209,9 +209,8 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         () => {
           const row = byIdQ.get({ id });
           if (!row) return undefined;
-          let decision = decide(row.status, trigger);
-          const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
-          if (decision.kind === "move" && excluded) decision = { kind: "refused", status: row.status };
+          let decision = decide(row.status, trigger, { sandbox: opts.sandbox });
+          if (decision.kind === "move" && opts.onlyIf && !opts.onlyIf(row)) decision = { kind: "refused", status: row.status };
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);

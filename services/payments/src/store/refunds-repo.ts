@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
 import { refundEventId, type RefundEventStatus } from "@payaccept/contracts";
 import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import { toRefundEvent } from "../domain/views.ts";
 import type { PaymentsRepo, PaymentsStore } from "./payments-repo.ts";
 import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
@@ -111,7 +112,7 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
       let ended: EndedRefund | undefined;
       const refund = tx(() => {
         const row = byIdQ.get({ id })!;
-        if (row.status !== "PENDING") return row;
+        if (refundHasEnded(row.status)) return row;
         const done = db
           .update(r)
           .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
@@ -136,7 +137,7 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
             createdAt: now,
           })
           .run();
-        const full = payment.refundedKopecks === payment.amountKopecks;
+        const full = fullyRefunded(payment);
         if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
         ended = { refund: done, payment, becameRefunded: full, requestId };
         return done;
