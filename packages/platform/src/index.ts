@@ -16,3 +16,4 @@ export * from "./group-commit.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
+export * from "./moscow-time.ts";

@@ -3,4 +3,6 @@ export * from "./client-ip.ts";
 export * from "./csrf.ts";
 export * from "./lang.ts";
 export * from "./money.ts";
+export * from "./moscow-format.ts";
+export * from "./page-status.ts";
 export * from "./security-headers.ts";

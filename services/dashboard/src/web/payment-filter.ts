@@ -1,5 +1,5 @@
 import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
-import { moscowDayBounds } from "./moscow-time.ts";
+import { moscowDayBounds } from "@payaccept/platform";
 
 export const PAYMENTS_PER_PAGE = 50;
 const MAX_PAGE = 10_000;

@@ -1,7 +1,6 @@
 import type { Balance, Payout } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatDay, formatRubles, moscowDay, releaseDayOf } from "@payaccept/platform";
 import type { Loaded } from "../backend.ts";
-import { formatDay, moscowDate, nextDay } from "../moscow-time.ts";
 import type { Page } from "../page.ts";
 import { Alert, Badge, CsrfField, Money, TextField, Unavailable, When } from "./components.tsx";
 import { Layout } from "./layout.tsx";
@@ -11,7 +10,7 @@ export type PayoutForm = { amount: string; idempotencyKey: string; errors: strin
 function Figures(props: { page: Page; balance: Balance; now: number }) {
   const { page, balance } = props;
   const { t } = page;
-  const today = moscowDate(props.now);
+  const today = moscowDay(props.now);
   return (
     <>
       <dl class="figures">
@@ -29,7 +28,7 @@ function Figures(props: { page: Page; balance: Balance; now: number }) {
         </div>
       </dl>
       <p class="hold-rule">{t.holdRule(balance.holdHour)}</p>
-      <p class="muted">{t.holdExample(formatDay(today, page.lang), formatDay(nextDay(today), page.lang), balance.holdHour)}</p>
+      <p class="muted">{t.holdExample(formatDay(today, page.lang), formatDay(releaseDayOf(today), page.lang), balance.holdHour)}</p>
       <p class="muted small">{t.balanceAccount}</p>
     </>
   );
