@@ -29,7 +29,9 @@ if (argv.some(isHelpFlag)) {
 }
 
 const cfg = loadConfig(commonEnv);
-const log = createLogger("admin", "warn");
+// Errors only: log lines go to stdout, which --json keeps for one JSON document; a NATS that cannot
+// be reached is the error below, not the bus's "still trying" warnings.
+const log = createLogger("admin", "error");
 let code = 0;
 try {
   const flags = parseFlags(cmd, argv);

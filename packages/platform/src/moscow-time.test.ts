@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { lastReleasedDay, moscowDay, moscowDayBounds, moscowDayStart, nextDay, releaseDayOf } from "./moscow-time.ts";
+import { isDay, lastReleasedDay, moscowDay, moscowDayBounds, moscowDayEnd, moscowDayStart, nextDay, releaseDayOf } from "./moscow-time.ts";
 
 describe("moscowDay", () => {
   test("22:30 UTC is already the next day in Moscow", () => {
@@ -22,13 +22,16 @@ describe("Moscow days as periods", () => {
   test("a Moscow day runs from 21:00 UTC of the day before to a millisecond before the next", () => {
     expect(moscowDayBounds("2026-11-22")).toEqual({ first: "2026-11-21T21:00:00.000Z", last: "2026-11-22T20:59:59.999Z" });
     expect(moscowDayStart("2026-11-22")).toBe(Date.parse("2026-11-21T21:00:00.000Z"));
-    expect(moscowDay(moscowDayStart("2026-11-22")!)).toBe("2026-11-22");
+    expect(moscowDayEnd("2026-11-22")).toBe(Date.parse("2026-11-22T20:59:59.999Z"));
+    expect(moscowDay(moscowDayStart("2026-11-22"))).toBe("2026-11-22");
+    expect(moscowDay(moscowDayEnd("2026-11-22"))).toBe("2026-11-22");
+    expect(moscowDay(moscowDayEnd("2026-11-22") + 1)).toBe("2026-11-23");
   });
 
   test("only real YYYY-MM-DD dates are days", () => {
     for (const bad of ["2026-02-30", "22.11.2026", "2026-11-22T00:00", "2026-1-2", ""]) {
       expect(moscowDayBounds(bad)).toBeUndefined();
-      expect(moscowDayStart(bad)).toBeUndefined();
+      expect(isDay(bad)).toBe(false);
     }
   });
 

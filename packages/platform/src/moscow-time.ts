@@ -24,19 +24,23 @@ export const moscowWallClock = (instant: string | number): Date => new Date(new 
 /** The day after a day. */
 export const nextDay = (day: string): string => new Date(Date.parse(`${day}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 
-/** The first millisecond of a Moscow day (21:00 UTC of the day before); undefined for anything that is not a real YYYY-MM-DD date. */
-export function moscowDayStart(day: string): number | undefined {
-  if (!DAY.test(day)) return undefined;
-  const midnightUtc = Date.parse(`${day}T00:00:00Z`);
-  if (Number.isNaN(midnightUtc) || new Date(midnightUtc).toISOString().slice(0, 10) !== day) return undefined;
-  return midnightUtc - MOSCOW_OFFSET_MS;
+/** Whether a string is a real calendar date YYYY-MM-DD (not 2026-02-30). */
+export function isDay(s: string): boolean {
+  if (!DAY.test(s)) return false;
+  const midnightUtc = Date.parse(`${s}T00:00:00Z`);
+  return !Number.isNaN(midnightUtc) && new Date(midnightUtc).toISOString().slice(0, 10) === s;
 }
 
-/** The UTC instants bounding a Moscow day: its first millisecond and its last. */
+/** The first millisecond of a Moscow day (21:00 UTC of the day before), for a day of the YYYY-MM-DD shape. */
+export const moscowDayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
+
+/** The last millisecond of a Moscow day. */
+export const moscowDayEnd = (day: string): number => moscowDayStart(day) + DAY_MS - 1;
+
+/** The UTC instants bounding a Moscow day, its first millisecond and its last; undefined for anything that is not a real date. */
 export function moscowDayBounds(day: string): { first: string; last: string } | undefined {
-  const first = moscowDayStart(day);
-  if (first === undefined) return undefined;
-  return { first: new Date(first).toISOString(), last: new Date(first + DAY_MS - 1).toISOString() };
+  if (!isDay(day)) return undefined;
+  return { first: new Date(moscowDayStart(day)).toISOString(), last: new Date(moscowDayEnd(day)).toISOString() };
 }
 
 /**

@@ -1,14 +1,15 @@
 import { join } from "node:path";
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import type { DeliveryResult } from "@payaccept/contracts";
-import { attempts, deliveries, schema, type AttemptRow, type DeliveryRow } from "./schema.ts";
+import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
+import { attempts, deliveries, FAILING, healthDaily, schema, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
 
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
 export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
+export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 
 /**
@@ -99,6 +100,15 @@ export function openDeliveryStore(path: string) {
     .where(eq(deliveries.id, p("id")))
     .prepare();
 
+  const latestErrorQ = db
+    .select({ error: deliveries.lastError })
+    .from(deliveries)
+    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastError)))
+    .orderBy(desc(deliveries.id))
+    .limit(1)
+    .prepare();
+  const latestError = (shopId: string) => latestErrorQ.get({ shopId })?.error ?? null;
+
   const attemptsOf = (ids: string[]) =>
     ids.length === 0
       ? []
@@ -178,8 +188,8 @@ export function openDeliveryStore(path: string) {
       }).immediate();
     },
 
-    /** A page of the shop's deliveries, newest first, each with its attempts in order. */
-    list(q: { shopId: string; paymentId?: string; before?: string; limit: number }): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
+    /** A page of the shop's deliveries, newest first, each with its attempts in order; every filter has its index. */
+    list(q: LogQuery): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
       const rows = db
         .select()
         .from(deliveries)
@@ -188,6 +198,9 @@ export function openDeliveryStore(path: string) {
             eq(deliveries.shopId, q.shopId),
             q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
             q.before === undefined ? undefined : lt(deliveries.id, q.before),
+            q.status === undefined ? undefined : eq(deliveries.status, q.status),
+            q.orderId === undefined ? undefined : eq(deliveries.orderId, q.orderId),
+            q.failedOnly ? FAILING : undefined,
           ),
         )
         .orderBy(desc(deliveries.id))
@@ -195,6 +208,23 @@ export function openDeliveryStore(path: string) {
         .all();
       const byDelivery = Map.groupBy(attemptsOf(rows.map((r) => r.id)), (a) => a.deliveryId);
       return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    },
+
+    /** Per shop, the deliveries whose event occurred on Moscow days [fromDay, toDay] (the daily rollup), and the endpoint's latest error. */
+    health(shopIds: string[], fromDay: string, toDay: string): DeliveryHealth[] {
+      const cells = db
+        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})` })
+        .from(healthDaily)
+        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .groupBy(healthDaily.shopId, healthDaily.state)
+        .all();
+      return [...Map.groupBy(cells, (c) => c.shopId)].flatMap(([shopId, states]) => {
+        const n = (state: HealthState) => states.find((s) => s.state === state)?.count ?? 0;
+        const total = states.reduce((sum, s) => sum + s.count, 0);
+        if (total === 0) return [];
+        const figures = { shopId, total, firstAttempt: n("first"), delivered: n("first") + n("delivered"), failed: n("failed"), retrying: n("retrying") };
+        return [{ ...figures, lastError: figures.failed + figures.retrying === 0 ? null : latestError(shopId) }];
+      });
     },
 
     attemptsOf(id: string): AttemptRow[] {
