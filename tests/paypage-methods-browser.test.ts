@@ -4,7 +4,7 @@ import { MAX_AMOUNT_KOPECKS, rpcs } from "@payaccept/contracts";
 import { Stack, type ShopCreated } from "./harness/stack.ts";
 import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
 import { createPayment, statusOf } from "./browser/shop-fixtures.ts";
-import { formatMoscowLong } from "@payaccept/platform";
+import { formatMoscowLong } from "@payaccept/web-ui";
 import { shortReference } from "../services/paypage/src/short-reference.ts";
 
 // Real processes and a real browser take longer than bun's 5 s default; bounded all the same.

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { DomainError } from "@payaccept/contracts";
-import { jsonError, pageStatusOf, setPageSecurityHeaders } from "@payaccept/platform";
+import { jsonError } from "@payaccept/platform";
+import { pageStatusOf, setPageSecurityHeaders } from "@payaccept/web-ui";
 import type { Messages } from "./i18n.ts";
 import { pageContext } from "./page-context.ts";
 import { ErrorPage } from "./views/error-page.tsx";

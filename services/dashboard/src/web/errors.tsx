@@ -1,5 +1,5 @@
 import { DomainError } from "@payaccept/contracts";
-import { pageStatusOf } from "@payaccept/platform";
+import { pageStatusOf } from "@payaccept/web-ui";
 import type { Context } from "hono";
 import { unavailableService } from "./backend.ts";
 import type { WebEnv } from "./env.ts";

@@ -1,7 +1,8 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
-import { moscowDay, moscowDayEnd, moscowDayStart, type Store } from "@payaccept/platform";
+import { type Store } from "@payaccept/platform";
+import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent } from "../domain/views.ts";

@@ -1,5 +1,5 @@
 import type { CheckoutView } from "@payaccept/contracts";
-import { formatMoscowLong } from "@payaccept/platform";
+import { formatMoscowLong } from "@payaccept/web-ui";
 import { shortReference } from "../short-reference.ts";
 import { returnHref } from "../return-link.ts";
 import { ReturnLink, type PageContext } from "./layout.tsx";

@@ -1,4 +1,4 @@
-import { moscowDay, moscowDayBounds } from "@payaccept/platform";
+import { moscowDay, moscowDayBounds } from "@payaccept/domain";
 
 const DAY_MS = 86_400_000;
 /** Long enough for a quarter; a daily bar chart of more stops being readable on a phone. */

@@ -1,5 +1,6 @@
 import type { Balance, Payout } from "@payaccept/contracts";
-import { formatDay, formatRubles, moscowDay, releaseDayOf } from "@payaccept/platform";
+import { moscowDay, releaseDayOf } from "@payaccept/domain";
+import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";

@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import { formatMoscow, formatRubles } from "@payaccept/platform";
+import { formatMoscow, formatRubles } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
 
 /** The hidden token every form carries (checked on every POST). */

@@ -1,5 +1,5 @@
 import type { ShopDetail } from "@payaccept/contracts";
-import { formatDay, formatRubles } from "@payaccept/platform";
+import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { percent, type HealthFigures, type OverviewFigures } from "../overview/figures.ts";
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";

@@ -1,4 +1,4 @@
-import { moscowWallClock } from "../moscow-time.ts";
+import { moscowWallClock } from "@payaccept/domain";
 import type { Lang } from "./lang.ts";
 
 /*

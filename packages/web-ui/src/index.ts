@@ -1,5 +1,4 @@
 export * from "./assets.ts";
-export * from "./client-ip.ts";
 export * from "./csrf.ts";
 export * from "./lang.ts";
 export * from "./money.ts";
