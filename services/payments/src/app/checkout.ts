@@ -10,7 +10,7 @@ import { ProviderError } from "../provider/port.ts";
 
 /** Buyer side: the payment id in payUrl is the capability, so these are not shop-scoped. */
 export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   return toCheckoutView(row, await shopOf(d, row), d.paypageUrl);
 }
 
@@ -72,7 +72,7 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
  * reloading the page and gets the current view.
  */
 export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   const shop = await shopOf(d, row);
   const start = decideStart(row, method, d.now());
   if (start.kind === "current") return toCheckoutView(row, shop, d.paypageUrl);
@@ -82,11 +82,11 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
   if (switching && !row.isTest) await cancelOldSession(d, row);
   const session = await openSession(d, row, method, expiresAt);
-  const { decision, row: after } = d.repo.transition(id, start.trigger, d.now(), {
+  const { decision, row: after } = (await d.repo.transition(id, start.trigger, d.now(), {
     // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
     onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
     patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, ...sessionFields(session) }),
-  })!;
+  }))!;
   if (decision.kind === "move") return toCheckoutView(after, shop, d.paypageUrl);
   if (session && after.providerSessionId !== session.sessionId) {
     await d.provider.cancelSession(session.sessionId).catch((err) => d.log.warn({ err, paymentId: id, sessionId: session.sessionId }, "unused provider session not canceled"));
@@ -98,13 +98,13 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   if (!row.isTest) throw new DomainError("CONFLICT", "only a sandbox payment takes a chosen outcome");
   const now = d.now();
-  const { decision, row: after } = d.repo.transition(id, SANDBOX_TRIGGERS[outcome], now, {
+  const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGERS[outcome], now, {
     sandbox: true,
     patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
-  })!;
+  }))!;
   if (decision.kind === "refused") throw new DomainError("CONFLICT", `payment is ${after.status}; a sandbox outcome needs a PENDING payment`);
   return toCheckoutView(after, await shopOf(d, after), d.paypageUrl);
 }

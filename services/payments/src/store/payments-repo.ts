@@ -4,31 +4,12 @@ import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, t
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
+import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { toPaymentEvent } from "../domain/views.ts";
+import { dailyCell, decideFor, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
-export type PaymentsStore = Store<typeof schema>;
-
-/** What a merchant's create request becomes; the store assigns id, seq, times and status. */
-export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
-
-export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
-export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
-
-export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
-
-/** The dashboard's list: instants bounding the Moscow days asked for, statuses, order, page. */
-export type BrowseFilter = {
-  fromDay?: string;
-  toDay?: string;
-  statuses?: PaymentStatus[];
-  sort: PaymentSort;
-  page: number;
-  limit: number;
-};
-
-export class OrderIdTaken extends Error {}
+export type SqliteStore = Store<typeof schema>;
 
 /** Up to this many payments in the period, sorting them by amount beats walking the shop's amount index. */
 const SORT_WINDOW_MAX = 20_000;
@@ -48,7 +29,7 @@ function isOrderIdUniqueViolation(e: unknown): boolean {
  * the per-status counters and the outbox row change together or not at all, also with several
  * processes on the same file. `onCommitted` runs after the commit of every status change.
  */
-export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: CommittedTransition) => void) {
+export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: CommittedTransition) => void) {
   const { db } = store;
 
   const byIdQ = db.select().from(p).where(eq(p.id, ph("id"))).prepare();
@@ -160,15 +141,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     .prepare();
 
   /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
-  const bumpDaily = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method" | "status" | "amountKopecks">, sign: 1 | -1) =>
-    bumpDailyQ.run({
-      shopId: row.shopId,
-      day: moscowDay(row.createdAt),
-      method: row.method ?? "",
-      status: row.status,
-      delta: sign,
-      sum: sign * row.amountKopecks,
-    });
+  const bumpDaily = (row: PaymentRow, sign: 1 | -1) => bumpDailyQ.run(dailyCell(row, sign));
 
   /**
    * The seqs of a status-filtered page: one covering scan of (shop, status, seq) per status, merged
@@ -210,9 +183,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     const bounds: SeqBounds = { lastSeq: lastOfShopQ.get({ shopId })?.seq ?? 0 };
     if (fromMs !== undefined) bounds.fromSeq = firstAtOrAfterQ.get({ shopId, at: fromMs })?.seq ?? null;
     if (toMs !== undefined) bounds.toSeq = lastAtOrBeforeQ.get({ shopId, at: toMs })?.seq ?? null;
-    const first = bounds.fromSeq === undefined ? 1 : bounds.fromSeq;
-    const last = bounds.toSeq === undefined ? bounds.lastSeq : bounds.toSeq;
-    return first === null || last === null || first > last ? null : { first, last };
+    return seqWindowOf(bounds);
   }
 
   /** A page of the dashboard's list in its order: by seq (= creation time) as a range or a status walk, by amount along its index. */
@@ -238,9 +209,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         .map((r) => r.seq);
     }
     if (f.statuses?.length) return statusSeqs(shopId, f.statuses, first, last, { offset, limit: f.limit }, descending);
-    const [lo, hi] = descending ? [Math.max(first, last - offset - f.limit + 1), last - offset] : [first + offset, Math.min(last, first + offset + f.limit - 1)];
-    if (lo > hi) return [];
-    return Array.from({ length: hi - lo + 1 }, (_, i) => (descending ? hi - i : lo + i));
+    return seqsOfPage(window, offset, f.limit, descending);
   }
 
   /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
@@ -269,23 +238,13 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       try {
         return db.transaction(
           () => {
-            const last = lastOfShopQ.get({ shopId: input.shopId });
-            // createdAt never goes back within a shop and ties are ordered by id, so seq order,
-            // (createdAt, id) order and "oldest to newest" are one and the same.
-            let createdAt = Math.max(now, last?.createdAt ?? 0);
-            let id = Bun.randomUUIDv7("hex", createdAt);
-            if (last && id <= last.id) {
-              createdAt = last.createdAt + 1;
-              id = Bun.randomUUIDv7("hex", createdAt);
-            }
+            const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
             const row = insertQ.get({
               ...input,
               receipt: input.receipt ?? null,
               methodFixed: input.method != null,
-              id,
-              seq: (last?.seq ?? 0) + 1,
-              createdAt,
-              expiresAt: createdAt + ttlMs,
+              ...next,
+              expiresAt: next.createdAt + ttlMs,
             })!;
             bumpCount(input.shopId, "CREATED", 1);
             bumpDaily(row, 1);
@@ -309,20 +268,13 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       id: string,
       trigger: PaymentTrigger,
       now: number,
-      opts: {
-        sandbox?: boolean;
-        /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
-        onlyIf?: (row: PaymentRow) => boolean;
-        patch?: (row: PaymentRow) => Partial<NewPaymentRow>;
-        requestId?: string;
-      } = {},
+      opts: TransitionOptions = {},
     ): TransitionResult | undefined {
       const result = db.transaction(
         () => {
           const row = byIdQ.get({ id });
           if (!row) return undefined;
-          let decision = decide(row.status, trigger, { sandbox: opts.sandbox });
-          if (decision.kind === "move" && opts.onlyIf && !opts.onlyIf(row)) decision = { kind: "refused", status: row.status };
+          const decision = decideFor(row, trigger, opts);
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);
@@ -338,17 +290,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
           bumpCount(row.shopId, decision.to, 1);
           bumpDaily(row, -1);
           bumpDaily(updated, 1);
-          if (isFinal(updated.status)) {
-            const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now, opts.requestId);
-            insertOutboxQ.run({
-              eventId: paymentEventId(id, updated.status),
-              paymentId: id,
-              status: updated.status,
-              payload: JSON.stringify(event),
-              requestId: opts.requestId ?? null,
-              createdAt: now,
-            });
-          }
+          if (final) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId));
           return { decision, row: updated };
         },
         { behavior: "immediate" },
@@ -450,4 +392,4 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
   };
 }
 
-export type PaymentsRepo = ReturnType<typeof createPaymentsRepo>;
+export type SqlitePaymentsRepo = ReturnType<typeof createPaymentsRepo>;
