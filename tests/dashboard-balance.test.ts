@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Kvm } from "@nats-io/kv";
 import { Balance, rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 import { BalanceFeed, justNow } from "./balance-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs, type Payment } from "@payaccept/contracts";
+import { moscowDay } from "@payaccept/domain";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 /** Today's date in Moscow, as the filter's date inputs hold it. */
-const moscowToday = () => new Date(Date.now() + 3 * 3_600_000).toISOString().slice(0, 10);
+const moscowToday = () => moscowDay(Date.now());
 
 /** Creates `count` payments in parallel batches (the API's per-key limit is far away). */
 async function createMany(apiKey: string, count: number, orderId: (i: number) => string): Promise<Payment[]> {

@@ -4,7 +4,8 @@ import { MAX_AMOUNT_KOPECKS, rpcs } from "@payaccept/contracts";
 import { Stack, type ShopCreated } from "./harness/stack.ts";
 import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
 import { createPayment, statusOf } from "./browser/shop-fixtures.ts";
-import { formatMoscowTime, shortReference } from "../services/paypage/src/paid-time.ts";
+import { formatMoscowLong } from "@payaccept/web-ui";
+import { shortReference } from "../services/paypage/src/short-reference.ts";
 
 // Real processes and a real browser take longer than bun's 5 s default; bounded all the same.
 setDefaultTimeout(60_000);
@@ -111,7 +112,7 @@ describe("the payment page's methods", () => {
     const paid = await stack.call(rpcs.payments.get, { shopId: live.shopId, id: p.id });
     expect(paid).toMatchObject({ status: "SUCCESS", method: "CARD" });
     const receipt = page.locator(".receipt");
-    expect(await receipt.locator("time.paid-at").textContent()).toBe(formatMoscowTime(paid.paidAt!, "ru"));
+    expect(await receipt.locator("time.paid-at").textContent()).toBe(formatMoscowLong(paid.paidAt!, "ru"));
     expect(await receipt.locator("time.paid-at").textContent()).toMatch(/^\d{1,2} [а-я]+ \d{4} г\. в \d{2}:\d{2} МСК$/);
     expect(await receipt.locator(".reference").textContent()).toBe(shortReference(p.id));
     expect(await receipt.locator(".order").textContent()).toBe(p.orderId);

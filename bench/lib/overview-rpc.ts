@@ -1,5 +1,5 @@
 import { rpcs } from "@payaccept/contracts";
-import { moscowDay } from "@payaccept/platform";
+import { moscowDay } from "@payaccept/domain";
 import type { Stack } from "../../tests/harness/stack.ts";
 import { quantile } from "./stats.ts";
 

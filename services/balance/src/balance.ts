@@ -1,5 +1,5 @@
 import type { Balance } from "@payaccept/contracts";
-import { lastReleasedDay } from "./moscow-time.ts";
+import { lastReleasedDay } from "@payaccept/domain";
 import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 
 /**

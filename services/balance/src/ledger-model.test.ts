@@ -25,6 +25,7 @@ function random(seed: number) {
   };
 }
 
+// The model reads Moscow days from the tz database, not from packages/domain/src/moscow-time.ts: an independent oracle.
 const moscowDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Moscow" });
 const releaseInstant = (paidAt: number) =>
   Date.parse(`${moscowDate.format(paidAt)}T${String(HOLD_HOUR).padStart(2, "0")}:00:00+03:00`) + 24 * HOUR;

@@ -1,5 +1,5 @@
 import type { PaymentEvent } from "@payaccept/contracts";
-import { moscowDay } from "./moscow-time.ts";
+import { moscowDay } from "@payaccept/domain";
 import type { LedgerStore } from "./store/ledger-store.ts";
 
 /** What an event did to the ledger (for logs and metrics). */

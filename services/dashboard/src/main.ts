@@ -1,9 +1,7 @@
 import { join, resolve } from "node:path";
 import {
-  buildAssets,
   connectBus,
   createLogger,
-  Csrf,
   databaseOf,
   Lifecycle,
   loadConfig,
@@ -13,6 +11,7 @@ import {
   servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
+import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";

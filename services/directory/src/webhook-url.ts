@@ -1,5 +1,5 @@
 import { WebhookUrlInput } from "@payaccept/contracts";
-import { isPublicHostname } from "@payaccept/platform";
+import { isPublicHostname } from "@payaccept/domain";
 
 export type WebhookUrlPolicy = {
   /** WEBHOOK_ALLOW_PRIVATE: development and test stacks whose receivers run on loopback. */

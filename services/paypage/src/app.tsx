@@ -1,4 +1,5 @@
-import { assetRoutes, createServiceApp, type Assets, type Csrf, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { createServiceApp, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { assetRoutes, type Assets, type Csrf } from "@payaccept/web-ui";
 import { DomainError } from "@payaccept/contracts";
 import type { CheckoutClient } from "./checkout.ts";
 import { renderError } from "./error-pages.tsx";

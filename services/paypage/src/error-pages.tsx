@@ -1,19 +1,13 @@
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
-import { jsonError, setPageSecurityHeaders } from "@payaccept/platform";
+import { DomainError } from "@payaccept/contracts";
+import { jsonError } from "@payaccept/platform";
+import { pageStatusOf, setPageSecurityHeaders } from "@payaccept/web-ui";
 import type { Messages } from "./i18n.ts";
 import { pageContext } from "./page-context.ts";
 import { ErrorPage } from "./views/error-page.tsx";
 
 /** JSON endpoints of the page (live status) answer in the spec's Error shape; everything else is HTML. */
 const wantsJson = (c: Context) => /^\/pay\/[^/]+\/(status|events)$/.test(c.req.path);
-
-function statusOf(err: unknown): number {
-  if (err instanceof DomainError) return err.code === "BAD_GATEWAY" ? 503 : ERROR_HTTP_STATUS[err.code];
-  if (err instanceof HTTPException) return err.status;
-  return 500;
-}
 
 const copyFor = (status: number, t: Messages): [string, string] => {
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
@@ -33,7 +27,7 @@ const backLink = (c: Context, status: number, t: Messages) => {
 
 /** Renders any failure for a buyer: a friendly page (or Error JSON), never a stack trace. */
 export function renderError(c: Context, err: unknown, secureCookies: boolean): Response | Promise<Response> {
-  const status = statusOf(err);
+  const status = pageStatusOf(err);
   if (status >= 500 && status !== 503) c.get("log")?.error({ err }, "unhandled error");
   else if (status === 503) c.get("log")?.warn({ err: (err as Error).message }, "payments unavailable");
   if (status === 503) c.header("Retry-After", "10");

@@ -1,4 +1,4 @@
-import type { Lang } from "@payaccept/platform";
+import type { Lang } from "@payaccept/web-ui";
 
 export type { Lang };
 

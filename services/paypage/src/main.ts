@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { buildAssets, connectBus, createLogger, Csrf, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { connectBus, createLogger, Lifecycle, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { createPaypageApp } from "./app.tsx";
 import { CheckoutClient } from "./checkout.ts";
 import { DEV_PAYPAGE_CSRF_SECRET, paypageEnv } from "./config.ts";

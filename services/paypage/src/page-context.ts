@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { pickLang } from "@payaccept/platform";
+import { pickLang } from "@payaccept/web-ui";
 import { MESSAGES } from "./i18n.ts";
 import type { PageContext } from "./views/layout.tsx";
 

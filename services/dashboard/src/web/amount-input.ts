@@ -1,4 +1,4 @@
-import type { Lang } from "@payaccept/platform";
+import type { Lang } from "@payaccept/web-ui";
 
 /** Up to 11 digits of rubles (the API's largest amount is 100 000 000 ₽) and at most two of kopecks. */
 const DECIMAL = /^(\d{1,11})(?:[.,](\d{1,2}))?$/;

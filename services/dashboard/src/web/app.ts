@@ -1,5 +1,6 @@
 import { DomainError } from "@payaccept/contracts";
-import { assetRoutes, healthRoutes, requestContext, type Assets, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { healthRoutes, requestContext, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { assetRoutes, type Assets } from "@payaccept/web-ui";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { WebDeps } from "./deps.ts";

@@ -1,4 +1,5 @@
-import type { Csrf, TrustedProxies } from "@payaccept/platform";
+import type { TrustedProxies } from "@payaccept/platform";
+import type { Csrf } from "@payaccept/web-ui";
 import type { Sessions } from "../users/sessions.ts";
 import type { UserDeps } from "../users/users.ts";
 import type { Backend } from "./backend.ts";

@@ -1,17 +1,11 @@
-import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import { DomainError } from "@payaccept/contracts";
+import { pageStatusOf } from "@payaccept/web-ui";
 import type { Context } from "hono";
-import { HTTPException } from "hono/http-exception";
 import { unavailableService } from "./backend.ts";
 import type { WebEnv } from "./env.ts";
 import { MESSAGES } from "./i18n.ts";
 import type { Page } from "./page.ts";
 import { ErrorPage } from "./views/error-page.tsx";
-
-function statusOf(err: unknown): number {
-  if (err instanceof DomainError) return err.code === "BAD_GATEWAY" ? 503 : ERROR_HTTP_STATUS[err.code];
-  if (err instanceof HTTPException) return err.status;
-  return 500;
-}
 
 function copyFor(status: number, err: unknown, page: Page, method: string): [string, string] {
   const { t } = page;
@@ -34,7 +28,7 @@ const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer
 
 /** Renders any failure as a friendly HTML page with the right status; unexpected ones are logged. */
 export function renderError(c: Context<WebEnv>, err: unknown): Response | Promise<Response> {
-  const status = statusOf(err);
+  const status = pageStatusOf(err);
   if (status >= 500 && status !== 503) c.get("log")?.error({ err }, "unhandled error");
   else if (status === 503) c.get("log")?.warn({ reason: (err as Error).message }, "a service did not answer");
   if (status === 503) c.header("Retry-After", "30");

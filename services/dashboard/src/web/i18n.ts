@@ -1,5 +1,5 @@
 import type { PaymentSort, PaymentStatus } from "@payaccept/contracts";
-import type { Lang } from "@payaccept/platform";
+import type { Lang } from "@payaccept/web-ui";
 
 /** Russian plural forms: 1 платёж, 2 платежа, 5 платежей (11–14 take the third). */
 export function pluralRu(n: number, one: string, few: string, many: string): string {

@@ -1,5 +1,6 @@
 import { DomainError } from "@payaccept/contracts";
-import { clientIp, ipRateKey, pickLang, setPageSecurityHeaders, type Csrf, type TrustedProxies } from "@payaccept/platform";
+import { clientIp, ipRateKey, type TrustedProxies } from "@payaccept/platform";
+import { pickLang, setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Sessions } from "../users/sessions.ts";
 import type { Viewer, WebEnv } from "./env.ts";

@@ -1,4 +1,4 @@
-import type { Lang } from "@payaccept/platform";
+import type { Lang } from "@payaccept/web-ui";
 import type { UserRole } from "../store/schema.ts";
 import type { Messages } from "./i18n.ts";
 

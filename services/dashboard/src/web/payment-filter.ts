@@ -1,5 +1,5 @@
 import { PAYMENT_SORTS, PAYMENT_STATUSES, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
-import { moscowDayBounds } from "./moscow-time.ts";
+import { moscowDayBounds } from "@payaccept/domain";
 
 export const PAYMENTS_PER_PAGE = 50;
 const MAX_PAGE = 10_000;

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { DomainError, type CheckoutView, type PaymentMethod, type ProviderSession, type SandboxOutcome, type ShopRecord } from "@payaccept/contracts";
 import { commissionFor } from "../domain/commission.ts";
-import type { PaymentTrigger } from "../domain/state-machine.ts";
+import { decideStart, SANDBOX_TRIGGERS, type StartDecision } from "../domain/state-machine.ts";
 import { payUrlOf, toCheckoutView } from "../domain/views.ts";
 import type { PaymentRow } from "../store/schema.ts";
 import { anyPayment, shopOf, type PaymentsDeps } from "./deps.ts";
@@ -14,13 +14,16 @@ export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutVie
   return toCheckoutView(row, await shopOf(d, row), d.paypageUrl);
 }
 
-function refuseStart(row: PaymentRow, shop: ShopRecord, method: PaymentMethod, now: number): void {
-  if (row.status !== "CREATED" && row.status !== "PENDING") throw new DomainError("CONFLICT", `payment is ${row.status} and cannot be paid`);
-  if (row.expiresAt !== null && row.expiresAt <= now) throw new DomainError("CONFLICT", "payment is EXPIRED and cannot be paid");
+/** The buyer's start refused by the state machine, as the buyer's CONFLICT. */
+function startRefused(d: Extract<StartDecision, { kind: "refused" }>): DomainError {
+  if (d.why === "notPayable") return new DomainError("CONFLICT", `payment is ${d.status} and cannot be paid`);
+  if (d.why === "expired") return new DomainError("CONFLICT", "payment is EXPIRED and cannot be paid");
+  return new DomainError("CONFLICT", `this payment is to be paid by ${d.method}`);
+}
+
+function refuseShop(shop: ShopRecord, method: PaymentMethod): void {
   if (!shop.active) throw new DomainError("CONFLICT", "the shop is not accepting payments");
   if (!shop.methods.includes(method)) throw new DomainError("CONFLICT", `method ${method} is not available to this shop`);
-  const fixed = row.methodFixed || row.status === "CREATED";
-  if (row.method && row.method !== method && fixed) throw new DomainError("CONFLICT", `this payment is to be paid by ${row.method}`);
 }
 
 const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
@@ -71,13 +74,15 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
 export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
   const shop = await shopOf(d, row);
-  if (row.status === "PENDING" && row.method === method) return toCheckoutView(row, shop, d.paypageUrl);
-  refuseStart(row, shop, method, d.now());
-  const switching = row.status === "PENDING";
+  const start = decideStart(row, method, d.now());
+  if (start.kind === "current") return toCheckoutView(row, shop, d.paypageUrl);
+  if (start.kind === "refused") throw startRefused(start);
+  refuseShop(shop, method);
+  const switching = start.trigger === "switch";
   const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
   if (switching && !row.isTest) await cancelOldSession(d, row);
   const session = await openSession(d, row, method, expiresAt);
-  const { decision, row: after } = (await d.repo.transition(id, switching ? "switch" : "start", d.now(), {
+  const { decision, row: after } = (await d.repo.transition(id, start.trigger, d.now(), {
     // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
     onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
     patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, ...sessionFields(session) }),
@@ -87,19 +92,17 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
     await d.provider.cancelSession(session.sessionId).catch((err) => d.log.warn({ err, paymentId: id, sessionId: session.sessionId }, "unused provider session not canceled"));
   }
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
-  if (after.status === "PENDING" && after.method === method) return toCheckoutView(after, shop, d.paypageUrl);
+  if (decideStart(after, method, d.now()).kind === "current") return toCheckoutView(after, shop, d.paypageUrl);
   throw new DomainError("CONFLICT", `payment is ${after.status} and cannot be paid`);
 }
-
-const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = { SUCCESS: "payInTime", FAILED: "decline", EXPIRED: "expire" };
 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
   if (!row.isTest) throw new DomainError("CONFLICT", "only a sandbox payment takes a chosen outcome");
   const now = d.now();
-  const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGER[outcome], now, {
-    onlyFrom: ["PENDING"],
+  const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGERS[outcome], now, {
+    sandbox: true,
     patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
   }))!;
   if (decision.kind === "refused") throw new DomainError("CONFLICT", `payment is ${after.status}; a sandbox outcome needs a PENDING payment`);

@@ -1,5 +1,5 @@
 import type { ProviderCallback } from "@payaccept/contracts";
-import { paidTrigger, type PaymentTrigger } from "../domain/state-machine.ts";
+import { paidTooLate, paidTrigger, type PaymentTrigger } from "../domain/state-machine.ts";
 import type { PaymentRow } from "../store/schema.ts";
 import type { PaymentsDeps } from "./deps.ts";
 
@@ -31,7 +31,7 @@ export async function applyProviderCallback(d: PaymentsDeps, cb: ProviderCallbac
   const { decision, row: after } = (await d.repo.transition(row.id, trigger, now, { patch: paying ? () => ({ paidAt }) : undefined }))!;
   if (decision.kind === "move") return { result: "applied", status: after.status };
   if (decision.kind === "already") return { result: "repeat", status: after.status };
-  if (trigger === "payInTime" && (after.status === "EXPIRED" || after.status === "FAILED")) return returnRefusedCard(d, after, cb.sessionId);
+  if (paidTooLate(trigger, after.status)) return returnRefusedCard(d, after, cb.sessionId);
   return { result: "ignored", status: after.status, reason: `${cb.event} does not apply to a ${after.status} payment` };
 }
 

@@ -1,13 +1,8 @@
-import { DomainError, type PaymentStatus } from "@payaccept/contracts";
+import { DomainError } from "@payaccept/contracts";
+import { decideRefund, refundableKopecks, type RefundState } from "./state-machine.ts";
 
-/** The figures of a payment that decide what may still be refunded. */
-export type RefundablePayment = {
-  status: PaymentStatus;
-  amountKopecks: number;
-  commissionKopecks: number;
-  refundedKopecks: number;
-  refundingKopecks: number;
-};
+/** The figures of a payment that decide what may still be refunded, and how much of the balance each refund takes. */
+export type RefundablePayment = RefundState & { commissionKopecks: number };
 
 /** Kopecks as a merchant reads them in an error: "1500.50 RUB (150050 kopecks)". */
 export function rublesAndKopecks(kopecks: number): string {
@@ -15,30 +10,24 @@ export function rublesAndKopecks(kopecks: number): string {
   return `${rubles} RUB (${kopecks} kopecks)`;
 }
 
-/** What is neither refunded nor promised to a refund in progress. */
-export const refundableKopecks = (p: RefundablePayment) => p.amountKopecks - p.refundedKopecks - p.refundingKopecks;
-
 /**
- * The amount of a new refund: the request's, or everything left when it names none. CONFLICT, with
- * what the merchant can do about it, when the payment is not SUCCESS or the amount is above what is
- * left: both depend on the payment's state, not on the request's shape (which the gateway checks).
+ * The amount of a new refund as the state machine decides it (decideRefund). CONFLICT, with what
+ * the merchant can do about it, when it refuses: that depends on the payment's state, not on the
+ * request's shape (which the gateway checks).
  */
 export function refundAmount(p: RefundablePayment, requested: number | undefined): number {
-  if (p.status !== "SUCCESS") {
-    const why = p.status === "REFUNDED" ? "it is already fully refunded" : `it is ${p.status}`;
+  const d = decideRefund(p, requested);
+  if (d.kind === "refund") return d.amountKopecks;
+  if (d.why === "notPaid") {
+    const why = d.status === "REFUNDED" ? "it is already fully refunded" : `it is ${d.status}`;
     throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; ${why}`);
   }
-  const left = refundableKopecks(p);
   const inProgress = p.refundingKopecks > 0 ? `; ${rublesAndKopecks(p.refundingKopecks)} are in refunds still in progress` : "";
-  if (left <= 0) throw new DomainError("CONFLICT", `nothing is left to refund: ${rublesAndKopecks(p.refundedKopecks)} refunded${inProgress}`);
-  const amount = requested ?? left;
-  if (amount > left) {
-    throw new DomainError(
-      "CONFLICT",
-      `refund of ${rublesAndKopecks(amount)} exceeds what is left to refund, ${rublesAndKopecks(left)} of ${rublesAndKopecks(p.amountKopecks)}${inProgress}`,
-    );
-  }
-  return amount;
+  if (d.why === "nothingLeft") throw new DomainError("CONFLICT", `nothing is left to refund: ${rublesAndKopecks(p.refundedKopecks)} refunded${inProgress}`);
+  throw new DomainError(
+    "CONFLICT",
+    `refund of ${rublesAndKopecks(d.amountKopecks)} exceeds what is left to refund, ${rublesAndKopecks(d.leftKopecks)} of ${rublesAndKopecks(p.amountKopecks)}${inProgress}`,
+  );
 }
 
 /**

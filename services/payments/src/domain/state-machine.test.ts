@@ -1,6 +1,25 @@
 import { describe, expect, test } from "bun:test";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
-import { decide, isFinal, paidTrigger, TRANSITIONS, type PaymentTrigger } from "./state-machine.ts";
+import {
+  decide,
+  decideRefund,
+  decideStart,
+  fullyRefunded,
+  isFinal,
+  methodIsFixed,
+  paidTooLate,
+  paidTrigger,
+  refundHasEnded,
+  SANDBOX_TRIGGERS,
+  TRANSITIONS,
+  type Payable,
+  type PaymentTrigger,
+  type RefundDecision,
+  type RefundState,
+  type StartDecision,
+} from "./state-machine.ts";
+
+type TransitionKind = ReturnType<typeof decide>["kind"];
 
 const allowed: Array<[PaymentStatus, PaymentTrigger, PaymentStatus]> = [
   ["CREATED", "start", "PENDING"],
@@ -66,5 +85,86 @@ describe("payment state machine", () => {
 
   test("final statuses are the ones that produce events", () => {
     expect(PAYMENT_STATUSES.filter(isFinal)).toEqual(["SUCCESS", "FAILED", "EXPIRED", "REFUNDED", "CANCELED"]);
+  });
+});
+
+describe("the buyer's start or switch of method", () => {
+  const NOW = 10_000;
+  const payable = (over: Partial<Payable>): Payable => ({ status: "CREATED", method: null, methodFixed: false, expiresAt: NOW + 1, ...over });
+  const table: Array<[string, Partial<Payable>, "SBP" | "CARD", StartDecision]> = [
+    ["CREATED without a method starts", {}, "SBP", { kind: "move", trigger: "start" }],
+    ["CREATED with the merchant's method starts with it", { method: "CARD", methodFixed: true }, "CARD", { kind: "move", trigger: "start" }],
+    ["CREATED with the merchant's method refuses the other", { method: "CARD", methodFixed: true }, "SBP", { kind: "refused", why: "methodFixed", method: "CARD" }],
+    ["CREATED with a method from before methodFixed existed keeps it", { method: "CARD" }, "SBP", { kind: "refused", why: "methodFixed", method: "CARD" }],
+    ["PENDING with the same method is the current payment", { status: "PENDING", method: "SBP" }, "SBP", { kind: "current" }],
+    ["PENDING with the other method switches", { status: "PENDING", method: "SBP" }, "CARD", { kind: "move", trigger: "switch" }],
+    ["PENDING with a fixed method does not switch", { status: "PENDING", method: "CARD", methodFixed: true }, "SBP", { kind: "refused", why: "methodFixed", method: "CARD" }],
+    ["past the deadline nothing starts", { expiresAt: NOW }, "SBP", { kind: "refused", why: "expired" }],
+    ["past the deadline nothing switches", { status: "PENDING", method: "SBP", expiresAt: NOW }, "CARD", { kind: "refused", why: "expired" }],
+    ...(["SUCCESS", "FAILED", "EXPIRED", "REFUNDED", "CANCELED"] as const).map(
+      (status): [string, Partial<Payable>, "SBP" | "CARD", StartDecision] => [`${status} cannot be paid`, { status, method: "SBP" }, "CARD", { kind: "refused", why: "notPayable", status }],
+    ),
+  ];
+  test.each(table)("%s", (_, over, method, expected) => {
+    expect(decideStart(payable(over), method, NOW)).toEqual(expected);
+  });
+
+  test("the page offers only the fixed method: the merchant's, or one named at creation until the buyer starts", () => {
+    expect(methodIsFixed(payable({ method: "CARD", methodFixed: true, status: "PENDING" }))).toBe(true);
+    expect(methodIsFixed(payable({ method: "CARD" }))).toBe(true);
+    expect(methodIsFixed(payable({ method: "CARD", status: "PENDING" }))).toBe(false);
+    expect(methodIsFixed(payable({}))).toBe(false);
+  });
+});
+
+describe("late payments and sandbox outcomes", () => {
+  const late: Array<["SBP" | "CARD", PaymentStatus, TransitionKind, boolean]> = [
+    ["SBP", "PENDING", "move", false],
+    ["SBP", "EXPIRED", "move", false],
+    ["SBP", "FAILED", "move", false],
+    ["CARD", "PENDING", "move", false],
+    ["CARD", "EXPIRED", "refused", true],
+    ["CARD", "FAILED", "refused", true],
+    ["CARD", "CANCELED", "refused", false],
+    ["SBP", "CANCELED", "refused", false],
+    ["CARD", "SUCCESS", "already", false],
+  ];
+  test.each(late)("%s paid when %s: %s, money returned: %p", (method, status, kind, returned) => {
+    const trigger = paidTrigger(method);
+    expect(decide(status, trigger).kind).toBe(kind);
+    expect(paidTooLate(trigger, status)).toBe(returned);
+  });
+
+  test("a tester's outcome decides only a PENDING payment; a repeat stays a repeat", () => {
+    expect(decide("PENDING", SANDBOX_TRIGGERS.EXPIRED, { sandbox: true })).toEqual({ kind: "move", from: "PENDING", to: "EXPIRED" });
+    expect(decide("CREATED", SANDBOX_TRIGGERS.EXPIRED, { sandbox: true })).toEqual({ kind: "refused", status: "CREATED" });
+    expect(decide("EXPIRED", SANDBOX_TRIGGERS.SUCCESS, { sandbox: true })).toEqual({ kind: "refused", status: "EXPIRED" });
+    expect(decide("SUCCESS", SANDBOX_TRIGGERS.SUCCESS, { sandbox: true })).toEqual({ kind: "already", status: "SUCCESS" });
+    expect(decide("PENDING", SANDBOX_TRIGGERS.FAILED, { sandbox: true })).toEqual({ kind: "move", from: "PENDING", to: "FAILED" });
+  });
+});
+
+describe("refunds", () => {
+  const paid = (over: Partial<RefundState> = {}): RefundState => ({ status: "SUCCESS", amountKopecks: 10_000, refundedKopecks: 0, refundingKopecks: 0, ...over });
+  const table: Array<[string, Partial<RefundState>, number | undefined, RefundDecision]> = [
+    ["no amount: everything", {}, undefined, { kind: "refund", amountKopecks: 10_000 }],
+    ["no amount: what is neither refunded nor being refunded", { refundedKopecks: 3_000, refundingKopecks: 2_000 }, undefined, { kind: "refund", amountKopecks: 5_000 }],
+    ["exactly what is left", { refundedKopecks: 3_000 }, 7_000, { kind: "refund", amountKopecks: 7_000 }],
+    ["a kopeck more than is left", { refundedKopecks: 3_000 }, 7_001, { kind: "refused", why: "exceeds", amountKopecks: 7_001, leftKopecks: 7_000 }],
+    ["refunds in progress take their share", { refundingKopecks: 10_000 }, 1, { kind: "refused", why: "nothingLeft" }],
+    ["a fully refunded payment", { status: "REFUNDED", refundedKopecks: 10_000 }, undefined, { kind: "refused", why: "notPaid", status: "REFUNDED" }],
+    ...(["CREATED", "PENDING", "FAILED", "EXPIRED", "CANCELED"] as const).map(
+      (status): [string, Partial<RefundState>, number | undefined, RefundDecision] => [`a ${status} payment`, { status }, 1, { kind: "refused", why: "notPaid", status }],
+    ),
+  ];
+  test.each(table)("%s", (_, over, requested, expected) => {
+    expect(decideRefund(paid(over), requested)).toEqual(expected);
+  });
+
+  test("the refund that completes the amount makes the payment REFUNDED; a refund ends once", () => {
+    expect(fullyRefunded({ amountKopecks: 10_000, refundedKopecks: 10_000 })).toBe(true);
+    expect(fullyRefunded({ amountKopecks: 10_000, refundedKopecks: 9_999 })).toBe(false);
+    expect(decide("SUCCESS", "refund")).toEqual({ kind: "move", from: "SUCCESS", to: "REFUNDED" });
+    expect([refundHasEnded("PENDING"), refundHasEnded("SUCCEEDED"), refundHasEnded("FAILED")]).toEqual([false, true, true]);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from "@payaccept/contracts";
 import type { PaymentRow, RefundRow } from "../store/schema.ts";
 import { maskedReceiptAddress } from "./receipt.ts";
+import { methodIsFixed } from "./state-machine.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -76,12 +77,10 @@ export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt
 
 /**
  * Methods the buyer may pick (or, once PENDING, switch between): the shop's enabled ones, narrowed
- * to the merchant's fixed method. A CREATED payment with a method has it fixed, also in rows
- * written before `methodFixed` existed.
+ * to the payment's method when it is fixed.
  */
 function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["methods"] {
-  const fixed = row.methodFixed || (row.method !== null && row.status === "CREATED");
-  return fixed ? shop.methods.filter((m) => m === row.method) : shop.methods;
+  return methodIsFixed(row) ? shop.methods.filter((m) => m === row.method) : shop.methods;
 }
 
 /** What the payment page shows. */

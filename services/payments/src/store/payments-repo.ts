@@ -1,11 +1,12 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
-import { MOSCOW_OFFSET_MS, moscowDay, type Store } from "@payaccept/platform";
+import { type Store } from "@payaccept/platform";
+import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { dailyCell, dayEnd, dayStart, decideFor, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
+import { dailyCell, decideFor, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
 export type SqliteStore = Store<typeof schema>;
@@ -258,8 +259,8 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     },
 
     /**
-     * Applies a trigger of the state machine. `onlyFrom` narrows the states it may move from (a
-     * sandbox outcome only decides a PENDING payment); `patch` adds the fields the move sets.
+     * Applies a trigger of the state machine (`sandbox`: a tester's chosen outcome, see decide);
+     * `patch` adds the fields the move sets.
      * A move into a final status writes its outbox event in the same transaction, with the id of
      * the API request that caused it (`requestId`) when there is one.
      */
@@ -301,7 +302,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
     browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; total: number; sumKopecks: number } {
       return db.transaction(() => {
-        const window = seqWindow(shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined);
+        const window = seqWindow(shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined);
         const items = window ? rowsBySeq(shopId, browseSeqs(shopId, f, window)) : [];
         return { items, ...rollupTotals(shopId, f) };
       });

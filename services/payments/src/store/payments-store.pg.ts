@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
-import { moscowDay, type PgStore } from "@payaccept/platform";
+import { type PgStore } from "@payaccept/platform";
+import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
-import { isFinal } from "../domain/state-machine.ts";
+import { fullyRefunded, isFinal, refundHasEnded } from "../domain/state-machine.ts";
 import {
   OrderIdTaken,
   type BrowseFilter,
@@ -17,7 +18,7 @@ import {
   type RefundsRepo,
   type StoreHooks,
 } from "./payments-store.ts";
-import { dailyCell, dayEnd, dayStart, decideFor, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
+import { dailyCell, decideFor, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
 import * as schema from "./schema.pg.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
@@ -288,7 +289,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     browse: (shopId, f) =>
       db.transaction(
         async (tx) => {
-          const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined));
+          const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined));
           const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
           const totals = await first(
             tx
@@ -446,7 +447,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
     async end(id, outcome, now, requestId) {
       const { refund, ended, moved } = await db.transaction(async (tx) => {
         const row = (await first(tx.select().from(r).where(eq(r.id, id)).for("update")))!;
-        if (row.status !== "PENDING") return { refund: row };
+        if (refundHasEnded(row.status)) return { refund: row };
         const done = (await first(
           tx
             .update(r)
@@ -472,7 +473,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
             .returning(),
         )) as PaymentRow;
         await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId));
-        const full = payment.refundedKopecks === payment.amountKopecks;
+        const full = fullyRefunded(payment);
         const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId }) : undefined;
         const ended: EndedRefund = { refund: done, payment: moved?.row ?? payment, becameRefunded: full, requestId };
         return { refund: done, ended, moved };

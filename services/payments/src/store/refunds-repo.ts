@@ -1,5 +1,6 @@
 import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
 import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
 import { refundEventRow } from "./rows.ts";
@@ -108,7 +109,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
       let ended: EndedRefund | undefined;
       const refund = tx(() => {
         const row = byIdQ.get({ id })!;
-        if (row.status !== "PENDING") return row;
+        if (refundHasEnded(row.status)) return row;
         const done = db
           .update(r)
           .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
@@ -124,7 +125,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
           .returning()
           .get();
         db.insert(outbox).values(refundEventRow(done, payment, now, requestId)).run();
-        const full = payment.refundedKopecks === payment.amountKopecks;
+        const full = fullyRefunded(payment);
         if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
         ended = { refund: done, payment, becameRefunded: full, requestId };
         return done;

@@ -1,5 +1,5 @@
 import { paymentEventId, refundEventId, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
-import { MOSCOW_OFFSET_MS, moscowDay } from "@payaccept/platform";
+import { moscowDay } from "@payaccept/domain";
 import type { SeqBounds } from "../domain/list-plan.ts";
 import { decide, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent, toRefundEvent } from "../domain/views.ts";
@@ -22,8 +22,8 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
 }
 
 export type TransitionOptions = {
-  /** The states it may move from (a sandbox outcome only decides a PENDING payment). */
-  onlyFrom?: readonly PaymentStatus[];
+  /** A tester's chosen outcome, which the state machine lets decide only some states (decide). */
+  sandbox?: boolean;
   /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
   onlyIf?: (row: PaymentRow) => boolean;
   /** The fields the move sets besides the status. */
@@ -33,9 +33,8 @@ export type TransitionOptions = {
 
 /** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
 export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: TransitionOptions): TransitionDecision {
-  const decision = decide(row.status, trigger);
-  const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
-  return decision.kind === "move" && excluded ? { kind: "refused", status: row.status } : decision;
+  const decision = decide(row.status, trigger, { sandbox: opts.sandbox });
+  return decision.kind === "move" && opts.onlyIf && !opts.onlyIf(row) ? { kind: "refused", status: row.status } : decision;
 }
 
 /** The outbox row of a move into a final status. */
@@ -73,11 +72,6 @@ export const dailyCell = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method
   delta: sign,
   sum: sign * row.amountKopecks,
 });
-
-const DAY_MS = 86_400_000;
-/** The first and the last millisecond of a Moscow day (YYYY-MM-DD). */
-export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
-export const dayEnd = (day: string) => dayStart(day) + DAY_MS - 1;
 
 /** The seq range [first, last] of payments created within the bounds asked for; null when empty. */
 export function seqWindowOf(bounds: SeqBounds): { first: number; last: number } | null {

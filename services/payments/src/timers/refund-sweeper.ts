@@ -1,5 +1,6 @@
 import { driveRefund } from "../app/refund.ts";
 import type { PaymentsDeps } from "../app/deps.ts";
+import { refundHasEnded } from "../domain/state-machine.ts";
 
 /**
  * Drives PENDING refunds whose lease has run out (their request timed out, or the process driving
@@ -46,6 +47,6 @@ export class RefundSweeper {
         }),
       ),
     );
-    return ended.filter((r) => r.status !== "PENDING").length;
+    return ended.filter((r) => refundHasEnded(r.status)).length;
   }
 }

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { DomainError, PaymentMethod, SandboxOutcome } from "@payaccept/contracts";
-import { setPageSecurityHeaders, type AppEnv, type Csrf } from "@payaccept/platform";
+import { type AppEnv } from "@payaccept/platform";
+import { setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { CheckoutClient } from "../checkout.ts";
 import { renderError } from "../error-pages.tsx";
 import { noticeFor } from "../notice.ts";

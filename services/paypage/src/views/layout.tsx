@@ -1,6 +1,6 @@
 import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
-import { DocumentHead } from "@payaccept/platform/src/web/document-head.tsx";
+import { DocumentHead } from "@payaccept/web-ui/src/document-head.tsx";
 import type { Lang, Messages } from "../i18n.ts";
 
 export type PageContext = { lang: Lang; t: Messages };

@@ -1,5 +1,6 @@
 import type { CheckoutView } from "@payaccept/contracts";
-import { formatMoscowTime, shortReference } from "../paid-time.ts";
+import { formatMoscowLong } from "@payaccept/web-ui";
+import { shortReference } from "../short-reference.ts";
 import { returnHref } from "../return-link.ts";
 import { ReturnLink, type PageContext } from "./layout.tsx";
 
@@ -16,7 +17,7 @@ function Receipt(props: { view: CheckoutView; page: PageContext }) {
           <dt>{t.paidAt}</dt>
           <dd>
             <time class="paid-at" datetime={payment.paidAt}>
-              {formatMoscowTime(payment.paidAt, lang)}
+              {formatMoscowLong(payment.paidAt, lang)}
             </time>
           </dd>
         </>

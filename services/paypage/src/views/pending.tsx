@@ -1,7 +1,7 @@
 import { raw } from "hono/html";
 import { CARD_FORM_FIELDS as F, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
 import { formatRemaining } from "../countdown.ts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import type { PageContext } from "./layout.tsx";
 import { MethodMarks } from "./marks.tsx";
 

@@ -1,5 +1,5 @@
 import type { CheckoutView } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import type { PageContext } from "./layout.tsx";
 
 /** Who is paid, for what, and how much: the part of the page every screen shares. */

@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Resolver } from "@payaccept/platform";
+import type { Resolver } from "@payaccept/domain";
 import { sendWebhook, type SendOptions } from "./send.ts";
 
 const SECRET = "whsec_test";

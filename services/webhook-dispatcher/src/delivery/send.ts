@@ -1,4 +1,4 @@
-import { NonPublicAddressError, type Resolver } from "@payaccept/platform";
+import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
 import { signatureHeaders } from "./signature.ts";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { NonPublicAddressError, type Resolver } from "@payaccept/platform";
+import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
 
 const resolvesTo =

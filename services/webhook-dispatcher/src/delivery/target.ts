@@ -1,4 +1,4 @@
-import { isIpLiteral, resolvePublicAddresses, systemResolver, type Resolver } from "@payaccept/platform";
+import { isIpLiteral, resolvePublicAddresses, systemResolver, type Resolver } from "@payaccept/domain";
 
 /**
  * Where one attempt connects. The name is resolved once, the address checked, and the request

@@ -1,5 +1,5 @@
 import { PAYMENT_METHODS, type DailyRefundsRow, type DailyStatsRow, type DeliveryHealth, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
-import { nextDay } from "../moscow-time.ts";
+import { nextDay } from "@payaccept/domain";
 
 /** Paid payments: a REFUNDED one was paid first, so it counts in the turnover; its refunds are counted apart. */
 const PAID: readonly PaymentStatus[] = ["SUCCESS", "REFUNDED"];

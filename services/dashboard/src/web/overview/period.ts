@@ -1,4 +1,4 @@
-import { moscowDate, moscowDayBounds } from "../moscow-time.ts";
+import { moscowDay, moscowDayBounds } from "@payaccept/domain";
 
 const DAY_MS = 86_400_000;
 /** Long enough for a quarter; a daily bar chart of more stops being readable on a phone. */
@@ -11,7 +11,7 @@ export type PeriodProblem = "badFrom" | "badTo" | "fromAfterTo" | "periodTooLong
 
 /** The Moscow days [from, to] ending today, `days` long. */
 export function lastDays(days: number, now: number): { from: string; to: string } {
-  return { from: moscowDate(now - (days - 1) * DAY_MS), to: moscowDate(now) };
+  return { from: moscowDay(now - (days - 1) * DAY_MS), to: moscowDay(now) };
 }
 
 /**

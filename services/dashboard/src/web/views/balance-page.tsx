@@ -1,7 +1,7 @@
 import type { Balance, Payout } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { moscowDay, releaseDayOf } from "@payaccept/domain";
+import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
-import { formatDay, moscowDate, nextDay } from "../moscow-time.ts";
 import type { Page } from "../page.ts";
 import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
@@ -12,7 +12,7 @@ export type PayoutForm = { amount: string; idempotencyKey: string; errors: strin
 function Figures(props: { page: Page; balance: Balance; now: number }) {
   const { page, balance } = props;
   const { t } = page;
-  const today = moscowDate(props.now);
+  const today = moscowDay(props.now);
   return (
     <>
       <dl class="figures">
@@ -30,7 +30,7 @@ function Figures(props: { page: Page; balance: Balance; now: number }) {
         </div>
       </dl>
       <p class="hold-rule">{t.holdRule(balance.holdHour)}</p>
-      <p class="muted">{t.holdExample(formatDay(today, page.lang), formatDay(nextDay(today), page.lang), balance.holdHour)}</p>
+      <p class="muted">{t.holdExample(formatDay(today, page.lang), formatDay(releaseDayOf(today), page.lang), balance.holdHour)}</p>
       <p class="muted small">{t.balanceAccount}</p>
     </>
   );

@@ -1,6 +1,5 @@
 import type { Child } from "hono/jsx";
-import { formatRubles } from "@payaccept/platform";
-import { formatMoscow } from "../moscow-time.ts";
+import { formatMoscow, formatRubles } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
 
 /** The hidden token every form carries (checked on every POST). */

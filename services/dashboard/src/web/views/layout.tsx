@@ -1,5 +1,5 @@
 import { raw } from "hono/html";
-import { DocumentHead } from "@payaccept/platform/src/web/document-head.tsx";
+import { DocumentHead } from "@payaccept/web-ui/src/document-head.tsx";
 import type { Child } from "hono/jsx";
 import type { Page } from "../page.ts";
 import { CsrfField } from "./components.tsx";

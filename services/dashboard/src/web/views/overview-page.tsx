@@ -1,7 +1,6 @@
 import type { ShopDetail } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
-import { formatDay } from "../moscow-time.ts";
 import { percent, type HealthFigures, type OverviewFigures } from "../overview/figures.ts";
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";
 import type { Page } from "../page.ts";

@@ -1,5 +1,5 @@
 import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort, type ShopDetail } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
 import type { Page } from "../page.ts";

@@ -1,5 +1,5 @@
 import type { Receipt } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
 import { Badge, Money, When } from "./components.tsx";
 import { TAXATION_LABELS, VAT_LABELS } from "./receipt-settings.tsx";

@@ -1,5 +1,5 @@
 import type { MethodTariff } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
 import { hundredthsInput } from "../amount-input.ts";
 import type { Page } from "../page.ts";
 

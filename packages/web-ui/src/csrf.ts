@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
-import { hmacSha256Hex, randomToken, safeEqual } from "../crypto.ts";
+import { hmacSha256Hex, randomToken, safeEqual } from "@payaccept/platform";
 
 const NONCE = /^[A-Za-z0-9_-]{43}$/;
 

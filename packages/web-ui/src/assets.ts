@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../http.ts";
+import type { AppEnv } from "@payaccept/platform";
 
 /** A page's stylesheet and script, served by the service itself (no CDN: offline, strict CSP). */
 export type Assets = { css: string; js: string };

@@ -1,0 +1,2 @@
+export * from "./moscow-time.ts";
+export * from "./net-guard.ts";
