@@ -108,7 +108,7 @@ describe("payouts", () => {
     expect(paid).toHaveLength(1);
     expect(refused).toHaveLength(19);
     for (const e of refused) {
-      expect(e).toEqual(new DomainError("CONFLICT", "payout of 60000 kopecks exceeds the available balance 40000 kopecks"));
+      expect(e).toMatchObject({ code: "CONFLICT", reason: "PAYOUT_EXCEEDS_AVAILABLE", params: { payoutKopecks: 60_000, availableKopecks: 40_000 } });
     }
     expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
     const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
@@ -150,7 +150,7 @@ describe("refund holds, as the payments refund saga uses them", () => {
     const receipt = await feed.fund(accountId, 5_000);
     const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
     const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
-    expect(tooMuch).toEqual(new DomainError("CONFLICT", "refund of 5001 kopecks exceeds the available balance 5000 kopecks"));
+    expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { refundKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
     const refundId = Bun.randomUUIDv7();
     const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
     await stack.call(rpcs.balance.reserveRefund, hold);

@@ -87,5 +87,5 @@ test("without the bucket the request is refused as UNAVAILABLE, never run unguar
     get: () => Promise.reject(new Error("timeout")),
   });
   const err = await broken.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
-  expect(err).toEqual(new DomainError("UNAVAILABLE", "idempotency store unavailable"));
+  expect(err).toEqual(new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" }));
 });

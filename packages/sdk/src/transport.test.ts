@@ -47,7 +47,7 @@ const fail = (statusCode: number, headers: Record<string, string> = {}) => () =>
 const hang = (req: Request) => new Promise<Response>((resolve) => req.signal.addEventListener("abort", () => resolve(new Response(null, { status: 504 }))));
 
 const balance = { availableKopecks: 1, frozenKopecks: 2, holdHour: 3 };
-const refund = { id: "r-1", paymentId: "p-1", amountKopecks: 500, reason: null, status: "SUCCEEDED" as const, failureReason: null, createdAt: "2026-01-01T00:00:00.000Z", completedAt: null };
+const refund = { id: "r-1", paymentId: "p-1", amountKopecks: 500, reason: null, status: "SUCCEEDED" as const, failureReason: null, failureCode: null, failureParams: null, createdAt: "2026-01-01T00:00:00.000Z", completedAt: null };
 
 describe("reads are retried", () => {
   test("after 5xx answers and a lost response, under one request id", async () => {

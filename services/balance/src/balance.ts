@@ -28,7 +28,3 @@ export function readBalance(store: LedgerStore, accountId: string, now: number, 
   });
 }
 
-/** The CONFLICT text for a debit that does not fit. */
-export function exceedsAvailable(what: string, amountKopecks: number, availableKopecks: number): string {
-  return `${what} of ${amountKopecks} kopecks exceeds the available balance ${availableKopecks} kopecks`;
-}

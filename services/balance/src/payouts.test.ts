@@ -24,7 +24,7 @@ describe("payout", () => {
   test("may take all of available, not a kopeck more", () => {
     fundAccount(ledger.store, "account-1", 10_000, NOW);
     expect(thrownBy(() => pay(10_001))).toEqual(
-      new DomainError("CONFLICT", "payout of 10001 kopecks exceeds the available balance 10000 kopecks"),
+      new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 10_001, availableKopecks: 10_000 }),
     );
     expect(pay(10_000).status).toBe("PAID");
     expect(available()).toBe(0);
@@ -32,7 +32,7 @@ describe("payout", () => {
 
   test("frozen receipts cannot be paid out until they are released", () => {
     applyPaymentEvent(ledger.store, paymentEvent({ paidAt: new Date(NOW).toISOString(), amountKopecks: 5_000, commissionKopecks: 0 }), NOW);
-    expect(() => pay(5_000)).toThrow("payout of 5000 kopecks exceeds the available balance 0 kopecks");
+    expect(() => pay(5_000)).toThrow(new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 5_000, availableKopecks: 0 }));
     expect(pay(5_000, undefined, msk("2025-03-11T12:00:00")).status).toBe("PAID");
     expect(available(msk("2025-03-11T12:00:00"))).toBe(0);
   });
@@ -40,7 +40,7 @@ describe("payout", () => {
   test("racing payouts for the same money: the second one is refused", () => {
     fundAccount(ledger.store, "account-1", 10_000, NOW);
     pay(6_000);
-    expect(() => pay(6_000)).toThrow("payout of 6000 kopecks exceeds the available balance 4000 kopecks");
+    expect(() => pay(6_000)).toThrow(new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 6_000, availableKopecks: 4_000 }));
     expect(available()).toBe(4_000);
   });
 
@@ -55,7 +55,7 @@ describe("payout", () => {
   test("the same idempotency key with another amount is a conflict", () => {
     fundAccount(ledger.store, "account-1", 10_000, NOW);
     pay(3_000, "weekly-1");
-    expect(() => pay(4_000, "weekly-1")).toThrow("idempotency key weekly-1 was already used for a payout of 3000 kopecks");
+    expect(() => pay(4_000, "weekly-1")).toThrow(new DomainError("PAYOUT_KEY_REUSED", { key: "weekly-1", amountKopecks: 3_000 }));
     expect(available()).toBe(7_000);
   });
 

@@ -60,7 +60,7 @@ const announce = announceTransitions(log, () => relay.wake());
 // A status change written inside a group commit is announced only once the group has committed.
 const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
 const refunds = createRefundsRepo(store, repo, ({ refund, requestId }) => {
-  log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+  log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
   refundsEnded.inc({ status: refund.status });
   relay.wake();
 });

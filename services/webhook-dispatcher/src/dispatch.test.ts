@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ShopRecord } from "@payaccept/contracts";
+import { failure, type ShopRecord } from "@payaccept/contracts";
 import { createLogger } from "@payaccept/platform";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
@@ -12,7 +12,7 @@ import { ShopConcurrency } from "./shop-concurrency.ts";
 import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
 
 const DELAYS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
-const failed: AttemptOutcome = { kind: "failed", httpStatus: 503, error: "HTTP 503", durationMs: 40 };
+const failed: AttemptOutcome = { kind: "failed", httpStatus: 503, error: failure("WEBHOOK_HTTP_STATUS", { httpStatus: 503 }), durationMs: 40 };
 const delivered: AttemptOutcome = { kind: "delivered", httpStatus: 200, durationMs: 30 };
 
 let dir: string;
@@ -82,7 +82,7 @@ describe("the schedule lives in the store", () => {
       }
     }
     expect(sent).toHaveLength(7);
-    expect(store.get(id)).toMatchObject({ result: "exhausted", seriesAttempts: 7, lastError: "HTTP 503", nextAttemptAt: null });
+    expect(store.get(id)).toMatchObject({ result: "exhausted", seriesAttempts: 7, lastErrorCode: "WEBHOOK_HTTP_STATUS", nextAttemptAt: null });
     expect(store.attemptsOf(id).map((a) => [a.attempt, a.httpStatus])).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => [n, 503]));
   });
 
@@ -154,8 +154,8 @@ describe("what counts as an attempt", () => {
       send: async () => {
         // Another replica got a redelivered copy and logged attempt 1 while this one was sending.
         store.recordAttempt(
-          { deliveryId: id, series: 1, attempt: 1, startedAt: clock.t, durationMs: 5, httpStatus: 500, error: "HTTP 500" },
-          { result: "pending", lastError: "HTTP 500", nextAttemptAt: clock.t + DELAYS[0]!, at: clock.t },
+          { deliveryId: id, series: 1, attempt: 1, startedAt: clock.t, durationMs: 5, httpStatus: 500, error: failure("WEBHOOK_HTTP_STATUS", { httpStatus: 500 }) },
+          { result: "pending", lastError: failure("WEBHOOK_HTTP_STATUS", { httpStatus: 500 }), nextAttemptAt: clock.t + DELAYS[0]!, at: clock.t },
         );
         return delivered;
       },
@@ -165,26 +165,27 @@ describe("what counts as an attempt", () => {
     expect(store.get(id)!.result).toBe("pending");
   });
 
-  test("no webhook URL, or no such shop: failed attempts on the schedule, nothing sent", async () => {
+  test("no webhook URL, or no such shop: failed attempts on the schedule, each stored as its reason, nothing sent", async () => {
     const dispatch = dispatcher();
     const noUrl = newDelivery(addShop({ webhookUrl: null }));
     expect(await dispatch(noUrl.cmd)).toEqual({ kind: "nak", delayMs: DELAYS[0]! });
-    expect(store.get(noUrl.id)).toMatchObject({ result: "pending", lastError: "no webhook URL configured" });
+    expect(store.get(noUrl.id)).toMatchObject({ result: "pending", lastErrorCode: "WEBHOOK_URL_MISSING", lastErrorParams: "{}" });
+    expect(store.attemptsOf(noUrl.id)[0]).toMatchObject({ errorCode: "WEBHOOK_URL_MISSING" });
 
     const gone = newDelivery();
     shops.delete(gone.shop.shopId);
     await dispatch(gone.cmd);
-    expect(store.get(gone.id)!.lastError).toBe("shop not found in the directory");
+    expect(store.get(gone.id)!.lastErrorCode).toBe("SHOP_NOT_FOUND");
     expect(sent).toHaveLength(0);
   });
 
   test("a blocked address ends the series at once", async () => {
     const dispatch = dispatcher();
     const { cmd, id } = newDelivery();
-    outcomes = [{ kind: "blocked", error: "blocked: shop.example.com resolves to non-public address 10.0.0.1", durationMs: 2 }];
+    outcomes = [{ kind: "blocked", error: failure("WEBHOOK_ADDRESS_BLOCKED", { host: "shop.example.com" }), durationMs: 2 }];
     expect(await dispatch(cmd)).toEqual({ kind: "ack" });
     expect(store.get(id)).toMatchObject({ result: "blocked", nextAttemptAt: null });
-    expect(store.attemptsOf(id)[0]).toMatchObject({ httpStatus: null, error: expect.stringContaining("10.0.0.1") });
+    expect(store.attemptsOf(id)[0]).toMatchObject({ httpStatus: null, errorCode: "WEBHOOK_ADDRESS_BLOCKED", errorParams: JSON.stringify({ host: "shop.example.com" }) });
   });
 });
 

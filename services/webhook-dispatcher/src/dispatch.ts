@@ -1,4 +1,4 @@
-import type { ShopRecord } from "@payaccept/contracts";
+import { failure, type ShopRecord } from "@payaccept/contracts";
 import type { Logger, Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
@@ -86,7 +86,8 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
     series: delivery.series,
     attempt: number,
     httpStatus,
-    error,
+    error: error?.reason,
+    errorParams: error?.params,
     durationMs: outcome.durationMs,
     result: step.result,
     retryInMs: step.retryInMs,
@@ -109,7 +110,7 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
  * set within the retry window still gets the event.
  */
 function attemptOutcome(delivery: DeliveryRow, shop: ShopRecord | undefined, deps: DispatchDeps): Promise<AttemptOutcome> {
-  if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: "shop not found in the directory", durationMs: 0 });
-  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: "no webhook URL configured", durationMs: 0 });
+  if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("SHOP_NOT_FOUND"), durationMs: 0 });
+  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("WEBHOOK_URL_MISSING"), durationMs: 0 });
   return deps.send({ url: shop.webhookUrl, body: delivery.body, secret: shop.signingSecret });
 }

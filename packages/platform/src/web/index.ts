@@ -4,3 +4,4 @@ export * from "./csrf.ts";
 export * from "./lang.ts";
 export * from "./money.ts";
 export * from "./security-headers.ts";
+export * from "./reason-text.ts";

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { DomainError, formatIssues, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
+import { DomainError, invalidRequest, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
 import { jsonError, safeEqual, type AppEnv } from "@payaccept/platform";
 import { cancelSession, openSession, refundSession, sessionLinks } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
@@ -21,20 +21,20 @@ async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.o
   try {
     input = await c.req.json();
   } catch {
-    throw new DomainError("BAD_REQUEST", "body must be JSON");
+    throw new DomainError("MALFORMED_JSON");
   }
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new DomainError("BAD_REQUEST", formatIssues(parsed.error));
+  if (!parsed.success) throw invalidRequest(parsed.error);
   return parsed.data;
 }
 
 /** Server-to-server API for payments (docs/acquirer-protocol.md), behind the shared bearer key. */
 export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: string }): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
-  api.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, 413, "body too large") }));
+  api.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 64 * 1024 })) }));
   api.use("*", async (c, next) => {
     const token = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
-    if (!token || !safeEqual(token, deps.apiKey)) return jsonError(c, 401, "missing or invalid bearer token");
+    if (!token || !safeEqual(token, deps.apiKey)) return jsonError(c, new DomainError("BEARER_TOKEN_INVALID"));
     await next();
   });
 

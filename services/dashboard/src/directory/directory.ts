@@ -28,7 +28,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     deps.policy,
   );
   if (req.accountId !== undefined && !deps.store.accountExists(req.accountId)) {
-    throw new DomainError("NOT_FOUND", `account ${req.accountId} not found`);
+    throw new DomainError("ACCOUNT_NOT_FOUND");
   }
   const at = deps.now();
   const accountId = req.accountId ?? Bun.randomUUIDv7();
@@ -69,7 +69,7 @@ export async function setActive(deps: DirectoryDeps, req: Input<"setActive">): P
 /** Issues a new key and revokes every earlier one at once: rotation answers a leak. */
 export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): Promise<Output<"rotateKey">> {
   const shop = existingShop(deps, req.shopId);
-  if (!shop.active) throw new DomainError("CONFLICT", "keys are issued only for an active shop");
+  if (!shop.active) throw new DomainError("KEY_SHOP_INACTIVE");
   const at = deps.now();
   const key = issueApiKey(shop.sandbox);
   const revoked = deps.store.transaction(() => {
@@ -117,7 +117,7 @@ const liveKeyRow = (shopId: string, key: IssuedApiKey, at: number): ApiKeyRow =>
 
 function existingShop(deps: DirectoryDeps, shopId: string): ShopRow {
   const row = deps.store.shop(shopId);
-  if (!row) throw new DomainError("NOT_FOUND", `shop ${shopId} not found`);
+  if (!row) throw new DomainError("SHOP_NOT_FOUND");
   return row;
 }
 
@@ -132,6 +132,6 @@ async function propagate(deps: DirectoryDeps, kind: "credential" | "confirm", pu
     await publish();
   } catch (err) {
     deps.log.error({ err }, "directory change saved but not yet published; resync scheduled");
-    if (kind === "confirm") throw new DomainError("UNAVAILABLE", "change saved; it takes effect once the directory bus recovers");
+    if (kind === "confirm") throw new DomainError("DIRECTORY_PUBLISH_PENDING");
   }
 }

@@ -1,5 +1,5 @@
 import { DomainError } from "@payaccept/contracts";
-import type { Logger } from "@payaccept/platform";
+import { sqliteCode, type Logger } from "@payaccept/platform";
 import type { DirectoryStore } from "../store/directory-store.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { UserStore } from "../store/user-store.ts";
@@ -33,8 +33,8 @@ export async function signUp(deps: UserDeps, email: string, password: string, ac
   insertUnique(deps, () =>
     deps.directory.transaction(() => {
       if (!accountId) deps.directory.insertAccount(user.accountId!, at);
-      else if (!deps.directory.accountExists(accountId)) throw new DomainError("NOT_FOUND", "no such account");
-      else if (deps.users.merchantEmail(accountId)) throw new DomainError("CONFLICT", "this account already has a user");
+      else if (!deps.directory.accountExists(accountId)) throw new DomainError("ACCOUNT_NOT_FOUND");
+      else if (deps.users.merchantEmail(accountId)) throw new DomainError("ACCOUNT_HAS_USER");
       deps.users.insertUser(user);
     }),
   );
@@ -86,9 +86,8 @@ function insertUnique(deps: UserDeps, insert: () => void): void {
   try {
     insert();
   } catch (e) {
-    if (e instanceof Error && /UNIQUE constraint failed: users\.email/.test(e.message)) {
-      throw new DomainError("CONFLICT", "a user with this email already exists");
-    }
+    // The email is the users table's only UNIQUE key besides the fresh ids.
+    if (sqliteCode(e) === "SQLITE_CONSTRAINT_UNIQUE") throw new DomainError("EMAIL_TAKEN");
     throw e;
   }
 }

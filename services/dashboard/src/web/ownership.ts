@@ -9,12 +9,12 @@ import type { ShopRow } from "../store/schema.ts";
  */
 export function ownedShop(store: DirectoryStore, accountId: string, shopId: string): ShopRow {
   const shop = store.shop(shopId);
-  if (!shop || shop.accountId !== accountId) throw new DomainError("NOT_FOUND", "shop not found");
+  if (!shop || shop.accountId !== accountId) throw new DomainError("SHOP_NOT_FOUND");
   return shop;
 }
 
 /** A payment id from the path; anything but a UUID is a page that does not exist. */
 export function paymentIdParam(id: string): string {
-  if (!Uuid.safeParse(id).success) throw new DomainError("NOT_FOUND", "payment not found");
+  if (!Uuid.safeParse(id).success) throw new DomainError("PAYMENT_NOT_FOUND");
   return id.toLowerCase();
 }

@@ -85,7 +85,7 @@ export class IdempotencyClaims {
         this.bucket = await this.openBucket();
         return await fn();
       } catch {
-        throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+        throw new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" });
       }
     }
   }

@@ -15,12 +15,12 @@ export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutVie
 }
 
 function refuseStart(row: PaymentRow, shop: ShopRecord, method: PaymentMethod, now: number): void {
-  if (row.status !== "CREATED" && row.status !== "PENDING") throw new DomainError("CONFLICT", `payment is ${row.status} and cannot be paid`);
-  if (row.expiresAt !== null && row.expiresAt <= now) throw new DomainError("CONFLICT", "payment is EXPIRED and cannot be paid");
-  if (!shop.active) throw new DomainError("CONFLICT", "the shop is not accepting payments");
-  if (!shop.methods.includes(method)) throw new DomainError("CONFLICT", `method ${method} is not available to this shop`);
+  if (row.status !== "CREATED" && row.status !== "PENDING") throw new DomainError("PAYMENT_NOT_PAYABLE", { status: row.status });
+  if (row.expiresAt !== null && row.expiresAt <= now) throw new DomainError("PAYMENT_NOT_PAYABLE", { status: "EXPIRED" });
+  if (!shop.active) throw new DomainError("SHOP_NOT_ACCEPTING");
+  if (!shop.methods.includes(method)) throw new DomainError("METHOD_NOT_AVAILABLE", { method });
   const fixed = row.methodFixed || row.status === "CREATED";
-  if (row.method && row.method !== method && fixed) throw new DomainError("CONFLICT", `this payment is to be paid by ${row.method}`);
+  if (row.method && row.method !== method && fixed) throw new DomainError("PAYMENT_METHOD_FIXED", { method: row.method });
 }
 
 const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
@@ -43,7 +43,7 @@ async function openSession(d: PaymentsDeps, row: PaymentRow, method: PaymentMeth
       expiresAt,
     });
   } catch (e) {
-    return providerFailure(e, "the start of the payment");
+    return providerFailure(e);
   }
 }
 
@@ -57,8 +57,8 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
   try {
     await d.provider.cancelSession(row.providerSessionId);
   } catch (e) {
-    if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("CONFLICT", `payment is already being paid by ${row.method}`);
-    providerFailure(e, "the change of payment method");
+    if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("PAYMENT_BEING_PAID", { method: row.method! });
+    providerFailure(e);
   }
 }
 
@@ -88,7 +88,7 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   }
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
   if (after.status === "PENDING" && after.method === method) return toCheckoutView(after, shop, d.paypageUrl);
-  throw new DomainError("CONFLICT", `payment is ${after.status} and cannot be paid`);
+  throw new DomainError("PAYMENT_NOT_PAYABLE", { status: after.status });
 }
 
 const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = { SUCCESS: "payInTime", FAILED: "decline", EXPIRED: "expire" };
@@ -96,12 +96,12 @@ const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
   const row = anyPayment(d, id);
-  if (!row.isTest) throw new DomainError("CONFLICT", "only a sandbox payment takes a chosen outcome");
+  if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
   const now = d.now();
   const { decision, row: after } = d.repo.transition(id, SANDBOX_TRIGGER[outcome], now, {
     onlyFrom: ["PENDING"],
     patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
   })!;
-  if (decision.kind === "refused") throw new DomainError("CONFLICT", `payment is ${after.status}; a sandbox outcome needs a PENDING payment`);
+  if (decision.kind === "refused") throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: after.status });
   return toCheckoutView(after, await shopOf(d, after), d.paypageUrl);
 }

@@ -9,12 +9,6 @@ export type RefundablePayment = {
   refundingKopecks: number;
 };
 
-/** Kopecks as a merchant reads them in an error: "1500.50 RUB (150050 kopecks)". */
-export function rublesAndKopecks(kopecks: number): string {
-  const rubles = `${Math.floor(kopecks / 100)}.${String(kopecks % 100).padStart(2, "0")}`;
-  return `${rubles} RUB (${kopecks} kopecks)`;
-}
-
 /** What is neither refunded nor promised to a refund in progress. */
 export const refundableKopecks = (p: RefundablePayment) => p.amountKopecks - p.refundedKopecks - p.refundingKopecks;
 
@@ -24,19 +18,18 @@ export const refundableKopecks = (p: RefundablePayment) => p.amountKopecks - p.r
  * left: both depend on the payment's state, not on the request's shape (which the gateway checks).
  */
 export function refundAmount(p: RefundablePayment, requested: number | undefined): number {
-  if (p.status !== "SUCCESS") {
-    const why = p.status === "REFUNDED" ? "it is already fully refunded" : `it is ${p.status}`;
-    throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; ${why}`);
-  }
+  if (p.status === "REFUNDED") throw new DomainError("REFUND_ALREADY_FULL");
+  if (p.status !== "SUCCESS") throw new DomainError("REFUND_NOT_SUCCESS", { status: p.status });
   const left = refundableKopecks(p);
-  const inProgress = p.refundingKopecks > 0 ? `; ${rublesAndKopecks(p.refundingKopecks)} are in refunds still in progress` : "";
-  if (left <= 0) throw new DomainError("CONFLICT", `nothing is left to refund: ${rublesAndKopecks(p.refundedKopecks)} refunded${inProgress}`);
+  if (left <= 0) throw new DomainError("REFUND_NOTHING_LEFT", { refundedKopecks: p.refundedKopecks, refundingKopecks: p.refundingKopecks });
   const amount = requested ?? left;
   if (amount > left) {
-    throw new DomainError(
-      "CONFLICT",
-      `refund of ${rublesAndKopecks(amount)} exceeds what is left to refund, ${rublesAndKopecks(left)} of ${rublesAndKopecks(p.amountKopecks)}${inProgress}`,
-    );
+    throw new DomainError("REFUND_EXCEEDS_REFUNDABLE", {
+      refundKopecks: amount,
+      refundableKopecks: left,
+      paymentKopecks: p.amountKopecks,
+      refundingKopecks: p.refundingKopecks,
+    });
   }
   return amount;
 }

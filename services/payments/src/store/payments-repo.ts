@@ -21,14 +21,6 @@ export class OrderIdTaken extends Error {}
 
 const ph = sql.placeholder;
 
-function isOrderIdUniqueViolation(e: unknown): boolean {
-  // drizzle wraps driver errors; the SQLite one is the cause.
-  for (let err = e as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; err && depth < 3; err = err.cause as typeof err, depth++) {
-    if (err.code === "SQLITE_CONSTRAINT_UNIQUE" && err.message?.includes("payments.order_id")) return true;
-  }
-  return false;
-}
-
 /**
  * All reads and writes of payments.db. Every write runs in one IMMEDIATE transaction, so the status,
  * the per-status counters and the outbox row change together or not at all, also with several
@@ -74,6 +66,8 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       updatedAt: ph("createdAt"),
       expiresAt: ph("expiresAt"),
     })
+    // The UNIQUE index (shop_id, order_id) decides a taken order id: no row comes back.
+    .onConflictDoNothing({ target: [p.shopId, p.orderId] })
     .returning()
     .prepare();
   const bumpCountQ = db
@@ -154,8 +148,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
 
     /** Inserts a CREATED payment expiring at createdAt + ttlMs; throws OrderIdTaken. */
     insert(input: NewPayment, now: number, ttlMs: number): PaymentRow {
-      try {
-        return db.transaction(
+      return db.transaction(
           () => {
             const last = lastOfShopQ.get({ shopId: input.shopId });
             // createdAt never goes back within a shop and ties are ordered by id, so seq order,
@@ -173,16 +166,13 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
               seq: (last?.seq ?? 0) + 1,
               createdAt,
               expiresAt: createdAt + ttlMs,
-            })!;
+            });
+            if (!row) throw new OrderIdTaken();
             bumpCount(input.shopId, "CREATED", 1);
             return row;
           },
           { behavior: "immediate" },
         );
-      } catch (e) {
-        if (isOrderIdUniqueViolation(e)) throw new OrderIdTaken();
-        throw e;
-      }
     },
 
     /**

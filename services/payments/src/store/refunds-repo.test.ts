@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RefundEvent } from "@payaccept/contracts";
+import { DomainError, RefundEvent } from "@payaccept/contracts";
 import { eq } from "drizzle-orm";
 import { openPaymentsStore } from "./open.ts";
 import { createPaymentsRepo, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
@@ -102,8 +102,14 @@ describe("end", () => {
   test("a FAILED refund frees its amount and moves nothing else; a second end changes nothing", () => {
     const p = paid();
     const r = refunds.open(p, {}, 10, LEASE).refund;
-    refunds.end(r.id, { status: "FAILED", failureReason: "declined" }, 20);
-    expect(refunds.end(r.id, { status: "SUCCEEDED" }, 21)).toMatchObject({ status: "FAILED", failureReason: "declined", completedAt: 20, retryAt: null });
+    refunds.end(r.id, { status: "FAILED", failure: new DomainError("REFUND_DECLINED", { detail: "refund_declined" }) }, 20);
+    expect(refunds.end(r.id, { status: "SUCCEEDED" }, 21)).toMatchObject({
+      status: "FAILED",
+      failureCode: "REFUND_DECLINED",
+      failureParams: { detail: "refund_declined" },
+      completedAt: 20,
+      retryAt: null,
+    });
     expect(repo.byId(p.id)).toMatchObject({ status: "SUCCESS", refundedKopecks: 0, refundingKopecks: 0 });
     expect(events().map((e) => [e.kind, e.status])).toEqual([
       ["payment", "SUCCESS"],

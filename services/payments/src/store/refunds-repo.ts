@@ -1,12 +1,12 @@
 import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
-import { refundEventId, type RefundEventStatus } from "@payaccept/contracts";
+import { refundEventId, type DomainError, type RefundEventStatus } from "@payaccept/contracts";
 import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
 import { toRefundEvent } from "../domain/views.ts";
 import type { PaymentsRepo, PaymentsStore } from "./payments-repo.ts";
 import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
-export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failureReason: string };
+export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: DomainError };
 export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
 
 const ph = sql.placeholder;
@@ -114,7 +114,13 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
         if (row.status !== "PENDING") return row;
         const done = db
           .update(r)
-          .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
+          .set({
+            status: outcome.status,
+            failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
+            failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
+            completedAt: now,
+            retryAt: null,
+          })
           .where(eq(r.id, id))
           .returning()
           .get();

@@ -1,14 +1,16 @@
 import { join } from "node:path";
 import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import type { DeliveryResult } from "@payaccept/contracts";
+import type { DeliveryResult, Failure } from "@payaccept/contracts";
+import { failureColumns } from "./failure-columns.ts";
 import { attempts, deliveries, schema, type AttemptRow, type DeliveryRow } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
 
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
-export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
+export type SeriesState = { result: DeliveryResult; lastError: Failure | null; nextAttemptAt: number | null; at: number };
+export type NewAttempt = Omit<AttemptRow, "errorCode" | "errorParams"> & { error: Failure | null };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 
 /**
@@ -50,7 +52,8 @@ export function openDeliveryStore(path: string) {
       startedAt: p("startedAt"),
       durationMs: p("durationMs"),
       httpStatus: p("httpStatus"),
-      error: p("error"),
+      errorCode: p("errorCode"),
+      errorParams: p("errorParams"),
     })
     .onConflictDoNothing()
     .returning({ attempt: attempts.attempt })
@@ -62,7 +65,8 @@ export function openDeliveryStore(path: string) {
     .set({
       seriesAttempts: sql`${p("attempt")}`,
       result: sql`${p("result")}`,
-      lastError: sql`${p("lastError")}`,
+      lastErrorCode: sql`${p("lastErrorCode")}`,
+      lastErrorParams: sql`${p("lastErrorParams")}`,
       nextAttemptAt: sql`${p("nextAttemptAt")}`,
       updatedAt: sql`${p("at")}`,
     })
@@ -73,7 +77,8 @@ export function openDeliveryStore(path: string) {
     series: sql`${deliveries.series} + 1`,
     seriesAttempts: 0,
     result: "pending" as const,
-    lastError: null,
+    lastErrorCode: null,
+    lastErrorParams: null,
     nextAttemptAt: at,
     updatedAt: at,
   });
@@ -126,12 +131,16 @@ export function openDeliveryStore(path: string) {
      * Logs the attempt and moves its series on, together. False when that attempt number was
      * already logged (a redelivered copy raced this one); the store is then left as the first left it.
      */
-    recordAttempt(a: AttemptRow, next: SeriesState): boolean {
+    recordAttempt(attempt: NewAttempt, next: SeriesState): boolean {
+      const { error, ...rest } = attempt;
+      const a = { ...rest, ...failureColumns(error) };
+      const { lastError, ...state } = next;
+      const last = failureColumns(lastError);
       // IMMEDIATE: replicas share the file, and a transaction that takes the write lock up front
       // waits for another process's instead of failing on an upgrade from a read lock.
       return sqlite.transaction(() => {
         if (insertAttempt.all(a).length === 0) return false;
-        applyAttempt.run({ deliveryId: a.deliveryId, series: a.series, attempt: a.attempt, ...next });
+        applyAttempt.run({ deliveryId: a.deliveryId, series: a.series, attempt: a.attempt, ...state, lastErrorCode: last.errorCode, lastErrorParams: last.errorParams });
         return true;
       }).immediate();
     },

@@ -26,7 +26,7 @@ export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
 
   const shopOf = (c: Context<WebEnv>) => {
     const shop = store.shop(c.req.param("shopId")!);
-    if (!shop) throw new DomainError("NOT_FOUND", "shop not found");
+    if (!shop) throw new DomainError("SHOP_NOT_FOUND");
     return shop;
   };
   const shopPage = (c: Context<WebEnv>, errors?: string[]) => {
