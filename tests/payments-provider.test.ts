@@ -232,7 +232,12 @@ describe("refund (live)", () => {
     const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
     // The emulator's test rule: an amount ending in 13 kopecks is declined.
     const declined = await refund(p.id, { amountKopecks: 10_013 });
-    expect(declined).toMatchObject({ status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined" });
+    expect(declined).toMatchObject({
+      status: "FAILED",
+      failureReason: "the acquirer declined the refund: refund_declined",
+      failureCode: "REFUND_DECLINED",
+      failureParams: { detail: "refund_declined" },
+    });
     expect(declined.completedAt).not.toBeNull();
     expect(await get(p.id)).toEqual(p);
     await eventually(async () => (await refundEventsOf(stack, p.id)).map((e) => e.subject).join() === "payments.refunds.FAILED");
@@ -245,7 +250,7 @@ describe("refund (live)", () => {
     const { p } = await paidLongAgo("CARD");
     const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
     const refused = await refund(p.id);
-    expect(refused).toMatchObject({ status: "FAILED", failureReason: "acquirer refused (409): Conflict" });
+    expect(refused).toMatchObject({ status: "FAILED", failureReason: "the payment provider refused the request", failureCode: "PROVIDER_REFUSED", failureParams: {} });
     expect((await get(p.id)).status).toBe("SUCCESS");
     await eventually(async () => (await balance()).availableKopecks === before.availableKopecks);
   });

@@ -195,7 +195,7 @@ describe("paths", () => {
     expect(await (await fetch(`${paypage}${pathOf(p.payUrl)}/status`)).json()).toEqual({ status: "CREATED", method: null, expiresAt: null });
     const missing = await fetch(`${paypage}/pay/nope/status`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ statusCode: 404, message: "payment not found", error: "Not Found" });
+    expect(await missing.json()).toEqual({ statusCode: 404, message: "payment not found", error: "Not Found", code: "PAYMENT_NOT_FOUND", params: {} });
   });
 });
 

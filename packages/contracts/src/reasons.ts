@@ -192,21 +192,22 @@ export const ZOD_ISSUE_CODES = [
   "custom",
 ] as const;
 
-/** Our custom validation rules: what a page says for an issue of code "custom" with `params.rule`. */
-export const ISSUE_RULES = [
-  "LONE_SURROGATE",
-  "PROTO_KEY",
-  "METADATA_TOO_LARGE",
-  "RETURN_URL",
-  "WEBHOOK_URL_SCHEME",
-  "WEBHOOK_URL_CREDENTIALS",
-  "WEBHOOK_URL_PRIVATE",
-  "UNKNOWN_STATUS",
-  "FROM_AFTER_TO",
-  "EMAIL",
-  "PASSWORD_LENGTH",
-] as const;
-export type IssueRule = (typeof ISSUE_RULES)[number];
+/** Our custom validation rules, with their parameters: a page says an issue of code "custom" by its `params.rule`. */
+export const ISSUE_RULE_PARAMS = {
+  LONE_SURROGATE: [],
+  PROTO_KEY: [],
+  METADATA_TOO_LARGE: ["maxBytes"],
+  RETURN_URL: [],
+  WEBHOOK_URL_SCHEME: ["schemes"],
+  WEBHOOK_URL_CREDENTIALS: [],
+  WEBHOOK_URL_PRIVATE: [],
+  UNKNOWN_STATUS: ["values", "allowed"],
+  FROM_AFTER_TO: [],
+  EMAIL: [],
+  PASSWORD_LENGTH: ["min", "max"],
+} as const satisfies Record<string, readonly string[]>;
+export const ISSUE_RULES = Object.keys(ISSUE_RULE_PARAMS) as (keyof typeof ISSUE_RULE_PARAMS)[];
+export type IssueRule = keyof typeof ISSUE_RULE_PARAMS;
 
 /** `{name}` placeholders of a template. */
 export const placeholdersOf = (template: string) => [...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
