@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, type Payment } from "@payaccept/contracts";
+import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, rublesAndKopecks, type Payment } from "@payaccept/contracts";
 import { hmacSha256Hex } from "@payaccept/platform";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
@@ -123,7 +123,7 @@ describe("start with the provider", () => {
     try {
       expect(await failure(start(p.id, "SBP"))).toEqual({
         code: "UNAVAILABLE",
-        message: "the payment provider is unavailable; the start of the payment did not happen, try again",
+        message: "the payment provider is unavailable; nothing changed, try again",
       });
       expect((await get(p.id)).status).toBe("CREATED");
     } finally {
@@ -263,9 +263,14 @@ describe("refund (live)", () => {
     await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
     const f = await failure(refund(p.id, { idempotencyKey: "too-early" }));
     expect(f.code).toBe("CONFLICT");
-    expect(f.message).toStartWith(`the balance cannot cover the refund: refund of ${net} kopecks exceeds the available balance 0 kopecks`);
+    expect(f.message).toStartWith(`the balance cannot cover the refund: refund of ${rublesAndKopecks(net)} exceeds the available balance 0.00 RUB (0 kopecks)`);
     const [failed] = (await stack.call(rpcs.payments.listRefunds, { shopId: live.shopId, id: p.id })).items;
-    expect(failed).toMatchObject({ status: "FAILED", amountKopecks: p.amountKopecks });
+    expect(failed).toMatchObject({
+      status: "FAILED",
+      amountKopecks: p.amountKopecks,
+      failureCode: "REFUND_EXCEEDS_AVAILABLE",
+      failureParams: { refundKopecks: net, availableKopecks: 0 },
+    });
     expect(await get(p.id)).toEqual(p);
     expect((await balance()).availableKopecks).toBe(0);
   });
