@@ -183,11 +183,18 @@ describe("admin CLI", () => {
   test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
     const accountId = newAccount();
     const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
-    expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 100 kopecks exceeds the available balance 0 kopecks" });
+    expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)" });
     // With --json the same refusal is one JSON document on stdout.
     const refusedJson = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
     expect(refusedJson.code).toBe(1);
-    expect(JSON.parse(refusedJson.out)).toEqual({ error: { code: "CONFLICT", message: "payout of 100 kopecks exceeds the available balance 0 kopecks" } });
+    expect(JSON.parse(refusedJson.out)).toEqual({
+      error: {
+        code: "CONFLICT",
+        message: "payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)",
+        reason: "PAYOUT_EXCEEDS_AVAILABLE",
+        params: { payoutKopecks: 100, availableKopecks: 0 },
+      },
+    });
     const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
     expect(bad.code).toBe(2);
     expect(bad.err).toStartWith("--amount must be a positive whole number");
