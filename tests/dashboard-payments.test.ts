@@ -13,7 +13,7 @@ let receiver: Receiver;
 let merchant: DashboardClient;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher", "receipts"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   receiver = startReceiver();
   merchant = DashboardClient.of(stack);
   await merchant.signUp(uniqueEmail("payments"));
@@ -204,7 +204,7 @@ describe("CSV export", () => {
     expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-.*\.csv"$/);
     const lines = answer.html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
-    expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt,refundedKopecks");
+    expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt,refundedKopecks,receipts");
     const oldestFirst = [...payments].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id));
     expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(oldestFirst.map((p) => p.id));
     expect(answer.html).toContain(`,"'=HYPERLINK(""http://evil"")",`);

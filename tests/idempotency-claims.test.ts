@@ -80,12 +80,22 @@ test("twenty takeovers of one expired claim at once: exactly one wins", async ()
   expect(results.filter((r) => r.kind === "claimed")).toEqual([expect.objectContaining({ retry: true })]);
 });
 
-test("without the bucket the request is refused as UNAVAILABLE, never run unguarded", async () => {
+test("without the bucket the claim is UNAVAILABLE (the middleware then runs the request on the service's own key)", async () => {
   const broken = new IdempotencyClaims({
     create: () => Promise.reject(new Error("timeout")),
     update: () => Promise.reject(new Error("timeout")),
     get: () => Promise.reject(new Error("timeout")),
   });
   const err = await broken.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
+  expect(err).toEqual(new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" }));
+});
+
+test("a bucket that refuses writes with no key in the way (no quorum) is UNAVAILABLE, not a twin in flight", async () => {
+  const readOnly = new IdempotencyClaims({
+    create: () => Promise.reject(new Error("no quorum")),
+    update: () => Promise.reject(new Error("no quorum")),
+    get: () => Promise.resolve(null),
+  });
+  const err = await readOnly.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
   expect(err).toEqual(new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" }));
 });

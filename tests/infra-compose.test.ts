@@ -26,7 +26,12 @@ const compose = read("compose.yaml");
 const app = (name: ServiceName) => compose.services[name]!;
 
 /** Secrets compose must be given; its config refuses to render without them. */
-const SECRETS = { ACQUIRER_API_KEY: "k".repeat(24), ACQUIRER_CALLBACK_SECRET: "s".repeat(24), PAYPAGE_CSRF_SECRET: "c".repeat(24) };
+const SECRETS = {
+  ACQUIRER_API_KEY: "k".repeat(24),
+  ACQUIRER_CALLBACK_SECRET: "s".repeat(24),
+  PAYPAGE_CSRF_SECRET: "c".repeat(24),
+  CASH_REGISTER_API_KEY: "r".repeat(24),
+};
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
 async function variablesRead(name: ServiceName): Promise<Set<string>> {
@@ -94,7 +99,7 @@ describe("compose.yaml", () => {
         return m && m[1] !== "localhost" ? [{ where: `${name}.${k}`, host: m[1]!, port: Number(m[2]) }] : [];
       }),
     );
-    expect(urls.map((u) => u.where).sort()).toEqual(["payments.ACQUIRER_URL", "payments.PAYMENTS_CALLBACK_URL"]);
+    expect(urls.map((u) => u.where).sort()).toEqual(["payments.ACQUIRER_URL", "payments.PAYMENTS_CALLBACK_URL", "receipts.CASH_REGISTER_URL"]);
     for (const u of urls) expect({ ...u, port: SERVICES[u.host as ServiceName]?.port as number | undefined }).toEqual(u);
   });
 
@@ -106,7 +111,7 @@ describe("compose.yaml", () => {
     }
     const refused = dockerCompose(["compose.yaml"], {});
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET)/);
+    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY)/);
   });
 
   test("NATS runs the single-node config with its store on a volume and a health check", () => {

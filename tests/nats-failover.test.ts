@@ -123,7 +123,7 @@ describe("a hung NATS node", () => {
 
   test("the services under test are connected to the first node", async () => {
     shop = await stack.createShop({ name: "Failover shop", sandbox: true });
-    await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404);
+    await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
     const onFirst = await clientsOf(nodes[0]!);
     for (const name of ["gateway", "payments", "dashboard", "webhook-dispatcher"]) expect(onFirst).toContain(name);
   });

@@ -96,6 +96,8 @@ describe("checkout and start (buyer side)", () => {
       expiresAt: null,
       sbp: null,
       card: null,
+      // No receipt was asked for, so the success page names no address for it.
+      receiptTo: null,
     });
   });
 

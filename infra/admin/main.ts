@@ -3,9 +3,10 @@ import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError,
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
+import { receiptCommands } from "./commands/receipts.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands };
 
 const [name, ...argv] = process.argv.slice(2);
 const json = argv.includes("--json") || name === "--json";
@@ -28,7 +29,9 @@ if (argv.some(isHelpFlag)) {
 }
 
 const cfg = loadConfig(commonEnv);
-const log = createLogger("admin", "warn");
+// Errors only: log lines go to stdout, which --json keeps for one JSON document; a NATS that cannot
+// be reached is the error below, not the bus's "still trying" warnings.
+const log = createLogger("admin", "error");
 let code = 0;
 try {
   const flags = parseFlags(cmd, argv);

@@ -9,6 +9,8 @@ export const SERVICES = {
   balance: { dir: "services/balance", portEnv: "BALANCE_PORT", port: 3005 },
   "webhook-dispatcher": { dir: "services/webhook-dispatcher", portEnv: "WEBHOOKS_PORT", port: 3006 },
   "acquirer-emulator": { dir: "services/acquirer-emulator", portEnv: "ACQUIRER_PORT", port: 3003 },
+  receipts: { dir: "services/receipts", portEnv: "RECEIPTS_PORT", port: 3007 },
+  "cash-register-emulator": { dir: "services/cash-register-emulator", portEnv: "CASH_REGISTER_PORT", port: 3008 },
   gateway: { dir: "services/gateway", portEnv: "GATEWAY_PORT", port: 3000 },
   paypage: { dir: "services/paypage", portEnv: "PAYPAGE_PORT", port: 3001 },
 } as const;
@@ -33,5 +35,6 @@ export function stackUrls(env: Record<string, string | undefined>): Record<strin
     ACQUIRER_URL: env.ACQUIRER_URL ?? local("acquirer-emulator"),
     ACQUIRER_PUBLIC_URL: env.ACQUIRER_PUBLIC_URL ?? local("acquirer-emulator", "localhost"),
     PAYMENTS_CALLBACK_URL: env.PAYMENTS_CALLBACK_URL ?? `${local("payments")}/provider/callback`,
+    CASH_REGISTER_URL: env.CASH_REGISTER_URL ?? local("cash-register-emulator"),
   };
 }

@@ -87,7 +87,11 @@ export async function payCancelAndHear(
   /** Runs between the cancel and the wait for its webhook. */
   beforeWebhook: () => Promise<void> = async () => {},
 ): Promise<Payment> {
-  const sdk = createClient({ baseUrl: gateway, apiKey: shop.apiKey, timeoutMs: 5000, recoveryDelayMs: 200 });
+  // More recovery rounds than the SDK's default 3: while a node hangs, some requests keep failing
+  // (docs/operations.md, "Several hosts"), and a merchant's client rides that out the same way.
+  const sdk = createClient({ baseUrl: gateway, apiKey: shop.apiKey, timeoutMs: 5000, recoveryAttempts: 8, recoveryDelayMs: 200 });
+  // A new shop reaches the gateway through the directory bucket: wait until its key is accepted.
+  await eventually(() => sdk.findPaymentByOrderId("none").then(() => true), 30_000, 200);
   const payment = await sdk.createPayment({ orderId: `cluster-${Bun.randomUUIDv7()}`, amountKopecks: 30000 });
   expect(payment.status).toBe("CREATED");
   // Cancel is idempotent: repeating it across a failover is safe.

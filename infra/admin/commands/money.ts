@@ -14,7 +14,7 @@ function positiveIntFlag(flags: Flags, name: string): number {
 const optionalFlag = (flags: Flags, name: string) => (typeof flags[name] === "string" ? flags[name] : undefined);
 
 /** --shop, or the payment's own shop looked up (operators may give just a payment id). */
-async function shopOfPayment(nc: NatsConnection, flags: Flags, id: string, timeoutMs: number): Promise<string> {
+export async function shopOfPayment(nc: NatsConnection, flags: Flags, id: string, timeoutMs: number): Promise<string> {
   return optionalFlag(flags, "shop") ?? (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
 }
 

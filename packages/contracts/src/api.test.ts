@@ -134,3 +134,35 @@ describe("text that comes in", () => {
     expect(jsonValueProblems({ constructor: 1, prototype: { toString: "x" } })).toEqual([]);
   });
 });
+
+describe("CreatePaymentRequest.receipt", () => {
+  const ok = { customer: { email: "b@example.com" }, items: [{ name: "A", quantity: 1.5, priceKopecks: 333 }, { name: "B", quantity: 1, priceKopecks: 200 }] };
+  const problems = (input: unknown) => {
+    const r = CreatePaymentRequest.safeParse(input);
+    return r.success ? [] : formatIssues(r.error);
+  };
+
+  test("items rounded per line to a kopeck must add up to the amount exactly", () => {
+    expect(problems({ orderId: "o", amountKopecks: 700, receipt: ok })).toEqual([]);
+    expect(problems({ orderId: "o", amountKopecks: 701, receipt: ok })).toEqual([
+      "receipt.items: the items (price × quantity, each rounded to a kopeck) must add up to amountKopecks exactly",
+    ]);
+  });
+
+  test("the sum is not checked where it means nothing: a bad amount, price, quantity or receipt, or no object at all", () => {
+    const sum = (p: string[]) => p.filter((m) => m.includes("add up"));
+    expect(sum(problems({ orderId: "o", amountKopecks: "700", receipt: ok }))).toEqual([]);
+    expect(sum(problems({ orderId: "o", amountKopecks: 900, receipt: { ...ok, items: [{ name: "A", quantity: -1, priceKopecks: 333 }] } }))).toEqual([]);
+    expect(sum(problems({ orderId: "o", amountKopecks: 900, receipt: "yes" }))).toEqual([]);
+    for (const body of [null, "x", 5, []]) expect(CreatePaymentRequest.safeParse(body).success).toBe(false);
+  });
+
+  test("2026 VAT rates and FFD 1.2 enumerations are accepted; quantities keep at most 3 decimals", () => {
+    const item = (over: object) => ({ orderId: "o", amountKopecks: 100, receipt: { customer: { phone: "+79001234567" }, taxation: "esn", items: [{ name: "A", quantity: 1, priceKopecks: 100, ...over }] } });
+    for (const vat of ["vat22", "vat122", "vat5", "vat105", "vat7", "vat107", "none", "vat0"]) expect(problems(item({ vat }))).toEqual([]);
+    expect(problems(item({ vat: "vat18" }))[0]).toStartWith("receipt.items.0.vat:");
+    expect(problems(item({ quantity: 0.001, priceKopecks: 100_000 }))).toEqual([]);
+    expect(problems(item({ quantity: 0.0005, priceKopecks: 200_000 }))[0]).toBe("receipt.items.0.quantity: must have at most 3 decimals");
+    expect(problems(item({ name: "x".repeat(129) }))[0]).toStartWith("receipt.items.0.name:");
+  });
+});

@@ -13,12 +13,14 @@ import {
   Uuid,
 } from "./primitives.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
+import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
 
 const utf8 = new TextEncoder();
 
 /** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
+// The parameter's type is the schema's input type: callers (the SDK) see a JSON object, not unknown.
 export const Metadata = z.preprocess(
-  (value, ctx) => {
+  (value: Record<string, unknown>, ctx) => {
     for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
     return value;
   },
@@ -35,8 +37,8 @@ export const TelegramId = z
   ])
   .transform((v) => String(v));
 
-/** §2.1. Unknown fields are ignored (stripped). */
-export const CreatePaymentRequest = z.object({
+/** §2.1. Unknown fields are ignored (stripped). `receipt` is our addition (docs/receipts.md). */
+export const CreatePaymentRequest = itemsMustAddUp(z.object({
   orderId: Text.min(1).max(64),
   amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS),
   description: Text.max(255).optional(),
@@ -46,7 +48,8 @@ export const CreatePaymentRequest = z.object({
   metadata: Metadata.optional(),
   successUrl: ReturnUrl.optional(),
   failUrl: ReturnUrl.optional(),
-});
+  receipt: ReceiptRequest.optional(),
+}));
 export type CreatePaymentRequest = z.output<typeof CreatePaymentRequest>;
 export type CreatePaymentInput = z.input<typeof CreatePaymentRequest>;
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
+import { ShopReceiptSettings } from "./receipts.ts";
 
 /**
  * The shop directory is owned by the dashboard service and published to this NATS KV bucket,
@@ -38,6 +39,8 @@ export const ShopRecord = z.object({
   signingSecret: z.string(),
   successUrl: z.string().nullable(),
   failUrl: z.string().nullable(),
+  /** Fiscal receipt settings (docs/receipts.md); absent in records published before receipts existed. */
+  receipts: ShopReceiptSettings.optional(),
   updatedAt: z.string(),
 });
 export type ShopRecord = z.infer<typeof ShopRecord>;

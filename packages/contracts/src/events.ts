@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FinalStatus, IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
+import { ReceiptData } from "./receipts.ts";
 
 /** JetStream stream of payment events (final-status transitions), written by the payments outbox relay. */
 export const PAYMENTS_STREAM = "PAYMENTS";
@@ -27,6 +28,8 @@ export const PaymentEvent = z.object({
   occurredAt: IsoDateTime,
   /** The X-Request-Id of the API request that caused the change, when one did (a cancel, a refund). */
   requestId: z.string().optional(),
+  /** The payment's fiscal receipt (defaults applied) when it was created with one: the receipts service's input. */
+  receipt: ReceiptData.optional(),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 

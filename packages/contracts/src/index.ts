@@ -8,4 +8,6 @@ export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./card.ts";
+export * from "./receipts.ts";
+export * from "./cash-register.ts";
 export * from "./idempotency.ts";

@@ -44,6 +44,7 @@ describe("buildOpenApiDocument", () => {
       "/v1/payments",
       "/v1/payments/{id}",
       "/v1/payments/{id}/cancel",
+      "/v1/payments/{id}/receipts",
       "/v1/payments/{id}/refunds",
       "/v1/payments/{id}/webhooks",
       "/v1/payouts",

@@ -34,6 +34,7 @@ import {
 } from "./api.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "./idempotency.ts";
 import { FINAL_STATUSES, PAYMENT_STATUSES, ReturnUrl } from "./primitives.ts";
+import { Receipt, ReceiptList, ReceiptRequest } from "./receipts.ts";
 
 /**
  * The OpenAPI 3.1 description of the merchant API (spec §4–§7) and of the payment-result webhook
@@ -65,6 +66,17 @@ docs.add(Balance, {
   id: "Balance",
   description: "The balance of the shop owner's whole account, in kopecks (§2.4). holdHour is Moscow time.",
 });
+docs.add(ReceiptRequest, {
+  id: "ReceiptRequest",
+  description:
+    "Fiscal receipt of the payment (54-FZ, FFD 1.2). The items (priceKopecks × quantity, each rounded half up to a kopeck) must add up to amountKopecks exactly. taxation and vat fall back to the shop's defaults; a shop may require a receipt. See docs/receipts.md.",
+});
+docs.add(Receipt, {
+  id: "Receipt",
+  description:
+    "A fiscal receipt: SALE (приход) once the payment is SUCCESS, REFUND (возврат прихода) for each refund. PENDING until the cash register confirms it (then `fiscal` holds ФД, ФП, ФН); FAILED when it could not be registered after its retries (support resends it).",
+});
+docs.add(ReceiptList, { id: "ReceiptList", description: "Receipts of a payment, oldest first." });
 docs.add(WebhookBody, { id: "WebhookBody", description: "Body of the payment-result webhook (§2.5)." });
 docs.add(ErrorBody, {
   id: "Error",
@@ -370,6 +382,18 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
           parameters: idParameter,
           success: { status: "200", description: "The canceled payment.", schema: ref("Payment") },
           errors: ["BadRequest", "NotFound", "Conflict"],
+        }),
+      },
+      "/v1/payments/{id}/receipts": {
+        get: operation({
+          operationId: "listPaymentReceipts",
+          tag: "Payments",
+          summary: "List a payment's fiscal receipts",
+          description:
+            "The sale receipt and every refund receipt of the payment, oldest first; empty when it was created without a receipt or is not paid yet. A receipt appears within seconds of the event and turns REGISTERED once the cash register confirms it.",
+          parameters: idParameter,
+          success: { status: "200", description: "The receipts.", schema: ref("ReceiptList") },
+          errors: ["BadRequest", "NotFound"],
         }),
       },
       "/v1/payments/{id}/refunds": {

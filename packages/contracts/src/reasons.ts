@@ -142,6 +142,13 @@ export const REASONS = {
   PERIOD_INVALID: def("BAD_REQUEST", "invalid period"),
   REFUND_AMOUNT_INVALID: def("BAD_REQUEST", "the refund amount must be a positive sum in rubles and kopecks"),
 
+  // ── receipts and the cash register ───────────────────────────────────────
+  RECEIPT_NOT_FOUND: def("NOT_FOUND", "receipt not found"),
+  RECEIPT_NOT_RESENDABLE: def("CONFLICT", "the receipt is {status}; only a FAILED receipt can be resent", { status: "text" }),
+  DOCUMENT_NOT_FOUND: def("NOT_FOUND", "document not found"),
+  DOCUMENT_BODY_MISMATCH: def("CONFLICT", "a document with this externalId exists with another body"),
+  REGISTER_DOWN: def("UNAVAILABLE", "the register is down (sandbox switch)"),
+
   // ── the acquirer ──────────────────────────────────────────────────────────
   SESSION_NOT_FOUND: def("NOT_FOUND", "session not found"),
   SESSION_AMOUNT_MISMATCH: def("CONFLICT", "a session for this payment and method exists with another amount"),
@@ -205,6 +212,14 @@ export const ISSUE_RULE_PARAMS = {
   FROM_AFTER_TO: [],
   EMAIL: [],
   PASSWORD_LENGTH: ["min", "max"],
+  RECEIPT_REQUIRED: [],
+  RECEIPT_TAXATION_REQUIRED: [],
+  RECEIPT_VAT_REQUIRED: [],
+  RECEIPT_ITEMS_SUM: [],
+  RECEIPT_CONTACT: [],
+  QUANTITY_DECIMALS: [],
+  ITEM_AMOUNT: [],
+  TOTAL_SUM: ["totalKopecks"],
 } as const satisfies Record<string, readonly string[]>;
 export const ISSUE_RULES = Object.keys(ISSUE_RULE_PARAMS) as (keyof typeof ISSUE_RULE_PARAMS)[];
 export type IssueRule = keyof typeof ISSUE_RULE_PARAMS;

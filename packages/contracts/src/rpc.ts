@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
 import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
+import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -39,6 +40,8 @@ export const CheckoutView = z.object({
   /** Provider session once paying has started. */
   sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
   card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+  /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
+  receiptTo: z.string().nullable().optional(),
 });
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
@@ -116,6 +119,7 @@ export const rpcs = {
         tariff: Tariff.optional(),
         successUrl: z.string().nullable().optional(),
         failUrl: z.string().nullable().optional(),
+        receipts: ShopReceiptSettings.optional(),
       }),
       ShopRecord.omit({ signingSecret: true }),
     ),
@@ -175,6 +179,21 @@ export const rpcs = {
       z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
       z.object({ reserved: z.boolean() }),
     ),
+  },
+  receipts: {
+    /** Receipts of the shop's payments (API, payment detail), oldest first per payment. */
+    list: rpc("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(100) }), ReceiptList),
+    /** The same without the lines (a line is up to 100 items), small enough for a whole export page. */
+    summaries: rpc(
+      "receipts.v1.summaries",
+      ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(1000) }),
+      z.object({ items: z.array(ReceiptSummary) }),
+    ),
+    /**
+     * A FAILED receipt goes back to the register with its attempts renewed (CONFLICT for any other
+     * status). Without shopId (admin CLI, operators) any shop's receipt; with it only that shop's.
+     */
+    resend: rpc("receipts.v1.resend", z.object({ id: Uuid, shopId: z.string().optional() }), Receipt),
   },
   webhooks: {
     /** Newest first; `before` is a delivery id from the previous page. */

@@ -8,7 +8,8 @@ import type { Logger } from "./log.ts";
  */
 const UPDATABLE = ["ack_wait", "max_ack_pending", "max_deliver", "backoff"] as const;
 
-export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string; filter_subject: string };
+/** filter_subject is always stated; undefined means the whole stream (a consumer that needs the order across prefixes). */
+export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string; filter_subject: string | undefined };
 
 const isConsumerNotFound = (e: unknown) => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.ConsumerNotFound;
 

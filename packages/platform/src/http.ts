@@ -1,5 +1,7 @@
-import { DomainError, errorBody } from "@payaccept/contracts";
+import { DomainError, errorBody, invalidRequest } from "@payaccept/contracts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
+import type { z } from "zod";
+import { safeEqual } from "./crypto.ts";
 import { HTTPException } from "hono/http-exception";
 import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
@@ -114,4 +116,26 @@ export function createServiceApp(log: Logger, checks: Record<string, ReadinessCh
   installErrorHandlers(app);
   app.route("/", healthRoutes(checks));
   return app;
+}
+
+/** A server-to-server JSON body checked against its schema; BAD_REQUEST lists every problem. */
+export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+  let input: unknown;
+  try {
+    input = await c.req.json();
+  } catch {
+    throw new DomainError("MALFORMED_JSON");
+  }
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw invalidRequest(parsed.error);
+  return parsed.data;
+}
+
+/** Server-to-server APIs of the emulators: `Authorization: Bearer <key>`, else 401. */
+export function requireBearer(key: string): MiddlewareHandler {
+  return async (c, next) => {
+    const token = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
+    if (!token || !safeEqual(token, key)) return jsonError(c, new DomainError("BEARER_TOKEN_INVALID"));
+    await next();
+  };
 }

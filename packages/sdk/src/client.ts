@@ -8,6 +8,7 @@ import type {
   PaymentStatus,
   Payout,
   PayoutList,
+  ReceiptList,
   Refund,
   RefundList,
   TestWebhookResult,
@@ -184,6 +185,9 @@ export function createClient(options: ClientOptions) {
 
     /** Sends a test notification to the shop's webhook URL now and reports how it went. */
     sendTestWebhook: (opts?: WriteOptions) => write<TestWebhookResult>("/v1/webhooks/test", undefined, opts),
+
+    /** The payment's fiscal receipts (sale, refunds), oldest first: docs/receipts.md. */
+    listReceipts: (paymentId: string) => send<ReceiptList>({ method: "GET", path: `${paymentPath(paymentId)}/receipts` }),
   };
 }
 

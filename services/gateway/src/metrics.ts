@@ -7,7 +7,7 @@ import { prom, registry } from "@payaccept/platform";
  */
 export const idempotencyOutcomes = new prom.Counter({
   name: "gateway_idempotency_requests_total",
-  help: "Requests with an Idempotency-Key, by outcome: claimed, retry, replay, mismatch, busy",
+  help: "Requests with an Idempotency-Key, by outcome: claimed, retry, replay, mismatch, busy, unguarded (the store was unavailable)",
   labelNames: ["outcome"] as const,
   registers: [registry],
 });

@@ -95,6 +95,11 @@ const ru: ReasonTexts = {
   SESSION_ALREADY_PAID: "Сессия уже оплачена.",
   SESSION_NOT_PAID: "Вернуть можно только оплаченную сессию.",
   SESSION_REFUND_EXCEEDS: "Сумма больше, чем осталось от оплаты: {leftKopecks}.",
+  RECEIPT_NOT_FOUND: "Чек не найден.",
+  RECEIPT_NOT_RESENDABLE: "Чек в статусе {status}; повторно отправить можно только чек с ошибкой.",
+  DOCUMENT_NOT_FOUND: "Документ не найден.",
+  DOCUMENT_BODY_MISMATCH: "Документ с этим externalId уже есть, с другим содержимым.",
+  REGISTER_DOWN: "Касса недоступна (переключатель песочницы).",
 };
 
 const en: ReasonTexts = {
@@ -171,6 +176,11 @@ const en: ReasonTexts = {
   SESSION_ALREADY_PAID: "The session is already paid.",
   SESSION_NOT_PAID: "Only a paid session can be refunded.",
   SESSION_REFUND_EXCEEDS: "The amount is more than is left of the paid amount: {leftKopecks}.",
+  RECEIPT_NOT_FOUND: "Receipt not found.",
+  RECEIPT_NOT_RESENDABLE: "The receipt is {status}; only a failed receipt can be resent.",
+  DOCUMENT_NOT_FOUND: "Document not found.",
+  DOCUMENT_BODY_MISMATCH: "A document with this externalId exists with another body.",
+  REGISTER_DOWN: "The register is down (sandbox switch).",
 };
 
 /**
@@ -235,6 +245,14 @@ const ruRules: Record<IssueRule, string> = {
   FROM_AFTER_TO: "начало периода позже его конца",
   EMAIL: "укажите адрес электронной почты",
   PASSWORD_LENGTH: "пароль — от {min} до {max} символов",
+  RECEIPT_REQUIRED: "магазин выдаёт чек по каждому платежу: нужен чек",
+  RECEIPT_TAXATION_REQUIRED: "укажите систему налогообложения: у магазина нет её по умолчанию",
+  RECEIPT_VAT_REQUIRED: "укажите ставку НДС: у магазина нет её по умолчанию",
+  RECEIPT_ITEMS_SUM: "сумма позиций (цена × количество, каждая с округлением до копейки) должна точно равняться сумме платежа",
+  RECEIPT_CONTACT: "нужен email или телефон покупателя",
+  QUANTITY_DECIMALS: "не больше трёх знаков после запятой",
+  ITEM_AMOUNT: "должно быть цена × количество с округлением до копейки",
+  TOTAL_SUM: "должно быть суммой позиций ({totalKopecks} коп.)",
 };
 
 const enRules: Record<IssueRule, string> = {
@@ -249,6 +267,14 @@ const enRules: Record<IssueRule, string> = {
   FROM_AFTER_TO: "the period starts after it ends",
   EMAIL: "enter an email address",
   PASSWORD_LENGTH: "the password is {min} to {max} characters",
+  RECEIPT_REQUIRED: "the shop issues a receipt for every payment: a receipt is required",
+  RECEIPT_TAXATION_REQUIRED: "state the taxation system: the shop has no default",
+  RECEIPT_VAT_REQUIRED: "state the VAT rate: the shop has no default",
+  RECEIPT_ITEMS_SUM: "the items (price × quantity, each rounded to a kopeck) must add up to the payment's amount exactly",
+  RECEIPT_CONTACT: "the buyer's email or phone is required",
+  QUANTITY_DECIMALS: "at most 3 decimals",
+  ITEM_AMOUNT: "must be price × quantity rounded to a kopeck",
+  TOTAL_SUM: "must be the sum of the items ({totalKopecks} kopecks)",
 };
 
 type Names = {

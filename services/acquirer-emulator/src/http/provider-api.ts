@@ -1,8 +1,8 @@
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { DomainError, invalidRequest, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
-import { jsonError, safeEqual, type AppEnv } from "@payaccept/platform";
+import { DomainError, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
+import { jsonError, readJsonBody, requireBearer, type AppEnv } from "@payaccept/platform";
 import { cancelSession, openSession, refundSession, sessionLinks } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
 
@@ -16,30 +16,14 @@ const SessionRequest = ProviderSessionRequest.extend({
   callbackUrl: httpUrl,
 });
 
-async function readJson<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
-  let input: unknown;
-  try {
-    input = await c.req.json();
-  } catch {
-    throw new DomainError("MALFORMED_JSON");
-  }
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) throw invalidRequest(parsed.error);
-  return parsed.data;
-}
-
 /** Server-to-server API for payments (docs/acquirer-protocol.md), behind the shared bearer key. */
 export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: string }): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   api.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 64 * 1024 })) }));
-  api.use("*", async (c, next) => {
-    const token = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
-    if (!token || !safeEqual(token, deps.apiKey)) return jsonError(c, new DomainError("BEARER_TOKEN_INVALID"));
-    await next();
-  });
+  api.use("*", requireBearer(deps.apiKey));
 
   api.post("/sessions", async (c) => {
-    const req = await readJson(c, SessionRequest);
+    const req = await readJsonBody(c, SessionRequest);
     const { session, created } = openSession(deps.db, req, Date.now());
     if (created) c.get("log").info({ sessionId: session.id, merchantPaymentId: session.merchantPaymentId, method: session.method }, "session opened");
     return c.json(sessionLinks(session, deps.publicUrl), created ? 201 : 200);
@@ -53,7 +37,7 @@ export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: s
   });
 
   api.post("/sessions/:id/refund", async (c) => {
-    const req = await readJson(c, ProviderRefundRequest);
+    const req = await readJsonBody(c, ProviderRefundRequest);
     const { refund, created } = refundSession(deps.db, { sessionId: c.req.param("id"), ...req }, Date.now());
     if (created) c.get("log").info({ sessionId: refund.sessionId, refundId: refund.id, amountKopecks: req.amountKopecks, status: refund.status }, "refund made");
     const body: ProviderRefund = { refundId: refund.id, status: refund.status, reason: refund.reason };

@@ -44,6 +44,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     signingSecret: issueSigningSecret(),
     successUrl: null,
     failUrl: null,
+    receipts: null,
     createdAt: at,
     updatedAt: at,
   };
@@ -87,13 +88,13 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">): Promise<Output<"updateShop">> {
   const current = existingShop(deps, req.shopId);
-  const { shopId: _id, tariff, ...input } = req;
+  const { shopId: _id, tariff, receipts, ...input } = req;
   const settings = parseSettings(input, current.sandbox, deps.policy);
   const changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-  const row: ShopRow = { ...current, ...changes, ...(tariff ? { tariff } : {}), updatedAt: deps.now() };
+  const row: ShopRow = { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}), updatedAt: deps.now() };
   deps.store.saveShop(row);
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
-  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : [])] }, "shop updated");
+  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : []), ...(receipts ? ["receipts"] : [])] }, "shop updated");
   return toShopView(row);
 }
 

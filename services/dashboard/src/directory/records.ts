@@ -14,6 +14,7 @@ export function toShopRecord(row: ShopRow): ShopRecord {
     signingSecret: row.signingSecret,
     successUrl: row.successUrl,
     failUrl: row.failUrl,
+    ...(row.receipts ? { receipts: row.receipts } : {}),
     updatedAt: new Date(row.updatedAt).toISOString(),
   };
 }

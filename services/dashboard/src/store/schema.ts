@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { PaymentMethod, Tariff } from "@payaccept/contracts";
+import type { PaymentMethod, ShopReceiptSettings, Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
 export const accounts = sqliteTable("accounts", {
@@ -27,6 +27,8 @@ export const shops = sqliteTable(
     signingSecret: text("signing_secret").notNull(),
     successUrl: text("success_url"),
     failUrl: text("fail_url"),
+    /** Fiscal receipt settings (docs/receipts.md); null until the owner sets them. */
+    receipts: text("receipts", { mode: "json" }).$type<ShopReceiptSettings>(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import type { Payment } from "@payaccept/contracts";
-import { csvCell, csvLine, paymentCsvLine, PAYMENT_CSV_COLUMNS } from "./csv.ts";
+import type { Payment, ReceiptSummary } from "@payaccept/contracts";
+import { csvCell, csvLine, exportCsvLine, PAYMENT_CSV_COLUMNS } from "./csv.ts";
 
 test("cells that a spreadsheet would run as formulas are kept as text", () => {
   expect(csvCell("=HYPERLINK(\"http://evil\")")).toBe(`"'=HYPERLINK(""http://evil"")"`);
@@ -17,7 +17,7 @@ test("quotes, commas and line breaks are quoted; numbers, booleans and nulls are
   expect(csvLine([123456, true, null, "x"])).toBe("123456,true,,x\r\n");
 });
 
-test("a payment becomes one line with every field of the spec, metadata as JSON", () => {
+test("a payment becomes one line with every field of the spec, metadata as JSON, then its receipts", () => {
   const payment: Payment = {
     id: "0190a0a0-0000-7000-8000-000000000001",
     orderId: "=1+1",
@@ -37,7 +37,15 @@ test("a payment becomes one line with every field of the spec, metadata as JSON"
     refundedKopecks: 0,
   };
   expect(PAYMENT_CSV_COLUMNS).toHaveLength(Object.keys(payment).length);
-  expect(paymentCsvLine(payment)).toBe(
-    `0190a0a0-0000-7000-8000-000000000001,'=1+1,SUCCESS,123456,864,,SBP,42,"{""cart"":[1,2]}",,,http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000001,true,2026-11-22T11:05:09.000Z,2026-11-22T11:00:00.000Z,0\r\n`,
-  );
+  const fields = `0190a0a0-0000-7000-8000-000000000001,'=1+1,SUCCESS,123456,864,,SBP,42,"{""cart"":[1,2]}",,,http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000001,true,2026-11-22T11:05:09.000Z,2026-11-22T11:00:00.000Z,0`;
+  expect(exportCsvLine({ payment, receipts: [] })).toBe(`${fields},\r\n`);
+  const receipt = (kind: ReceiptSummary["kind"], status: ReceiptSummary["status"], fiscalDocumentNumber: number | null = null): ReceiptSummary => ({
+    id: "0190a0a0-0000-7000-8000-0000000000aa",
+    paymentId: payment.id,
+    kind,
+    status,
+    amountKopecks: 123456,
+    fiscalDocumentNumber,
+  });
+  expect(exportCsvLine({ payment, receipts: [receipt("SALE", "REGISTERED", 12), receipt("REFUND", "FAILED")] })).toBe(`${fields},SALE REGISTERED ФД 12; REFUND FAILED\r\n`);
 });

@@ -1,4 +1,4 @@
-import type { Payment } from "@payaccept/contracts";
+import type { Payment, ReceiptSummary } from "@payaccept/contracts";
 
 /**
  * A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return, which some
@@ -36,5 +36,17 @@ export const PAYMENT_CSV_COLUMNS = [
   "refundedKopecks",
 ] as const satisfies readonly (keyof Payment)[];
 
-export const paymentCsvLine = (p: Payment) =>
-  csvLine(PAYMENT_CSV_COLUMNS.map((column) => (column === "metadata" ? (p.metadata === null ? null : JSON.stringify(p.metadata)) : p[column])));
+/** A row of the export: the payment and its fiscal receipts (docs/receipts.md). */
+export type ExportRow = { payment: Payment; receipts: ReceiptSummary[] };
+
+/** The Payment's columns, then `receipts`: "SALE REGISTERED ФД 12; REFUND PENDING", empty when none. */
+export const EXPORT_CSV_COLUMNS = [...PAYMENT_CSV_COLUMNS, "receipts"] as const;
+
+const receiptsCell = (receipts: ReceiptSummary[]) =>
+  receipts.map((r) => [r.kind, r.status, ...(r.fiscalDocumentNumber === null ? [] : [`ФД ${r.fiscalDocumentNumber}`])].join(" ")).join("; ");
+
+export const exportCsvLine = ({ payment: p, receipts }: ExportRow) =>
+  csvLine([
+    ...PAYMENT_CSV_COLUMNS.map((column) => (column === "metadata" ? (p.metadata === null ? null : JSON.stringify(p.metadata)) : p[column])),
+    receiptsCell(receipts),
+  ]);

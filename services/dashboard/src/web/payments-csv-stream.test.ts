@@ -28,7 +28,7 @@ function period(count: number, pageSize: number) {
   const read = async (after: Keyset | undefined) => {
     requests.push(after);
     const start = after ? all.findIndex((p) => p.id === after.id) + 1 : 0;
-    return all.slice(start, start + pageSize);
+    return all.slice(start, start + pageSize).map((p) => ({ payment: p, receipts: [] }));
   };
   return { read, requests };
 }
@@ -61,7 +61,7 @@ test("a failure after the first page aborts the download and is reported", async
   let calls = 0;
   const read = async () => {
     if (++calls > 1) throw new Error("payments service unavailable");
-    return [payment(1), payment(2)];
+    return [payment(1), payment(2)].map((p) => ({ payment: p, receipts: [] }));
   };
   const stream = await paymentsCsvStream(read, 2, (err) => reported.push(err));
   await expect(new Response(stream).text()).rejects.toThrow("payments service unavailable");

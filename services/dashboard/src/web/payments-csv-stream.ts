@@ -1,9 +1,8 @@
-import type { Payment } from "@payaccept/contracts";
-import { csvLine, paymentCsvLine, PAYMENT_CSV_COLUMNS } from "./csv.ts";
+import { csvLine, exportCsvLine, EXPORT_CSV_COLUMNS, type ExportRow } from "./csv.ts";
 
 export type Keyset = { createdAt: string; id: string };
 /** One keyset page of the export, oldest first, after the given payment. */
-export type ExportPageReader = (after: Keyset | undefined) => Promise<Payment[]>;
+export type ExportPageReader = (after: Keyset | undefined) => Promise<ExportRow[]>;
 
 /** Excel reads a CSV without it in the ANSI code page, which garbles Cyrillic. */
 const BOM = "\uFEFF";
@@ -17,14 +16,14 @@ const BOM = "\uFEFF";
  */
 export async function paymentsCsvStream(readPage: ExportPageReader, pageSize: number, onError: (err: unknown) => void): Promise<ReadableStream<Uint8Array>> {
   const encoder = new TextEncoder();
-  let ready: Payment[] | undefined = await readPage(undefined);
+  let ready: ExportRow[] | undefined = await readPage(undefined);
   let after: Keyset | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      controller.enqueue(encoder.encode(BOM + csvLine([...PAYMENT_CSV_COLUMNS])));
+      controller.enqueue(encoder.encode(BOM + csvLine([...EXPORT_CSV_COLUMNS])));
     },
     async pull(controller) {
-      let page: Payment[];
+      let page: ExportRow[];
       try {
         page = ready ?? (await readPage(after));
       } catch (err) {
@@ -32,8 +31,8 @@ export async function paymentsCsvStream(readPage: ExportPageReader, pageSize: nu
         throw err;
       }
       ready = undefined;
-      if (page.length > 0) controller.enqueue(encoder.encode(page.map(paymentCsvLine).join("")));
-      const last = page.at(-1);
+      if (page.length > 0) controller.enqueue(encoder.encode(page.map(exportCsvLine).join("")));
+      const last = page.at(-1)?.payment;
       if (!last || page.length < pageSize) controller.close();
       else after = { createdAt: last.createdAt, id: last.id };
     },

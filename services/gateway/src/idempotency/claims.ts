@@ -43,8 +43,12 @@ export class IdempotencyClaims {
       const created = await this.unavailableOnError(() => this.bucket.create(key, pending()).catch(() => undefined));
       if (created !== undefined) return { kind: "claimed", revision: created, retry: false };
       const entry = await this.unavailableOnError(() => this.bucket.get(key));
-      // Deleted or expired since the create failed: try to create it again.
-      if (!entry || entry.operation !== "PUT") continue;
+      // Deleted or expired since the create failed: try to create it again. A create that keeps
+      // failing with no key in its way is a bucket that cannot take writes (no quorum), not a twin.
+      if (!entry || entry.operation !== "PUT") {
+        if (race === MAX_RACES - 1) throw new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" });
+        continue;
+      }
       const record = IdempotencyRecord.parse(entry.json());
       if (record.fingerprint !== fingerprint) return { kind: "mismatch" };
       if (record.state === "done") return { kind: "replay", status: record.status, body: record.body };
@@ -73,8 +77,9 @@ export class IdempotencyClaims {
   }
 
   /**
-   * Without the bucket a key protects nothing: the request is refused (503), never run unguarded.
-   * Before that the bucket is opened again once, so a bucket lost with NATS's store is recreated.
+   * UNAVAILABLE when the bucket cannot be reached; before that the bucket is opened again once, so
+   * a bucket lost with NATS's store is recreated. The middleware then runs the request on the
+   * owning service's own key.
    */
   private async unavailableOnError<T>(fn: () => Promise<T>): Promise<T> {
     try {

@@ -58,8 +58,19 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
     const kvKey = sha256Hex(`${shopId}\n${key}`);
     const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
     // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
-    // taken over after its lease, and the 503 told the client the outcome is unknown.
-    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency");
+    // taken over after its lease.
+    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency").catch((err) => {
+      if (!(err instanceof DomainError && err.code === "UNAVAILABLE")) throw err;
+      return undefined;
+    });
+    if (claim === undefined) {
+      // The bucket is unreachable (JetStream without a quorum): the request runs unrecorded, as a
+      // retry, guarded by the owning service's own key (docs/gateway.md, "Idempotency keys").
+      idempotencyOutcomes.inc({ outcome: "unguarded" });
+      c.get("log").warn({ idempotencyKey: key }, "idempotency store unavailable; the request runs on the service's own key");
+      c.set("idempotency", { key, retry: true });
+      return next();
+    }
     idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
     switch (claim.kind) {
       case "mismatch":

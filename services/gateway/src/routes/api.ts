@@ -64,6 +64,22 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
     timeoutMs = deps.rpcTimeoutMs,
   ) => c.body(await callForRelay(deps.nc, r, req, timeoutMs, c.get("requestId")), status, JSON_TYPE);
   const shopOf = (c: Context<GatewayEnv>) => c.get("shop");
+  /**
+   * A list belonging to one payment, read beside the payment itself so that another shop's (or an
+   * unknown) payment is a 404 like everywhere else, not an empty list.
+   */
+  const relayOfPayment = async <R extends Parameters<typeof callForRelay>[1]>(
+    c: Context<GatewayEnv>,
+    paymentId: string,
+    r: R,
+    req: Parameters<typeof callForRelay<R>>[2],
+  ) => {
+    const [, list] = await Promise.all([
+      call(deps.nc, rpcs.payments.get, { shopId: shopOf(c).shopId, id: paymentId }, deps.rpcTimeoutMs, c.get("requestId")),
+      callForRelay(deps.nc, r, req, deps.rpcTimeoutMs, c.get("requestId")),
+    ]);
+    return c.body(list, 200, JSON_TYPE);
+  };
 
   api.onError(apiErrorResponse);
   api.use("*", limitPerIp(deps.limiters.perIp, deps.trustedProxies), async (c, next) => {
@@ -92,15 +108,13 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   api.post("/v1/payments/:id/cancel", auth, perMethod, validate("param", PaymentIdParam), keyed(), (c) =>
     relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
   );
-  api.get("/v1/payments/:id/webhooks", auth, perMethod, validate("param", PaymentIdParam), async (c) => {
-    const { shopId } = shopOf(c);
+  api.get("/v1/payments/:id/webhooks", auth, perMethod, validate("param", PaymentIdParam), (c) => {
     const paymentId = c.req.valid("param").id;
-    // Another shop's payment is a 404 like everywhere else, not an empty list.
-    const [, deliveries] = await Promise.all([
-      call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, deps.rpcTimeoutMs, c.get("requestId")),
-      callForRelay(deps.nc, rpcs.webhooks.log, { shopId, paymentId, limit: DELIVERIES_PER_PAYMENT }, deps.rpcTimeoutMs, c.get("requestId")),
-    ]);
-    return c.body(deliveries, 200, JSON_TYPE);
+    return relayOfPayment(c, paymentId, rpcs.webhooks.log, { shopId: shopOf(c).shopId, paymentId, limit: DELIVERIES_PER_PAYMENT });
+  });
+  api.get("/v1/payments/:id/receipts", auth, perMethod, validate("param", PaymentIdParam), (c) => {
+    const paymentId = c.req.valid("param").id;
+    return relayOfPayment(c, paymentId, rpcs.receipts.list, { shopId: shopOf(c).shopId, paymentIds: [paymentId] });
   });
   api.get("/v1/balance", auth, limitPerKey(deps.limiters.balance), (c) => relay(c, rpcs.balance.get, { accountId: shopOf(c).accountId }));
   api.post("/v1/payouts", auth, perBalanceMethod, body, validate("json", CreatePayoutRequest), keyed(), (c) => {
@@ -142,6 +156,7 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   api.all("/v1/payments/:id/cancel", methodNotAllowed(["POST"]));
   api.all("/v1/payments/:id/refunds", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/payments/:id/webhooks", methodNotAllowed(["GET"]));
+  api.all("/v1/payments/:id/receipts", methodNotAllowed(["GET"]));
   api.all("/v1/balance", methodNotAllowed(["GET"]));
   api.all("/v1/payouts", methodNotAllowed(["GET", "POST"]));
   api.all("/v1/webhooks/deliveries/:deliveryId/resend", methodNotAllowed(["POST"]));

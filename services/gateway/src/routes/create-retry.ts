@@ -1,7 +1,7 @@
 import { DomainError, rpcs, type CreatePaymentRequest, type Payment } from "@payaccept/contracts";
 import { call, type NatsConnection } from "@payaccept/platform";
 
-/** Whether a payment is what this create request would have made (email is not part of the Payment view). */
+/** Whether a payment is what this create request would have made (email and receipt are not part of the Payment view). */
 function madeBy(p: Payment, r: CreatePaymentRequest): boolean {
   return (
     p.amountKopecks === r.amountKopecks &&

@@ -11,6 +11,7 @@ import {
   type PaymentStatus,
 } from "@payaccept/contracts";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
+import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
 import { OrderIdTaken } from "../store/payments-repo.ts";
 import { ownedPayment, paymentNotFound, type PaymentsDeps } from "./deps.ts";
@@ -24,6 +25,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
   const commissionKopecks = req.method
     ? commissionFor(req.amountKopecks, shop.tariff[req.method])
     : quoteCommission(req.amountKopecks, shop.tariff, shop.methods);
+  const receipt = resolveReceipt(req.receipt, shop.receipts);
   try {
     const row = await d.groupCommit.run(() =>
       d.repo.insert(
@@ -41,6 +43,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
           successUrl: req.successUrl ?? null,
           failUrl: req.failUrl ?? null,
           isTest: shop.sandbox,
+          receipt,
         },
         d.now(),
         d.createdTtlMs,

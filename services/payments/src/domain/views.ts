@@ -12,6 +12,7 @@ import {
   type ShopRecord,
 } from "@payaccept/contracts";
 import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import { maskedReceiptAddress } from "./receipt.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -104,6 +105,7 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
     expiresAt: row.status === "PENDING" && row.expiresAt !== null ? iso(row.expiresAt) : null,
     sbp: session && row.method === "SBP" && row.sbpQrPayload && row.sbpDeepLink ? { qrPayload: row.sbpQrPayload, deepLink: row.sbpDeepLink } : null,
     card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session } : null,
+    receiptTo: row.receipt ? maskedReceiptAddress(row.receipt.customer) : null,
   };
 }
 
@@ -132,5 +134,6 @@ export function toPaymentEvent(
     createdAt: iso(row.createdAt),
     occurredAt: iso(occurredAt),
     ...(requestId === undefined ? {} : { requestId }),
+    ...(row.receipt ? { receipt: row.receipt } : {}),
   };
 }

@@ -59,6 +59,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       methodFixed: ph("methodFixed"),
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
+      receipt: ph("receipt"),
       successUrl: ph("successUrl"),
       failUrl: ph("failUrl"),
       isTest: ph("isTest"),
@@ -161,6 +162,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             }
             const row = insertQ.get({
               ...input,
+              receipt: input.receipt ?? null,
               methodFixed: input.method != null,
               id,
               seq: (last?.seq ?? 0) + 1,

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
+import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = sqliteTable(
@@ -47,6 +47,8 @@ export const payments = sqliteTable(
      * refunded + refunding above the amount, whatever interleaving of requests, sweepers and replicas.
      */
     refundingKopecks: integer("refunding_kopecks").notNull().default(0),
+    /** The fiscal receipt with the shop's defaults applied (docs/receipts.md); carried in the payment's events. */
+    receipt: text("receipt", { mode: "json" }).$type<ReceiptData>(),
   },
   (t) => [
     uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),

@@ -60,6 +60,7 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       <h1 id="result-title">{title}</h1>
       <p role="status">{text}</p>
       {props.status === "SUCCESS" ? <Receipt view={props.view} page={props.page} /> : null}
+      {props.status === "SUCCESS" && props.view.receiptTo ? <p class="muted">{t.receiptSent(props.view.receiptTo)}</p> : null}
       {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" ? <p class="muted">{t.lateQrHint}</p> : null}
       <ReturnLink href={returnHref(link)} page={props.page} />
     </section>

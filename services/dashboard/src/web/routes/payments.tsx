@@ -59,7 +59,13 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
     const query = planQuery(filter);
     if (query.kind !== "list") throw new DomainError("PERIOD_INVALID");
     const stream = await paymentsCsvStream(
-      async (after) => (await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE })).items,
+      async (after) => {
+        const { items } = await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE });
+        if (items.length === 0) return [];
+        // A receipts service that is down fails the export: an empty column would read as "no receipt".
+        const receipts = (await deps.backend.call(rpcs.receipts.summaries, { shopId: shop.id, paymentIds: items.map((p) => p.id) })).items;
+        return items.map((payment) => ({ payment, receipts: receipts.filter((r) => r.paymentId === payment.id) }));
+      },
       EXPORT_PAGE_SIZE,
       (err) => c.get("log").warn({ shopId: shop.id, reason: (err as Error).message }, "payments export aborted midway"),
     );
@@ -74,9 +80,14 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   r.get("/shops/:shopId/payments/:paymentId", async (c) => {
     const shop = shopOf(c);
     const payment = await paymentOf(shop, c.req.param("paymentId"));
-    const deliveries = await loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items));
+    const [deliveries, receipts] = await Promise.all([
+      loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items)),
+      loaded(deps.backend.call(rpcs.receipts.list, { shopId: shop.id, paymentIds: [payment.id] }).then((l) => l.items)),
+    ]);
     const notice = flashFor(c, deps, ["notice"]);
-    return c.html(<PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} notice={notice && c.get("page").t[notice.text]} />);
+    return c.html(
+      <PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} receipts={receipts} notice={notice && c.get("page").t[notice.text]} />,
+    );
   });
 
   /** A refund of the amount typed in rubles; one the bank declined is a refusal with the bank's reason. */

@@ -1,4 +1,5 @@
 import { Hono, type Context } from "hono";
+import { DomainError, invalidRequest, ShopReceiptSettings } from "@payaccept/contracts";
 import { createShop, rotateKey, updateShop } from "../../directory/directory.ts";
 import type { ShopRow } from "../../store/schema.ts";
 import type { WebDeps } from "../deps.ts";
@@ -55,6 +56,20 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     const errors = await refusalsOf(c, () => updateShop(deps.directory, { shopId: shop.id, ...settings }));
     if (errors.length > 0) return c.html(card(c, shop, { ...settings, errors }), 400);
     return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
+  });
+
+  // The form offers only valid choices, so a refusal here is a tampered post: an error page, not a form.
+  r.post("/shops/:shopId/receipts", async (c) => {
+    const shop = shopOf(c);
+    const form = await formOf(c);
+    const parsed = ShopReceiptSettings.safeParse({
+      required: text(form, "required") === "on",
+      taxation: text(form, "taxation") || null,
+      vat: text(form, "vat") || null,
+    });
+    if (!parsed.success) throw invalidRequest(parsed.error);
+    await updateShop(deps.directory, { shopId: shop.id, receipts: parsed.data });
+    return done(c, deps, `/shops/${shop.id}#receipts`, { kind: "notice", text: "saved" });
   });
 
   r.post("/shops/:shopId/key", async (c) => {

@@ -1,4 +1,4 @@
-import type { Payment, WebhookDelivery } from "@payaccept/contracts";
+import type { Payment, Receipt, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
@@ -6,6 +6,7 @@ import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
 import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
+import { ReceiptsBlock } from "./receipts-block.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 function Fields(props: { page: Page; payment: Payment }) {
@@ -43,8 +44,15 @@ function Fields(props: { page: Page; payment: Payment }) {
   );
 }
 
-/** One payment: every field of the spec's Payment, its webhook deliveries, refund or cancel. */
-export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment; deliveries: Loaded<WebhookDelivery[]>; notice?: string }) {
+/** One payment: every field of the spec's Payment, its fiscal receipts, its webhook deliveries, refund or cancel. */
+export function PaymentPage(props: {
+  page: Page;
+  shop: ShopRow;
+  payment: Payment;
+  deliveries: Loaded<WebhookDelivery[]>;
+  receipts: Loaded<Receipt[]>;
+  notice?: string;
+}) {
   const { page, shop, payment } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;
@@ -69,6 +77,10 @@ export function PaymentPage(props: { page: Page; shop: ShopRow; payment: Payment
             </a>
           ) : null}
         </div>
+      </section>
+      <section class="card" id="receipts">
+        <h2>{t.paymentReceipts}</h2>
+        {props.receipts.ok ? <ReceiptsBlock page={page} receipts={props.receipts.value} /> : <Unavailable page={page} service={props.receipts.service} />}
       </section>
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>

@@ -2,6 +2,7 @@ import type { KeyHint } from "../../store/directory-store.ts";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
+import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
 
@@ -50,6 +51,7 @@ export function ShopCardPage(props: { page: Page; shop: ShopRow; keyHint: KeyHin
           </button>
         </form>
       </section>
+      <ReceiptSettingsCard page={page} shop={shop} />
       <section class="card" aria-labelledby="about-title">
         <h2 id="about-title">{t.tabShop}</h2>
         <dl class="facts">

@@ -1,0 +1,105 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
+import { openStore } from "@payaccept/platform";
+import { recordRefundedEvent, recordRefundEvent, recordSale } from "./recording.ts";
+import { createReceiptsRepo } from "./store/receipts-repo.ts";
+import { schema } from "./store/schema.ts";
+
+const freshRepo = () => createReceiptsRepo(openStore(":memory:", schema, join(import.meta.dir, "../drizzle")));
+
+const PAYMENT = "0190a0a0-0000-7000-8000-000000000001";
+const line = (name: string, priceKopecks: number, quantity: number) =>
+  ({ name, priceKopecks, quantity, amountKopecks: priceKopecks * quantity, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" }) as const;
+
+const paymentEvent = (status: "SUCCESS" | "REFUNDED", withReceipt = true): PaymentEvent => ({
+  eventId: `${PAYMENT}:${status}`,
+  paymentId: PAYMENT,
+  shopId: "shop",
+  accountId: "acc",
+  orderId: "order-1",
+  status,
+  previousStatus: status === "SUCCESS" ? "PENDING" : "SUCCESS",
+  amountKopecks: 1000,
+  commissionKopecks: 7,
+  method: "SBP",
+  telegramId: null,
+  metadata: null,
+  isTest: false,
+  paidAt: "2026-01-01T00:00:00.000Z",
+  createdAt: "2026-01-01T00:00:00.000Z",
+  occurredAt: "2026-01-01T00:00:00.000Z",
+  ...(withReceipt ? { receipt: { customer: { email: "b@example.com" }, taxation: "osn" as const, items: [line("A", 300, 2), line("B", 400, 1)] } } : {}),
+});
+
+const refundEvent = (n: number, amountKopecks: number, refundedTotalKopecks: number): RefundEvent => ({
+  eventId: `refund:${n}`,
+  refundId: `0190a0a0-0000-7000-8000-00000000000${n}`,
+
+  paymentId: PAYMENT,
+  shopId: "shop",
+  accountId: "acc",
+  orderId: "order-1",
+  status: "SUCCEEDED",
+  amountKopecks,
+  balanceKopecks: amountKopecks,
+  refundedTotalKopecks,
+  paymentAmountKopecks: 1000,
+  isTest: false,
+  reason: null,
+  failureReason: null,
+  occurredAt: "2026-01-01T00:00:00.000Z",
+});
+
+const summary = (repo: ReturnType<typeof freshRepo>) => repo.ofPayment(PAYMENT).map((r) => ({ kind: r.kind, amount: r.amountKopecks, refundId: r.refundId, lines: r.items.map((i) => i.amountKopecks) }));
+
+describe("receipts from stream events", () => {
+  test("one sale receipt per payment however often its SUCCESS event comes; none without a receipt", () => {
+    const repo = freshRepo();
+    expect(recordSale(repo, paymentEvent("SUCCESS"), 1)).toBe("created");
+    expect(recordSale(repo, paymentEvent("SUCCESS"), 2)).toBe("duplicate");
+    expect(summary(repo)).toEqual([{ kind: "SALE", amount: 1000, refundId: null, lines: [600, 400] }]);
+    const bare = freshRepo();
+    expect(recordSale(bare, paymentEvent("SUCCESS", false), 1)).toBe("no-receipt");
+    expect(recordRefundedEvent(bare, paymentEvent("REFUNDED", false), 2)).toBe("no-receipt");
+  });
+
+  test("partial refunds each get a receipt for their amount; the REFUNDED event after the last one adds none", () => {
+    const repo = freshRepo();
+    recordSale(repo, paymentEvent("SUCCESS"), 1);
+    expect(recordRefundEvent(repo, refundEvent(1, 250, 250), 2)).toBe("created");
+    expect(recordRefundEvent(repo, refundEvent(1, 250, 250), 3)).toBe("duplicate");
+    expect(recordRefundEvent(repo, refundEvent(2, 750, 1000), 4)).toBe("created");
+    expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 5)).toBe("duplicate");
+    expect(summary(repo)).toEqual([
+      { kind: "SALE", amount: 1000, refundId: null, lines: [600, 400] },
+      { kind: "REFUND", amount: 250, refundId: refundEvent(1, 0, 0).refundId, lines: [150, 100] },
+      { kind: "REFUND", amount: 750, refundId: refundEvent(2, 0, 0).refundId, lines: [450, 300] },
+    ]);
+  });
+
+  test("REFUNDED before the last refund's own event: one receipt of the rest, and the refund event then adds none", () => {
+    const repo = freshRepo();
+    recordSale(repo, paymentEvent("SUCCESS"), 1);
+    recordRefundEvent(repo, refundEvent(1, 400, 400), 2);
+    expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 3)).toBe("created");
+    expect(recordRefundEvent(repo, refundEvent(2, 600, 1000), 4)).toBe("duplicate");
+    expect(summary(repo).map((r) => r.amount)).toEqual([1000, 400, 600]);
+  });
+
+  test("a whole refund without refund events is one receipt of every line", () => {
+    const repo = freshRepo();
+    recordSale(repo, paymentEvent("SUCCESS"), 1);
+    expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 2)).toBe("created");
+    expect(recordRefundedEvent(repo, paymentEvent("REFUNDED"), 3)).toBe("duplicate");
+    expect(summary(repo)[1]).toEqual({ kind: "REFUND", amount: 1000, refundId: null, lines: [600, 400] });
+  });
+
+  test("a refund larger than what is left on the sale receipt makes no receipt", () => {
+    const repo = freshRepo();
+    recordSale(repo, paymentEvent("SUCCESS"), 1);
+    recordRefundEvent(repo, refundEvent(1, 900, 900), 2);
+    expect(recordRefundEvent(repo, refundEvent(2, 200, 1100), 3)).toBe("inconsistent");
+    expect(summary(repo)).toHaveLength(2);
+  });
+});

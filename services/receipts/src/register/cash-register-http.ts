@@ -1,0 +1,58 @@
+import { CashRegisterDocument, type CashRegisterDocumentRequest } from "@payaccept/contracts";
+import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./port.ts";
+
+export type CashRegisterHttpOptions = { baseUrl: string; apiKey: string; timeoutMs: number };
+
+function toState(doc: CashRegisterDocument): RegisterState {
+  if (doc.status === "done" && doc.fiscal) {
+    const f = doc.fiscal;
+    return { documentId: doc.uuid, status: "done", fiscal: { documentNumber: f.fiscalDocumentNumber, fiscalSign: f.fiscalSign, driveNumber: f.fnNumber, registeredAt: f.registeredAt } };
+  }
+  if (doc.status === "fail") return { documentId: doc.uuid, status: "fail", error: doc.error ?? "refused by the register" };
+  return { documentId: doc.uuid, status: "wait" };
+}
+
+/** The fiscal register port over HTTP (docs/cash-register-emulator.md). */
+export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterPort {
+  async function call(method: "GET" | "POST", path: string, body?: CashRegisterDocumentRequest): Promise<RegisterState> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(`${opts.baseUrl}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${opts.apiKey}`, "Content-Type": "application/json" },
+        body: body && JSON.stringify(body),
+        redirect: "manual",
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      });
+      text = await res.text();
+    } catch (e) {
+      const reason = (e as Error).name === "TimeoutError" ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message;
+      throw new RegisterCallFailed(`register unreachable: ${reason}`);
+    }
+    if (res.status < 200 || res.status >= 300) throw new RegisterCallFailed(`register answered ${res.status}: ${text.slice(0, 300)}`);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const parsed = CashRegisterDocument.safeParse(json);
+    if (!parsed.success) throw new RegisterCallFailed(`register reply to ${method} ${path} does not follow the protocol`);
+    return toState(parsed.data);
+  }
+
+  return {
+    register: (doc: FiscalDocument) =>
+      call("POST", "/v1/documents", {
+        externalId: doc.externalId,
+        operation: doc.kind === "SALE" ? "sell" : "sell_refund",
+        test: doc.test,
+        client: doc.customer,
+        taxation: doc.taxation,
+        items: doc.items,
+        totalKopecks: doc.totalKopecks,
+      }),
+    state: (documentId) => call("GET", `/v1/documents/${encodeURIComponent(documentId)}`),
+  };
+}

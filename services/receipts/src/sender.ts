@@ -1,0 +1,144 @@
+import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { saleKey } from "./recording.ts";
+import type { FiscalDocument, FiscalRegisterPort, RegisterState } from "./register/port.ts";
+import type { ReceiptsRepo } from "./store/receipts-repo.ts";
+import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
+
+const BATCH = 16;
+/** Longest sleep between scans, so rows written by another replica are not left waiting. */
+const IDLE_SCAN_MS = 1000;
+/** A claimed row is left alone this much longer than one register call may take. */
+const LEASE_MARGIN_MS = 5000;
+/** How often a refund receipt looks again whether its sale receipt has been registered. */
+const SALE_WAIT_MS = 1000;
+
+/**
+ * callTimeoutMs bounds one register call; a claimed row is not taken by another replica until it
+ * has passed (plus a margin), which is also how long a row waits after a process died holding it.
+ */
+export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger };
+
+/** The register's idempotency key: a new document only after the register refused the previous one. */
+export const externalIdOf = (row: ReceiptRow) => (row.generation === 0 ? row.id : `${row.id}.${row.generation}`);
+
+function toDocument(row: ReceiptRow): FiscalDocument {
+  return {
+    externalId: externalIdOf(row),
+    kind: row.kind,
+    test: row.isTest,
+    customer: row.customer,
+    taxation: row.taxation,
+    items: row.items,
+    totalKopecks: row.amountKopecks,
+  };
+}
+
+/**
+ * Works through the receipts that are due (the outbox): sends a PENDING one to the register, asks
+ * for the state of a SENT one, until the register confirms or the attempts run out (FAILED). The
+ * state lives in SQLite, so a restart or a kill resumes where the last process stopped, and the
+ * register's idempotency by external id makes a repeated send after a crash harmless.
+ */
+export class ReceiptSender {
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly deps: SenderDeps) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Something became due now (a new receipt, a resend): look at once instead of at the next scan. */
+  poke(): void {
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const now = Date.now();
+      const claimed = this.deps.repo.due(now, BATCH).filter((row) => this.deps.repo.claim(row, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS));
+      await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
+      if (claimed.length === BATCH) continue;
+      const next = this.deps.repo.nextDueAt();
+      const wait = next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
+      if (wait > 0) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  private track(p: Promise<void>): Promise<void> {
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async attempt(row: ReceiptRow): Promise<void> {
+    const { register, log } = this.deps;
+    // A возврат прихода goes after its приход: while the sale receipt is still on its way, the
+    // refund waits without spending attempts (a FAILED sale no longer holds it back).
+    if (row.kind === "REFUND" && this.saleInFlight(row.paymentId)) {
+      this.deps.repo.update(row.id, { nextAttemptAt: Date.now() + SALE_WAIT_MS }, Date.now());
+      return;
+    }
+    let state: RegisterState;
+    try {
+      state = row.status === "SENT" && row.registerDocumentId ? await register.state(row.registerDocumentId) : await register.register(toDocument(row));
+    } catch (e) {
+      this.retry(row, e instanceof Error ? e.message : String(e), {});
+      return;
+    }
+    if (state.status === "done") {
+      const { fiscal } = state;
+      this.deps.repo.update(
+        row.id,
+        {
+          status: "REGISTERED",
+          registerDocumentId: state.documentId,
+          fiscalDocumentNumber: fiscal.documentNumber,
+          fiscalSign: fiscal.fiscalSign,
+          fnNumber: fiscal.driveNumber,
+          registeredAt: Date.parse(fiscal.registeredAt),
+          nextAttemptAt: null,
+          lastError: null,
+        },
+        Date.now(),
+      );
+      log.info({ receiptId: row.id, paymentId: row.paymentId, kind: row.kind, fiscalDocumentNumber: fiscal.documentNumber }, "receipt registered");
+    } else if (state.status === "wait") {
+      this.retry(row, "the register has not fiscalised it yet", { status: "SENT", registerDocumentId: state.documentId });
+    } else {
+      // Refused: that document will never be fiscalised, so the next attempt is a new one.
+      this.retry(row, `refused by the register: ${state.error}`, { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
+    }
+  }
+
+  private saleInFlight(paymentId: string): boolean {
+    const sale = this.deps.repo.statusOf(saleKey(paymentId));
+    return sale === "PENDING" || sale === "SENT";
+  }
+
+  private retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): void {
+    const attempts = row.attempts + 1;
+    const now = Date.now();
+    const delay = retryDelayMs(this.deps.policy, attempts);
+    const next = delay === null ? null : now + delay;
+    this.deps.repo.update(row.id, { ...patch, attempts, lastError: error, nextAttemptAt: next, ...(next === null ? { status: "FAILED" as const } : {}) }, now);
+    const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, attempts, error };
+    if (next === null) this.deps.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");
+    else this.deps.log.warn({ ...fields, retryInMs: next - now }, "receipt not registered yet; will retry");
+  }
+}

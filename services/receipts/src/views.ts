@@ -1,0 +1,38 @@
+import type { Receipt, ReceiptStatus, ReceiptSummary } from "@payaccept/contracts";
+import type { ReceiptRow } from "./store/schema.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** SENT is our bookkeeping (the register has it, unconfirmed): to a merchant it is still PENDING. */
+const visibleStatus = (row: ReceiptRow): ReceiptStatus => (row.status === "SENT" ? "PENDING" : row.status);
+
+export function toReceipt(row: ReceiptRow): Receipt {
+  return {
+    id: row.id,
+    paymentId: row.paymentId,
+    refundId: row.refundId,
+    kind: row.kind,
+    status: visibleStatus(row),
+    amountKopecks: row.amountKopecks,
+    isTest: row.isTest,
+    customer: row.customer,
+    taxation: row.taxation,
+    items: row.items,
+    fiscal:
+      row.status === "REGISTERED"
+        ? { documentNumber: row.fiscalDocumentNumber!, fiscalSign: row.fiscalSign!, driveNumber: row.fnNumber!, registeredAt: iso(row.registeredAt!) }
+        : null,
+    attempts: row.attempts,
+    lastError: row.lastError,
+    createdAt: iso(row.createdAt),
+  };
+}
+
+export const toReceiptSummary = (row: ReceiptRow): ReceiptSummary => ({
+  id: row.id,
+  paymentId: row.paymentId,
+  kind: row.kind,
+  status: visibleStatus(row),
+  amountKopecks: row.amountKopecks,
+  fiscalDocumentNumber: row.status === "REGISTERED" ? row.fiscalDocumentNumber : null,
+});
