@@ -101,6 +101,14 @@ describe("429 and Retry-After", () => {
     expect(api.seen[1]!.at - api.seen[0]!.at).toBeGreaterThanOrEqual(1000 - 5);
   });
 
+  test("a refusal carries the server's code and its figures", async () => {
+    const params = { refundKopecks: 6_001, refundableKopecks: 6_000, paymentKopecks: 10_000, refundingKopecks: 0 };
+    const body = { statusCode: 409, message: "refund of … exceeds what is left", error: "Conflict", code: "REFUND_EXCEEDS_REFUNDABLE", params };
+    const api = fakeApi([() => Response.json(body, { status: 409 })]);
+    const err = await api.client().createRefund("p-1", { amountKopecks: 6_001 }).catch((e) => e);
+    expect(err).toMatchObject({ statusCode: 409, code: "REFUND_EXCEEDS_REFUNDABLE", params });
+  });
+
   test("a Retry-After longer than maxRetryDelayMs is reported, not waited out", async () => {
     const api = fakeApi([fail(429, { "Retry-After": "120" }), ok(balance)]);
     const err = await api.client({ maxRetryDelayMs: 5_000 }).getBalance().catch((e) => e);
