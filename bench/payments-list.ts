@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { ListPaymentsQuery, PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { openPaymentsStore } from "../services/payments/src/store/open.ts";
+import { quantile, sampleMs } from "./lib/stats.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const SHOP = "shop-bench";
@@ -44,16 +45,8 @@ function fill(): void {
 }
 
 function time(label: string, fn: () => unknown, runs = 5): void {
-  fn(); // warm the page cache
-  const samples: number[] = [];
-  let result: unknown;
-  for (let i = 0; i < runs; i++) {
-    const t = performance.now();
-    result = fn();
-    samples.push(performance.now() - t);
-  }
-  samples.sort((a, b) => a - b);
-  console.log(`${label.padEnd(58)} median ${samples[Math.floor(runs / 2)]!.toFixed(2).padStart(8)} ms   ${summary(result)}`);
+  const { samples, result } = sampleMs(fn, runs);
+  console.log(`${label.padEnd(58)} median ${quantile(samples, 0.5).toFixed(2).padStart(8)} ms   ${summary(result)}`);
 }
 
 function summary(r: unknown): string {

@@ -3,7 +3,9 @@
  * 1. Through the whole stack (gateway → NATS → payments/balance), each API operation at a fixed
  *    concurrency for a bounded time, on a shop seeded with 1,000,000 payments.
  * 2. The webhook pipeline: final status → delivery at a fixed offered rate, and at its maximum.
- * 3. Two ceilings measured in the same run: (a) a bare Bun HTTP server, (b) HTTP → NATS → a
+ * 3. The dashboard overview's aggregates for a month of the seeded shop (rpcs.payments.stats and
+ *    rpcs.webhooks.health), one page at a time.
+ * 4. Two ceilings measured in the same run: (a) a bare Bun HTTP server, (b) HTTP → NATS → a
  *    responder doing nothing; every figure is also printed as their ratio, next to the targets.
  * All traffic is on 127.0.0.1; every loop is bounded in count and time. Settings: BENCH_* below.
  */
@@ -15,6 +17,7 @@ import { createPaymentsThroughApi, createShops, startBenchStack } from "./lib/be
 import { startBareHttp, startNatsRoundTrip } from "./lib/ceilings.ts";
 import { deepPageTotal, shuffle, slicer, waitDrained } from "./lib/helpers.ts";
 import { metricValue } from "./lib/metrics.ts";
+import { overviewLatency } from "./lib/overview-rpc.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
 import { costTable, cpuTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
 import { apiVerdicts, webhookVerdicts } from "./lib/targets.ts";
@@ -106,6 +109,9 @@ try {
     if (phase.name === "list") await measure("list-1", `${phase.label}, 1 connection`, bench.pids, phase.warmup, phase.run, 1);
   }
 
+  say("dashboard overview: the month's aggregates of the seeded shop");
+  const overview = await overviewLatency(bench.stack, bench.shop.shopId);
+
   say("waiting until the webhooks of the cancels are delivered");
   const drained = await waitDrained(bench.stack.url("payments"), clock, 180_000);
   const dispatcherUrl = bench.stack.url("webhook-dispatcher");
@@ -138,6 +144,9 @@ try {
       loadTable(rows, ceilingA, ceilingB, apiVerdicts(rows, ceilingB)),
       "",
       webhookTable(webhookVerdicts(webhookRows), ceilingB),
+      "",
+      `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
+        `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",
       cpuRows.some((r) => r.cpu.others! > 0.15) ? "WARNING: other processes used this machine during some runs (CPU column 'others'); those figures are low.\n" : "",
       rssTable(bench.idleRssMiB, bareRssMiB),

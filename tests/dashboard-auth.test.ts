@@ -28,7 +28,7 @@ describe("sign-up and sign-in", () => {
     const email = uniqueEmail("owner");
     const signedUp = await client.signUp(email.toUpperCase(), "a long enough password");
     expect(signedUp.status).toBe(303);
-    expect(signedUp.location).toBe("/shops");
+    expect(signedUp.location).toBe("/overview");
     const cookie = signedUp.headers.getSetCookie().find((c) => c.startsWith("dash_session="))!;
     expect(cookie).toMatch(/^dash_session=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/);
     const shops = await client.follow(signedUp);
@@ -76,7 +76,7 @@ describe("sign-up and sign-in", () => {
     const email = uniqueEmail("redirect");
     await DashboardClient.of(stack).signUp(email);
     for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
-      expect((await DashboardClient.of(stack).signIn(email, undefined, next)).location).toBe("/shops");
+      expect((await DashboardClient.of(stack).signIn(email, undefined, next)).location).toBe("/overview");
     }
   });
 

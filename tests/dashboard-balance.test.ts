@@ -40,9 +40,9 @@ describe("balance", () => {
     expect(api).toEqual({ availableKopecks: 150_000, frozenKopecks: 39_720, holdHour: 12 });
     const page = text((await merchant.get("/balance")).html);
     expect(page).toContain(`Доступно к выводу ${rub(api.availableKopecks)}`);
-    expect(page).toContain(`Заморожено до разморозки ${rub(api.frozenKopecks)}`);
-    expect(page).toContain("Поступления московского дня D становятся доступны в 12:00 по Москве дня D+1.");
-    expect(page).toMatch(/Оплаты сегодняшнего дня \(\d\d\.\d\d\.\d{4}\) станут доступны \d\d\.\d\d\.\d{4} в 12:00 МСК\./);
+    expect(page).toContain(`Заморожено ${rub(api.frozenKopecks)}`);
+    expect(page).toContain("Деньги за оплаты дня становятся доступны к выводу на следующий день в 12:00 МСК.");
+    expect(page).toMatch(/Сегодняшние оплаты \(\d\d\.\d\d\.\d{4}\) станут доступны \d\d\.\d\d\.\d{4} в 12:00 МСК\./);
   });
 
   test("a payout above the available amount is refused with the reason; nothing is paid", async () => {

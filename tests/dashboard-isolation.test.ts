@@ -52,6 +52,12 @@ afterAll(async () => {
 });
 
 describe("another account's things do not exist", () => {
+  test("the overview of all shops counts only the account's own", async () => {
+    const own = text((await intruder.get("/overview")).html);
+    expect(own).toContain("Оборот 0,00\u00A0₽");
+    expect(own).toContain("из 0 созданных");
+  });
+
   test("pages of the other shop, its payments (through either shop) and its export are the plain 404 page", async () => {
     await intruder.get("/shops");
     const notFound = await intruder.get(`/shops/${UNKNOWN_SHOP}`);
@@ -67,6 +73,7 @@ describe("another account's things do not exist", () => {
       `/shops/${b.shopId}/payments/${paymentId}/cancel`,
       `/ops/shops`,
       `/ops/shops/${a.shopId}`,
+      `/overview?shop=${a.shopId}`,
     ];
     for (const path of paths) {
       const answer = await intruder.get(path);

@@ -54,33 +54,49 @@ describe("list", () => {
     for (const p of payments.slice(0, 3)) await cancelPayment(stack, shop.apiKey, p.id);
   });
 
-  test("pages of fifty, oldest first, with the total and a way to the next page", async () => {
+  /** The order numbers of a list page, top to bottom. */
+  const orders = (html: string) => [...html.matchAll(/\/payments\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((m) => m[1]);
+
+  test("pages of fifty, newest first, with the count and sum of the whole filtered set and a way to the next page", async () => {
     const first = await merchant.get(`/shops/${shop.shopId}/payments`);
     expect(first.status).toBe(200);
     const firstText = text(first.html);
-    expect(firstText).toContain("Найдено: 55");
+    // amounts 10 000 + i kopecks for i = 0…54: 551 485 kopecks.
+    expect(firstText).toContain("Найдено: 55 на сумму 5\u202F514,85\u00A0₽");
     expect(firstText).toContain("Страница 1 из 2");
-    expect(first.html.match(/<tr>/g)).toHaveLength(51);
-    expect(firstText.indexOf("list-000")).toBeLessThan(firstText.indexOf("list-049"));
-    expect(firstText).not.toContain("list-050");
+    expect(orders(first.html)).toHaveLength(50);
+    expect(orders(first.html).slice(0, 2)).toEqual(["list-054", "list-053"]);
+    expect(firstText).not.toContain("list-004");
+    expect(firstText).toContain("Зёрна кофе, 1 кг");
     const second = await merchant.get(`/shops/${shop.shopId}/payments?page=2`);
-    expect(second.html.match(/<tr>/g)).toHaveLength(6);
-    expect(text(second.html)).toContain("list-054");
+    expect(orders(second.html)).toEqual(["list-004", "list-003", "list-002", "list-001", "list-000"]);
+  });
+
+  test("sorts by time and by amount, both ways; the headings link to the other direction", async () => {
+    const page = (sort: string) => merchant.get(`/shops/${shop.shopId}/payments?sort=${sort}`);
+    expect(orders((await page("created_asc")).html).slice(0, 2)).toEqual(["list-000", "list-001"]);
+    expect(orders((await page("amount_desc")).html).slice(0, 2)).toEqual(["list-054", "list-053"]);
+    const smallest = await page("amount_asc");
+    expect(orders(smallest.html).slice(0, 2)).toEqual(["list-000", "list-001"]);
+    expect(smallest.html).toContain(`href="/shops/${shop.shopId}/payments?sort=amount_desc"`);
+    const canceledByAmount = await merchant.get(`/shops/${shop.shopId}/payments?status=CANCELED&sort=amount_desc`);
+    expect(orders(canceledByAmount.html)).toEqual(["list-002", "list-001", "list-000"]);
+    expect(text(canceledByAmount.html)).toContain("Найдено: 3 на сумму 300,03\u00A0₽");
   });
 
   test("status and period filters are the API's; an order number looks one payment up", async () => {
     const canceled = await merchant.get(`/shops/${shop.shopId}/payments?status=CANCELED`);
-    expect(text(canceled.html)).toContain("Найдено: 3");
+    expect(text(canceled.html)).toContain("Найдено: 3 ");
     expect(text(canceled.html)).toContain("list-002");
     const both = await merchant.get(`/shops/${shop.shopId}/payments?status=CANCELED&status=CREATED`);
-    expect(text(both.html)).toContain("Найдено: 55");
+    expect(text(both.html)).toContain("Найдено: 55 ");
 
     const today = moscowToday();
-    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=${today}&to=${today}`)).html)).toContain("Найдено: 55");
-    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=2020-01-01&to=2020-12-31`)).html)).toContain("Найдено: 0");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=${today}&to=${today}`)).html)).toContain("Найдено: 55 ");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments?from=2020-01-01&to=2020-12-31`)).html)).toContain("Найдено: 0 ");
 
     const lookup = await merchant.get(`/shops/${shop.shopId}/payments?orderId=list-017&status=CANCELED`);
-    expect(lookup.html.match(/<tr>/g)).toHaveLength(2);
+    expect(orders(lookup.html)).toEqual(["list-017"]);
     expect(text(lookup.html)).toContain("list-017");
     expect(text((await merchant.get(`/shops/${shop.shopId}/payments?orderId=nope`)).html)).toContain("Платежа с таким номером заказа нет.");
   });
@@ -117,11 +133,11 @@ describe("a payment", () => {
       ["Статус", "Создан"],
       ["Сумма", "1\u202F234,56\u00A0₽"],
       ["Комиссия", "\u00A0₽"],
-      ["Назначение", "Зёрна кофе"],
+      ["Описание", "Зёрна кофе"],
       ["Telegram ID", "987654321"],
       ["Метаданные", '"cart": "A-17"'],
-      ["Ссылка успеха", "https://shop.example/ok"],
-      ["Ссылка неудачи", "— (ссылка магазина)"],
+      ["После успешной оплаты", "https://shop.example/ok"],
+      ["После неудачной оплаты", "— (из настроек магазина)"],
       ["Страница оплаты", payment.payUrl],
       ["Тестовый", "да"],
       ["Оплачен", "—"],
@@ -178,6 +194,11 @@ describe("a payment", () => {
     expect(refunded.status).toBe(303);
     const detail = await merchant.follow(refunded);
     expect(text(detail.html)).toContain("Платёж возвращён.");
+    // Its two refunds (rpcs.payments.listRefunds), each with its time, and the history up to the full refund.
+    expect(text(detail.html)).toMatch(
+      /Возвраты Когда Сумма Статус \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F000,00\u00A0₽ Проведён \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F500,00\u00A0₽ Проведён/,
+    );
+    expect(text(detail.html)).toMatch(/История Создан \S+ \S+\sМСК Оплачен \S+ \S+\sМСК Возвращён \S+ \S+\sМСК/);
     expect(detail.html).not.toContain(`href="${base}/refund"`);
     expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: payment.id })).toMatchObject({ status: "REFUNDED", refundedKopecks: 250_000 });
 
@@ -241,6 +262,6 @@ describe("when the payments service is down", () => {
     } finally {
       await stack.restart("payments");
     }
-    expect(text((await merchant.get(`/shops/${shop.shopId}/payments`)).html)).toContain("Найдено: 1");
+    expect(text((await merchant.get(`/shops/${shop.shopId}/payments`)).html)).toContain("Найдено: 1 ");
   });
 });

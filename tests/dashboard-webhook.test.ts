@@ -38,7 +38,7 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
 
   test("without a URL the test webhook says to set one; the URL is saved and shown", async () => {
     const test = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
-    expect(text(test.html)).toContain("Сначала укажите Webhook URL.");
+    expect(text(test.html)).toContain("Сначала укажите URL вебхука.");
     const saved = await merchant.follow(await merchant.submit(tab, `${tab}/url`, { webhookUrl: receiver.url }));
     expect(text(saved.html)).toContain("Сохранено.");
     expect(saved.html).toContain(`value="${receiver.url}"`);
@@ -64,10 +64,10 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
     expect(await signingSecret()).toBe(fresh!);
   });
 
-  test("Send test webhook shows the receiver's HTTP code and response time", async () => {
+  test("Send test webhook shows the receiver's HTTP code, response time and when it was sent", async () => {
     reply = 200;
     const ok = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
-    expect(text(ok.html)).toMatch(/Ваш сервер ответил HTTP 200 за \d+ мс\./);
+    expect(text(ok.html)).toMatch(/Ваш сервер ответил HTTP 200 за \d+ мс\. Отправлен \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК/);
     reply = 503;
     const failed = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
     expect(text(failed.html)).toMatch(/Ваш сервер ответил HTTP 503 за \d+ мс\./);
@@ -82,12 +82,14 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
       const page = await merchant.get(tab);
       return text(page.html).includes("HTTP 500") && page;
     });
-    const log = text(failing.html);
-    expect(log).toContain("Заказ log-1");
+    const row = /<tr class="delivery"[\s\S]*?<\/tr>/.exec(failing.html)![0];
+    const log = text(row);
+    expect(log).toContain("log-1");
     expect(log).toContain("Отменён");
     expect(log).toContain("Ожидает");
-    expect(log).toContain("Следующая попытка");
-    expect(log).toContain("Ошибка HTTP 500");
+    expect(log).toMatch(/Следующая попытка: \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК/);
+    expect(log).toContain("Ошибка: HTTP 500");
+    expect(log).toMatch(/HTTP 500 · \d+ мс/);
 
     reply = 200;
     const deliveryId = /data-delivery="([^"]+)"/.exec(failing.html)![1]!;
@@ -105,6 +107,25 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
       return page.includes("Доставлен") && page;
     });
     expect(delivered).toContain("Повтор 1, попытка 1");
+  });
+
+  test("the log filters on the server: event status, failing only, a payment by order number or id", async () => {
+    reply = 500;
+    const failing = await createPayment(stack, shop.apiKey, { orderId: "filter-fail" });
+    await cancelPayment(stack, shop.apiKey, failing.id);
+    await eventually(async () => text((await merchant.get(`${tab}?failed=1`)).html).includes("filter-fail"));
+    reply = 200;
+    const rows = async (query: string) => [...(await merchant.get(`${tab}?${query}`)).html.matchAll(/<tr class="delivery"[\s\S]*?<\/tr>/g)].map((m) => text(m[0]));
+    const failingOnly = await rows("failed=1");
+    expect(failingOnly.length).toBe(1);
+    expect(failingOnly[0]).toContain("filter-fail");
+    expect((await rows("payment=log-1")).every((r) => r.includes("log-1"))).toBe(true);
+    expect((await rows(`payment=${failing.id}`)).map((r) => r.includes("filter-fail"))).toEqual([true]);
+    expect(await rows("status=SUCCESS")).toEqual([]);
+    expect((await rows("status=CANCELED")).length).toBe(2);
+    const form = (await merchant.get(`${tab}?failed=1&status=CANCELED&payment=log-1`)).html;
+    expect(form).toContain('<option value="CANCELED" selected="">');
+    expect(form).toMatch(/name="failed" value="1" checked/);
   });
 
   test("with the webhook service down the tab still opens and says so; the test webhook answers 503", async () => {
@@ -142,9 +163,9 @@ describe("Webhook URL rules (private addresses not allowed)", () => {
     const refused = await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://user:pw@10.0.0.5/hook" });
     expect(refused.status).toBe(400);
     const problems = text(refused.html);
-    expect(problems).toContain("Webhook URL: нужен адрес https://");
-    expect(problems).toContain("Webhook URL: адрес не должен содержать логин и пароль");
-    expect(problems).toContain("Webhook URL: адрес должен быть публичным, не из внутренней сети");
+    expect(problems).toContain("URL вебхука: нужен адрес https://");
+    expect(problems).toContain("URL вебхука: адрес не должен содержать логин и пароль");
+    expect(problems).toContain("URL вебхука: адрес должен быть публичным, не из внутренней сети");
     expect(refused.html).toContain('value="http://user:pw@10.0.0.5/hook"');
     expect((await merchant.submit(tab, `${tab}/url`, { webhookUrl: "https://shop.example.com/hooks" })).status).toBe(303);
   });
@@ -162,7 +183,12 @@ describe("Webhook URL rules (private addresses not allowed)", () => {
     const { shopId } = await merchant.createShop("Links shop");
     const refused = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "http://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
     expect(refused.status).toBe(400);
-    expect(text(refused.html)).toContain("Ссылка успеха: нужна ссылка https://, t.me/… или tg://…");
+    expect(text(refused.html)).toContain("Ссылка после успешной оплаты: нужна ссылка https://, t.me/… или tg://…");
+    // Plain text inputs: a browser would block t.me/… in type="url" before the server could accept it.
+    expect((await merchant.get(`/shops/${shopId}`)).html).toMatch(/name="successUrl" type="text"[\s\S]*name="failUrl" type="text"/);
+    const telegram = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "t.me/coffee_bot?start=paid", failUrl: "" });
+    expect(telegram.status).toBe(303);
+    expect((await merchant.follow(telegram)).html).toContain('value="t.me/coffee_bot?start=paid"');
     const saved = await merchant.submit(`/shops/${shopId}`, `/shops/${shopId}/settings`, { name: "Links shop", successUrl: "https://shop.example/ok", failUrl: "tg://resolve?domain=shop" });
     expect(saved.status).toBe(303);
     const card = await merchant.follow(saved);

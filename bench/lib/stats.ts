@@ -4,3 +4,15 @@ export function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(sorted.length * q) - 1))]!;
 }
+
+/** Runs `fn` once to warm caches, then `runs` times: each run's milliseconds and the last result. */
+export function sampleMs<T>(fn: () => T, runs: number): { samples: number[]; result: T } {
+  let result = fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    result = fn();
+    samples.push(performance.now() - t);
+  }
+  return { samples, result };
+}

@@ -69,6 +69,9 @@ describe("a merchant in the browser", () => {
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Пароль").fill(PASSWORD);
     await page.getByRole("button", { name: "Зарегистрироваться" }).click();
+    // The overview is the landing page; with no shop yet it leads to creating one.
+    await heading(page, "Обзор").waitFor(WAIT);
+    await page.getByRole("main").getByRole("link", { name: "Новый магазин" }).click();
     await heading(page, "Магазины").waitFor(WAIT);
 
     await page.getByLabel("Название").fill("Кофейня «Зерно»");
@@ -112,7 +115,7 @@ describe("a merchant in the browser", () => {
 
   test("sets the webhook URL and sends a test webhook: the receiver's code is shown", async () => {
     await page.getByRole("link", { name: "Вебхук" }).click();
-    await page.getByLabel("Webhook URL").fill(receiver.url);
+    await page.getByLabel("URL вебхука").fill(receiver.url);
     await page.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Сохранено.").waitFor(WAIT);
 
@@ -136,7 +139,7 @@ describe("a merchant in the browser", () => {
     await page.getByText("Платёж отменён.").waitFor(WAIT);
 
     await page.getByRole("link", { name: "Вебхук" }).click();
-    const delivery = page.locator("li.delivery", { hasText: `Заказ ${account.orderId}` });
+    const delivery = page.locator("tr.delivery", { hasText: account.orderId });
     await eventually(async () => {
       await page.reload();
       return (await delivery.count()) === 1 && (await delivery.innerText()).includes("Доставлен");
@@ -183,7 +186,7 @@ describe("a merchant in the browser", () => {
   test("shows the balance, and switches to English", async () => {
     await page.goto(`${dashboard}/balance`);
     await heading(page, "Баланс").waitFor(WAIT);
-    expect(await bodyText(page)).toContain("Поступления московского дня D становятся доступны в 12:00 по Москве дня D+1.");
+    expect(await bodyText(page)).toContain("Деньги за оплаты дня становятся доступны к выводу на следующий день в 12:00 МСК.");
     await page.getByRole("link", { name: "English" }).click();
     await heading(page, "Balance").waitFor(WAIT);
     await screenshot(page, "dashboard-8-balance-en");
@@ -201,11 +204,12 @@ describe("on a phone", () => {
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Пароль").fill(PASSWORD);
     await page.getByRole("button", { name: "Войти" }).click();
-    await heading(page, "Магазины").waitFor(WAIT);
+    await heading(page, "Обзор").waitFor(WAIT);
     expect(await fitsWidth(page)).toBe(true);
-    await screenshot(page, "dashboard-phone-1-shops");
+    await screenshot(page, "dashboard-phone-0-overview");
 
     for (const [path, name] of [
+      ["/shops", "shops"],
       [account.shopUrl, "shop"],
       [`${account.shopUrl}/payments`, "payments"],
       [`${account.shopUrl}/webhook`, "webhook"],

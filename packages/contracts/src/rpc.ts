@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
-import { IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
+import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopRecord, Tariff } from "./directory.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -23,6 +24,10 @@ export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : nev
 export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
 
 const ShopScoped = z.object({ shopId: z.string() });
+/** The shops one overview covers: one shop, or every shop of the account (the dashboard lists them). */
+const ShopSet = z.object({ shopIds: z.array(z.string()).min(1).max(500) });
+/** A Moscow calendar day, YYYY-MM-DD. */
+export const MoscowDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: "must be a date YYYY-MM-DD" });
 const Credentials = z.object({ email: z.string(), password: z.string() });
 const ById = ShopScoped.extend({ id: Uuid });
 
@@ -46,6 +51,65 @@ export const CheckoutView = z.object({
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
 export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
+
+// ── dashboard overview and payments list ────────────────────────────────────
+/** One cell of the daily rollup: payments created on `day` (Moscow) now in `status`, by method. */
+export const DailyStatsRow = z.object({
+  day: MoscowDay,
+  method: PaymentMethod.nullable(),
+  status: PaymentStatus,
+  count: z.number().int(),
+  sumKopecks: z.number().int(),
+});
+export type DailyStatsRow = z.infer<typeof DailyStatsRow>;
+
+/** SUCCEEDED refunds (partial or full) completed on `day` (Moscow). */
+export const DailyRefundsRow = z.object({ day: MoscowDay, count: z.number().int(), sumKopecks: z.number().int() });
+export type DailyRefundsRow = z.infer<typeof DailyRefundsRow>;
+
+export const PAYMENT_SORTS = ["created_desc", "created_asc", "amount_desc", "amount_asc"] as const;
+export const PaymentSort = z.enum(PAYMENT_SORTS);
+export type PaymentSort = z.infer<typeof PaymentSort>;
+
+/** The dashboard's list: Moscow days, statuses, an order; totals of the whole filtered set. */
+export const BrowsePaymentsRequest = ShopScoped.extend({
+  fromDay: MoscowDay.optional(),
+  toDay: MoscowDay.optional(),
+  status: z.array(PaymentStatus).optional(),
+  sort: PaymentSort.default("created_desc"),
+  page: z.number().int().min(1).max(10_000).default(1),
+  limit: z.number().int().min(1).max(100).default(50),
+});
+export const BrowsePaymentsPage = z.object({
+  items: z.array(Payment),
+  total: z.number().int(),
+  sumKopecks: z.number().int(),
+});
+
+/** Webhook health of one shop over a period (deliveries whose event occurred in it), as they stand now. */
+export const DeliveryHealth = z.object({
+  shopId: z.string(),
+  total: z.number().int(),
+  /** Delivered by the first attempt of the first series. */
+  firstAttempt: z.number().int(),
+  delivered: z.number().int(),
+  /** Exhausted or blocked: the merchant never got these without a resend. */
+  failed: z.number().int(),
+  /** Still being retried after at least one failed attempt. */
+  retrying: z.number().int(),
+  /** The endpoint's latest error: English, and as a reason with its parameters for the pages. */
+  lastError: z.string().nullable(),
+  lastErrorCode: ReasonCode.nullable(),
+  lastErrorParams: ReasonParams.nullable(),
+});
+export type DeliveryHealth = z.infer<typeof DeliveryHealth>;
+
+/** What the delivery log can be narrowed to: failing = exhausted, blocked, or pending after an error. */
+export const DeliveryLogFilter = z.object({
+  status: PaymentStatus.optional(),
+  failedOnly: z.boolean().optional(),
+  orderId: z.string().max(64).optional(),
+});
 
 const ShopCreated = z.object({
   accountId: z.string(),
@@ -84,6 +148,24 @@ export const rpcs = {
       CheckoutView,
     ),
     /** Dashboard CSV export: the next keyset page (after {createdAt, id}) of a period, oldest first, streamed page by page. */
+    /**
+     * Dashboard overview: the daily rollups of the shops over Moscow days [fromDay, toDay], summed
+     * over the shops: payments by day of creation, method and status (kept with every insert and
+     * status change), and SUCCEEDED refunds by day of completion (kept as each refund ends).
+     */
+    stats: rpc(
+      "payments.v1.stats",
+      ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }),
+      z.object({ rows: z.array(DailyStatsRow), refunds: z.array(DailyRefundsRow) }),
+    ),
+    /** Dashboard payment page: when the payment reached each final status (paid, refunded…), oldest first. */
+    history: rpc(
+      "payments.v1.history",
+      ById,
+      z.object({ items: z.array(z.object({ status: FinalStatus, at: IsoDateTime })) }),
+    ),
+    /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set. */
+    browse: rpc("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
     exportPage: rpc(
       "payments.v1.export",
       ShopScoped.extend({
@@ -199,9 +281,19 @@ export const rpcs = {
     /** Newest first; `before` is a delivery id from the previous page. */
     log: rpc(
       "webhooks.v1.log",
-      ShopScoped.extend({ paymentId: z.string().optional(), limit: z.number().int().min(1).max(200).default(50), before: z.string().optional() }),
+      ShopScoped.extend({
+        paymentId: z.string().optional(),
+        limit: z.number().int().min(1).max(200).default(50),
+        before: z.string().optional(),
+        ...DeliveryLogFilter.shape,
+      }),
       z.object({ items: z.array(WebhookDelivery) }),
     ),
+    /**
+     * Dashboard overview: delivery health per shop for events of Moscow days [fromDay, toDay], from a
+     * daily rollup; lastError is the endpoint's latest error, whenever it was.
+     */
+    health: rpc("webhooks.v1.health", ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }), z.object({ shops: z.array(DeliveryHealth) })),
     /** Same body, fresh signatures, a new attempt series (also after exhaustion). */
     resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
     /** Sends at once and waits for the reply: call with a timeout above WEBHOOK_TIMEOUT_MS. */

@@ -13,6 +13,7 @@ export * from "./web/index.ts";
 export * from "./consumer-loop.ts";
 export * from "./consumer-metrics.ts";
 export * from "./group-commit.ts";
+export * from "./moscow-time.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";

@@ -18,12 +18,18 @@ export type RpcDeps = {
 
 const QUEUE = "webhook-dispatcher";
 
-/** rpcs.webhooks.*: the delivery log, manual resend, replay and the test webhook. */
+/** rpcs.webhooks.*: the delivery log, the overview's health figures, manual resend, replay and the test webhook. */
 export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
   const opts = { queue: QUEUE, log: deps.log };
   serve(nc, rpcs.webhooks.log, (req) => ({
     items: deps.store.list(req).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
   }), opts);
+  serve(
+    nc,
+    rpcs.webhooks.health,
+    (req) => ({ shops: deps.store.health(req.shopIds, req.fromDay, req.toDay).map(({ lastError, ...h }) => ({ ...h, ...failureFields(lastError, "lastError") })) }),
+    opts,
+  );
   serve(nc, rpcs.webhooks.resend, (req, msg) => resend(deps, req.shopId, req.deliveryId, requestIdOf(msg)), opts);
   serve(nc, rpcs.webhooks.replay, (req) => replay(deps, req.shopId, Date.parse(req.since)), opts);
   serve(nc, rpcs.webhooks.test, (req, msg) => sendTestWebhook(deps, req.shopId, requestIdOf(msg)), opts);

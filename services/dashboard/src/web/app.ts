@@ -9,6 +9,7 @@ import { csrfGuard, signedIn, webContext } from "./middleware.ts";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
+import { overviewRoutes } from "./routes/overview.tsx";
 import { paymentRoutes } from "./routes/payments.tsx";
 import { shopRoutes } from "./routes/shops.tsx";
 import { webhookRoutes } from "./routes/webhook.tsx";
@@ -32,8 +33,8 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     webContext(deps),
     csrfGuard(deps.csrf),
   );
-  for (const path of ["/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
-  for (const routes of [authRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
+  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
+  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;

@@ -30,7 +30,7 @@ function copyFor(status: number, err: unknown, page: Page, method: string): [str
 }
 
 /** A page whose own context could not be built (the failure came first) is shown signed-out, in Russian. */
-const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer: undefined });
+const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer: undefined, otherLangHref: "/?lang=en" });
 
 /** Renders any failure as a friendly HTML page with the right status; unexpected ones are logged. */
 export function renderError(c: Context<WebEnv>, err: unknown): Response | Promise<Response> {

@@ -6,7 +6,7 @@ export type FlashMessage =
   /** A credential shown exactly once; only ever held in this process's memory, never stored. */
   | { kind: "apiKey"; shopId: string; apiKey: string }
   | { kind: "secret"; shopId: string; secret: string; rotated: boolean }
-  | { kind: "testWebhook"; shopId: string; result: z.infer<typeof TestWebhookResult> }
+  | { kind: "testWebhook"; shopId: string; result: z.infer<typeof TestWebhookResult>; sentAt: number }
   | { kind: "notice"; text: NoticeKey };
 
 export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "canceled" | "payoutDone" | "activityChanged" | "methodsSaved" | "tariffSaved";

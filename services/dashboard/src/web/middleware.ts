@@ -25,9 +25,16 @@ export function webContext(deps: { sessions: Sessions; csrf: Csrf; secureCookies
       t: MESSAGES[lang],
       csrf: deps.csrf.tokenFor(c, csrfScope(viewer)),
       viewer: viewer && { email: viewer.user.email, role: viewer.user.role },
+      otherLangHref: otherLangHref(c.req.url, lang === "ru" ? "en" : "ru"),
     });
     await next();
   };
+}
+
+function otherLangHref(url: string, other: string): string {
+  const { pathname, searchParams } = new URL(url);
+  searchParams.set("lang", other);
+  return `${pathname}?${searchParams}`;
 }
 
 /** Every state-changing request must carry the token of a form we rendered; otherwise 403. */

@@ -1,7 +1,4 @@
-import type { Lang } from "@payaccept/platform";
-
-/** Moscow keeps UTC+3 all year (no DST since 2014): a fixed offset is exact. */
-const OFFSET_MS = 3 * 3_600_000;
+import { MOSCOW_OFFSET_MS as OFFSET_MS, moscowDay, type Lang } from "@payaccept/platform";
 const DAY_MS = 86_400_000;
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -15,7 +12,7 @@ export function formatMoscow(instant: string | number, lang: Lang): string {
 }
 
 /** The Moscow calendar date of an instant, as YYYY-MM-DD (what <input type="date"> holds). */
-export const moscowDate = (instantMs: number) => new Date(instantMs + OFFSET_MS).toISOString().slice(0, 10);
+export const moscowDate = moscowDay;
 
 /** A YYYY-MM-DD as it reads in the interface. */
 export function formatDay(day: string, lang: Lang): string {

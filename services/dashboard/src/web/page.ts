@@ -9,4 +9,6 @@ export type Page = {
   /** The CSRF token every form of this page carries. */
   csrf: string;
   viewer: { email: string; role: UserRole } | undefined;
+  /** This page's link in the other language: the same path and query (filters, period), the language switched. */
+  otherLangHref: string;
 };

@@ -12,6 +12,7 @@ test("Moscow dates become the API's inclusive UTC period; statuses keep their ca
   expect(planQuery(filter)).toEqual({
     kind: "list",
     period: { from: "2026-10-31T21:00:00.000Z", to: "2026-11-30T20:59:59.999Z", status: ["SUCCESS", "REFUNDED"] },
+    days: { fromDay: "2026-11-01", toDay: "2026-11-30" },
     page: 3,
   });
 });
@@ -32,8 +33,15 @@ test("a page outside 1..10000 reads as the first", () => {
   expect(reading("page=2.5").page).toBe(1);
 });
 
-test("links carry the filter and drop what is empty", () => {
-  const f: PaymentFilter = { from: "2026-11-01", to: "", statuses: ["SUCCESS", "FAILED"], orderId: "", page: 1 };
+test("newest first unless another known order is asked for", () => {
+  expect(reading("").sort).toBe("created_desc");
+  expect(reading("sort=amount_asc").sort).toBe("amount_asc");
+  expect(reading("sort=random()").sort).toBe("created_desc");
+});
+
+test("links carry the filter and drop what is empty or default", () => {
+  const f: PaymentFilter = { from: "2026-11-01", to: "", statuses: ["SUCCESS", "FAILED"], orderId: "", sort: "created_desc", page: 1 };
   expect(filterQuery(f, { page: 2 })).toBe("?from=2026-11-01&status=SUCCESS&status=FAILED&page=2");
+  expect(filterQuery(f, { sort: "amount_desc" })).toBe("?from=2026-11-01&status=SUCCESS&status=FAILED&sort=amount_desc");
   expect(filterQuery({ ...f, from: "", statuses: [] })).toBe("");
 });

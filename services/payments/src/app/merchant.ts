@@ -4,12 +4,14 @@ import {
   issuesOf,
   validationFailed,
   type ValidationIssue,
+  type BrowsePaymentsRequest,
   type CreatePaymentRequest,
   type ListPaymentsQuery,
   type Payment,
   type PaymentListPage,
   type PaymentStatus,
 } from "@payaccept/contracts";
+import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
@@ -68,6 +70,12 @@ export function lookupPayment(d: PaymentsDeps, shopId: string, orderId: string):
 export function listPayments(d: PaymentsDeps, shopId: string, query: ListPaymentsQuery): PaymentListPage {
   const { items, total } = d.repo.list(shopId, query);
   return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, page: query.page, pageSize: query.limit };
+}
+
+/** The dashboard's list (rpcs.payments.browse); a reversed period is simply empty. */
+export function browsePayments(d: PaymentsDeps, req: z.output<typeof BrowsePaymentsRequest>) {
+  const { items, total, sumKopecks } = d.repo.browse(req.shopId, { ...req, statuses: req.status });
+  return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, sumKopecks };
 }
 
 /** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */

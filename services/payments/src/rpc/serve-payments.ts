@@ -2,8 +2,8 @@ import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contra
 import { requestIdOf, RequestLog, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
-import { anyPayment, type PaymentsDeps } from "../app/deps.ts";
-import { cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
+import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
+import { browsePayments, cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
 import { listRefunds, requestRefund } from "../app/refund.ts";
 
 const QUEUE = "payments";
@@ -56,5 +56,10 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.start, (r) => startPayment(d, r.id, r.method)),
     handle(p.sandboxOutcome, (r) => sandboxOutcome(d, r.id, r.outcome)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
+    handle(p.browse, (r) => browsePayments(d, r)),
+    handle(p.history, (r) => ({
+      items: d.repo.finalEvents(ownedPayment(d, r.shopId, r.id).id).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),
+    })),
+    handle(p.stats, (r) => ({ rows: d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay), refunds: d.repo.dailyRefunds(r.shopIds, r.fromDay, r.toDay) })),
   ];
 }

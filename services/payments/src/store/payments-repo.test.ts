@@ -163,3 +163,76 @@ describe("dueForExpiry", () => {
     expect(repo.dueForExpiry(3000, 10)).toEqual([b.id, a.id, c.id]);
   });
 });
+
+describe("the dashboard's daily rollup and list", () => {
+  // 2026-03-01 20:59:59.999Z is still March 1st in Moscow; 21:00Z is March 2nd.
+  const lateMarch1 = Date.parse("2026-03-01T20:59:59.000Z");
+  const earlyMarch2 = Date.parse("2026-03-01T21:00:00.000Z");
+
+  function seed() {
+    const a = repo.insert({ ...input("S", "a"), amountKopecks: 300 }, lateMarch1, TTL);
+    const b = repo.insert({ ...input("S", "b"), amountKopecks: 100 }, earlyMarch2, TTL);
+    const c = repo.insert({ ...input("S", "c"), amountKopecks: 200 }, earlyMarch2 + 1, TTL);
+    repo.transition(a.id, "start", earlyMarch2 + 5, { patch: () => ({ method: "SBP" }) });
+    repo.transition(a.id, "pay", earlyMarch2 + 6);
+    repo.transition(a.id, "refund", earlyMarch2 + 7);
+    repo.transition(b.id, "start", earlyMarch2 + 8, { patch: () => ({ method: "CARD" }) });
+    repo.transition(b.id, "pay", earlyMarch2 + 9);
+    repo.insert({ ...input("other", "x"), amountKopecks: 999 }, earlyMarch2, TTL);
+    return { a, b, c };
+  }
+
+  test("every insert and transition moves the payment's cell (Moscow day of creation, method, status) in the same transaction", () => {
+    const { a } = seed();
+    expect(repo.dailyStats(["S"], "2026-03-01", "2026-03-02")).toEqual([
+      { day: "2026-03-01", method: "SBP", status: "REFUNDED", count: 1, sumKopecks: 300 },
+      { day: "2026-03-02", method: null, status: "CREATED", count: 1, sumKopecks: 200 },
+      { day: "2026-03-02", method: "CARD", status: "SUCCESS", count: 1, sumKopecks: 100 },
+    ]);
+    expect(repo.dailyStats(["S", "other"], "2026-03-02", "2026-03-02").find((r) => r.status === "CREATED")).toMatchObject({ count: 2, sumKopecks: 1199 });
+    expect(repo.dailyStats(["S"], "2026-03-03", "2026-03-31")).toEqual([]);
+    expect(repo.finalEvents(a.id)).toEqual([
+      { status: "SUCCESS", at: earlyMarch2 + 6 },
+      { status: "REFUNDED", at: earlyMarch2 + 7 },
+    ]);
+  });
+
+  test("the list is newest first by default, sorts by amount both ways, and totals the whole filtered set", () => {
+    const { a, b, c } = seed();
+    const ids = (f: Partial<Parameters<PaymentsRepo["browse"]>[1]>) => repo.browse("S", { sort: "created_desc", page: 1, limit: 50, ...f }).items.map((r) => r.id);
+    expect(ids({})).toEqual([c.id, b.id, a.id]);
+    expect(ids({ sort: "created_asc" })).toEqual([a.id, b.id, c.id]);
+    expect(ids({ sort: "amount_desc" })).toEqual([a.id, c.id, b.id]);
+    expect(ids({ sort: "amount_asc" })).toEqual([b.id, c.id, a.id]);
+    expect(ids({ limit: 2, page: 2 })).toEqual([a.id]);
+    expect(ids({ statuses: ["SUCCESS", "CREATED"] })).toEqual([c.id, b.id]);
+    expect(ids({ statuses: ["SUCCESS", "CREATED"], sort: "created_asc", limit: 1, page: 2 })).toEqual([c.id]);
+    expect(ids({ fromDay: "2026-03-02" })).toEqual([c.id, b.id]);
+    expect(ids({ toDay: "2026-03-01" })).toEqual([a.id]);
+    expect(repo.browse("S", { sort: "created_desc", page: 1, limit: 1 })).toMatchObject({ total: 3, sumKopecks: 600 });
+    expect(repo.browse("S", { fromDay: "2026-03-02", statuses: ["SUCCESS"], sort: "amount_asc", page: 1, limit: 50 })).toMatchObject({ total: 1, sumKopecks: 100 });
+    expect(repo.browse("S", { fromDay: "2026-04-01", sort: "created_desc", page: 1, limit: 50 })).toEqual({ items: [], total: 0, sumKopecks: 0 });
+  });
+});
+
+test("a period too large to sort is walked along the amount index, with the same order and filter", () => {
+  const insert = store.sqlite.prepare(
+    `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, is_test, created_at, updated_at)
+     VALUES (?, 'big', 'acct', ?, ?, ?, ?, 0, 0, ?, ?)`,
+  );
+  const rows = Array.from({ length: 20_050 }, (_, i) => ({ seq: i + 1, amount: 100 + ((i * 7919) % 20_000), status: i % 3 === 0 ? "FAILED" : "SUCCESS" }));
+  store.sqlite.transaction(() => rows.forEach((r) => insert.run(`id-${String(r.seq).padStart(6, "0")}`, r.seq, `o-${r.seq}`, r.status, r.amount, 1000 + r.seq, 1000 + r.seq)))();
+  const expected = rows
+    .filter((r) => r.status === "FAILED")
+    .sort((x, y) => y.amount - x.amount || y.seq - x.seq)
+    .slice(10, 15)
+    .map((r) => r.seq);
+  const page = repo.browse("big", { statuses: ["FAILED"], sort: "amount_desc", page: 3, limit: 5 });
+  expect(page.items.map((r) => r.seq)).toEqual(expected);
+  const plan = store.sqlite
+    .query("EXPLAIN QUERY PLAN SELECT seq FROM payments WHERE shop_id = 'big' AND +seq >= 1 AND +seq <= 20050 AND +status IN ('FAILED') ORDER BY amount_kopecks DESC, seq DESC LIMIT 5")
+    .all()
+    .map((r) => (r as { detail: string }).detail)
+    .join("; ");
+  expect(plan).toBe("SEARCH payments USING COVERING INDEX payments_shop_amount_idx (shop_id=?)");
+});

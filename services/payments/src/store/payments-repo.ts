@@ -1,11 +1,11 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import { paymentEventId, type ListPaymentsQuery, type PaymentStatus } from "@payaccept/contracts";
-import type { Store } from "@payaccept/platform";
+import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
+import { MOSCOW_OFFSET_MS, moscowDay, type Store } from "@payaccept/platform";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent } from "../domain/views.ts";
-import { outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
 export type PaymentsStore = Store<typeof schema>;
 
@@ -17,7 +17,24 @@ export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: Pa
 
 export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
 
+/** The dashboard's list: instants bounding the Moscow days asked for, statuses, order, page. */
+export type BrowseFilter = {
+  fromDay?: string;
+  toDay?: string;
+  statuses?: PaymentStatus[];
+  sort: PaymentSort;
+  page: number;
+  limit: number;
+};
+
 export class OrderIdTaken extends Error {}
+
+const DAY_MS = 86_400_000;
+/** Up to this many payments in the period, sorting them by amount beats walking the shop's amount index. */
+const SORT_WINDOW_MAX = 20_000;
+/** The first and the last millisecond of a Moscow day (YYYY-MM-DD). */
+const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
+const dayEnd = (day: string) => dayStart(day) + DAY_MS - 1;
 
 const ph = sql.placeholder;
 
@@ -122,16 +139,54 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
 
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
 
+  const bumpDailyQ = db
+    .insert(dailyStats)
+    .values({ shopId: ph("shopId"), day: ph("day"), method: ph("method"), status: ph("status"), count: ph("delta"), sumKopecks: ph("sum") })
+    .onConflictDoUpdate({
+      target: [dailyStats.shopId, dailyStats.day, dailyStats.method, dailyStats.status],
+      set: { count: sql`${dailyStats.count} + excluded.count`, sumKopecks: sql`${dailyStats.sumKopecks} + excluded.sum_kopecks` },
+    })
+    .prepare();
+  const bumpRefundsQ = db
+    .insert(dailyRefunds)
+    .values({ shopId: ph("shopId"), day: ph("day"), count: 1, sumKopecks: ph("sum") })
+    .onConflictDoUpdate({
+      target: [dailyRefunds.shopId, dailyRefunds.day],
+      set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
+    })
+    .prepare();
+
+  /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
+  const bumpDaily = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method" | "status" | "amountKopecks">, sign: 1 | -1) =>
+    bumpDailyQ.run({
+      shopId: row.shopId,
+      day: moscowDay(row.createdAt),
+      method: row.method ?? "",
+      status: row.status,
+      delta: sign,
+      sum: sign * row.amountKopecks,
+    });
+
   /**
-   * A status-filtered page: one covering scan of (shop, status, seq) per status, merged in seq order
-   * by SQLite (MERGE UNION ALL), so the walk to the offset touches index entries only, never rows.
+   * The seqs of a status-filtered page: one covering scan of (shop, status, seq) per status, merged
+   * in seq order by SQLite (MERGE UNION ALL), so the walk to the offset touches index entries only.
    */
-  function statusWalk(shopId: string, plan: Extract<ListPlan, { kind: "statusWalk" }>): { items: PaymentRow[]; total: number } {
-    const range = (status: PaymentStatus) => and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last));
-    const [head, second, ...rest] = plan.statuses.map((status) => db.select({ seq: p.seq }).from(p).where(range(status)));
+  function statusSeqs(shopId: string, statuses: PaymentStatus[], first: number, last: number, page: { offset: number; limit: number }, descending = false): number[] {
+    const range = (status: PaymentStatus) => and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, first), lte(p.seq, last));
+    const [head, second, ...rest] = statuses.map((status) => db.select({ seq: p.seq }).from(p).where(range(status)));
     const merged = second ? unionAll(head!, second, ...rest) : head!;
-    const seqs = merged.orderBy(sql`seq`).limit(plan.limit).offset(plan.offset).all().map((r) => r.seq);
-    const items = seqs.length === 0 ? [] : db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs))).orderBy(asc(p.seq)).all();
+    return merged.orderBy(descending ? sql`seq desc` : sql`seq`).limit(page.limit).offset(page.offset).all().map((r) => r.seq);
+  }
+
+  /** Rows of the shop by seq, in the order of `seqs`. */
+  function rowsBySeq(shopId: string, seqs: number[]): PaymentRow[] {
+    if (seqs.length === 0) return [];
+    const bySeq = new Map(db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs))).all().map((r) => [r.seq, r]));
+    return seqs.map((seq) => bySeq.get(seq)!);
+  }
+
+  function statusWalk(shopId: string, plan: Extract<ListPlan, { kind: "statusWalk" }>): { items: PaymentRow[]; total: number } {
+    const items = rowsBySeq(shopId, statusSeqs(shopId, plan.statuses, plan.first, plan.last, plan));
     const total =
       plan.total === "counters"
         ? (db
@@ -139,8 +194,67 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             .from(statusCounts)
             .where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))
             .get()?.n ?? 0)
-        : plan.statuses.reduce((sum, status) => sum + (db.select({ n: sql<number>`count(*)` }).from(p).where(range(status)).get()?.n ?? 0), 0);
+        : plan.statuses.reduce(
+            (sum, status) =>
+              sum + (db.select({ n: sql<number>`count(*)` }).from(p).where(and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last))).get()?.n ?? 0),
+            0,
+          );
     return { items, total };
+  }
+
+  /** The seq range [first, last] of payments created within the instants (undefined: open side); null when empty. */
+  function seqWindow(shopId: string, fromMs?: number, toMs?: number): { first: number; last: number } | null {
+    const bounds: SeqBounds = { lastSeq: lastOfShopQ.get({ shopId })?.seq ?? 0 };
+    if (fromMs !== undefined) bounds.fromSeq = firstAtOrAfterQ.get({ shopId, at: fromMs })?.seq ?? null;
+    if (toMs !== undefined) bounds.toSeq = lastAtOrBeforeQ.get({ shopId, at: toMs })?.seq ?? null;
+    const first = bounds.fromSeq === undefined ? 1 : bounds.fromSeq;
+    const last = bounds.toSeq === undefined ? bounds.lastSeq : bounds.toSeq;
+    return first === null || last === null || first > last ? null : { first, last };
+  }
+
+  /** A page of the dashboard's list in its order: by seq (= creation time) as a range or a status walk, by amount along its index. */
+  function browseSeqs(shopId: string, f: BrowseFilter, window: { first: number; last: number }): number[] {
+    const { first, last } = window;
+    const offset = (f.page - 1) * f.limit;
+    const descending = f.sort.endsWith("_desc");
+    if (f.sort.startsWith("amount")) {
+      const dir = descending ? desc : asc;
+      // A small window is read by seq and sorted; a large one is walked in amount order along
+      // (shop, amount, seq, status), checking seq and status on the index entries (the unary `+`
+      // keeps SQLite from choosing another index and sorting the whole window for one page).
+      const small = last - first + 1 <= SORT_WINDOW_MAX;
+      const seq = small ? sql`${p.seq}` : sql`+${p.seq}`;
+      return db
+        .select({ seq: p.seq })
+        .from(p)
+        .where(and(eq(p.shopId, shopId), gte(seq, first), lte(seq, last), f.statuses?.length ? inArray(sql`+${p.status}`, f.statuses) : undefined))
+        .orderBy(dir(p.amountKopecks), dir(p.seq))
+        .limit(f.limit)
+        .offset(offset)
+        .all()
+        .map((r) => r.seq);
+    }
+    if (f.statuses?.length) return statusSeqs(shopId, f.statuses, first, last, { offset, limit: f.limit }, descending);
+    const [lo, hi] = descending ? [Math.max(first, last - offset - f.limit + 1), last - offset] : [first + offset, Math.min(last, first + offset + f.limit - 1)];
+    if (lo > hi) return [];
+    return Array.from({ length: hi - lo + 1 }, (_, i) => (descending ? hi - i : lo + i));
+  }
+
+  /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
+  function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): { total: number; sumKopecks: number } {
+    const r = db
+      .select({ n: sql<number>`coalesce(sum(${dailyStats.count}), 0)`, sum: sql<number>`coalesce(sum(${dailyStats.sumKopecks}), 0)` })
+      .from(dailyStats)
+      .where(
+        and(
+          eq(dailyStats.shopId, shopId),
+          f.fromDay ? gte(dailyStats.day, f.fromDay) : undefined,
+          f.toDay ? lte(dailyStats.day, f.toDay) : undefined,
+          f.statuses?.length ? inArray(dailyStats.status, f.statuses) : undefined,
+        ),
+      )
+      .get();
+    return { total: r?.n ?? 0, sumKopecks: r?.sum ?? 0 };
   }
 
   return {
@@ -171,6 +285,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             });
             if (!row) throw new OrderIdTaken();
             bumpCount(input.shopId, "CREATED", 1);
+            bumpDaily(row, 1);
             return row;
           },
           { behavior: "immediate" },
@@ -215,6 +330,8 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
             : (final ? moveToFinalQ : moveToOpenQ).get({ id, to: decision.to, now })!;
           bumpCount(row.shopId, decision.from, -1);
           bumpCount(row.shopId, decision.to, 1);
+          bumpDaily(row, -1);
+          bumpDaily(updated, 1);
           if (isFinal(updated.status)) {
             const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now, opts.requestId);
             insertOutboxQ.run({
@@ -232,6 +349,62 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       );
       if (result?.decision.kind === "move") onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
       return result;
+    },
+
+    /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
+    browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; total: number; sumKopecks: number } {
+      return db.transaction(() => {
+        const window = seqWindow(shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined);
+        const items = window ? rowsBySeq(shopId, browseSeqs(shopId, f, window)) : [];
+        return { items, ...rollupTotals(shopId, f) };
+      });
+    },
+
+    /** Counts a SUCCEEDED refund on its Moscow day; called inside the transaction that ends it. */
+    countRefund(shopId: string, at: number, amountKopecks: number): void {
+      bumpRefundsQ.run({ shopId, day: moscowDay(at), sum: amountKopecks });
+    },
+
+    /** SUCCEEDED refunds of the shops per Moscow day of [fromDay, toDay], summed over the shops. */
+    dailyRefunds(shopIds: string[], fromDay: string, toDay: string): { day: string; count: number; sumKopecks: number }[] {
+      return db
+        .select({ day: dailyRefunds.day, count: sql<number>`sum(${dailyRefunds.count})`, sumKopecks: sql<number>`sum(${dailyRefunds.sumKopecks})` })
+        .from(dailyRefunds)
+        .where(and(inArray(dailyRefunds.shopId, shopIds), gte(dailyRefunds.day, fromDay), lte(dailyRefunds.day, toDay)))
+        .groupBy(dailyRefunds.day)
+        .orderBy(dailyRefunds.day)
+        .all();
+    },
+
+    /** The daily rollup of the shops over Moscow days [fromDay, toDay], summed over the shops; empty cells left out. */
+    dailyStats(shopIds: string[], fromDay: string, toDay: string): DailyStatsRow[] {
+      return db
+        .select({
+          day: dailyStats.day,
+          method: dailyStats.method,
+          status: dailyStats.status,
+          count: sql<number>`sum(${dailyStats.count})`,
+          sumKopecks: sql<number>`sum(${dailyStats.sumKopecks})`,
+        })
+        .from(dailyStats)
+        .where(and(inArray(dailyStats.shopId, shopIds), gte(dailyStats.day, fromDay), lte(dailyStats.day, toDay)))
+        .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
+        .having(sql`sum(${dailyStats.count}) <> 0`)
+        .orderBy(dailyStats.day)
+        .all()
+        .map((r) => ({ ...r, method: (r.method || null) as PaymentMethod | null }));
+    },
+
+    /** When the payment reached each final status: its events in the outbox (kept, and unique per status). */
+    finalEvents(id: string): { status: FinalStatus; at: number }[] {
+      return db
+        .select({ status: outbox.status, at: outbox.createdAt })
+        .from(outbox)
+        .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
+        .orderBy(asc(outbox.seq))
+        .all()
+        // The outbox also holds refund events; the ids asked for are payment events only.
+        .filter((e): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus));
     },
 
     /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */

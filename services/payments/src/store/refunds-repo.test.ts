@@ -99,6 +99,20 @@ describe("end", () => {
     expect(a.balanceKopecks + b.balanceKopecks).toBe(9_750);
   });
 
+  test("a SUCCEEDED refund is counted on the Moscow day it ended, a FAILED one is not (the overview's rollup)", () => {
+    const p = paid();
+    const lateDay1 = Date.parse("2026-03-01T20:59:00Z");
+    const day2 = Date.parse("2026-03-01T21:00:00Z");
+    const [a, b, c] = [1_000, 2_000, 3_000].map((amountKopecks, i) => refunds.open(p, { amountKopecks }, 10 + i, LEASE).refund);
+    refunds.end(a!.id, { status: "SUCCEEDED" }, lateDay1);
+    refunds.end(b!.id, { status: "SUCCEEDED" }, day2);
+    refunds.end(c!.id, { status: "FAILED", failure: new DomainError("REFUND_DECLINED", { detail: "refund_declined" }) }, day2);
+    expect(repo.dailyRefunds(["S"], "2026-03-01", "2026-03-02")).toEqual([
+      { day: "2026-03-01", count: 1, sumKopecks: 1_000 },
+      { day: "2026-03-02", count: 1, sumKopecks: 2_000 },
+    ]);
+  });
+
   test("a FAILED refund frees its amount and moves nothing else; a second end changes nothing", () => {
     const p = paid();
     const r = refunds.open(p, {}, 10, LEASE).refund;

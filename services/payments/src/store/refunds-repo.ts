@@ -125,6 +125,7 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
           .returning()
           .get();
         const succeeded = outcome.status === "SUCCEEDED" ? done.amountKopecks : 0;
+        if (succeeded > 0) payments.countRefund(done.shopId, now, succeeded);
         let payment = db
           .update(p)
           .set({ refundingKopecks: sql`${p.refundingKopecks} - ${done.amountKopecks}`, refundedKopecks: sql`${p.refundedKopecks} + ${succeeded}`, updatedAt: now })

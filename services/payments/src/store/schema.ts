@@ -57,6 +57,8 @@ export const payments = sqliteTable(
     index("payments_shop_created_idx").on(t.shopId, t.createdAt, t.id, t.seq),
     // Status-filtered pages walk this in seq order without touching rows.
     index("payments_shop_status_seq_idx").on(t.shopId, t.status, t.seq),
+    // The dashboard's sort by amount, both directions; status and seq ride along so a page is an index walk.
+    index("payments_shop_amount_idx").on(t.shopId, t.amountKopecks, t.seq, t.status),
     index("payments_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
   ],
 );
@@ -110,6 +112,41 @@ export const refunds = sqliteTable(
 );
 export type RefundRow = typeof refunds.$inferSelect;
 
+/**
+ * The dashboard overview's daily rollup: payments created on a Moscow day, by method ("" while the
+ * buyer has not chosen one) and current status, with their count and amount. Changed in the same
+ * transaction as every insert and transition, so a month is at most days × methods × statuses rows
+ * per shop, whatever the number of payments.
+ */
+export const dailyStats = sqliteTable(
+  "daily_stats",
+  {
+    shopId: text("shop_id").notNull(),
+    /** YYYY-MM-DD in Moscow time (UTC+3) of the payment's createdAt. */
+    day: text("day").notNull(),
+    method: text("method").notNull(),
+    status: text("status").$type<PaymentStatus>().notNull(),
+    count: integer("count").notNull(),
+    sumKopecks: integer("sum_kopecks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shopId, t.day, t.method, t.status] })],
+);
+
+/**
+ * The overview's refunds: SUCCEEDED refunds per shop and Moscow day of their completion, with
+ * their count and amount; changed in the transaction that ends each refund.
+ */
+export const dailyRefunds = sqliteTable(
+  "daily_refunds",
+  {
+    shopId: text("shop_id").notNull(),
+    day: text("day").notNull(),
+    count: integer("count").notNull(),
+    sumKopecks: integer("sum_kopecks").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shopId, t.day] })],
+);
+
 /** Events committed with their transition, published to JetStream by the relay. */
 export const outbox = sqliteTable(
   "outbox",
@@ -131,4 +168,4 @@ export const outbox = sqliteTable(
   (t) => [index("outbox_unpublished_idx").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
-export const schema = { payments, statusCounts, refunds, outbox };
+export const schema = { payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox };

@@ -1,9 +1,9 @@
 import { join } from "node:path";
-import { and, asc, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, sql, type SQL } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
-import type { DeliveryResult, Failure } from "@payaccept/contracts";
-import { failureColumns } from "./failure-columns.ts";
-import { attempts, deliveries, schema, type AttemptRow, type DeliveryRow } from "./schema.ts";
+import type { DeliveryHealth, DeliveryResult, Failure } from "@payaccept/contracts";
+import { failureColumns, failureFrom } from "./failure-columns.ts";
+import { attempts, deliveries, FAILING, healthDaily, schema, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
@@ -11,6 +11,9 @@ const p = sql.placeholder;
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
 export type SeriesState = { result: DeliveryResult; lastError: Failure | null; nextAttemptAt: number | null; at: number };
 export type NewAttempt = Omit<AttemptRow, "errorCode" | "errorParams"> & { error: Failure | null };
+/** A shop's webhook health; the RPC gives its last error the API's three fields. */
+export type ShopHealth = Omit<DeliveryHealth, "lastError" | "lastErrorCode" | "lastErrorParams"> & { lastError: Failure | null };
+export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 
 /**
@@ -104,6 +107,18 @@ export function openDeliveryStore(path: string) {
     .where(eq(deliveries.id, p("id")))
     .prepare();
 
+  const latestErrorQ = db
+    .select({ code: deliveries.lastErrorCode, params: deliveries.lastErrorParams })
+    .from(deliveries)
+    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastErrorCode)))
+    .orderBy(desc(deliveries.id))
+    .limit(1)
+    .prepare();
+  const latestError = (shopId: string) => {
+    const row = latestErrorQ.get({ shopId });
+    return row ? failureFrom(row.code, row.params) : null;
+  };
+
   const attemptsOf = (ids: string[]) =>
     ids.length === 0
       ? []
@@ -187,8 +202,8 @@ export function openDeliveryStore(path: string) {
       }).immediate();
     },
 
-    /** A page of the shop's deliveries, newest first, each with its attempts in order. */
-    list(q: { shopId: string; paymentId?: string; before?: string; limit: number }): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
+    /** A page of the shop's deliveries, newest first, each with its attempts in order; every filter has its index. */
+    list(q: LogQuery): { delivery: DeliveryRow; attempts: AttemptRow[] }[] {
       const rows = db
         .select()
         .from(deliveries)
@@ -197,6 +212,9 @@ export function openDeliveryStore(path: string) {
             eq(deliveries.shopId, q.shopId),
             q.paymentId === undefined ? undefined : eq(deliveries.paymentId, q.paymentId),
             q.before === undefined ? undefined : lt(deliveries.id, q.before),
+            q.status === undefined ? undefined : eq(deliveries.status, q.status),
+            q.orderId === undefined ? undefined : eq(deliveries.orderId, q.orderId),
+            q.failedOnly ? FAILING : undefined,
           ),
         )
         .orderBy(desc(deliveries.id))
@@ -204,6 +222,23 @@ export function openDeliveryStore(path: string) {
         .all();
       const byDelivery = Map.groupBy(attemptsOf(rows.map((r) => r.id)), (a) => a.deliveryId);
       return rows.map((delivery) => ({ delivery, attempts: byDelivery.get(delivery.id) ?? [] }));
+    },
+
+    /** Per shop, the deliveries whose event occurred on Moscow days [fromDay, toDay] (the daily rollup), and the endpoint's latest error. */
+    health(shopIds: string[], fromDay: string, toDay: string): ShopHealth[] {
+      const cells = db
+        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})` })
+        .from(healthDaily)
+        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .groupBy(healthDaily.shopId, healthDaily.state)
+        .all();
+      return [...Map.groupBy(cells, (c) => c.shopId)].flatMap(([shopId, states]) => {
+        const n = (state: HealthState) => states.find((s) => s.state === state)?.count ?? 0;
+        const total = states.reduce((sum, s) => sum + s.count, 0);
+        if (total === 0) return [];
+        const figures = { shopId, total, firstAttempt: n("first"), delivered: n("first") + n("delivered"), failed: n("failed"), retrying: n("retrying") };
+        return [{ ...figures, lastError: figures.failed + figures.retrying === 0 ? null : latestError(shopId) }];
+      });
     },
 
     attemptsOf(id: string): AttemptRow[] {

@@ -2,6 +2,9 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { DELIVERY_RESULTS, type Reason } from "@payaccept/contracts";
 
+/** A delivery that is failing: given up on, blocked, or still retrying after an error. */
+export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null))`;
+
 /**
  * One row per payment event (payment id, status): the webhook body serialised once, and the state
  * of its current attempt series. A manual resend or a replay starts a new series on the same row.
@@ -37,8 +40,33 @@ export const deliveries = sqliteTable(
     uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
     index("deliveries_shop_id").on(t.shopId, t.id),
     index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
+    // The delivery log's filters, each newest first.
+    index("deliveries_shop_status_id").on(t.shopId, t.status, t.id),
+    index("deliveries_shop_order_id").on(t.shopId, t.orderId, t.id),
+    index("deliveries_shop_failing").on(t.shopId, t.id).where(FAILING),
     index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
   ],
+);
+
+export const HEALTH_STATES = ["first", "delivered", "failed", "retrying", "pending"] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/**
+ * The overview's webhook health: deliveries per shop, Moscow day of their event and state (first:
+ * delivered by the first attempt of the first series; delivered: later; failed: exhausted or
+ * blocked; retrying: pending after a failed attempt; pending: not tried yet in its series).
+ * Kept by SQLite triggers on `deliveries` (migration 0001_log_filters_health), so every insert and
+ * update of a delivery, one by one or in bulk (replay), moves its count in the same transaction.
+ */
+export const healthDaily = sqliteTable(
+  "delivery_health_daily",
+  {
+    shopId: text("shop_id").notNull(),
+    day: text("day").notNull(),
+    state: text("state", { enum: HEALTH_STATES }).notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shopId, t.day, t.state] })],
 );
 
 /** One row per attempt; the key makes a redelivered attempt impossible to log twice. */
@@ -59,6 +87,6 @@ export const attempts = sqliteTable(
   (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
 );
 
-export const schema = { deliveries, attempts };
+export const schema = { deliveries, attempts, healthDaily };
 export type DeliveryRow = typeof deliveries.$inferSelect;
 export type AttemptRow = typeof attempts.$inferSelect;

@@ -9,7 +9,7 @@ import { formOf, text } from "../forms.ts";
 import { clientAddress, safeNext } from "../middleware.ts";
 import { AuthPage } from "../views/auth-pages.tsx";
 
-const homeOf = (user: UserRow) => (user.role === "operator" ? "/ops/shops" : "/shops");
+const homeOf = (user: UserRow) => (user.role === "operator" ? "/ops/shops" : "/overview");
 
 /** Sign-up, sign-in, sign-out, and the front door that sends each person to their start page. */
 export function authRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -45,10 +45,13 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
       });
       return { kind: "lookup", loaded: await loaded(lookup) };
     }
-    const { from, to, status } = query.period;
-    const list = deps.backend.call(rpcs.payments.list, {
+    const list = deps.backend.call(rpcs.payments.browse, {
       shopId: shop.id,
-      query: { from, to, status: status?.join(","), page: String(query.page), limit: String(PAYMENTS_PER_PAGE) },
+      ...query.days,
+      status: query.period.status,
+      sort: filter.sort,
+      page: query.page,
+      limit: PAYMENTS_PER_PAGE,
     });
     return { kind: "list", loaded: await loaded(list) };
   }
@@ -80,13 +83,26 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   r.get("/shops/:shopId/payments/:paymentId", async (c) => {
     const shop = shopOf(c);
     const payment = await paymentOf(shop, c.req.param("paymentId"));
-    const [deliveries, receipts] = await Promise.all([
+    const [deliveries, history, receipts] = await Promise.all([
       loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items)),
+      loaded(
+        Promise.all([deps.backend.call(rpcs.payments.history, { shopId: shop.id, id: payment.id }), deps.backend.call(rpcs.payments.listRefunds, { shopId: shop.id, id: payment.id })]).then(
+          ([h, r]) => ({ events: h.items, refunds: r.items }),
+        ),
+      ),
       loaded(deps.backend.call(rpcs.receipts.list, { shopId: shop.id, paymentIds: [payment.id] }).then((l) => l.items)),
     ]);
     const notice = flashFor(c, deps, ["notice"]);
     return c.html(
-      <PaymentPage page={c.get("page")} shop={shop} payment={payment} deliveries={deliveries} receipts={receipts} notice={notice && c.get("page").t[notice.text]} />,
+      <PaymentPage
+        page={c.get("page")}
+        shop={shop}
+        payment={payment}
+        deliveries={deliveries}
+        history={history}
+        receipts={receipts}
+        notice={notice && c.get("page").t[notice.text]}
+      />,
     );
   });
 

@@ -8,6 +8,7 @@ import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
 import { accountOf } from "../middleware.ts";
 import { ownedShop } from "../ownership.ts";
+import { logFilterRequest, readLogFilter } from "../delivery-filter.ts";
 import { DELIVERIES_PER_PAGE, WebhookPage } from "../views/webhook-page.tsx";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
@@ -19,9 +20,12 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
 
   const page = async (c: Context<WebEnv>, shop: ShopRow, urlForm?: { value: string; errors: string[] }) => {
     const before = c.req.query("before") || undefined;
-    const log = await loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, limit: DELIVERIES_PER_PAGE, before }).then((l) => l.items));
+    const filter = readLogFilter((n) => c.req.query(n));
+    const log = await loaded(
+      deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, limit: DELIVERIES_PER_PAGE, before, ...logFilterRequest(filter) }).then((l) => l.items),
+    );
     const flash = urlForm ? undefined : flashFor(c, deps, ["secret", "testWebhook", "notice"], shop.id);
-    return <WebhookPage page={c.get("page")} shop={shop} log={log} before={before} urlForm={urlForm} flash={flash} />;
+    return <WebhookPage page={c.get("page")} shop={shop} log={log} filter={filter} before={before} urlForm={urlForm} flash={flash} />;
   };
 
   r.get("/shops/:shopId/webhook", async (c) => c.html(await page(c, shopOf(c))));
@@ -49,8 +53,9 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/shops/:shopId/webhook/test", async (c) => {
     const shop = shopOf(c);
+    const sentAt = deps.directory.now();
     const result = await deps.backend.slow(rpcs.webhooks.test, { shopId: shop.id });
-    return done(c, deps, `${tab(shop)}#test-title`, { kind: "testWebhook", shopId: shop.id, result });
+    return done(c, deps, `${tab(shop)}#test-title`, { kind: "testWebhook", shopId: shop.id, result, sentAt });
   });
 
   r.post("/shops/:shopId/webhook/deliveries/:deliveryId/resend", async (c) => {

@@ -3,8 +3,9 @@ import { formatRubles } from "@payaccept/platform";
 import type { Loaded } from "../backend.ts";
 import { formatDay, moscowDate, nextDay } from "../moscow-time.ts";
 import type { Page } from "../page.ts";
-import { Alert, Badge, CsrfField, Money, TextField, Unavailable, When } from "./components.tsx";
+import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
+import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 
 export type PayoutForm = { amount: string; idempotencyKey: string; errors: string[] };
 
@@ -38,35 +39,13 @@ function Figures(props: { page: Page; balance: Balance; now: number }) {
 function Payouts(props: { page: Page; payouts: Payout[] }) {
   const { page } = props;
   const { t } = page;
-  if (props.payouts.length === 0) return <p class="muted">{t.noPayouts}</p>;
-  return (
-    <table class="payouts">
-      <thead>
-        <tr>
-          <th scope="col">{t.created}</th>
-          <th scope="col" class="num">
-            {t.amount}
-          </th>
-          <th scope="col">{t.status}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.payouts.map((p) => (
-          <tr>
-            <td data-label={t.created}>
-              <When page={page} at={p.createdAt} />
-            </td>
-            <td data-label={t.amount} class="num">
-              <Money page={page} kopecks={p.amountKopecks} />
-            </td>
-            <td data-label={t.status}>
-              <Badge tone={p.status === "PAID" ? "ok" : p.status === "FAILED" ? "bad" : "neutral"}>{t.payoutStatuses[p.status] ?? p.status}</Badge>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
+  const moves = props.payouts.map((p): MoneyMove => ({
+    at: p.createdAt,
+    amountKopecks: p.amountKopecks,
+    tone: p.status === "PAID" ? "ok" : p.status === "FAILED" ? "bad" : "neutral",
+    status: t.payoutStatuses[p.status] ?? p.status,
+  }));
+  return <MoneyMoves page={page} class="payouts" timeLabel={t.created} moves={moves} empty={t.noPayouts} />;
 }
 
 /** The account's balance (the figures of GET /v1/balance), the hold in words, payouts. */

@@ -65,6 +65,22 @@ export function TextField(props: {
   );
 }
 
+export function SelectField(props: { name: string; label: string; value: string; options: [value: string, label: string][] }) {
+  const id = `f-${props.name}`;
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} name={props.name}>
+        {props.options.map(([value, label]) => (
+          <option value={value} selected={value === props.value}>
+            {label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 export const Badge = (props: { tone: "ok" | "bad" | "neutral" | "test"; children: Child }) => <span class={`badge ${props.tone}`}>{props.children}</span>;
 
 const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", FAILED: "bad", EXPIRED: "bad", CANCELED: "bad", REFUNDED: "neutral" };
@@ -76,8 +92,15 @@ export const StatusBadge = (props: { page: Page; status: string }) => {
 
 export const Money = (props: { page: Page; kopecks: number }) => <span class="money">{formatRubles(props.kopecks, props.page.lang)}</span>;
 
+/** A moment in Moscow time, always labelled as such: merchants and buyers span eleven time zones. */
 export const When = (props: { page: Page; at: string | number | null }) =>
-  props.at === null ? <>{props.page.t.none}</> : <time datetime={new Date(props.at).toISOString()}>{formatMoscow(props.at, props.page.lang)}</time>;
+  props.at === null ? (
+    <>{props.page.t.none}</>
+  ) : (
+    <time datetime={new Date(props.at).toISOString()}>
+      {`${formatMoscow(props.at, props.page.lang)}\u00A0${props.page.t.msk}`}
+    </time>
+  );
 
 /** A credential shown in full, with a copy button the script wires up. */
 export function Secret(props: { page: Page; value: string; label: string }) {
@@ -94,14 +117,23 @@ export function Secret(props: { page: Page; value: string; label: string }) {
 }
 
 /** A POST button (its own small form), optionally asking for confirmation when scripts run. */
-export function ActionButton(props: { page: Page; action: string; label: string; confirm?: string; tone?: "primary" | "danger" | "plain"; fields?: Record<string, string> }) {
+export function ActionButton(props: {
+  page: Page;
+  action: string;
+  label: string;
+  confirm?: string;
+  tone?: "primary" | "danger" | "plain";
+  fields?: Record<string, string>;
+  /** In a table row: a compact button. */
+  small?: boolean;
+}) {
   return (
     <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
       <CsrfField page={props.page} />
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" class={`button ${props.tone ?? "plain"}`}>
+      <button type="submit" class={`button ${props.tone ?? "plain"}${props.small ? " compact" : ""}`}>
         {props.label}
       </button>
     </form>

@@ -4,66 +4,92 @@ import { ActionButton, Badge, StatusBadge, When } from "./components.tsx";
 
 const RESULT_TONE: Record<string, "ok" | "bad" | "neutral"> = { delivered: "ok", exhausted: "bad", blocked: "bad" };
 
+function LastReply(props: { page: Page; d: WebhookDelivery }) {
+  const { t } = props.page;
+  const last = props.d.attempts.at(-1);
+  if (!last) return <span class="muted">{t.none}</span>;
+  return (
+    <span class="reply">
+      {last.httpStatus === null ? t.noHttpReply : `HTTP ${last.httpStatus}`} · {t.ms(Math.round(last.durationMs))}
+    </span>
+  );
+}
+
 /**
- * Webhook deliveries, newest first: result, attempt count, error and next attempt, every
- * attempt's code and time (folded), and a resend that works even after the attempts ran out.
- * `back` says where the resend returns to.
+ * Webhook deliveries, newest first, one table row each: when, which order and event, the result
+ * (with the next attempt or the error under it), the attempts (folded list), the last reply, and
+ * a resend that works even after the attempts ran out. `back` says where the resend returns to.
  */
 export function DeliveryLog(props: { page: Page; shopId: string; deliveries: WebhookDelivery[]; back: "webhook" | "payment" }) {
   const { page } = props;
   const { t } = page;
   if (props.deliveries.length === 0) return <p class="muted">{t.noDeliveries}</p>;
+  const withOrder = props.back === "webhook";
   return (
-    <ul class="deliveries">
-      {props.deliveries.map((d) => (
-        <li class="delivery" data-delivery={d.id}>
-          <div class="delivery-head">
-            <StatusBadge page={page} status={d.status} />
-            <Badge tone={RESULT_TONE[d.result] ?? "neutral"}>{t.deliveryResults[d.result] ?? d.result}</Badge>
-            {props.back === "webhook" ? (
-              <a href={`/shops/${props.shopId}/payments/${d.paymentId}`}>
-                {t.order} {d.orderId}
-              </a>
-            ) : null}
-          </div>
-          <dl class="facts compact">
-            <dt>{t.deliveryCreated}</dt>
-            <dd>
+    <table class="deliveries">
+      <thead>
+        <tr>
+          <th scope="col">{t.deliveryCreated}</th>
+          {withOrder ? <th scope="col">{t.order}</th> : null}
+          <th scope="col">{t.deliveryEvent}</th>
+          <th scope="col">{t.result}</th>
+          <th scope="col">{t.attempts}</th>
+          <th scope="col">{t.lastReply}</th>
+          <th scope="col">
+            <span class="visually-hidden">{t.resend}</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.deliveries.map((d) => (
+          <tr class="delivery" data-delivery={d.id}>
+            <td data-label={t.deliveryCreated}>
               <When page={page} at={d.createdAt} />
-            </dd>
-            <dt>{t.attempts}</dt>
-            <dd class="attempt-count">{d.attemptCount}</dd>
-            {d.nextAttemptAt ? (
-              <>
-                <dt>{t.nextAttempt}</dt>
-                <dd>
-                  <When page={page} at={d.nextAttemptAt} />
-                </dd>
-              </>
+            </td>
+            {withOrder ? (
+              <td data-label={t.order}>
+                <a href={`/shops/${props.shopId}/payments/${d.paymentId}`}>{d.orderId}</a>
+              </td>
             ) : null}
-            {d.lastError ? (
-              <>
-                <dt>{t.lastError}</dt>
-                <dd class="error-text">{d.lastError}</dd>
-              </>
-            ) : null}
-          </dl>
-          {d.attempts.length > 0 ? (
-            <details>
-              <summary>{t.attemptLog}</summary>
-              <ol class="attempts">
-                {d.attempts.map((a) => (
-                  <li>
-                    {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} ·{" "}
-                    {Math.round(a.durationMs)} ms{a.error ? <span class="error-text"> · {a.error}</span> : null}
-                  </li>
-                ))}
-              </ol>
-            </details>
-          ) : null}
-          <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={{ back: props.back }} />
-        </li>
-      ))}
-    </ul>
+            <td data-label={t.deliveryEvent}>
+              <StatusBadge page={page} status={d.status} />
+            </td>
+            <td data-label={t.result}>
+              <Badge tone={RESULT_TONE[d.result] ?? "neutral"}>{t.deliveryResults[d.result] ?? d.result}</Badge>
+              {d.nextAttemptAt ? (
+                <span class="small muted block">
+                  {t.nextAttempt}: <When page={page} at={d.nextAttemptAt} />
+                </span>
+              ) : null}
+              {d.lastError ? <span class="small error-text block">{t.lastErrorIs(d.lastError)}</span> : null}
+            </td>
+            <td data-label={t.attempts} class="attempt-count">
+              {d.attempts.length > 0 ? (
+                <details>
+                  <summary>{d.attemptCount}</summary>
+                  <ol class="attempts">
+                    {d.attempts.map((a) => (
+                      <li>
+                        {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} ·{" "}
+                        {t.ms(Math.round(a.durationMs))}
+                        {a.error ? <span class="error-text"> · {a.error}</span> : null}
+                      </li>
+                    ))}
+                  </ol>
+                </details>
+              ) : (
+                d.attemptCount
+              )}
+            </td>
+            <td data-label={t.lastReply}>
+              <LastReply page={page} d={d} />
+            </td>
+            <td class="row-action">
+              <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={{ back: props.back }} small />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -27,6 +27,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
                   <a href="/ops/shops">{t.navOperator}</a>
                 ) : (
                   <>
+                    <a href="/overview">{t.navOverview}</a>
                     <a href="/shops">{t.navShops}</a>
                     <a href="/balance">{t.navBalance}</a>
                   </>
@@ -34,7 +35,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
               </nav>
             ) : null}
             <div class="session">
-              <a class="lang" href={`?lang=${other}`} hreflang={other} lang={other} aria-label={t.switchLangName}>
+              <a class="lang" href={props.page.otherLangHref} hreflang={other} lang={other} aria-label={t.switchLangName}>
                 {t.switchLang}
               </a>
               {viewer ? (

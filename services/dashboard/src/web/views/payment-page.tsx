@@ -1,4 +1,4 @@
-import type { Payment, Receipt, WebhookDelivery } from "@payaccept/contracts";
+import type { FinalStatus, Payment, Receipt, Refund, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
@@ -6,6 +6,7 @@ import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
 import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
+import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 import { ReceiptsBlock } from "./receipts-block.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
@@ -44,12 +45,52 @@ function Fields(props: { page: Page; payment: Payment }) {
   );
 }
 
-/** One payment: every field of the spec's Payment, its fiscal receipts, its webhook deliveries, refund or cancel. */
+export type StatusEvent = { status: FinalStatus; at: string };
+
+/** What happened to the payment and when: created, then each final status it reached. */
+function History(props: { page: Page; payment: Payment; events: StatusEvent[] }) {
+  const { page } = props;
+  const { t } = page;
+  const steps: { status: string; at: string }[] = [{ status: "CREATED", at: props.payment.createdAt }, ...props.events];
+  return (
+    <ol class="history">
+      {steps.map((s) => (
+        <li>
+          <StatusBadge page={page} status={s.status} /> <When page={page} at={s.at} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+const REFUND_TONE: Record<string, "ok" | "bad"> = { SUCCEEDED: "ok", FAILED: "bad" };
+
+/** The payment's refunds, partial or full, oldest first: when, how much, how it ended and why. */
+function Refunds(props: { page: Page; refunds: Refund[] }) {
+  const { page } = props;
+  const { t } = page;
+  const moves = props.refunds.map((r): MoneyMove => ({
+    at: r.completedAt ?? r.createdAt,
+    amountKopecks: r.amountKopecks,
+    tone: REFUND_TONE[r.status] ?? "neutral",
+    status: t.refundStatuses[r.status] ?? r.status,
+    notes: (
+      <>
+        {r.reason ? <span class="small muted block">{r.reason}</span> : null}
+        {r.failureReason ? <span class="small error-text block">{r.failureReason}</span> : null}
+      </>
+    ),
+  }));
+  return <MoneyMoves page={page} class="refunds" timeLabel={t.refundedAt} moves={moves} empty={t.noRefunds} />;
+}
+
+/** One payment: every field of the spec's Payment, its history, refunds and fiscal receipts, its webhook deliveries, refund or cancel. */
 export function PaymentPage(props: {
   page: Page;
   shop: ShopRow;
   payment: Payment;
   deliveries: Loaded<WebhookDelivery[]>;
+  history: Loaded<{ events: StatusEvent[]; refunds: Refund[] }>;
   receipts: Loaded<Receipt[]>;
   notice?: string;
 }) {
@@ -78,6 +119,20 @@ export function PaymentPage(props: {
           ) : null}
         </div>
       </section>
+      {props.history.ok ? (
+        <div class="pair">
+          <section class="card" aria-labelledby="history-title">
+            <h2 id="history-title">{t.historyTitle}</h2>
+            <History page={page} payment={payment} events={props.history.value.events} />
+          </section>
+          <section class="card" aria-labelledby="refunds-title">
+            <h2 id="refunds-title">{t.refundsTitle}</h2>
+            <Refunds page={page} refunds={props.history.value.refunds} />
+          </section>
+        </div>
+      ) : (
+        <Unavailable page={page} service={props.history.service} />
+      )}
       <section class="card" id="receipts">
         <h2>{t.paymentReceipts}</h2>
         {props.receipts.ok ? <ReceiptsBlock page={page} receipts={props.receipts.value} /> : <Unavailable page={page} service={props.receipts.service} />}

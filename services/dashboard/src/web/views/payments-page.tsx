@@ -1,29 +1,46 @@
-import { PAYMENT_STATUSES, type Payment } from "@payaccept/contracts";
+import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort } from "@payaccept/contracts";
+import { formatRubles } from "@payaccept/platform";
 import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
-import { filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
+import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
 import type { Page } from "../page.ts";
-import { Alert, Money, Pager, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { Alert, Money, Pager, SelectField, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 /** What the filter found: a page of the list, one payment by order number (or none), or nothing asked. */
 export type PaymentsResult =
-  | { kind: "list"; loaded: Loaded<{ items: Payment[]; total: number; page: number }> }
+  | { kind: "list"; loaded: Loaded<{ items: Payment[]; total: number; sumKopecks: number }> }
   | { kind: "lookup"; loaded: Loaded<Payment | null> }
   | { kind: "invalid"; problems: FilterProblem[] };
 
-function PaymentRows(props: { page: Page; shopId: string; payments: Payment[] }) {
+/** A column heading that sorts by it: newest or largest first, then the other way on a second click. */
+function SortHeading(props: { label: string; field: "created" | "amount"; filter?: PaymentFilter; shopId: string; num?: boolean }) {
+  const { filter } = props;
+  if (!filter) return <th scope="col" class={props.num ? "num" : undefined}>{props.label}</th>;
+  const current = filter.sort.startsWith(props.field) ? filter.sort : undefined;
+  const next: PaymentSort = current === `${props.field}_desc` ? `${props.field}_asc` : `${props.field}_desc`;
+  const arrow = current === undefined ? "" : current.endsWith("_desc") ? " ↓" : " ↑";
+  return (
+    <th scope="col" class={props.num ? "num" : undefined} aria-sort={current === undefined ? undefined : current.endsWith("_desc") ? "descending" : "ascending"}>
+      <a href={`/shops/${props.shopId}/payments${filterQuery(filter, { sort: next, page: 1 })}`}>
+        {props.label}
+        {arrow}
+      </a>
+    </th>
+  );
+}
+
+function PaymentRows(props: { page: Page; shopId: string; payments: Payment[]; filter?: PaymentFilter }) {
   const { page } = props;
   const { t } = page;
   return (
     <table class="payments">
       <thead>
         <tr>
-          <th scope="col">{t.created}</th>
+          <SortHeading label={t.created} field="created" filter={props.filter} shopId={props.shopId} />
           <th scope="col">{t.order}</th>
-          <th scope="col" class="num">
-            {t.amount}
-          </th>
+          <th scope="col">{t.description}</th>
+          <SortHeading label={t.amount} field="amount" filter={props.filter} shopId={props.shopId} num />
           <th scope="col">{t.status}</th>
           <th scope="col">{t.method}</th>
           <th scope="col">{t.paidAt}</th>
@@ -37,6 +54,9 @@ function PaymentRows(props: { page: Page; shopId: string; payments: Payment[] })
             </td>
             <td data-label={t.order}>
               <a href={`/shops/${props.shopId}/payments/${p.id}`}>{p.orderId}</a>
+            </td>
+            <td data-label={t.description} class="description">
+              {p.description ?? t.none}
             </td>
             <td data-label={t.amount} class="num">
               <Money page={page} kopecks={p.amountKopecks} />
@@ -67,8 +87,8 @@ function Result(props: { page: Page; shop: ShopRow; filter: PaymentFilter; resul
   const list = result.loaded.value;
   return (
     <>
-      <p class="muted total">{t.totalFound(list.total)}</p>
-      {list.items.length > 0 ? <PaymentRows page={page} shopId={props.shop.id} payments={list.items} /> : <p class="muted">{t.noPayments}</p>}
+      <p class="total">{t.paymentsFound(list.total, formatRubles(list.sumKopecks, page.lang))}</p>
+      {list.items.length > 0 ? <PaymentRows page={page} shopId={props.shop.id} payments={list.items} filter={props.filter} /> : <p class="muted">{t.noPayments}</p>}
       <Pager
         page={page}
         current={props.filter.page}
@@ -84,7 +104,7 @@ export function PaymentsPage(props: { page: Page; shop: ShopRow; filter: Payment
   const { page, shop, filter } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments`;
-  const exportQuery = filterQuery({ ...filter, orderId: "", page: 1 });
+  const exportQuery = filterQuery({ ...filter, orderId: "", sort: DEFAULT_SORT, page: 1 });
   return (
     <ShopFrame page={page} shop={shop} tab="payments" title={t.paymentsTitle}>
       <section class="card">
@@ -100,6 +120,7 @@ export function PaymentsPage(props: { page: Page; shop: ShopRow; filter: Payment
             ))}
           </fieldset>
           <TextField name="orderId" label={t.orderIdFilter} value={filter.orderId} hint={t.orderIdFilterHint} maxlength={64} />
+          <SelectField name="sort" label={t.sortOrder} value={filter.sort} options={PAYMENT_SORTS.map((s) => [s, t.sorts[s]])} />
           <div class="actions">
             <button type="submit" class="button primary">
               {t.applyFilters}

@@ -44,8 +44,8 @@ export function ShopCardPage(props: { page: Page; shop: ShopRow; keyHint: KeyHin
         <form method="post" action={`/shops/${shop.id}/settings`} class="stack">
           <CsrfField page={page} />
           <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
-          <TextField name="successUrl" type="url" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
-          <TextField name="failUrl" type="url" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
           <button type="submit" class="button primary">
             {t.save}
           </button>

@@ -3,7 +3,9 @@ import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import type { FlashMessage } from "../flash.ts";
 import type { Page } from "../page.ts";
-import { ActionButton, Alert, CsrfField, Secret, TextField, Unavailable } from "./components.tsx";
+import { PAYMENT_STATUSES } from "@payaccept/contracts";
+import { logFilterQuery, type LogFilter } from "../delivery-filter.ts";
+import { ActionButton, Alert, CsrfField, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
@@ -13,21 +15,26 @@ type Props = {
   page: Page;
   shop: ShopRow;
   log: Loaded<WebhookDelivery[]>;
+  filter: LogFilter;
   /** The delivery the page starts after (older pages), if any. */
   before?: string;
   urlForm?: { value: string; errors: string[] };
   flash?: Extract<FlashMessage, { kind: "secret" | "testWebhook" | "notice" }>;
 };
 
-function TestResult(props: { page: Page; result: Extract<FlashMessage, { kind: "testWebhook" }>["result"] }) {
-  const { t } = props.page;
-  const { result } = props;
+function TestResult(props: { page: Page; flash: Extract<FlashMessage, { kind: "testWebhook" }> }) {
+  const { page } = props;
+  const { t } = page;
+  const { result } = props.flash;
   const ms = Math.round(result.durationMs);
   if (result.httpStatus !== null) {
     const ok = result.httpStatus >= 200 && result.httpStatus < 300;
     return (
       <Alert kind={ok ? "ok" : "error"}>
         <p class="test-result">{t.testWebhookResult(result.httpStatus, ms)}</p>
+        <p class="small">
+          {t.sentAt} <When page={page} at={props.flash.sentAt} />
+        </p>
         {result.error ? <p class="error-text">{result.error}</p> : null}
       </Alert>
     );
@@ -37,6 +44,28 @@ function TestResult(props: { page: Page; result: Extract<FlashMessage, { kind: "
       <p class="test-result">{result.error === "no webhook URL configured" ? t.noWebhookUrl : t.testWebhookNoReply(ms)}</p>
       {result.error && result.error !== "no webhook URL configured" ? <p class="error-text">{result.error}</p> : null}
     </Alert>
+  );
+}
+
+function LogFilters(props: { page: Page; base: string; filter: LogFilter }) {
+  const { page, filter } = props;
+  const { t } = page;
+  return (
+    <form method="get" action={`${props.base}#log-title`} class="filters log-filters">
+      <SelectField name="status" label={t.deliveryEvent} value={filter.status} options={[["", t.anyEvent], ...PAYMENT_STATUSES.map((s): [string, string] => [s, t.statuses[s]])]} />
+      <TextField name="payment" label={t.paymentFilter} value={filter.payment} hint={t.paymentFilterHint} maxlength={64} />
+      <label class="choice">
+        <input type="checkbox" name="failed" value="1" checked={filter.failedOnly} /> {t.failedOnly}
+      </label>
+      <div class="actions">
+        <button type="submit" class="button primary">
+          {t.applyFilters}
+        </button>
+        <a class="button plain" href={`${props.base}#log-title`}>
+          {t.resetFilters}
+        </a>
+      </div>
+    </form>
   );
 }
 
@@ -88,15 +117,16 @@ export function WebhookPage(props: Props) {
       <section class="card" aria-labelledby="test-title">
         <h2 id="test-title">{t.testWebhookTitle}</h2>
         <p class="muted">{t.testWebhookText}</p>
-        {flash?.kind === "testWebhook" ? <TestResult page={page} result={flash.result} /> : null}
+        {flash?.kind === "testWebhook" ? <TestResult page={page} flash={flash} /> : null}
         <ActionButton page={page} action={`${base}/test`} label={t.sendTestWebhook} />
       </section>
       <section class="card" aria-labelledby="log-title">
         <h2 id="log-title">{t.deliveriesTitle}</h2>
+        <LogFilters page={page} base={base} filter={props.filter} />
         {props.log.ok ? <DeliveryLog page={page} shopId={shop.id} deliveries={items} back="webhook" /> : <Unavailable page={page} service={props.log.service} />}
         <p class="pager">
-          {props.before ? <a href={base}>{t.newestDeliveries}</a> : null}
-          {older ? <a href={`${base}?before=${encodeURIComponent(older)}`}>{t.olderDeliveries}</a> : null}
+          {props.before ? <a href={`${base}${logFilterQuery(props.filter)}#log-title`}>{t.newestDeliveries}</a> : null}
+          {older ? <a href={`${base}${logFilterQuery(props.filter, { before: older })}#log-title`}>{t.olderDeliveries}</a> : null}
         </p>
       </section>
     </ShopFrame>

@@ -1,0 +1,119 @@
+/**
+ * The dashboard overview's aggregates at scale (run by hand: `bun bench/overview-stats.ts [rows]`).
+ * One shop with `rows` payments over the 30 Moscow days of a month, in a temporary payments.db
+ * stored as it was before the daily rollup; opening it again runs the rollup's migration, whose
+ * backfill is timed too. Then, p50 of what one overview page asks for:
+ * - payments: rpcs.payments.stats' query (the rollup over the month) and the page's arithmetic;
+ * - webhooks: rpcs.webhooks.health's query over as many deliveries as payments, for the month;
+ * - the payments list's totals (rollup) and a sorted page.
+ * Each runs in the service's own repository/store, as the RPC handlers call them.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
+import { openStore } from "@payaccept/platform";
+import { overviewFigures } from "../services/dashboard/src/web/overview/figures.ts";
+import { openPaymentsStore } from "../services/payments/src/store/open.ts";
+import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
+import { schema } from "../services/payments/src/store/schema.ts";
+import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
+import { quantile, sampleMs } from "./lib/stats.ts";
+import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
+
+const ROWS = Number(process.argv[2] ?? 1_000_000);
+const RUNS = 21;
+const SHOP = "shop-bench";
+const MONTH = { from: "2026-03-01", to: "2026-03-30" };
+const START = Date.parse("2026-02-28T21:00:00Z"); // 2026-03-01 00:00 MSK
+const SPAN_MS = 30 * 86_400_000;
+const dir = mkdtempSync(join(tmpdir(), "overview-bench-"));
+const say = (s: string) => console.log(s);
+
+function seconds(started: number): string {
+  return `${((performance.now() - started) / 1000).toFixed(1)} s`;
+}
+
+/** `rows` payments spread evenly over the month: mostly paid, the rest over the other statuses; SBP and card alike. */
+function fillPayments(path: string): void {
+  const started = performance.now();
+  const store = openStore(path, schema, migrationsBefore("overview_rollup"));
+  const insert = store.sqlite.prepare(
+    `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
+     VALUES (?, ?, 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,
+  );
+  const counts = new Map<PaymentStatus, number>();
+  const batch = 50_000;
+  for (let from = 1; from <= ROWS; from += batch) {
+    store.sqlite.transaction(() => {
+      for (let seq = from; seq < Math.min(from + batch, ROWS + 1); seq++) {
+        const createdAt = START + Math.floor(((seq - 1) * SPAN_MS) / ROWS);
+        const status: PaymentStatus = seq % 10 < 7 ? "SUCCESS" : PAYMENT_STATUSES[seq % PAYMENT_STATUSES.length]!;
+        const method = status === "CREATED" ? null : seq % 2 ? "SBP" : "CARD";
+        counts.set(status, (counts.get(status) ?? 0) + 1);
+        insert.run(Bun.randomUUIDv7("hex", createdAt), SHOP, seq, `order-${seq}`, status, 10_000 + (seq % 90_000), method, createdAt, createdAt);
+      }
+    })();
+  }
+  const setCount = store.sqlite.prepare("INSERT INTO status_counts (shop_id, status, count) VALUES (?, ?, ?)");
+  for (const [status, n] of counts) setCount.run(SHOP, status, n);
+  store.sqlite.close();
+  say(`filled ${ROWS.toLocaleString("en-US")} payments in ${seconds(started)}`);
+}
+
+/** As many deliveries as payments over the same month; one in twenty fails, one in ten needed a retry. */
+function fillDeliveries(path: string): ReturnType<typeof openDeliveryStore> {
+  const started = performance.now();
+  const sqlite = openStore(path, {}, join(import.meta.dir, "../services/webhook-dispatcher/drizzle")).sqlite;
+  const insert = sqlite.prepare(
+    `INSERT INTO deliveries (id, shop_id, payment_id, status, order_id, body, occurred_at, created_at, series, queued_series, series_attempts, result, last_error, updated_at)
+     VALUES (?, ?, ?, 'SUCCESS', ?, '{}', ?, ?, 1, 1, ?, ?, ?, ?)`,
+  );
+  const batch = 50_000;
+  for (let from = 1; from <= ROWS; from += batch) {
+    sqlite.transaction(() => {
+      for (let i = from; i < Math.min(from + batch, ROWS + 1); i++) {
+        const at = START + Math.floor(((i - 1) * SPAN_MS) / ROWS);
+        const [attempts, result, error] = i % 20 === 0 ? [7, "exhausted", "HTTP 500"] : i % 10 === 0 ? [2, "delivered", null] : [1, "delivered", null];
+        insert.run(Bun.randomUUIDv7("hex", at), SHOP, `p-${i}`, `order-${i}`, at, at, attempts, result, error, at);
+      }
+    })();
+  }
+  sqlite.exec("ANALYZE");
+  sqlite.close();
+  say(`filled ${ROWS.toLocaleString("en-US")} deliveries in ${seconds(started)}`);
+  return openDeliveryStore(path);
+}
+
+function p50(label: string, fn: () => unknown): void {
+  const { samples, result } = sampleMs(fn, RUNS);
+  const summary = JSON.stringify(result).slice(0, 90);
+  say(`${label.padEnd(62)} p50 ${quantile(samples, 0.5).toFixed(2).padStart(7)} ms   max ${Math.max(...samples).toFixed(2).padStart(7)} ms   ${summary}`);
+}
+
+const paymentsPath = join(dir, "payments.db");
+fillPayments(paymentsPath);
+const migrating = performance.now();
+const store = openPaymentsStore(paymentsPath);
+say(`rollup migration (backfill of ${ROWS.toLocaleString("en-US")} payments) in ${seconds(migrating)}`);
+store.sqlite.exec("ANALYZE");
+const repo = createPaymentsRepo(store, () => {});
+const deliveries = fillDeliveries(join(dir, "webhooks.db"));
+
+say(`\nthe overview of one shop for the month ${MONTH.from} … ${MONTH.to}:`);
+p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP], MONTH.from, MONTH.to).length);
+p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
+p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
+say("\nthe payments list of the month:");
+p50("browse: newest first, page 1 × 50, count and sum", () => {
+  const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, sort: "created_desc", page: 1, limit: 50 });
+  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+});
+p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum", () => {
+  const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, statuses: ["SUCCESS"], sort: "amount_desc", page: 1, limit: 50 });
+  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+});
+
+store.sqlite.close();
+deliveries.close();
+rmSync(dir, { recursive: true, force: true });

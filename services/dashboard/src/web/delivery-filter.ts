@@ -1,0 +1,34 @@
+import { PAYMENT_STATUSES, Uuid, type PaymentStatus } from "@payaccept/contracts";
+
+/** The delivery log's filter as the form holds it: event status, failing only, a payment (order number or id). */
+export type LogFilter = { status: PaymentStatus | ""; failedOnly: boolean; payment: string };
+
+export function readLogFilter(query: (name: string) => string | undefined): LogFilter {
+  return {
+    status: PAYMENT_STATUSES.find((s) => s === query("status")) ?? "",
+    failedOnly: query("failed") === "1",
+    payment: (query("payment") ?? "").trim().slice(0, 64),
+  };
+}
+
+/** What the dispatcher filters on: a payment id when it is one, else an order number. */
+export function logFilterRequest(f: LogFilter): { status?: PaymentStatus; failedOnly?: boolean; paymentId?: string; orderId?: string } {
+  const byId = Uuid.safeParse(f.payment).success;
+  return {
+    status: f.status || undefined,
+    failedOnly: f.failedOnly || undefined,
+    paymentId: f.payment && byId ? f.payment.toLowerCase() : undefined,
+    orderId: f.payment && !byId ? f.payment : undefined,
+  };
+}
+
+/** The filter as a query string (for "older" links), without empty parts. */
+export function logFilterQuery(f: LogFilter, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  if (f.status) params.set("status", f.status);
+  if (f.failedOnly) params.set("failed", "1");
+  if (f.payment) params.set("payment", f.payment);
+  for (const [k, v] of Object.entries(extra)) params.set(k, v);
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
