@@ -63,7 +63,7 @@ test("a validation failure is one line per problem, the field by its name", () =
     { path: "somethingNew", issue: "a_future_zod_code", params: {}, message: "?" },
   ];
   expect(describeReason("ru", "VALIDATION_FAILED", { issues })).toEqual([
-    "Webhook URL: адрес должен быть публичным, не из внутренней сети",
+    "URL вебхука: адрес должен быть публичным, не из внутренней сети",
     "Название: не длиннее 100 символов",
     "somethingNew: неверное значение",
   ]);

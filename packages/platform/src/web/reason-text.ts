@@ -62,9 +62,9 @@ const ru: ReasonTexts = {
   PROVIDER_REFUSED: "Банк отклонил запрос.",
   REFUND_NOT_SUCCESS: "Вернуть можно только оплаченный платёж, а этот — в статусе «{status}».",
   REFUND_ALREADY_FULL: "Платёж уже возвращён целиком.",
-  REFUND_NOTHING_LEFT: "Возвращать больше нечего: возвращено {refundedKopecks}, ещё {refundingKopecks} — в возвратах, которые выполняются.",
+  REFUND_NOTHING_LEFT: "Возвращать больше нечего: возвращено {refundedKopecks}, в незавершённых возвратах — {refundingKopecks}.",
   REFUND_EXCEEDS_REFUNDABLE:
-    "Сумма возврата {refundKopecks} больше, чем осталось вернуть: {refundableKopecks} из {paymentKopecks} (ещё {refundingKopecks} — в возвратах, которые выполняются).",
+    "Сумма возврата {refundKopecks} больше, чем осталось вернуть: {refundableKopecks} из {paymentKopecks} (в незавершённых возвратах — {refundingKopecks}).",
   REFUND_EXCEEDS_AVAILABLE:
     "Для возврата {refundKopecks} не хватает баланса: доступно {availableKopecks}, из замороженных поступлений этого платежа — {frozenKopecks}.",
   REFUND_NO_PROVIDER_SESSION: "У платежа нет сессии в банке, вернуть его нельзя.",
@@ -89,7 +89,7 @@ const ru: ReasonTexts = {
   KEY_SHOP_INACTIVE: "Ключ выпускается только для активного магазина.",
   DIRECTORY_PUBLISH_PENDING: "Изменение сохранено и вступит в силу, как только справочник магазинов снова станет доступен.",
   PERIOD_INVALID: "Неверный период.",
-  REFUND_AMOUNT_INVALID: "Укажите сумму возврата в рублях и копейках, больше нуля.",
+  REFUND_AMOUNT_INVALID: "Укажите сумму возврата в рублях, например 1500 или 1500,50.",
   SESSION_NOT_FOUND: "Сессия не найдена.",
   SESSION_AMOUNT_MISMATCH: "Сессия для этого платежа и способа уже есть, с другой суммой.",
   SESSION_ALREADY_PAID: "Сессия уже оплачена.",
@@ -170,7 +170,7 @@ const en: ReasonTexts = {
   KEY_SHOP_INACTIVE: "Keys are issued only for an active shop.",
   DIRECTORY_PUBLISH_PENDING: "The change is saved and takes effect as soon as the shop directory is reachable again.",
   PERIOD_INVALID: "Invalid period.",
-  REFUND_AMOUNT_INVALID: "Enter the refund amount in rubles and kopecks, above zero.",
+  REFUND_AMOUNT_INVALID: "Enter the refund amount in rubles, e.g. 1500 or 1500.50.",
   SESSION_NOT_FOUND: "Session not found.",
   SESSION_AMOUNT_MISMATCH: "A session for this payment and method exists with another amount.",
   SESSION_ALREADY_PAID: "The session is already paid.",
@@ -300,7 +300,7 @@ const ruNames: Names = {
   someService: "Один из сервисов",
   fields: {
     name: "Название",
-    webhookUrl: "Webhook URL",
+    webhookUrl: "URL вебхука",
     successUrl: "Ссылка после успешной оплаты",
     failUrl: "Ссылка после неудачной оплаты",
     email: "Email",
