@@ -14,7 +14,7 @@ describe("webhookUrlProblems", () => {
   });
 
   test("a live shop needs https; a sandbox shop may use http", () => {
-    expect(rulesOf("http://shop.example.com/h", false, strict)).toEqual(["WEBHOOK_URL_SCHEME"]);
+    expect(rulesOf("http://shop.example.com/h", false, strict)).toEqual(["WEBHOOK_URL_HTTPS"]);
     expect(rulesOf("http://shop.example.com/h", true, strict)).toEqual([]);
   });
 
@@ -32,7 +32,7 @@ describe("webhookUrlProblems", () => {
   });
 
   test("other schemes, credentials and junk are refused", () => {
-    expect(rulesOf("ftp://shop.example.com/h", true, dev)).toEqual(["WEBHOOK_URL_SCHEME"]);
+    expect(rulesOf("ftp://shop.example.com/h", true, dev)).toEqual(["WEBHOOK_URL_HTTP_OR_HTTPS"]);
     expect(rulesOf("https://u:p@shop.example.com/h", false, strict)).toEqual(["WEBHOOK_URL_CREDENTIALS"]);
     expect(rulesOf("not a url", false, strict)).toHaveLength(1);
     expect(rulesOf(`https://shop.example.com/${"a".repeat(2100)}`, false, strict)).toHaveLength(1);

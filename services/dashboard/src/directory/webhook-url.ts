@@ -21,9 +21,9 @@ export function webhookUrlProblems(value: string, sandbox: boolean, policy: Webh
   if (!parsed.success) return issuesOf(parsed.error, path);
   const url = new URL(value);
   const problems: ValidationIssue[] = [];
-  const schemes = policy.allowPrivate || sandbox ? ["https", "http"] : ["https"];
-  if (!schemes.includes(url.protocol.slice(0, -1))) {
-    problems.push(customIssue(path, "WEBHOOK_URL_SCHEME", `must use ${schemes.join(" or ")}`, { schemes: schemes.join(", ") }));
+  const httpToo = policy.allowPrivate || sandbox;
+  if (url.protocol !== "https:" && !(httpToo && url.protocol === "http:")) {
+    problems.push(httpToo ? customIssue(path, "WEBHOOK_URL_HTTP_OR_HTTPS", "must use https or http") : customIssue(path, "WEBHOOK_URL_HTTPS", "must use https"));
   }
   if (url.username || url.password) problems.push(customIssue(path, "WEBHOOK_URL_CREDENTIALS", "must not contain credentials"));
   if (!policy.allowPrivate && !isPublicHostname(url.hostname)) {
