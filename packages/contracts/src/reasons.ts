@@ -148,6 +148,13 @@ export const REASONS = {
   DOCUMENT_NOT_FOUND: def("NOT_FOUND", "document not found"),
   DOCUMENT_BODY_MISMATCH: def("CONFLICT", "a document with this externalId exists with another body"),
   REGISTER_DOWN: def("UNAVAILABLE", "the register is down (sandbox switch)"),
+  // What the receipts service records for a receipt not registered yet (never thrown to a caller).
+  REGISTER_TIMEOUT: def("BAD_GATEWAY", "register unreachable: no answer within {timeoutMs} ms", { timeoutMs: "int" }),
+  REGISTER_UNREACHABLE: def("BAD_GATEWAY", "register unreachable: {detail}", { detail: "text" }),
+  REGISTER_HTTP_STATUS: def("BAD_GATEWAY", "register answered {httpStatus}", { httpStatus: "int" }),
+  REGISTER_BAD_REPLY: def("BAD_GATEWAY", "the register's reply does not follow the protocol"),
+  RECEIPT_NOT_FISCALISED_YET: def("BAD_GATEWAY", "the register has not fiscalised it yet"),
+  RECEIPT_REFUSED_BY_REGISTER: def("BAD_GATEWAY", "refused by the register: {detail}", { detail: "text" }),
 
   // ── the acquirer ──────────────────────────────────────────────────────────
   SESSION_NOT_FOUND: def("NOT_FOUND", "session not found"),

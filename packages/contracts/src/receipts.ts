@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, MAX_AMOUNT_KOPECKS, Uuid } from "./primitives.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * Fiscal receipts (54-FZ) in the terms of the fiscal data format FFD 1.2 (ФНС order ЕД-7-20/662@,
@@ -210,7 +211,10 @@ export const Receipt = z.object({
   items: z.array(ReceiptItem),
   fiscal: FiscalData.nullable(),
   attempts: z.number().int(),
+  /** Why the last attempt did not register it, in English; the code and its params say the same for programs. */
   lastError: z.string().nullable(),
+  lastErrorCode: ReasonCode.nullable(),
+  lastErrorParams: ReasonParams.nullable(),
   createdAt: IsoDateTime,
 });
 export type Receipt = z.infer<typeof Receipt>;

@@ -100,6 +100,12 @@ const ru: ReasonTexts = {
   DOCUMENT_NOT_FOUND: "Документ не найден.",
   DOCUMENT_BODY_MISMATCH: "Документ с этим externalId уже есть, с другим содержимым.",
   REGISTER_DOWN: "Касса недоступна (переключатель песочницы).",
+  REGISTER_TIMEOUT: "Касса не ответила за {timeoutMs} мс.",
+  REGISTER_UNREACHABLE: "Касса недоступна: {detail}.",
+  REGISTER_HTTP_STATUS: "Касса ответила HTTP {httpStatus}.",
+  REGISTER_BAD_REPLY: "Ответ кассы не по протоколу.",
+  RECEIPT_NOT_FISCALISED_YET: "Касса ещё не фискализировала чек.",
+  RECEIPT_REFUSED_BY_REGISTER: "Касса отказала: {detail}.",
 };
 
 const en: ReasonTexts = {
@@ -181,6 +187,12 @@ const en: ReasonTexts = {
   DOCUMENT_NOT_FOUND: "Document not found.",
   DOCUMENT_BODY_MISMATCH: "A document with this externalId exists with another body.",
   REGISTER_DOWN: "The register is down (sandbox switch).",
+  REGISTER_TIMEOUT: "The register did not answer within {timeoutMs} ms.",
+  REGISTER_UNREACHABLE: "The register is unreachable: {detail}.",
+  REGISTER_HTTP_STATUS: "The register answered HTTP {httpStatus}.",
+  REGISTER_BAD_REPLY: "The register's reply does not follow the protocol.",
+  RECEIPT_NOT_FISCALISED_YET: "The register has not fiscalised the receipt yet.",
+  RECEIPT_REFUSED_BY_REGISTER: "The register refused it: {detail}.",
 };
 
 /**
