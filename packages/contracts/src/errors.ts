@@ -60,8 +60,12 @@ export class DomainError<R extends Reason = Reason> extends Error {
     this.messages = messages;
   }
 
-  /** Rebuilds an error from an RPC reply's envelope (no compile-time tie of params to reason). */
+  /**
+   * Rebuilds an error from an RPC reply's envelope or a stored failure (no compile-time tie of
+   * params to reason). A reason this build does not know (a newer peer) is INTERNAL, never a crash.
+   */
   static of(reason: Reason, params: AnyReasonParams): DomainError {
+    if (!Object.hasOwn(REASONS, reason)) return new DomainError("INTERNAL");
     return new (DomainError as new (r: Reason, p: AnyReasonParams) => DomainError)(reason, params);
   }
 

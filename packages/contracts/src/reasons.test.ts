@@ -46,3 +46,7 @@ describe("validation issues", () => {
     expect(issuesOf(query.error!).map((i) => i.params.rule)).toEqual(["UNKNOWN_STATUS", "FROM_AFTER_TO"]);
   });
 });
+
+test("a reason this build does not know (a newer peer's) is rebuilt as INTERNAL, not a crash", () => {
+  expect(DomainError.of("SOMETHING_NEW" as Reason, {})).toMatchObject({ code: "INTERNAL", reason: "INTERNAL" });
+});

@@ -395,6 +395,8 @@ export function describeIssue(lang: Lang, issue: ValidationIssue): string {
  * VALIDATION_FAILED.
  */
 export function describeReason(lang: Lang, reason: Reason, params: Record<string, unknown>): string[] {
+  // A reason this build does not know (stored or sent by a newer one) still gets words.
+  if (!Object.hasOwn(REASONS, reason)) return [REASON_TEXTS[lang].reasons.INTERNAL];
   if (reason === "VALIDATION_FAILED") return ((params.issues ?? []) as ValidationIssue[]).map((i) => describeIssue(lang, i));
   const kinds = REASONS[reason].params as Record<string, ParamKind>;
   const values = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, formatParam(lang, kinds[k], v)]));
