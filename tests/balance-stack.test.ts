@@ -150,7 +150,7 @@ describe("refund holds, as the payments refund saga uses them", () => {
     const receipt = await feed.fund(accountId, 5_000);
     const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
     const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
-    expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { refundKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
+    expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
     const refundId = Bun.randomUUIDv7();
     const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
     await stack.call(rpcs.balance.reserveRefund, hold);

@@ -34,7 +34,7 @@ beforeAll(async () => {
   const log = createLogger("relay-test", "silent");
   serve(nc, echo, (req) => ({ text: `«${req.text}»`, items: [1, 2, 3] }), { queue: "t", log });
   serve(nc, failing, () => {
-    throw new DomainError("REFUND_EXCEEDS_AVAILABLE", { refundKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
+    throw new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
   }, { queue: "t", log });
   serve(nc, whoAsks, (_req, msg) => ({ text: requestIdOf(msg) ?? "(none)", items: [] }), { queue: "t", log });
   // Another responder's envelope, keys in another order.
@@ -61,7 +61,7 @@ test("an error reply is rebuilt with its transport code, reason and parameters",
   expect(err).toMatchObject({
     code: "CONFLICT",
     reason: "REFUND_EXCEEDS_AVAILABLE",
-    params: { refundKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 },
+    params: { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 },
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, rublesAndKopecks, type Payment } from "@payaccept/contracts";
-import { hmacSha256Hex } from "@payaccept/platform";
+import { formatRubles, hmacSha256Hex } from "@payaccept/platform";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -263,15 +264,35 @@ describe("refund (live)", () => {
     await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
     const f = await failure(refund(p.id, { idempotencyKey: "too-early" }));
     expect(f.code).toBe("CONFLICT");
-    expect(f.message).toStartWith(`the balance cannot cover the refund: refund of ${rublesAndKopecks(net)} exceeds the available balance 0.00 RUB (0 kopecks)`);
+    expect(f.message).toStartWith(`the balance cannot cover the refund: it takes ${rublesAndKopecks(net)} from the balance, which has 0.00 RUB (0 kopecks) available`);
     const [failed] = (await stack.call(rpcs.payments.listRefunds, { shopId: live.shopId, id: p.id })).items;
     expect(failed).toMatchObject({
       status: "FAILED",
       amountKopecks: p.amountKopecks,
       failureCode: "REFUND_EXCEEDS_AVAILABLE",
-      failureParams: { refundKopecks: net, availableKopecks: 0 },
+      failureParams: { neededKopecks: net, availableKopecks: 0 },
     });
     expect(await get(p.id)).toEqual(p);
     expect((await balance()).availableKopecks).toBe(0);
+  });
+
+  test("the same refusal on the Russian dashboard reads fully in Russian, its amounts as money", async () => {
+    const email = uniqueEmail("live-refund");
+    await stack.call(rpcs.dashboard.createMerchant, { email, password: "correct horse battery", accountId: live.accountId });
+    const merchant = DashboardClient.of(stack);
+    await merchant.signIn(email);
+    const start = (await balance()).availableKopecks;
+    const { p } = await paidLongAgo("SBP");
+    const net = p.amountKopecks - p.commissionKopecks;
+    const { availableKopecks } = await availableAtLeast(start + net);
+    await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
+    const form = `/shops/${live.shopId}/payments/${p.id}/refund`;
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec((await merchant.get(form)).html)![1]!;
+    const refused = await merchant.post(form, { amount: "2000,00", idempotencyKey: key });
+    expect(refused.status).toBe(409);
+    const said = text(refused.html).split("Действие не выполнено:")[1]!.split("Покупателю можно вернуть")[0]!.trim();
+    expect(said).toBe(
+      `Для возврата не хватает баланса: с баланса нужно списать ${formatRubles(net, "ru")}, а доступно 0,00\u00A0₽ (и 0,00\u00A0₽ из замороженных поступлений этого платежа).`,
+    );
   });
 });

@@ -11,10 +11,10 @@ describe("the catalogue", () => {
   });
 
   test("an error's transport code comes from its reason; its English is the template filled, amounts in rubles and kopecks", () => {
-    const e = new DomainError("REFUND_EXCEEDS_AVAILABLE", { refundKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
-    expect(e).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { refundKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 } });
+    const e = new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
+    expect(e).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 } });
     expect(e.message).toBe(
-      "the balance cannot cover the refund: refund of 2437.99 RUB (243799 kopecks) exceeds the available balance 0.00 RUB (0 kopecks) (after 0.00 RUB (0 kopecks) from the payment's own frozen receipt)",
+      "the balance cannot cover the refund: it takes 2437.99 RUB (243799 kopecks) from the balance, which has 0.00 RUB (0 kopecks) available (after 0.00 RUB (0 kopecks) from the payment's own frozen receipt)",
     );
   });
 

@@ -105,10 +105,11 @@ export const REASONS = {
     "refund of {refundKopecks} exceeds what is left to refund, {refundableKopecks} of {paymentKopecks}; {refundingKopecks} are in refunds still in progress",
     { refundKopecks: "kopecks", refundableKopecks: "kopecks", paymentKopecks: "kopecks", refundingKopecks: "kopecks" },
   ),
+  /** The refund's share of the payment's net receipt (neededKopecks) is more than the balance has for it. */
   REFUND_EXCEEDS_AVAILABLE: def(
     "CONFLICT",
-    "the balance cannot cover the refund: refund of {refundKopecks} exceeds the available balance {availableKopecks} (after {frozenKopecks} from the payment's own frozen receipt)",
-    { refundKopecks: "kopecks", availableKopecks: "kopecks", frozenKopecks: "kopecks" },
+    "the balance cannot cover the refund: it takes {neededKopecks} from the balance, which has {availableKopecks} available (after {frozenKopecks} from the payment's own frozen receipt)",
+    { neededKopecks: "kopecks", availableKopecks: "kopecks", frozenKopecks: "kopecks" },
   ),
   REFUND_NO_PROVIDER_SESSION: def("CONFLICT", "the payment has no provider session to refund"),
   REFUND_DECLINED: def("BAD_GATEWAY", "the acquirer declined the refund: {detail}", { detail: "text" }),

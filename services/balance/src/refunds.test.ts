@@ -34,7 +34,7 @@ describe("refund hold", () => {
   test("a refund larger than available is refused with the figures, and nothing is taken", () => {
     fundAccount(ledger.store, "account-1", 3_000, NOW);
     expect(thrownBy(() => reserve(Bun.randomUUIDv7(), 5_000))).toEqual(
-      new DomainError("REFUND_EXCEEDS_AVAILABLE", { refundKopecks: 5_000, availableKopecks: 3_000, frozenKopecks: 0 }),
+      new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 5_000, availableKopecks: 3_000, frozenKopecks: 0 }),
     );
     expect(balance().availableKopecks).toBe(3_000);
   });
@@ -86,7 +86,7 @@ describe("a refund of a receipt still frozen", () => {
   test("when the frozen part is not enough and available is short, it is refused and nothing is taken", () => {
     const paid = paidToday(5_000);
     expect(thrownBy(() => reserve(paid.paymentId, 6_000))).toEqual(
-      new DomainError("REFUND_EXCEEDS_AVAILABLE", { refundKopecks: 6_000, availableKopecks: 0, frozenKopecks: 5_000 }),
+      new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 6_000, availableKopecks: 0, frozenKopecks: 5_000 }),
     );
     expect(balance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 5_000 });
   });

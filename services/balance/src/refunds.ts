@@ -28,7 +28,7 @@ export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: n
     const sources = sourcesOf(store, req, releaseDueReceipts(store, req.accountId, now, holdHour));
     if (sources.availableKopecks > 0 && !store.debitIfAvailable(req.accountId, sources.availableKopecks, now)) {
       throw new DomainError("REFUND_EXCEEDS_AVAILABLE", {
-        refundKopecks: req.amountKopecks,
+        neededKopecks: req.amountKopecks,
         availableKopecks: store.available(req.accountId),
         frozenKopecks: sources.frozenKopecks,
       });

@@ -52,8 +52,10 @@ describe.each(LANGS)("every reason in %s", (lang) => {
 });
 
 test("a refused refund reads in Russian with the money the Russian way", () => {
-  const [line] = describeReason("ru", "REFUND_EXCEEDS_AVAILABLE", { refundKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
-  expect(line).toBe("Для возврата 2\u202F437,99\u00A0₽ не хватает баланса: доступно 0,00\u00A0₽, из замороженных поступлений этого платежа — 0,00\u00A0₽.");
+  const [line] = describeReason("ru", "REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
+  expect(line).toBe(
+    "Для возврата не хватает баланса: с баланса нужно списать 2\u202F437,99\u00A0₽, а доступно 0,00\u00A0₽ (и 0,00\u00A0₽ из замороженных поступлений этого платежа).",
+  );
 });
 
 test("a validation failure is one line per problem, the field by its name", () => {

@@ -66,7 +66,7 @@ const ru: ReasonTexts = {
   REFUND_EXCEEDS_REFUNDABLE:
     "Сумма возврата {refundKopecks} больше, чем осталось вернуть: {refundableKopecks} из {paymentKopecks} (в незавершённых возвратах — {refundingKopecks}).",
   REFUND_EXCEEDS_AVAILABLE:
-    "Для возврата {refundKopecks} не хватает баланса: доступно {availableKopecks}, из замороженных поступлений этого платежа — {frozenKopecks}.",
+    "Для возврата не хватает баланса: с баланса нужно списать {neededKopecks}, а доступно {availableKopecks} (и {frozenKopecks} из замороженных поступлений этого платежа).",
   REFUND_NO_PROVIDER_SESSION: "У платежа нет сессии в банке, вернуть его нельзя.",
   REFUND_DECLINED: "Банк отклонил возврат ({detail}), деньги не списаны.",
   REFUND_FAILED: "Возврат не выполнен.",
@@ -153,7 +153,7 @@ const en: ReasonTexts = {
   REFUND_EXCEEDS_REFUNDABLE:
     "A refund of {refundKopecks} is more than is left to refund: {refundableKopecks} of {paymentKopecks} ({refundingKopecks} in refunds still in progress).",
   REFUND_EXCEEDS_AVAILABLE:
-    "The balance cannot cover a refund of {refundKopecks}: {availableKopecks} available, {frozenKopecks} from this payment's frozen receipts.",
+    "The balance cannot cover the refund: it takes {neededKopecks} from the balance, which has {availableKopecks} available ({frozenKopecks} more from this payment's frozen receipts).",
   REFUND_NO_PROVIDER_SESSION: "The payment has no bank session, so it cannot be refunded.",
   REFUND_DECLINED: "The bank declined the refund ({detail}); no money moved.",
   REFUND_FAILED: "The refund failed.",
