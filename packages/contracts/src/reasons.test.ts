@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { CreatePaymentRequest, ListPaymentsQuery } from "./api.ts";
 import { DomainError, issuesOf } from "./errors.ts";
-import { englishMessage, ERROR_HTTP_STATUS, placeholdersOf, REASON_CODES, REASONS, type Reason } from "./reasons.ts";
+import { englishMessage, ERROR_HTTP_STATUS, placeholdersOf, REASON_CODES, REASONS, SERVICE_NAMES, type Reason } from "./reasons.ts";
+import { rpcs } from "./rpc.ts";
 
 describe("the catalogue", () => {
   test.each(REASON_CODES)("%s: its English template names exactly its parameters, and its transport code has a status", (reason) => {
@@ -49,4 +50,9 @@ describe("validation issues", () => {
 
 test("a reason this build does not know (a newer peer's) is rebuilt as INTERNAL, not a crash", () => {
   expect(DomainError.of("SOMETHING_NEW" as Reason, {})).toMatchObject({ code: "INTERNAL", reason: "INTERNAL" });
+});
+
+test("every service an RPC subject names (SERVICE_UNAVAILABLE's parameter) is one the pages have a name for", () => {
+  const subjects = Object.values(rpcs).flatMap((area) => Object.values(area).map((r) => (r as { subject: string }).subject));
+  for (const subject of subjects) expect(SERVICE_NAMES as readonly string[]).toContain(subject.split(".")[0]!);
 });
