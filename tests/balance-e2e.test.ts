@@ -15,7 +15,7 @@ setDefaultTimeout(90_000);
 let stack: Stack;
 let feed: BalanceFeed;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "acquirer-emulator", "balance", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance", "gateway"] });
   feed = await BalanceFeed.open(stack);
 });
 afterAll(() => stack?.stop());

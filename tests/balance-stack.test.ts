@@ -1,202 +1,252 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
-import { nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
+import { ENGINES, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 /**
  * The balance service as a real process behind a real nats-server, fed exactly as payments feeds
- * it: PaymentEvents on payments.events.<STATUS> with Nats-Msg-Id <paymentId>:<status>.
+ * it: PaymentEvents on payments.events.<STATUS> with Nats-Msg-Id <paymentId>:<status>. Once on
+ * its SQLite file, once on a throwaway PostgreSQL (BALANCE_DATABASE_URL).
  */
 // Each test starts or restarts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
 
-let stack: Stack;
-let feed: BalanceFeed;
-beforeAll(async () => {
-  stack = await Stack.start({ services: ["balance"], env: { HOLD_HOUR: "12" } });
-  feed = await BalanceFeed.open(stack);
-});
-afterAll(() => stack?.stop());
-
-const balanceOf = (accountId: string) => feed.balanceOf(accountId);
-const rejection = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
-
-describe("ledger fed by the payment-event stream", () => {
-  test("two shops of one account add up: released receipts are available, today's are frozen, commission is kept", async () => {
-    const accountId = newAccount();
-    await feed.publishAll([
-      paymentEvent({ accountId, shopId: "shop-a", paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 70 }),
-      paymentEvent({ accountId, shopId: "shop-b", paidAt: longAgo(), amountKopecks: 20_000, commissionKopecks: 500 }),
-      paymentEvent({ accountId, shopId: "shop-b", paidAt: justNow(), amountKopecks: 5_000, commissionKopecks: 35 }),
-    ]);
-    await feed.consumed();
-    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 29_430, frozenKopecks: 4_965, holdHour: 12 });
+describe.each(ENGINES)("balance on %s", (engine) => {
+  let stack: Stack;
+  let feed: BalanceFeed;
+  beforeAll(async () => {
+    stack = await Stack.start({ services: ["balance"], env: { HOLD_HOUR: "12" }, postgres: engine === "postgres" });
+    feed = await BalanceFeed.open(stack);
   });
+  afterAll(() => stack?.stop());
 
-  test("an event published again under another Nats-Msg-Id (past the dedupe window) is counted once", async () => {
-    const accountId = newAccount();
-    const paid = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 0 });
-    const first = await feed.publish(paid);
-    const deduped = await feed.publish(paid);
-    const bypass = await feed.publish(paid, `${paid.eventId}:resent`);
-    expect([first.duplicate, deduped.duplicate, bypass.duplicate]).toEqual([false, true, false]);
-    await feed.consumed();
-    expect((await balanceOf(accountId)).availableKopecks).toBe(10_000);
-  });
+  const balanceOf = (accountId: string) => feed.balanceOf(accountId);
+  const rejection = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
-  test("sandbox payments never touch a balance", async () => {
-    const accountId = newAccount();
-    const sandbox = paymentEvent({ accountId, isTest: true, paidAt: longAgo(), amountKopecks: 50_000 });
-    await feed.publishAll([sandbox, paymentEvent({ accountId, isTest: true, paidAt: justNow() })]);
-    await feed.publish(nextEvent(sandbox, "REFUNDED", justNow()));
-    await feed.consumed();
-    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 0, frozenKopecks: 0, holdHour: 12 });
-  });
-
-  test("a late SUCCESS after EXPIRED counts once, by its paidAt", async () => {
-    const accountId = newAccount();
-    const expired = paymentEvent({ accountId, status: "EXPIRED", paidAt: null, amountKopecks: 3_000, commissionKopecks: 21 });
-    await feed.publish(expired);
-    await feed.publish({ ...nextEvent(expired, "SUCCESS", justNow()), paidAt: justNow() });
-    await feed.consumed();
-    expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 2_979 });
-  });
-
-  test("SIGKILLed mid-stream and restarted, with the relay resending part of the stream, the figures stay exact", async () => {
-    const accountId = newAccount();
-    const events = Array.from({ length: 3000 }, () =>
-      paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 1_000, commissionKopecks: 7 }),
-    );
-    const publishing = feed.publishAll(events);
-    await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
-    await stack.kill("balance");
-    await publishing;
-    await Promise.all(events.slice(0, 500).map((e) => feed.publish(e, `${e.eventId}:after-crash`)));
-    await stack.restart("balance");
-    // Events the killed process had received but not acked come again once their ack wait is over.
-    const exact = { availableKopecks: 3000 * 993, frozenKopecks: 0, holdHour: 12 };
-    await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
-    await feed.consumed();
-    expect(await balanceOf(accountId)).toEqual(exact);
-  });
-});
-
-describe("losing the consumer", () => {
-  test("a deleted durable consumer stops the process; restarted, it replays the whole stream and counts nothing twice", async () => {
-    const accountId = newAccount();
-    await feed.fund(accountId, 12_345);
-    const exited = stack.service("balance").proc!.exited;
-    await (await jetstreamManager(stack.nc)).consumers.delete(PAYMENTS_STREAM, "balance");
-    await exited;
-    await stack.restart("balance");
-    await feed.consumed();
-    expect(await balanceOf(accountId)).toEqual({ availableKopecks: 12_345, frozenKopecks: 0, holdHour: 12 });
-  });
-});
-
-describe("payouts", () => {
-  test("20 concurrent payouts of 60% of available: exactly one is paid, the others are refused", async () => {
-    const accountId = newAccount();
-    await feed.fund(accountId, 100_000);
-    const results = await Promise.allSettled(
-      Array.from({ length: 20 }, () => stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 60_000 })),
-    );
-    const paid = results.filter((r) => r.status === "fulfilled");
-    const refused = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason);
-    expect(paid).toHaveLength(1);
-    expect(refused).toHaveLength(19);
-    for (const e of refused) {
-      expect(e).toMatchObject({ code: "CONFLICT", reason: "PAYOUT_EXCEEDS_AVAILABLE", params: { payoutKopecks: 60_000, availableKopecks: 40_000 } });
-    }
-    expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
-    const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
-    expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PAID" })]);
-  });
-
-  test("concurrent retries with one idempotency key pay once", async () => {
-    const accountId = newAccount();
-    await feed.fund(accountId, 10_000);
-    const request = { accountId, amountKopecks: 4_000, idempotencyKey: "payout-2025-03-10" };
-    const payouts = await Promise.all(Array.from({ length: 10 }, () => stack.call(rpcs.balance.createPayout, request)));
-    expect(new Set(payouts.map((p) => p.id)).size).toBe(1);
-    expect((await balanceOf(accountId)).availableKopecks).toBe(6_000);
-  });
-});
-
-describe("refund holds, as the payments refund saga uses them", () => {
-  test("hold, then the refund's SUCCEEDED event: the money leaves once", async () => {
-    const accountId = newAccount();
-    const receipt = await feed.fund(accountId, 8_000);
-    const refundId = Bun.randomUUIDv7();
-    const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 };
-    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
-    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
-    expect((await balanceOf(accountId)).availableKopecks).toBe(0);
-    const succeeded = refundEvent(receipt, { refundId, balanceKopecks: 8_000, status: "SUCCEEDED", at: Date.now() });
-    await feed.publishRefund(succeeded);
-    await feed.publishRefund(succeeded);
-    // The REFUNDED payment event moves nothing: the refund event did.
-    await feed.publish(nextEvent(receipt, "REFUNDED", justNow()));
-    await feed.consumed();
-    // A late copy of the hold request takes nothing more.
-    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
-    expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
-  });
-
-  test("a hold beyond available is refused; a FAILED refund gives its hold back, and a late hold request then takes nothing", async () => {
-    const accountId = newAccount();
-    const receipt = await feed.fund(accountId, 5_000);
-    const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
-    const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
-    expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
-    const refundId = Bun.randomUUIDv7();
-    const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
-    await stack.call(rpcs.balance.reserveRefund, hold);
-    expect((await balanceOf(accountId)).availableKopecks).toBe(0);
-    await feed.publishRefund(refundEvent(receipt, { refundId, balanceKopecks: 5_000, status: "FAILED", at: Date.now() }));
-    await eventually(async () => (await balanceOf(accountId)).availableKopecks === 5_000);
-    expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: false });
-    expect((await balanceOf(accountId)).availableKopecks).toBe(5_000);
-  });
-});
-
-describe("admin CLI", () => {
-  const admin = async (...args: string[]) => {
-    const { stdout, stderr, code } = await stack.admin(args);
-    return { out: stdout.trim(), err: stderr.trim(), code };
-  };
-
-  test("balance:get, payout:create and payout:list operate the running service", async () => {
-    const accountId = newAccount();
-    await feed.fund(accountId, 7_000);
-    const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
-    expect(payout.code).toBe(0);
-    expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PAID" });
-    const balance = await admin("balance:get", "--account", accountId, "--json");
-    expect(JSON.parse(balance.out)).toEqual({ availableKopecks: 4_500, frozenKopecks: 0, holdHour: 12 });
-    const list = await admin("payout:list", "--account", accountId, "--json");
-    expect(JSON.parse(list.out).items).toEqual([JSON.parse(payout.out)]);
-  });
-
-  test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
-    const accountId = newAccount();
-    const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
-    expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)" });
-    // With --json the same refusal is one JSON document on stdout.
-    const refusedJson = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
-    expect(refusedJson.code).toBe(1);
-    expect(JSON.parse(refusedJson.out)).toEqual({
-      error: {
-        code: "CONFLICT",
-        message: "payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)",
-        reason: "PAYOUT_EXCEEDS_AVAILABLE",
-        params: { payoutKopecks: 100, availableKopecks: 0 },
-      },
+  describe("ledger fed by the payment-event stream", () => {
+    test("two shops of one account add up: released receipts are available, today's are frozen, commission is kept", async () => {
+      const accountId = newAccount();
+      await feed.publishAll([
+        paymentEvent({ accountId, shopId: "shop-a", paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 70 }),
+        paymentEvent({ accountId, shopId: "shop-b", paidAt: longAgo(), amountKopecks: 20_000, commissionKopecks: 500 }),
+        paymentEvent({ accountId, shopId: "shop-b", paidAt: justNow(), amountKopecks: 5_000, commissionKopecks: 35 }),
+      ]);
+      await feed.consumed();
+      expect(await balanceOf(accountId)).toEqual({ availableKopecks: 29_430, frozenKopecks: 4_965, holdHour: 12 });
     });
-    const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
-    expect(bad.code).toBe(2);
-    expect(bad.err).toStartWith("--amount must be a positive whole number");
+
+    test("an event published again under another Nats-Msg-Id (past the dedupe window) is counted once", async () => {
+      const accountId = newAccount();
+      const paid = paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 10_000, commissionKopecks: 0 });
+      const first = await feed.publish(paid);
+      const deduped = await feed.publish(paid);
+      const bypass = await feed.publish(paid, `${paid.eventId}:resent`);
+      expect([first.duplicate, deduped.duplicate, bypass.duplicate]).toEqual([false, true, false]);
+      await feed.consumed();
+      expect((await balanceOf(accountId)).availableKopecks).toBe(10_000);
+    });
+
+    test("sandbox payments never touch a balance", async () => {
+      const accountId = newAccount();
+      const sandbox = paymentEvent({ accountId, isTest: true, paidAt: longAgo(), amountKopecks: 50_000 });
+      await feed.publishAll([sandbox, paymentEvent({ accountId, isTest: true, paidAt: justNow() })]);
+      await feed.publish(nextEvent(sandbox, "REFUNDED", justNow()));
+      await feed.consumed();
+      expect(await balanceOf(accountId)).toEqual({ availableKopecks: 0, frozenKopecks: 0, holdHour: 12 });
+    });
+
+    test("a late SUCCESS after EXPIRED counts once, by its paidAt", async () => {
+      const accountId = newAccount();
+      const expired = paymentEvent({ accountId, status: "EXPIRED", paidAt: null, amountKopecks: 3_000, commissionKopecks: 21 });
+      await feed.publish(expired);
+      await feed.publish({ ...nextEvent(expired, "SUCCESS", justNow()), paidAt: justNow() });
+      await feed.consumed();
+      expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 2_979 });
+    });
+
+    test("SIGKILLed mid-stream and restarted, with the relay resending part of the stream, the figures stay exact", async () => {
+      const accountId = newAccount();
+      const events = Array.from({ length: 3000 }, () =>
+        paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 1_000, commissionKopecks: 7 }),
+      );
+      const publishing = feed.publishAll(events);
+      await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
+      await stack.kill("balance");
+      await publishing;
+      await Promise.all(events.slice(0, 500).map((e) => feed.publish(e, `${e.eventId}:after-crash`)));
+      await stack.restart("balance");
+      // Events the killed process had received but not acked come again once their ack wait is over.
+      const exact = { availableKopecks: 3000 * 993, frozenKopecks: 0, holdHour: 12 };
+      await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
+      await feed.consumed();
+      expect(await balanceOf(accountId)).toEqual(exact);
+    });
+
+    test("two replicas sharing the consumers, one SIGKILLed mid-stream: the other applies the rest, each event once", async () => {
+      const accountId = newAccount();
+      const second = await stack.addReplica("balance");
+      try {
+        const events = Array.from({ length: 2000 }, () => paymentEvent({ accountId, paidAt: longAgo(), amountKopecks: 500, commissionKopecks: 5 }));
+        const publishing = feed.publishAll(events);
+        await eventually(async () => (await balanceOf(accountId)).availableKopecks > 0, 30_000, 10);
+        await stack.kill("balance");
+        await publishing;
+        // The survivor alone: what the killed one held unacked comes to it after the ack wait.
+        const exact = { availableKopecks: 2000 * 495, frozenKopecks: 0, holdHour: 12 };
+        await eventually(async () => Bun.deepEquals(await balanceOf(accountId), exact), 60_000);
+        await stack.restart("balance");
+        await feed.consumed();
+        expect(await balanceOf(accountId)).toEqual(exact);
+      } finally {
+        await second.stop("SIGTERM", 5000);
+      }
+    });
+  });
+
+  describe("losing the consumer", () => {
+    test("a deleted durable consumer stops the process; restarted, it replays the whole stream and counts nothing twice", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 12_345);
+      const exited = stack.service("balance").proc!.exited;
+      await (await jetstreamManager(stack.nc)).consumers.delete(PAYMENTS_STREAM, "balance");
+      await exited;
+      await stack.restart("balance");
+      await feed.consumed();
+      expect(await balanceOf(accountId)).toEqual({ availableKopecks: 12_345, frozenKopecks: 0, holdHour: 12 });
+    });
+  });
+
+  describe("payouts", () => {
+    test("20 concurrent payouts of 60% of available: exactly one is paid, the others are refused", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 100_000);
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 60_000 })),
+      );
+      const paid = results.filter((r) => r.status === "fulfilled");
+      const refused = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason);
+      expect(paid).toHaveLength(1);
+      expect(refused).toHaveLength(19);
+      for (const e of refused) {
+        expect(e).toMatchObject({ code: "CONFLICT", reason: "PAYOUT_EXCEEDS_AVAILABLE", params: { payoutKopecks: 60_000, availableKopecks: 40_000 } });
+      }
+      expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
+      const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
+      expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PAID" })]);
+    });
+
+    test("concurrent retries with one idempotency key pay once", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 10_000);
+      const request = { accountId, amountKopecks: 4_000, idempotencyKey: "payout-2025-03-10" };
+      const payouts = await Promise.all(Array.from({ length: 10 }, () => stack.call(rpcs.balance.createPayout, request)));
+      expect(new Set(payouts.map((p) => p.id)).size).toBe(1);
+      expect((await balanceOf(accountId)).availableKopecks).toBe(6_000);
+    });
+
+    test("payouts and refund holds spread over two replicas never spend more than available", async () => {
+      const accountId = newAccount();
+      const receipt = await feed.fund(accountId, 50_000);
+      const second = await stack.addReplica("balance");
+      try {
+        // The queue group hands each request to either replica; 30 requests of 4 000 for 50 000.
+        const results = await Promise.allSettled(
+          Array.from({ length: 30 }, (_, i) =>
+            i % 3 === 0
+              ? stack.call(rpcs.balance.reserveRefund, { refundId: Bun.randomUUIDv7(), accountId, paymentId: receipt.paymentId, amountKopecks: 4_000 })
+              : stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 4_000 }),
+          ),
+        );
+        const taken = results.filter((r) => r.status === "fulfilled").length;
+        expect(taken).toBe(12);
+        for (const r of results.filter((x) => x.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "CONFLICT" });
+        expect((await balanceOf(accountId)).availableKopecks).toBe(50_000 - 12 * 4_000);
+        const { items } = await stack.call(rpcs.balance.listPayouts, { accountId, limit: 100 });
+        expect(items.length + results.filter((r, i) => r.status === "fulfilled" && i % 3 === 0).length).toBe(12);
+        // The second replica answered some of them (paid, held or refused).
+        const metrics = await (await fetch(`${second.url}/metrics`)).text();
+        expect([rpcs.balance.createPayout.subject, rpcs.balance.reserveRefund.subject].some((subject) => metrics.includes(`nats_rpc_handled_total{subject="${subject}"`))).toBe(true);
+      } finally {
+        await second.stop("SIGTERM", 5000);
+      }
+    });
+  });
+
+  describe("refund holds, as the payments refund saga uses them", () => {
+    test("hold, then the refund's SUCCEEDED event: the money leaves once", async () => {
+      const accountId = newAccount();
+      const receipt = await feed.fund(accountId, 8_000);
+      const refundId = Bun.randomUUIDv7();
+      const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 };
+      expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
+      expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
+      expect((await balanceOf(accountId)).availableKopecks).toBe(0);
+      const succeeded = refundEvent(receipt, { refundId, balanceKopecks: 8_000, status: "SUCCEEDED", at: Date.now() });
+      await feed.publishRefund(succeeded);
+      await feed.publishRefund(succeeded);
+      // The REFUNDED payment event moves nothing: the refund event did.
+      await feed.publish(nextEvent(receipt, "REFUNDED", justNow()));
+      await feed.consumed();
+      // A late copy of the hold request takes nothing more.
+      expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
+      expect(await balanceOf(accountId)).toMatchObject({ availableKopecks: 0, frozenKopecks: 0 });
+    });
+
+    test("a hold beyond available is refused; a FAILED refund gives its hold back, and a late hold request then takes nothing", async () => {
+      const accountId = newAccount();
+      const receipt = await feed.fund(accountId, 5_000);
+      const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
+      const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
+      expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
+      const refundId = Bun.randomUUIDv7();
+      const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
+      await stack.call(rpcs.balance.reserveRefund, hold);
+      expect((await balanceOf(accountId)).availableKopecks).toBe(0);
+      await feed.publishRefund(refundEvent(receipt, { refundId, balanceKopecks: 5_000, status: "FAILED", at: Date.now() }));
+      await eventually(async () => (await balanceOf(accountId)).availableKopecks === 5_000);
+      expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: false });
+      expect((await balanceOf(accountId)).availableKopecks).toBe(5_000);
+    });
+  });
+
+  describe("admin CLI", () => {
+    const admin = async (...args: string[]) => {
+      const { stdout, stderr, code } = await stack.admin(args);
+      return { out: stdout.trim(), err: stderr.trim(), code };
+    };
+
+    test("balance:get, payout:create and payout:list operate the running service", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 7_000);
+      const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
+      expect(payout.code).toBe(0);
+      expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PAID" });
+      const balance = await admin("balance:get", "--account", accountId, "--json");
+      expect(JSON.parse(balance.out)).toEqual({ availableKopecks: 4_500, frozenKopecks: 0, holdHour: 12 });
+      const list = await admin("payout:list", "--account", accountId, "--json");
+      expect(JSON.parse(list.out).items).toEqual([JSON.parse(payout.out)]);
+    });
+
+    test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
+      const accountId = newAccount();
+      const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
+      expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)" });
+      // With --json the same refusal is one JSON document on stdout.
+      const refusedJson = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
+      expect(refusedJson.code).toBe(1);
+      expect(JSON.parse(refusedJson.out)).toEqual({
+        error: {
+          code: "CONFLICT",
+          message: "payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)",
+          reason: "PAYOUT_EXCEEDS_AVAILABLE",
+          params: { payoutKopecks: 100, availableKopecks: 0 },
+        },
+      });
+      const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
+      expect(bad.code).toBe(2);
+      expect(bad.err).toStartWith("--amount must be a positive whole number");
+    });
   });
 });

@@ -18,7 +18,7 @@ let shop: ShopCreated;
 beforeAll(async () => {
   receiver = startReceiver((_, i) => new Response(null, { status: i % 3 === 0 ? 503 : 200 }));
   stack = await Stack.start({
-    services: ["dashboard", "payments", "gateway", "webhook-dispatcher"],
+    services: ["directory", "payments", "gateway", "webhook-dispatcher"],
     env: { WEBHOOK_RETRY_DELAYS: "300ms,600ms,900ms,1200ms,1500ms,1800ms", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ACK_WAIT: "3s" },
   });
   shop = await stack.createShop({ name: "Chaos", webhookUrl: receiver.url });

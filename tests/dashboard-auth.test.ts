@@ -10,7 +10,7 @@ setDefaultTimeout(60_000);
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  stack = await Stack.start({ services: ["directory", "dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
 });
 afterAll(() => stack?.stop());
 

@@ -20,7 +20,7 @@ const apiBalance = async () => Balance.parse(await (await stack.api(apiKey, "/v1
 const rub = (kopecks: number) => formatRubles(kopecks, "ru");
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "balance", "gateway"], env: { TRUSTED_PROXIES: "127.0.0.1", HOLD_HOUR: "12" } });
+  stack = await Stack.start({ services: ["directory", "dashboard", "balance", "gateway"], env: { TRUSTED_PROXIES: "127.0.0.1", HOLD_HOUR: "12" } });
   feed = await BalanceFeed.open(stack);
   merchant = DashboardClient.of(stack);
   await merchant.signUp(uniqueEmail("money"));

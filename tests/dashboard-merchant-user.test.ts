@@ -7,7 +7,7 @@ setDefaultTimeout(60_000);
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard"] });
+  stack = await Stack.start({ services: ["directory", "dashboard"] });
 });
 afterAll(() => stack.stop());
 

@@ -18,7 +18,7 @@ const admin = (args: string[], stdin?: string) => stack.admin(args, stdin);
 const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json());
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "gateway", "balance"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  stack = await Stack.start({ services: ["directory", "dashboard", "gateway", "balance"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   kv = await new Kvm(stack.nc).open("directory");
 });
 afterAll(() => stack?.stop());
@@ -109,22 +109,37 @@ describe("the operator pages", () => {
   });
 });
 
-describe("with NATS down", () => {
-  test("pages from the dashboard's own store still open; a change is saved, said to be not yet in effect, and published once NATS is back", async () => {
+describe("when the directory cannot publish or cannot be reached", () => {
+  test("a change whose publication fails is saved, said to be not yet in effect, and published once the bucket is back", async () => {
     const merchant = DashboardClient.of(stack);
     await merchant.signUp(uniqueEmail("outage"));
     const { shopId } = await merchant.createShop("Before the outage");
     await merchant.get(`/shops/${shopId}`);
+    // NATS lost the bucket (a wiped store): the directory's next write to it fails and it resyncs.
+    await kv.destroy();
+    const saved = await merchant.post(`/shops/${shopId}/settings`, { name: "During the outage", successUrl: "", failUrl: "" });
+    expect(saved.status).toBe(503);
+    expect(text(saved.html)).toContain("Сохранено, но ещё не действует");
+    expect(text((await merchant.get(`/shops/${shopId}`)).html)).toContain("During the outage");
+    kv = await eventually(async () => {
+      const bucket = await new Kvm(stack.nc).open("directory");
+      return (await bucket.status()) && bucket;
+    }, 30_000);
+    await eventually(async () => (await kv.get(shopKvKey(shopId)))?.json<ShopRecord>().name === "During the outage", 30_000);
+  });
+
+  test("with NATS down a shop page says the shop directory does not answer, and opens again once NATS is back", async () => {
+    const merchant = DashboardClient.of(stack);
+    await merchant.signUp(uniqueEmail("nats-down"));
+    const { shopId } = await merchant.createShop("Across the outage");
     await stack.nats.stop();
     try {
-      expect((await merchant.get(`/shops/${shopId}`)).status).toBe(200);
-      const saved = await merchant.post(`/shops/${shopId}/settings`, { name: "During the outage", successUrl: "", failUrl: "" });
-      expect(saved.status).toBe(503);
-      expect(text(saved.html)).toContain("Сохранено, но ещё не действует");
-      expect(text((await merchant.get(`/shops/${shopId}`)).html)).toContain("During the outage");
+      const down = await merchant.get(`/shops/${shopId}`);
+      expect(down.status).toBe(503);
+      expect(text(down.html)).toContain("Справочник магазинов сейчас не отвечает");
     } finally {
       await stack.startNats();
     }
-    await eventually(async () => (await shopInKv(shopId)).name === "During the outage", 30_000);
+    await eventually(async () => (await merchant.get(`/shops/${shopId}`)).status === 200, 30_000);
   });
 });

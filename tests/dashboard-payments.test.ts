@@ -13,7 +13,7 @@ let receiver: Receiver;
 let merchant: DashboardClient;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher", "receipts"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+  stack = await Stack.start({ services: ["directory", "dashboard", "payments", "gateway", "webhook-dispatcher", "receipts"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   receiver = startReceiver();
   merchant = DashboardClient.of(stack);
   await merchant.signUp(uniqueEmail("payments"));

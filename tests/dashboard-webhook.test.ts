@@ -24,7 +24,7 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
   const signingSecret = async () => ShopRecord.parse((await (await new Kvm(stack.nc).open("directory")).get(shopKvKey(shop.shopId)))!.json()).signingSecret;
 
   beforeAll(async () => {
-    stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
+    stack = await Stack.start({ services: ["directory", "dashboard", "payments", "gateway", "webhook-dispatcher"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
     receiver = startReceiver(() => new Response("ok", { status: reply }));
     merchant = DashboardClient.of(stack);
     await merchant.signUp(uniqueEmail("hooks"));
@@ -168,7 +168,7 @@ describe("Webhook URL rules (private addresses not allowed)", () => {
   let merchant: DashboardClient;
 
   beforeAll(async () => {
-    stack = await Stack.start({ services: ["dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1", WEBHOOK_ALLOW_PRIVATE: "0" } });
+    stack = await Stack.start({ services: ["directory", "dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1", WEBHOOK_ALLOW_PRIVATE: "0" } });
     merchant = DashboardClient.of(stack);
     await merchant.signUp(uniqueEmail("rules"));
   });

@@ -10,7 +10,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 let kv: KV;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard"] });
+  stack = await Stack.start({ services: ["directory"] });
   kv = await new Kvm(stack.nc).open("directory");
 });
 afterAll(() => stack.stop());

@@ -11,7 +11,7 @@ setDefaultTimeout(60_000);
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard"] });
+  stack = await Stack.start({ services: ["directory"] });
 });
 afterAll(() => stack.stop());
 
@@ -34,14 +34,14 @@ test("a NATS server that comes back without its store gets the whole directory a
   expect(await entry(apiKeyKvKey(sha256Hex(created.apiKey)))).toBeUndefined();
 });
 
-test("at start the dashboard republishes every shop and key and removes entries it does not own", async () => {
+test("at start the directory republishes every shop and key and removes entries it does not own", async () => {
   const created = await stack.createShop({ name: "Restarted" });
   const kv = await new Kvm(stack.nc).open("directory");
   const forged = apiKeyKvKey(sha256Hex("pk_live_forged"));
   await kv.put(forged, JSON.stringify({ shopId: created.shopId, keyId: "forged" }));
   await kv.delete(shopKvKey(created.shopId));
 
-  await stack.restart("dashboard");
+  await stack.restart("directory");
 
   expect(await entry(forged)).toBeUndefined();
   expect(await entry(shopKvKey(created.shopId))).toContain("Restarted");

@@ -13,7 +13,7 @@ let stack: Stack;
 let kv: KV;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard"], env: { WEBHOOK_ALLOW_PRIVATE: "0" } });
+  stack = await Stack.start({ services: ["directory"], env: { WEBHOOK_ALLOW_PRIVATE: "0" } });
   kv = await new Kvm(stack.nc).open("directory");
 });
 afterAll(() => stack.stop());
@@ -50,7 +50,7 @@ describe("createShop", () => {
     });
     expect((await keyInKv(created.apiKey))?.shopId).toBe(created.shopId);
 
-    const files = ["dashboard.db", "dashboard.db-wal"].map((f) => join(stack.dataDir, f)).filter(existsSync);
+    const files = ["directory.db", "directory.db-wal"].map((f) => join(stack.dataDir, f)).filter(existsSync);
     const stored = files.map((f) => readFileSync(f).toString("latin1")).join("");
     expect(stored).toContain(sha256Hex(created.apiKey));
     expect(stored).not.toContain(created.apiKey);

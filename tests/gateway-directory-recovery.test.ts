@@ -8,7 +8,7 @@ setDefaultTimeout(90_000);
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway"] });
 });
 afterAll(() => stack.stop());
 
@@ -24,7 +24,7 @@ test("a running gateway follows the directory after NATS comes back without its 
   rmSync(join(stack.dataDir, "jetstream"), { recursive: true, force: true });
   await stack.startNats();
 
-  // the dashboard republishes; the gateway's copy is rebuilt from the new server
+  // the directory republishes; the gateway's copy is rebuilt from the new server
   await eventually(async () => (await list(a.apiKey)) === 200, 30_000, 200);
 
   // a change made after the wipe has low revisions again and must still reach the gateway

@@ -16,7 +16,7 @@ let stack: Stack;
 let shop: ShopCreated;
 let bucket: KV;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway"] });
   shop = await stack.createShop({ name: "Idempotent shop", sandbox: true });
   bucket = await new Kvm(stack.nc).open(IDEMPOTENCY_BUCKET);
 });
@@ -278,7 +278,7 @@ describe("after NATS loses its store", () => {
     await stack.nats.stop();
     rmSync(join(stack.dataDir, "jetstream"), { recursive: true, force: true });
     await stack.startNats();
-    // The directory comes back first (the dashboard republishes it); until then the key is a 401.
+    // The directory comes back first (the directory republishes it); until then the key is a 401.
     // Until the bucket is back a keyed create runs unrecorded (docs/gateway.md): it has no replay.
     // Once it is back, without a gateway restart, a key records its answer and replays it.
     const { text, replay } = await eventually(

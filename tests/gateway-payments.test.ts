@@ -9,7 +9,7 @@ let stack: Stack;
 let shop: ShopCreated;
 let other: ShopCreated;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "balance", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "payments", "balance", "gateway"] });
   shop = await stack.createShop({ name: "Gateway shop", sandbox: true });
   other = await stack.createShop({ name: "Other shop" });
 });

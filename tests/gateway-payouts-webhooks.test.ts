@@ -29,7 +29,7 @@ let feed: BalanceFeed;
 let shop: ShopCreated;
 let other: ShopCreated;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "balance", "gateway", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "payments", "balance", "gateway", "webhook-dispatcher"] });
   receiver = startReceiver(() => new Response("ok"));
   feed = await BalanceFeed.open(stack);
   shop = await stack.createShop({ name: "Payout shop", sandbox: true, webhookUrl: receiver.url });

@@ -18,7 +18,7 @@ let stack: Stack;
 let rotation: Rotation;
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "gateway"],
+    services: ["directory", "gateway"],
     env: { ...LIMITS, GATEWAY_REPLICAS: "2", TRUSTED_PROXIES: "127.0.0.1/32, ::1" },
   });
   const second = await stack.addReplica("gateway");

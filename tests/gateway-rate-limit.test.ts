@@ -14,7 +14,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "gateway"],
+    services: ["directory", "gateway"],
     env: { RATE_LIMIT_PER_METHOD: "3", RATE_LIMIT_BALANCE: "2", RATE_LIMIT_PER_IP: "8", TRUSTED_PROXIES: "127.0.0.1/32, ::1" },
   });
 });
@@ -134,7 +134,7 @@ describe("per IP over the whole API (2000/min in production)", () => {
 describe("without trusted proxies", () => {
   let direct: Stack;
   beforeAll(async () => {
-    direct = await Stack.start({ services: ["dashboard", "gateway"], env: { RATE_LIMIT_PER_IP: "3" } });
+    direct = await Stack.start({ services: ["directory", "gateway"], env: { RATE_LIMIT_PER_IP: "3" } });
   });
   afterAll(() => direct.stop());
 

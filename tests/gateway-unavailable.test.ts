@@ -8,7 +8,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 let shop: ShopCreated;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway"], env: { NATS_REQUEST_TIMEOUT_MS: "1000" } });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway"], env: { NATS_REQUEST_TIMEOUT_MS: "1000" } });
   shop = await stack.createShop();
 });
 afterAll(() => stack.stop());

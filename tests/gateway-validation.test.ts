@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 let shop: ShopCreated;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "gateway"] });
+  stack = await Stack.start({ services: ["directory", "gateway"] });
   shop = await stack.createShop();
 });
 afterAll(() => stack.stop());

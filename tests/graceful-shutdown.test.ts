@@ -20,7 +20,7 @@ let answer: () => void;
 const answered = new Promise<void>((resolve) => (answer = resolve));
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "payments", "webhook-dispatcher"] });
   // The merchant's endpoint holds its reply until the test lets it answer.
   receiver = startReceiver(async () => {
     await answered;

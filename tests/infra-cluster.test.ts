@@ -29,7 +29,7 @@ beforeAll(async () => {
   nodes = await startCluster(workDir);
   receiver = startReceiver();
   stack = await Stack.start({
-    services: ["dashboard", "gateway", "payments", "webhook-dispatcher"],
+    services: ["directory", "gateway", "payments", "webhook-dispatcher"],
     natsUrl: nodes.map((n) => n.url).join(","),
     env: { NATS_REPLICAS: "3" },
     // As compose's restart policy does: on a cluster that has just formed, a service's first

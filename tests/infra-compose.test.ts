@@ -31,6 +31,7 @@ const SECRETS = {
   ACQUIRER_CALLBACK_SECRET: "s".repeat(24),
   PAYPAGE_CSRF_SECRET: "c".repeat(24),
   CASH_REGISTER_API_KEY: "r".repeat(24),
+  POSTGRES_PASSWORD: "p".repeat(24),
 };
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
@@ -58,8 +59,16 @@ function dockerCompose(files: string[], env: Record<string, string>) {
 }
 
 describe("compose.yaml", () => {
-  test("runs NATS and exactly the launcher's services", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["nats", ...SERVICE_NAMES].sort());
+  test("runs NATS, PostgreSQL and exactly the launcher's services", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", ...SERVICE_NAMES].sort());
+  });
+
+  test("PostgreSQL keeps its data on a volume, has a health check, and the converted services each use their own schema of it", () => {
+    const pg = compose.services.postgres!;
+    expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect(pg.healthcheck!.test).toContain("pg_isready");
+    expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
+    expect(app("balance").environment!.BALANCE_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=balance");
   });
 
   test.each(SERVICE_NAMES)("%s is built from the shared Dockerfile with its own folder", (name) => {
@@ -83,7 +92,9 @@ describe("compose.yaml", () => {
   test.each(SERVICE_NAMES)("%s keeps its data on its own volume and reaches NATS by service name", (name) => {
     const env = app(name).environment!;
     expect(env.DATA_DIR).toBe("/data");
-    expect(app(name).volumes).toEqual([`${name}-data:/data`]);
+    // The directory also reaches the dashboard's volume, for its one-time import of an older deployment's shops.
+    const extra = name === "directory" ? ["dashboard-data:/dashboard-data"] : [];
+    expect(app(name).volumes).toEqual([`${name}-data:/data`, ...extra]);
     expect(Object.keys(compose.volumes)).toContain(`${name}-data`);
     expect(env.NATS_URL).toBe("nats://nats:4222");
   });
@@ -111,7 +122,7 @@ describe("compose.yaml", () => {
     }
     const refused = dockerCompose(["compose.yaml"], {});
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY)/);
+    expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY|POSTGRES_PASSWORD)/);
   });
 
   test("NATS runs the single-node config with its store on a volume and a health check", () => {
@@ -147,6 +158,10 @@ describe("compose.cluster.yaml over compose.yaml", () => {
         [SERVICES[name].portEnv]: String(SERVICES[name].port),
       });
     }
+  });
+
+  test("the services whose rows are on PostgreSQL run as two replicas", () => {
+    expect((merged().services.balance as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
   });
 
   test("three nodes run their own config with their own store; the single node is left off", () => {

@@ -135,10 +135,10 @@ test("balance: events consumed by effect, its consumer's pending counts, the RPC
   expect(value(b, "nats_rpc_handled_total", { subject: "balance.v1.get", outcome: "ok" })).toBe(1);
 });
 
-test("paypage and dashboard: their pages and RPCs are counted", async () => {
+test("paypage and directory: their pages and RPCs are counted", async () => {
   const page = await scrape("paypage");
   expect(value(page, "http_request_duration_seconds_count", { method: "GET", route: "/pay/:id", status: "200" })).toBe(1);
   expect(value(page, "nats_request_duration_seconds_count", { subject: "payments.v1.checkout.get", outcome: "ok" })).toBeGreaterThanOrEqual(1);
-  const dashboard = await scrape("dashboard");
-  expect(value(dashboard, "nats_rpc_handled_total", { subject: "directory.v1.shop.create", outcome: "ok" })).toBe(1);
+  const directory = await scrape("directory");
+  expect(value(directory, "nats_rpc_handled_total", { subject: "directory.v1.shop.create", outcome: "ok" })).toBe(1);
 });

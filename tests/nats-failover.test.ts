@@ -14,7 +14,7 @@ setDefaultTimeout(300_000);
 
 /**
  * A hung NATS node (a frozen host, a partition: SIGSTOP here) rather than a dead one. The gateway
- * and payments (and the dashboard and the dispatcher) are connected to the node that is paused,
+ * and payments (and the directory and the dispatcher) are connected to the node that is paused,
  * under a steady load of creates. Promised in docs/operations.md, "Several hosts": the creates fail
  * for at most 5 s in a row, JetStream (the relay's publishes, the dispatcher's pulls, the
  * directory's KV watch) works again while the node is still frozen, and a create answered with an
@@ -41,7 +41,7 @@ beforeAll(async () => {
   nodes = await startCluster(workDir);
   receiver = startReceiver();
   stack = await Stack.start({
-    services: ["dashboard", "gateway", "payments", "webhook-dispatcher"],
+    services: ["directory", "gateway", "payments", "webhook-dispatcher"],
     // Every service is told the first node first and tries the list in that order.
     natsUrl: nodes.map((n) => n.url).join(","),
     env: { NATS_REPLICAS: "3", NATS_SERVER_ORDER: "given", NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), ...UNLIMITED_RATES },
@@ -125,7 +125,7 @@ describe("a hung NATS node", () => {
     shop = await stack.createShop({ name: "Failover shop", sandbox: true });
     await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
     const onFirst = await clientsOf(nodes[0]!);
-    for (const name of ["gateway", "payments", "dashboard", "webhook-dispatcher"]) expect(onFirst).toContain(name);
+    for (const name of ["gateway", "payments", "directory", "webhook-dispatcher"]) expect(onFirst).toContain(name);
   });
 
   test("pausing it under load costs at most 5 s of failed creates, JetStream goes on without it, and no failed create lands late", async () => {
@@ -141,7 +141,7 @@ describe("a hung NATS node", () => {
       // watch, and its payment's CANCELED event goes through the outbox relay, the stream and the
       // dispatcher's pull consumer to a signed webhook.
       await Bun.sleep(LONGEST_FAILED_RUN_MS);
-      // The dashboard writes it to the bucket, which waits for a new stream leader if the frozen node led it.
+      // The directory writes it to the bucket, which waits for a new stream leader if the frozen node led it.
       const fresh = await eventually(
         () => call(side, rpcs.directory.createShop, { name: "Shop made during the freeze", sandbox: false, webhookUrl: receiver.url }, 5_000),
         30_000,
@@ -151,7 +151,7 @@ describe("a hung NATS node", () => {
       await Bun.sleep(Math.max(0, frozenAt + FROZEN_AT_LEAST_MS - Date.now()));
       // The services moved away from the frozen node.
       const elsewhere = [...(await clientsOf(nodes[1]!)), ...(await clientsOf(nodes[2]!))];
-      for (const name of ["gateway", "payments", "dashboard", "webhook-dispatcher"]) expect(elsewhere).toContain(name);
+      for (const name of ["gateway", "payments", "directory", "webhook-dispatcher"]) expect(elsewhere).toContain(name);
     } finally {
       first.proc.kill("SIGCONT");
       resumedAt = Date.now();

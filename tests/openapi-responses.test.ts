@@ -34,7 +34,7 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   // Two balance reads a minute per key, so that the third shows the documented 429.
-  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance", "webhook-dispatcher"], env: { RATE_LIMIT_BALANCE: "2" } });
+  stack = await Stack.start({ services: ["directory", "gateway", "payments", "balance", "webhook-dispatcher"], env: { RATE_LIMIT_BALANCE: "2" } });
   receiver = startReceiver(() => new Response("ok"));
   shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true, webhookUrl: receiver.url });
 });

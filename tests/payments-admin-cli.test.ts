@@ -9,7 +9,7 @@ let stack: Stack;
 let shop: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments"] });
+  stack = await Stack.start({ services: ["directory", "payments"] });
   shop = await createShop(stack, { sandbox: true });
 });
 afterAll(() => stack?.stop());

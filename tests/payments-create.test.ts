@@ -10,7 +10,7 @@ let shop: TestShop;
 let other: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments"] });
+  stack = await Stack.start({ services: ["directory", "payments"] });
   shop = await createShop(stack, { sandbox: true });
   other = await createShop(stack, { sandbox: false, methods: ["SBP"] });
 });

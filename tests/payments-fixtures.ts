@@ -19,7 +19,7 @@ import type { Stack } from "./harness/stack.ts";
 
 export type TestShop = { shopId: string; accountId: string; apiKey: string };
 
-/** A shop created by the dashboard service, then given the methods and tariff the test needs. */
+/** A shop created by the directory service, then given the methods and tariff the test needs. */
 export async function createShop(
   stack: Stack,
   opts: { sandbox?: boolean; methods?: PaymentMethod[]; tariff?: Tariff; successUrl?: string; failUrl?: string; name?: string } = {},

@@ -9,7 +9,7 @@ let stack: Stack;
 let sandbox: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments"] });
+  stack = await Stack.start({ services: ["directory", "payments"] });
   sandbox = await createShop(stack, { sandbox: true, successUrl: "https://shop.example/thanks", failUrl: "https://shop.example/sorry" });
 });
 afterAll(() => stack?.stop());

@@ -18,7 +18,7 @@ async function current(): Promise<Payment[]> {
 }
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments"] });
+  stack = await Stack.start({ services: ["directory", "payments"] });
   shop = await createShop(stack, { sandbox: true });
   for (let i = 0; i < 45; i++) {
     all.push(await createPayment(stack, shop.shopId, { amountKopecks: 100 + i }));

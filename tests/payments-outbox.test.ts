@@ -19,7 +19,7 @@ let stack: Stack;
 let shop: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments"], env: { OUTBOX_RELAY_DELAY_MS: "1h" } });
+  stack = await Stack.start({ services: ["directory", "payments"], env: { OUTBOX_RELAY_DELAY_MS: "1h" } });
   shop = await createShop(stack, { sandbox: true });
 });
 afterAll(() => stack?.stop());

@@ -13,7 +13,7 @@ let live: TestShop;
 let bank: BankApp;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "acquirer-emulator", "balance"] });
+  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance"] });
   live = await createShop(stack, { sandbox: false });
   bank = new BankApp(stack);
 });

@@ -16,7 +16,7 @@ let receiver: Receiver;
 let shop: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway", "webhook-dispatcher"] });
   receiver = startReceiver();
   shop = await createShop(stack, { sandbox: true });
   await stack.call(rpcs.directory.updateShop, { shopId: shop.shopId, webhookUrl: receiver.url });

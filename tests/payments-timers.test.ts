@@ -17,7 +17,7 @@ let shop: TestShop;
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "acquirer-emulator"],
+    services: ["directory", "payments", "acquirer-emulator"],
     env: { CREATED_TTL: `${TTL_MS}ms`, PENDING_TTL: `${PENDING_TTL_MS}ms`, TIMER_SWEEP_MS: "100" },
   });
   shop = await createShop(stack, { sandbox: true });

@@ -2,14 +2,17 @@ import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Glob } from "bun";
-import { commonEnv } from "@payaccept/platform";
+import { commonEnv, databaseEnv } from "@payaccept/platform";
 import { ROOT } from "../infra/launcher/services.ts";
 
 /** Variables a service's config schema declares: the keys of its zod shape, written in capitals. */
 function declaredVariables(): Set<string> {
   const names = new Set(Object.keys(commonEnv));
   for (const file of new Glob("services/*/src/config.ts").scanSync(ROOT)) {
-    for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm)) names.add(m[1]!);
+    const text = readFileSync(join(ROOT, file), "utf8");
+    for (const m of text.matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm)) names.add(m[1]!);
+    // A service with rows spreads databaseEnv("<SERVICE>"): its own URL and pool, and the shared timeouts.
+    for (const m of text.matchAll(/databaseEnv\("([A-Z]+)"\)/g)) for (const name of Object.keys(databaseEnv(m[1]!))) names.add(name);
   }
   return names;
 }

@@ -20,7 +20,7 @@ let stack: Stack;
 let receiver: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let receiverFile: string | undefined;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "webhook-dispatcher"] });
 });
 afterAll(async () => {
   receiver?.kill();

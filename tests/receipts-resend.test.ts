@@ -12,7 +12,7 @@ let shop: TestShop;
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "gateway", "receipts", "cash-register-emulator"],
+    services: ["directory", "payments", "gateway", "receipts", "cash-register-emulator"],
     env: { RECEIPTS_RETRY_BASE: "50ms", RECEIPTS_RETRY_CAP: "100ms", RECEIPTS_MAX_ATTEMPTS: "3", CASH_REGISTER_DELAY: "0ms" },
   });
   shop = await createShop(stack, { sandbox: true });

@@ -23,7 +23,7 @@ const paidHere: { shopId: string; paymentId: string }[] = [];
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "acquirer-emulator", "gateway", "paypage", "receipts", "cash-register-emulator"],
+    services: ["directory", "dashboard", "payments", "acquirer-emulator", "gateway", "paypage", "receipts", "cash-register-emulator"],
     env: { TRUSTED_PROXIES: "127.0.0.1", RECEIPTS_RETRY_BASE: "100ms", RECEIPTS_RETRY_CAP: "300ms", RECEIPTS_MAX_ATTEMPTS: "1000", CASH_REGISTER_DELAY: "100ms", CASH_REGISTER_TIMEOUT: "2s" },
   });
   sandbox = await createShop(stack, { sandbox: true });

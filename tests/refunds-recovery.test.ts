@@ -17,7 +17,7 @@ let bank: BankApp;
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "acquirer-emulator", "balance"],
+    services: ["directory", "payments", "acquirer-emulator", "balance"],
     // Short timeouts and a short lease, so an interrupted refund is retried within seconds.
     env: { NATS_REQUEST_TIMEOUT_MS: "1000", ACQUIRER_TIMEOUT_MS: "4000", REFUND_RETRY_MS: "2000", TIMER_SWEEP_MS: "200" },
   });

@@ -39,7 +39,7 @@ const orders: Order[] = [];
 
 beforeAll(async () => {
   stack = await Stack.start({
-    services: ["dashboard", "payments", "webhook-dispatcher", "balance", "gateway", "acquirer-emulator"],
+    services: ["directory", "payments", "webhook-dispatcher", "balance", "gateway", "acquirer-emulator"],
     // A dispatch message of a killed dispatcher comes back after this (default 60 s).
     env: { ...UNLIMITED_RATES, WEBHOOK_ACK_WAIT: "6s" },
   });

@@ -29,7 +29,7 @@ let shop: ShopCreated;
 let rotation: Rotation;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "gateway"], env: UNLIMITED_RATES });
+  stack = await Stack.start({ services: ["directory", "payments", "gateway"], env: UNLIMITED_RATES });
   [payments2, gateway2] = await Promise.all([stack.addReplica("payments"), stack.addReplica("gateway")]);
   rotation = new Rotation([stack.service("gateway").url, gateway2.url]);
   shop = await stack.createShop({ name: "Rolling restart", sandbox: true });

@@ -6,14 +6,14 @@ import { Stack } from "./harness/stack.ts";
 setDefaultTimeout(60_000);
 
 /**
- * The merchant SDK against the real gateway, payments, balance and dashboard processes. The
+ * The merchant SDK against the real gateway, payments, balance and directory processes. The
  * lost-response cases put a real HTTP relay on 127.0.0.1 between the SDK and the gateway that
  * loses what a real network loses: the request before it arrives, or the answer after the
  * payment was created.
  */
 let stack: Stack;
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance"] });
+  stack = await Stack.start({ services: ["directory", "gateway", "payments", "balance"] });
 });
 afterAll(() => stack?.stop());
 

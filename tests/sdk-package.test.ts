@@ -34,7 +34,7 @@ beforeAll(async () => {
   files = packed[0]!.files.map((f) => f.path);
   writeFileSync(join(scratch, "package.json"), JSON.stringify({ name: "merchant-shop", private: true, type: "module" }));
   run(["npm", "install", "--no-audit", "--no-fund", tarball], scratch);
-  stack = await Stack.start({ services: ["dashboard", "gateway", "payments", "balance", "paypage", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "gateway", "payments", "balance", "paypage", "webhook-dispatcher"] });
   feed = await BalanceFeed.open(stack);
 });
 

@@ -84,7 +84,7 @@ describe("NATS losing its store", () => {
     await ctx.stack.nats.stop();
     rmSync(join(ctx.stack.dataDir, "jetstream"), { recursive: true, force: true });
     await ctx.stack.startNats();
-    // The dashboard publishes its directory again; here the test stands in for it.
+    // The directory service publishes the directory again; here the test stands in for it.
     await eventually(async () => putShop(ctx.stack.nc, shop));
     expect(await ctx.stack.service("webhook-dispatcher").proc!.exited).toBe(0);
     ctx.stack.service("webhook-dispatcher").start();

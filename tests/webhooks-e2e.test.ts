@@ -12,7 +12,7 @@ let stack: Stack;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["dashboard", "payments", "webhook-dispatcher"] });
+  stack = await Stack.start({ services: ["directory", "payments", "webhook-dispatcher"] });
   receiver = startReceiver();
 });
 

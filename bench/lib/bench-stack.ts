@@ -50,7 +50,7 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
         balance: pid("balance"),
         "webhook-dispatcher": pid("webhook-dispatcher"),
         "nats-server": stack.nats.proc.pid,
-        "other services": [pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
+        "other services": [pid("directory"), pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
       },
     };
   } catch (e) {
@@ -61,7 +61,7 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
 
 export type WebhookShop = { record: ShopRecord; apiKey: string };
 
-/** More live shops whose webhooks go to `webhookUrl`, created through the dashboard's RPC. */
+/** More live shops whose webhooks go to `webhookUrl`, created through the directory's RPC. */
 export async function createShops(stack: Stack, count: number, webhookUrl: string): Promise<WebhookShop[]> {
   const shops: WebhookShop[] = [];
   for (let i = 0; i < count; i++) {

@@ -4,6 +4,7 @@ export const ROOT = resolve(import.meta.dir, "../..");
 
 /** Every service of the stack: its folder, the variable naming its HTTP port, and that port's default. */
 export const SERVICES = {
+  directory: { dir: "services/directory", portEnv: "DIRECTORY_PORT", port: 3009 },
   dashboard: { dir: "services/dashboard", portEnv: "DASHBOARD_PORT", port: 3002 },
   payments: { dir: "services/payments", portEnv: "PAYMENTS_PORT", port: 3004 },
   balance: { dir: "services/balance", portEnv: "BALANCE_PORT", port: 3005 },

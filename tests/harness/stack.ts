@@ -8,6 +8,7 @@ import { connect } from "@nats-io/transport-node";
 import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
 import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
 import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
+import { startPostgres, type Postgres } from "./postgres.ts";
 
 /** Ports this process has handed out: never the same one twice. */
 const handedOut = new Set<number>();
@@ -52,7 +53,25 @@ export type StackOptions = {
   restart?: boolean;
   /** A NATS already running (a cluster: its URLs comma-separated); then no embedded server is started. */
   natsUrl?: string;
+  /**
+   * Start one throwaway PostgreSQL for the stack and point every service that can use it
+   * (POSTGRES_SERVICES) at its own schema of it; the others keep SQLite under DATA_DIR.
+   */
+  postgres?: boolean;
 };
+
+/**
+ * The services whose rows can live on PostgreSQL, by the prefix of their `<PREFIX>_DATABASE_URL`.
+ * With `postgres: true` each gets `?schema=<its name>` of the stack's server: its own store.
+ */
+export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE" };
+
+/** `<PREFIX>_DATABASE_URL` of every service of POSTGRES_SERVICES, each on its own schema of the server. */
+export function postgresUrls(serverUrl: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(POSTGRES_SERVICES).map(([name, prefix]) => [`${prefix}_DATABASE_URL`, `${serverUrl}?schema=${name.replace(/-/g, "_")}`]),
+  );
+}
 
 export type ShopCreated = RpcResponse<typeof rpcs.directory.createShop>;
 
@@ -66,6 +85,8 @@ export class Stack {
   readonly replicas = new Map<ServiceProcess, { logFile: string }>();
   nc!: NatsConnection;
   nats!: NatsProcess;
+  /** The stack's PostgreSQL when started with `postgres: true`. */
+  pg?: Postgres;
   env: Record<string, string> = {};
 
   private constructor(
@@ -87,6 +108,10 @@ export class Stack {
       WEBHOOK_ALLOW_PRIVATE: "1",
       ...ports,
     };
+    if (opts.postgres) {
+      stack.pg = await startPostgres();
+      Object.assign(base, postgresUrls(stack.pg.url));
+    }
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
     if (!opts.natsUrl) await stack.startNats();
@@ -216,6 +241,7 @@ export class Stack {
     await Promise.all([...this.services.values(), ...this.replicas.keys()].map((s) => s.stop("SIGTERM", 5000)));
     await this.nc?.close().catch(() => {});
     await this.nats?.stop();
+    await this.pg?.stop();
     if (!process.env.KEEP_TEST_DATA) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -3,7 +3,7 @@ import { PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
 import { ShopReceiptSettings } from "./receipts.ts";
 
 /**
- * The shop directory is owned by the dashboard service and published to this NATS KV bucket,
+ * The shop directory is owned by the directory service and published to this NATS KV bucket,
  * which the gateway, payments, paypage and webhook-dispatcher watch and cache in memory.
  *   shops.<shopId>      → ShopRecord
  *   keys.<sha256 hex>   → ApiKeyRecord   (deleted when the key is revoked)
@@ -44,6 +44,25 @@ export const ShopRecord = z.object({
   updatedAt: z.string(),
 });
 export type ShopRecord = z.infer<typeof ShopRecord>;
+
+/**
+ * A shop as the dashboard shows it (rpcs.directory.getShop and the lists): the KV record's
+ * fields with `id` for `shopId` and epoch-millisecond times; the signing secret only when asked
+ * for (the Webhook tab), so no other page ever carries it.
+ */
+export const ShopDetail = ShopRecord.omit({ shopId: true, signingSecret: true, updatedAt: true }).extend({
+  id: z.string(),
+  createdAt: z.number().int(),
+  updatedAt: z.number().int(),
+  signingSecret: z.string().optional(),
+});
+export type ShopDetail = z.infer<typeof ShopDetail>;
+
+/** What an owner may see of a shop's live key: never the key, only how to recognise it. */
+export const KeyHint = z.object({ displayPrefix: z.string(), createdAt: z.number().int() });
+export type KeyHint = z.infer<typeof KeyHint>;
+export const ShopWithKey = z.object({ shop: ShopDetail, key: KeyHint.nullable() });
+export type ShopWithKey = z.infer<typeof ShopWithKey>;
 
 export const ApiKeyRecord = z.object({ shopId: z.string(), keyId: z.string() });
 export type ApiKeyRecord = z.infer<typeof ApiKeyRecord>;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
-import { ShopRecord, Tariff } from "./directory.ts";
+import { ShopDetail, ShopRecord, ShopWithKey, Tariff } from "./directory.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 
@@ -206,6 +206,20 @@ export const rpcs = {
       ShopRecord.omit({ signingSecret: true }),
     ),
     rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
+    /** One shop with its live key's hint; the signing secret only with withSecret. NOT_FOUND when unknown. */
+    getShop: rpc("directory.v1.shop.get", ShopScoped.extend({ withSecret: z.boolean().default(false) }), ShopWithKey),
+    /** The account's shops, oldest first, each with its live key's hint (none carries its secret). */
+    listShops: rpc("directory.v1.shop.list", z.object({ accountId: z.string() }), z.object({ items: z.array(ShopWithKey) })),
+    /** Every shop, oldest first, a page at a time (operators' list). */
+    browseShops: rpc(
+      "directory.v1.shop.browse",
+      z.object({ offset: z.number().int().min(0), limit: z.number().int().min(1).max(500) }),
+      z.object({ items: z.array(ShopDetail), total: z.number().int() }),
+    ),
+    /** A new account with no shop yet (a merchant signing up in the dashboard). */
+    createAccount: rpc("directory.v1.account.create", z.object({}), z.object({ accountId: z.string(), createdAt: z.number().int() })),
+    /** NOT_FOUND when the account does not exist. */
+    getAccount: rpc("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
   },
   dashboard: {
     /**

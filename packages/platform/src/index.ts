@@ -17,3 +17,6 @@ export * from "./moscow-time.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
+export * from "./database.ts";
+export * from "./serial-sqlite.ts";
+export * from "./schema-drift.ts";

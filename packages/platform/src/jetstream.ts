@@ -49,9 +49,13 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
   return jsm;
 }
 
-/** The directory KV bucket (history 1; the dashboard service writes, everyone else reads). */
-export function openDirectoryBucket(nc: NatsConnection): Promise<KV> {
-  return untilItWorks(() => new Kvm(nc).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+/**
+ * The directory KV bucket (history 1; the directory service writes, everyone else reads).
+ * timeoutMs bounds each of its operations (the client's default otherwise).
+ */
+export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Promise<KV> {
+  const client = timeoutMs === undefined ? nc : jetstream(nc, { timeout: timeoutMs });
+  return untilItWorks(() => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
 }
 
 /**

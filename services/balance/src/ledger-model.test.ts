@@ -1,10 +1,10 @@
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { DomainError, type PaymentEvent } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { payOut } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
-import { msk, paymentEvent, refundEvent, tempLedgerStore } from "./testing.ts";
+import { ENGINES, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
 
 /**
  * The aggregates (hold buckets released lazily, running available) against a naive model that
@@ -14,8 +14,7 @@ import { msk, paymentEvent, refundEvent, tempLedgerStore } from "./testing.ts";
 const HOLD_HOUR = 12;
 const HOUR = 3_600_000;
 const ACCOUNTS = ["a", "b", "c"];
-const { store, dispose } = tempLedgerStore();
-afterAll(dispose);
+const ledgers = ledgersPerFile();
 
 function random(seed: number) {
   return () => {
@@ -31,8 +30,7 @@ const releaseInstant = (paidAt: number) =>
   Date.parse(`${moscowDate.format(paidAt)}T${String(HOLD_HOUR).padStart(2, "0")}:00:00+03:00`) + 24 * HOUR;
 
 type Movement = { accountId: string; kopecks: number; from: number };
-const movements: Movement[] = [];
-const model = (accountId: string, now: number) => {
+const model = (movements: Movement[], accountId: string, now: number) => {
   const mine = movements.filter((m) => m.accountId === accountId);
   const sum = (ms: Movement[]) => ms.reduce((s, m) => s + m.kopecks, 0);
   return {
@@ -42,7 +40,9 @@ const model = (accountId: string, now: number) => {
   };
 };
 
-test("aggregates always equal the sum of every movement", () => {
+test.each(ENGINES)("on %s, aggregates always equal the sum of every movement", async (engine) => {
+  const store = await ledgers.open(engine);
+  const movements: Movement[] = [];
   const rnd = random(20250310);
   const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
   const paid: PaymentEvent[] = [];
@@ -61,11 +61,11 @@ test("aggregates always equal the sum of every movement", () => {
         amountKopecks: amount,
         commissionKopecks: Math.floor(amount * 0.025),
       });
-      applyPaymentEvent(store, e, now);
+      await applyPaymentEvent(store, e, now);
       paid.push(e);
       movements.push({ accountId: e.accountId, kopecks: e.amountKopecks - e.commissionKopecks, from: releaseInstant(paidAt) });
     } else if (roll < 0.55 && paid.length > 0) {
-      expect(applyPaymentEvent(store, { ...pick(paid), eventId: "replayed" }, now)).toBe("duplicate");
+      expect(await applyPaymentEvent(store, { ...pick(paid), eventId: "replayed" }, now)).toBe("duplicate");
     } else if (roll < 0.65 && paid.length > 0) {
       const e = pick(paid);
       if (refunded.has(e.paymentId)) continue;
@@ -74,10 +74,10 @@ test("aggregates always equal the sum of every movement", () => {
       const release = releaseInstant(Date.parse(e.paidAt!));
       const frozenOfDay = release > now ? movements.filter((m) => m.accountId === e.accountId && m.from === release).reduce((s, m) => s + m.kopecks, 0) : 0;
       const fromFrozen = Math.min(net, Math.max(0, frozenOfDay));
-      const fits = net - fromFrozen === 0 || model(e.accountId, now).availableKopecks >= net - fromFrozen;
+      const fits = net - fromFrozen === 0 || model(movements, e.accountId, now).availableKopecks >= net - fromFrozen;
       const refundId = Bun.randomUUIDv7();
       try {
-        reserveRefund(store, { refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
+        await reserveRefund(store, { refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
         expect(fits).toBe(true);
       } catch (err) {
         expect(err).toBeInstanceOf(DomainError);
@@ -86,16 +86,16 @@ test("aggregates always equal the sum of every movement", () => {
       }
       // One in five is declined by the bank: its hold goes back where it came from.
       const status = rnd() < 0.8 ? "SUCCEEDED" : "FAILED";
-      applyRefundEvent(store, refundEvent(e, { refundId, balanceKopecks: net, status, at: now }), now, HOLD_HOUR);
+      await applyRefundEvent(store, refundEvent(e, { refundId, balanceKopecks: net, status, at: now }), now, HOLD_HOUR);
       if (status === "FAILED") continue;
       movements.push({ accountId: e.accountId, kopecks: -fromFrozen, from: release }, { accountId: e.accountId, kopecks: -(net - fromFrozen), from: 0 });
       refunded.add(e.paymentId);
     } else if (roll < 0.75) {
       const accountId = pick(ACCOUNTS);
       const amount = 1 + Math.floor(rnd() * 150_000);
-      const fits = model(accountId, now).availableKopecks >= amount;
+      const fits = model(movements, accountId, now).availableKopecks >= amount;
       try {
-        payOut(store, { accountId, amountKopecks: amount }, now, HOLD_HOUR);
+        await payOut(store, { accountId, amountKopecks: amount }, now, HOLD_HOUR);
         expect(fits).toBe(true);
         movements.push({ accountId, kopecks: -amount, from: 0 });
       } catch (err) {
@@ -104,8 +104,8 @@ test("aggregates always equal the sum of every movement", () => {
       }
     } else {
       const accountId = pick(ACCOUNTS);
-      expect(readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(accountId, now));
+      expect(await readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(movements, accountId, now));
     }
   }
-  for (const accountId of ACCOUNTS) expect(readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(accountId, now));
+  for (const accountId of ACCOUNTS) expect(await readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(movements, accountId, now));
 });

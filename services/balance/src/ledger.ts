@@ -12,15 +12,15 @@ export type EventEffect = "receipt" | "duplicate" | "sandbox" | "no-money";
  * also when it arrives late (SUCCESS after EXPIRED or FAILED). FAILED, EXPIRED and CANCELED move no
  * money, and neither does REFUNDED: each refund moves its own share on its RefundEvent (refunds.ts).
  */
-export function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: number): EventEffect {
+export async function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: number): Promise<EventEffect> {
   if (event.isTest) return "sandbox";
   if (event.status !== "SUCCESS") return "no-money";
   const netKopecks = event.amountKopecks - event.commissionKopecks;
   const paidAt = event.paidAt === null ? null : Date.parse(event.paidAt);
   // A SUCCESS always carries paidAt; occurredAt (the moment it became SUCCESS) is the same instant if it ever does not.
   const day = moscowDay(paidAt ?? Date.parse(event.occurredAt));
-  return store.tx(() => {
-    const first = store.recordEvent({
+  return store.tx(event.accountId, async (t) => {
+    const first = await t.recordEvent({
       paymentId: event.paymentId,
       status: event.status,
       accountId: event.accountId,
@@ -34,7 +34,7 @@ export function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: 
       appliedAt: now,
     });
     if (!first) return "duplicate";
-    store.addFrozen(event.accountId, day, netKopecks);
+    await t.addFrozen(event.accountId, day, netKopecks);
     return "receipt";
   });
 }

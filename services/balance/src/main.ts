@@ -1,6 +1,17 @@
-import { join } from "node:path";
 import { PAYMENTS_STREAM } from "@payaccept/contracts";
-import { connectBus, createLogger, createServiceApp, Lifecycle, loadConfig, registerConsumerGauges, resolveNatsUrl, servingConfirmed, stopServing } from "@payaccept/platform";
+import {
+  connectBus,
+  createLogger,
+  createServiceApp,
+  databaseOf,
+  Lifecycle,
+  loadConfig,
+  orExit,
+  registerConsumerGauges,
+  resolveNatsUrl,
+  servingConfirmed,
+  stopServing,
+} from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
@@ -15,9 +26,9 @@ const log = createLogger("balance", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const clock = () => Date.now();
 
-const store = openLedgerStore(join(cfg.DATA_DIR, "balance.db"));
+const store = await orExit(openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 lifecycle.onClose("store", () => store.close());
-const settled = settlePendingPayouts(store, clock());
+const settled = await settlePendingPayouts(store, clock());
 if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
 
 const nc = await connectBus(resolveNatsUrl(cfg), "balance", log, cfg);
@@ -26,8 +37,8 @@ lifecycle.onClose("nats", () => nc.drain());
 const consumer = await consumeEvents(
   nc,
   paymentEventFeed,
-  (event) => {
-    const effect = applyPaymentEvent(store, event, clock());
+  async (event) => {
+    const effect = await applyPaymentEvent(store, event, clock());
     paymentEventsApplied.inc({ status: event.status, effect });
     return effect;
   },
@@ -36,8 +47,8 @@ const consumer = await consumeEvents(
 const refundConsumer = await consumeEvents(
   nc,
   refundEventFeed,
-  (event) => {
-    const effect = applyRefundEvent(store, event, clock(), cfg.HOLD_HOUR);
+  async (event) => {
+    const effect = await applyRefundEvent(store, event, clock(), cfg.HOLD_HOUR);
     refundEventsApplied.inc({ status: event.status, effect });
     return effect;
   },

@@ -28,17 +28,17 @@ export const refundEventFeed: EventFeed<typeof RefundEvent> = {
   what: "refund event",
 };
 
-export type EventSink<E> = (event: E) => string;
+export type EventSink<E> = (event: E) => Promise<string>;
 
 /**
  * Acks a message only after the sink has committed it, so a crash before the ack means a
  * redelivery, which the ledger's UNIQUE key turns into a no-op. A sink that throws (storage error)
  * leaves the message to the loop, which offers it again later.
  */
-export function handleEventMessage<S extends z.ZodType>(m: JsMsg, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): void {
+export async function handleEventMessage<S extends z.ZodType>(m: JsMsg, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): Promise<void> {
   const event = decodeOrTerm(m, feed.schema, feed.what, log);
   if (!event) return;
-  const effect = sink(event);
+  const effect = await sink(event);
   m.ack();
   log.debug({ subject: m.subject, effect, seq: m.seq }, `${feed.what} applied`);
 }
@@ -55,6 +55,6 @@ export async function consumeEvents<S extends z.ZodType>(nc: NatsConnection, fee
     max_ack_pending: 1000,
   }, log);
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, feed.durable);
-  // One at a time: each event is a sub-millisecond SQLite transaction.
+  // One at a time: each event is one short transaction on its account.
   return runConsumerLoop(consumer, { name: feed.durable, concurrency: 1, handle: (m) => handleEventMessage(m, feed, sink, log), log });
 }

@@ -17,20 +17,20 @@ const toPayout = (r: PayoutRow): Payout => ({
  * conditional debit makes concurrent payouts unable to overdraw. A retry with the same
  * idempotency key returns the first payout instead of paying twice.
  */
-export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): PayoutRow {
-  return store.tx(() => {
+export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): Promise<PayoutRow> {
+  return store.tx(req.accountId, async (t) => {
     if (req.idempotencyKey !== undefined) {
-      const earlier = store.payoutByKey(req.accountId, req.idempotencyKey);
+      const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
       if (earlier && earlier.amountKopecks !== req.amountKopecks) {
         throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
       }
       if (earlier) return earlier;
     }
-    releaseDueReceipts(store, req.accountId, now, holdHour);
-    if (!store.debitIfAvailable(req.accountId, req.amountKopecks, now)) {
-      throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: store.available(req.accountId) });
+    await releaseDueReceipts(t, req.accountId, now, holdHour);
+    if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
+      throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
     }
-    return store.insertPayout({
+    return t.insertPayout({
       id: Bun.randomUUIDv7(),
       accountId: req.accountId,
       amountKopecks: req.amountKopecks,
@@ -44,25 +44,25 @@ export function createPayout(store: LedgerStore, req: PayoutRequest, now: number
  * The emulated bank transfer: there is no real bank behind this stack, so a PENDING payout is
  * paid at once. A real rail would be called here and mark PAID (or FAILED and credit back) on its answer.
  */
-export function settlePayout(store: LedgerStore, id: string, now: number): Payout {
-  store.markPaid(id, now);
-  return toPayout(store.payout(id)!);
+export async function settlePayout(store: LedgerStore, id: string, now: number): Promise<Payout> {
+  await store.markPaid(id, now);
+  return toPayout((await store.payout(id))!);
 }
 
 /** Creates and settles; what the createPayout RPC does. */
-export function payOut(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): Payout {
-  return settlePayout(store, createPayout(store, req, now, holdHour).id, now);
+export async function payOut(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): Promise<Payout> {
+  return settlePayout(store, (await createPayout(store, req, now, holdHour)).id, now);
 }
 
 /** After a crash between recording and settling, the payouts left PENDING are settled at start. */
-export function settlePendingPayouts(store: LedgerStore, now: number): number {
-  const ids = store.pendingPayoutIds();
-  for (const id of ids) settlePayout(store, id, now);
+export async function settlePendingPayouts(store: LedgerStore, now: number): Promise<number> {
+  const ids = await store.pendingPayoutIds();
+  for (const id of ids) await settlePayout(store, id, now);
   return ids.length;
 }
 
 /** A page, newest first, of the payouts older than startingAfter (a payout id of the previous page). */
-export function listPayouts(store: LedgerStore, accountId: string, limit: number, startingAfter?: string): PayoutList {
-  const rows = store.latestPayouts(accountId, limit + 1, startingAfter);
+export async function listPayouts(store: LedgerStore, accountId: string, limit: number, startingAfter?: string): Promise<PayoutList> {
+  const rows = await store.latestPayouts(accountId, limit + 1, startingAfter);
   return { items: rows.slice(0, limit).map(toPayout), hasMore: rows.length > limit };
 }

@@ -1,6 +1,6 @@
 import { DomainError, type RefundEvent } from "@payaccept/contracts";
 import { releaseDueReceipts } from "./balance.ts";
-import type { LedgerStore, RefundHoldRow } from "./store/ledger-store.ts";
+import type { LedgerOps, LedgerStore, RefundHoldRow } from "./store/ledger-store.ts";
 
 export type RefundHoldRequest = { refundId: string; accountId: string; paymentId: string; amountKopecks: number };
 
@@ -9,9 +9,9 @@ export type RefundHoldRequest = { refundId: string; accountId: string; paymentId
  * that day is still on hold (the receipt being refunded has not reached available yet), then
  * available. Call inside a transaction, after releaseDueReceipts (whose cut-off it takes).
  */
-function sourcesOf(store: LedgerStore, req: RefundHoldRequest, cutoff: string): Pick<RefundHoldRow, "frozenDay" | "frozenKopecks" | "availableKopecks"> {
-  const day = store.receiptDay(req.paymentId);
-  const frozen = day !== undefined && day > cutoff ? Math.min(req.amountKopecks, store.frozenOfDay(req.accountId, day)) : 0;
+async function sourcesOf(t: LedgerOps, req: RefundHoldRequest, cutoff: string): Promise<Pick<RefundHoldRow, "frozenDay" | "frozenKopecks" | "availableKopecks">> {
+  const day = await t.receiptDay(req.paymentId);
+  const frozen = day !== undefined && day > cutoff ? Math.min(req.amountKopecks, await t.frozenOfDay(req.accountId, day)) : 0;
   return { frozenDay: frozen > 0 ? day! : null, frozenKopecks: frozen, availableKopecks: req.amountKopecks - frozen };
 }
 
@@ -21,30 +21,30 @@ function sourcesOf(store: LedgerStore, req: RefundHoldRequest, cutoff: string): 
  * refund ended FAILED (its hold RELEASED, or a tombstone written because the request arrived late)
  * it holds nothing at all and answers { reserved: false }.
  */
-export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: number, holdHour: number): { reserved: boolean } {
-  return store.tx(() => {
-    const earlier = store.refundHold(req.refundId);
+export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: number, holdHour: number): Promise<{ reserved: boolean }> {
+  return store.tx(req.accountId, async (t) => {
+    const earlier = await t.refundHold(req.refundId);
     if (earlier) return { reserved: earlier.state !== "RELEASED" };
-    const sources = sourcesOf(store, req, releaseDueReceipts(store, req.accountId, now, holdHour));
-    if (sources.availableKopecks > 0 && !store.debitIfAvailable(req.accountId, sources.availableKopecks, now)) {
+    const sources = await sourcesOf(t, req, await releaseDueReceipts(t, req.accountId, now, holdHour));
+    if (sources.availableKopecks > 0 && !(await t.debitIfAvailable(req.accountId, sources.availableKopecks, now))) {
       throw new DomainError("REFUND_EXCEEDS_AVAILABLE", {
         neededKopecks: req.amountKopecks,
-        availableKopecks: store.available(req.accountId),
+        availableKopecks: await t.available(req.accountId),
         frozenKopecks: sources.frozenKopecks,
       });
     }
-    if (sources.frozenDay) store.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
-    store.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });
+    if (sources.frozenDay) await t.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
+    await t.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });
     return { reserved: true };
   });
 }
 
 /** Puts a hold's money back where it came from; a frozen day released meanwhile is available now. */
-function giveBack(store: LedgerStore, hold: RefundHoldRow, now: number, holdHour: number): void {
-  const cutoff = releaseDueReceipts(store, hold.accountId, now, holdHour);
-  if (hold.frozenDay && hold.frozenDay > cutoff) store.addFrozen(hold.accountId, hold.frozenDay, hold.frozenKopecks);
-  else store.adjustAvailable(hold.accountId, hold.frozenKopecks, now);
-  store.adjustAvailable(hold.accountId, hold.availableKopecks, now);
+async function giveBack(t: LedgerOps, hold: RefundHoldRow, now: number, holdHour: number): Promise<void> {
+  const cutoff = await releaseDueReceipts(t, hold.accountId, now, holdHour);
+  if (hold.frozenDay && hold.frozenDay > cutoff) await t.addFrozen(hold.accountId, hold.frozenDay, hold.frozenKopecks);
+  else await t.adjustAvailable(hold.accountId, hold.frozenKopecks, now);
+  await t.adjustAvailable(hold.accountId, hold.availableKopecks, now);
 }
 
 /**
@@ -54,10 +54,15 @@ function giveBack(store: LedgerStore, hold: RefundHoldRow, now: number, holdHour
  * because the provider has already paid the buyer. FAILED: the hold goes back; without one a
  * tombstone keeps a late hold request from taking anything.
  */
-export function applyRefundEvent(store: LedgerStore, e: RefundEvent, now: number, holdHour: number): "refund-taken" | "refund-released" | "duplicate" | "sandbox" {
+export async function applyRefundEvent(
+  store: LedgerStore,
+  e: RefundEvent,
+  now: number,
+  holdHour: number,
+): Promise<"refund-taken" | "refund-released" | "duplicate" | "sandbox"> {
   if (e.isTest) return "sandbox";
-  return store.tx(() => {
-    const first = store.recordRefundEvent({
+  return store.tx(e.accountId, async (t) => {
+    const first = await t.recordRefundEvent({
       refundId: e.refundId,
       status: e.status,
       paymentId: e.paymentId,
@@ -67,22 +72,22 @@ export function applyRefundEvent(store: LedgerStore, e: RefundEvent, now: number
       appliedAt: now,
     });
     if (!first) return "duplicate";
-    const hold = store.refundHold(e.refundId);
+    const hold = await t.refundHold(e.refundId);
     const req = { refundId: e.refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: e.balanceKopecks };
     if (e.status === "FAILED") {
-      if (hold?.state === "HELD") giveBack(store, hold, now, holdHour);
+      if (hold?.state === "HELD") await giveBack(t, hold, now, holdHour);
       const nothing = { frozenDay: null, frozenKopecks: 0, availableKopecks: 0 };
-      store.putRefundHold({ ...req, ...(hold ?? nothing), state: "RELEASED", createdAt: hold?.createdAt ?? now, settledAt: now });
+      await t.putRefundHold({ ...req, ...(hold ?? nothing), state: "RELEASED", createdAt: hold?.createdAt ?? now, settledAt: now });
       return "refund-released";
     }
     if (hold?.state === "HELD") {
-      store.putRefundHold({ ...hold, state: "TAKEN", settledAt: now });
+      await t.putRefundHold({ ...hold, state: "TAKEN", settledAt: now });
       return "refund-taken";
     }
-    const sources = sourcesOf(store, req, releaseDueReceipts(store, e.accountId, now, holdHour));
-    if (sources.frozenDay) store.takeFrozen(e.accountId, sources.frozenDay, sources.frozenKopecks);
-    store.adjustAvailable(e.accountId, -sources.availableKopecks, now);
-    store.putRefundHold({ ...req, ...sources, state: "TAKEN", createdAt: hold?.createdAt ?? now, settledAt: now });
+    const sources = await sourcesOf(t, req, await releaseDueReceipts(t, e.accountId, now, holdHour));
+    if (sources.frozenDay) await t.takeFrozen(e.accountId, sources.frozenDay, sources.frozenKopecks);
+    await t.adjustAvailable(e.accountId, -sources.availableKopecks, now);
+    await t.putRefundHold({ ...req, ...sources, state: "TAKEN", createdAt: hold?.createdAt ?? now, settledAt: now });
     return "refund-taken";
   });
 }

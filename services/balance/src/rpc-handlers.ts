@@ -12,14 +12,14 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
   const opts = { queue: "balance", log };
   return [
     serve(nc, rpcs.balance.get, (req) => readBalance(store, req.accountId, clock(), holdHour), opts),
-    serve(nc, rpcs.balance.createPayout, (req, msg) => {
-      const payout = payOut(store, req, clock(), holdHour);
+    serve(nc, rpcs.balance.createPayout, async (req, msg) => {
+      const payout = await payOut(store, req, clock(), holdHour);
       log.info({ requestId: requestIdOf(msg), payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks }, "payout");
       return payout;
     }, opts),
     serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
-    serve(nc, rpcs.balance.reserveRefund, (req, msg) => {
-      const held = reserveRefund(store, req, clock(), holdHour);
+    serve(nc, rpcs.balance.reserveRefund, async (req, msg) => {
+      const held = await reserveRefund(store, req, clock(), holdHour);
       log.info({ requestId: requestIdOf(msg), refundId: req.refundId, accountId: req.accountId, amountKopecks: req.amountKopecks, reserved: held.reserved }, "refund hold");
       return held;
     }, opts),

@@ -1,32 +1,47 @@
 import { afterEach, beforeEach } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
+import { storesPerFile, type Engine } from "../../../tests/harness/engines.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
-/** A real ledger file in a fresh temporary folder, for unit tests and the benchmark. */
-export function tempLedgerStore(): { store: LedgerStore; path: string; dispose: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "balance-ledger-"));
-  const path = join(dir, "balance.db");
-  const store = openLedgerStore(path);
+export { ENGINES } from "../../../tests/harness/engines.ts";
+
+/**
+ * Fresh ledgers on `engine` for the calling file (a new SQLite file, or a new schema of the file's
+ * throwaway PostgreSQL, each call): `const ledgers = ledgersPerFile()`, then `await ledgers.open(engine)`.
+ */
+export function ledgersPerFile(): {
+  open: (engine: Engine) => Promise<LedgerStore>;
+  /** Two stores on one ledger, as two replicas on two hosts would have (on SQLite, one store). */
+  replicas: (engine: Engine) => Promise<[LedgerStore, LedgerStore]>;
+} {
+  const stores = storesPerFile();
+  const opened: LedgerStore[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+  const track = (store: LedgerStore) => (opened.push(store), store);
   return {
-    store,
-    path,
-    dispose: () => {
-      store.close();
-      rmSync(dir, { recursive: true, force: true });
+    open: async (engine) => track(await openLedgerStore(await stores.next(engine, "balance.db"))),
+    replicas: async (engine) => {
+      const choice = await stores.next(engine, "balance.db");
+      // Two bun:sqlite connections in one process would wait on each other's file lock with the
+      // thread blocked; SQLite replicas are processes (tests/balance-stack.test.ts). Here one
+      // store serves both, so its async callers still race each other.
+      const first = track(await openLedgerStore(choice));
+      return [first, engine === "sqlite" ? first : track(await openLedgerStore(choice))];
     },
   };
 }
 
-/** A fresh ledger for each test of the calling file: `const ledger = ledgerPerTest()`, then `ledger.store`. */
-export function ledgerPerTest(): { readonly store: LedgerStore } {
-  const current: { store: LedgerStore; dispose: () => void } = { store: undefined as never, dispose: () => {} };
-  beforeEach(() => Object.assign(current, tempLedgerStore()));
-  afterEach(() => current.dispose());
+/** A fresh ledger on `engine` for each test of the calling describe block: `ledger.store`. */
+export function ledgerPerTest(engine: Engine): { readonly store: LedgerStore } {
+  const ledgers = ledgersPerFile();
+  const current = { store: undefined as unknown as LedgerStore };
+  beforeEach(async () => {
+    current.store = await ledgers.open(engine);
+  });
   return current;
 }
 
@@ -89,17 +104,17 @@ export function refundEvent(
 export const msk = (local: string) => Date.parse(`${local}+03:00`);
 
 /** Gives an account `kopecks` of available money: a live receipt paid three days before `now`. */
-export function fundAccount(store: LedgerStore, accountId: string, kopecks: number, now: number): PaymentEvent {
+export async function fundAccount(store: LedgerStore, accountId: string, kopecks: number, now: number): Promise<PaymentEvent> {
   const paidAt = new Date(now - 3 * 86_400_000).toISOString();
   const event = paymentEvent({ accountId, paidAt, amountKopecks: kopecks, commissionKopecks: 0 });
-  applyPaymentEvent(store, event, now);
+  await applyPaymentEvent(store, event, now);
   return event;
 }
 
-/** What fn threw (undefined if it returned), to assert on an error's code and message together. */
-export function thrownBy(fn: () => unknown): unknown {
+/** What fn threw or rejected with (undefined if it returned), to assert on an error's code and message together. */
+export async function thrownBy(fn: () => unknown): Promise<unknown> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     return e;
   }

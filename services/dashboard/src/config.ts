@@ -1,12 +1,10 @@
 import { z } from "zod";
-import { commonEnv, duration, flag, port, trustedProxies } from "@payaccept/platform";
+import { commonEnv, duration, port, trustedProxies } from "@payaccept/platform";
 
-/** Every variable the dashboard reads; docs/dashboard.md and docs/directory.md have the tables. */
+/** Every variable the dashboard reads; docs/dashboard.md has the table. */
 export const dashboardEnv = {
   ...commonEnv,
   DASHBOARD_PORT: port(3002),
-  /** Accept http and private/loopback webhook URLs for every shop (development and test stacks only). */
-  WEBHOOK_ALLOW_PRIVATE: flag(false),
   /** The dashboard's public address; over https its cookies are Secure and __Host- prefixed. */
   PUBLIC_DASHBOARD_URL: z.url().default("http://localhost:3002"),
   /**

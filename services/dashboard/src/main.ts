@@ -6,7 +6,6 @@ import {
   Csrf,
   Lifecycle,
   loadConfig,
-  openDirectoryBucket,
   openStore,
   randomToken,
   resolveNatsUrl,
@@ -14,9 +13,6 @@ import {
   stopServing,
 } from "@payaccept/platform";
 import { dashboardEnv } from "./config.ts";
-import { KvPublisher } from "./directory/kv-publisher.ts";
-import { serveDirectory } from "./directory/rpc-handlers.ts";
-import { DirectoryStore } from "./store/directory-store.ts";
 import { schema } from "./store/schema.ts";
 import { UserStore } from "./store/user-store.ts";
 import { KeyedQueue } from "./users/keyed-queue.ts";
@@ -35,34 +31,24 @@ if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random 
 
 const db = openStore(join(resolve(cfg.DATA_DIR), "dashboard.db"), schema, join(import.meta.dir, "../drizzle"));
 lifecycle.onClose("store", () => db.sqlite.close());
-const store = new DirectoryStore(db);
 const userStore = new UserStore(db);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
-const publisher = new KvPublisher(store, () => openDirectoryBucket(nc), log);
-lifecycle.onClose("directory publisher", () => publisher.stop());
-await publisher.resyncAll();
-void (async () => {
-  // NATS may come back without its store (a wiped or replaced server): publish everything again.
-  for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();
-})();
-
-const directory = { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: Date.now };
-const users = { users: userStore, directory: store, passwords: new PasswordVerifier(), attempts: new KeyedQueue(), log, now: Date.now };
-serveDirectory(nc, directory);
+const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
+const users = { users: userStore, backend, passwords: new PasswordVerifier(), attempts: new KeyedQueue(), log, now: Date.now };
 serveUserRpcs(nc, users);
 lifecycle.onClose("rpc", () => stopServing(nc));
 await servingConfirmed(nc);
 
 const app = createDashboardApp({
-  directory,
   users,
   sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now: Date.now }),
   csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
   flash: new Flash(Date.now),
-  backend: new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT }),
+  backend,
+  now: Date.now,
   secureCookies,
   trustedProxies: cfg.TRUSTED_PROXIES,
   log,

@@ -34,8 +34,8 @@ export function shopRecord(fields: Partial<ShopRecord> = {}): ShopRecord {
 }
 
 /**
- * Puts a shop into the directory KV exactly as the dashboard publishes it, so dispatcher tests do
- * not depend on the dashboard service.
+ * Puts a shop into the directory KV exactly as the directory service publishes it, so dispatcher tests do
+ * not depend on the directory service.
  */
 export async function putShop(nc: NatsConnection, fields: Partial<ShopRecord> = {}): Promise<ShopRecord> {
   const shop = shopRecord(fields);

@@ -1,12 +1,18 @@
-import { and, eq, lte } from "drizzle-orm";
-import type { DirectoryDb } from "./directory-store.ts";
-import { loginThrottle, sessions, users, type SessionRow, type ThrottleRow, type UserRow } from "./schema.ts";
+import { and, eq, inArray, lte } from "drizzle-orm";
+import type { Store } from "@payaccept/platform";
+import { loginThrottle, schema, sessions, users, type SessionRow, type ThrottleRow, type UserRow } from "./schema.ts";
 
 export type SessionWithUser = { session: SessionRow; user: UserRow };
+export type DashboardDb = Store<typeof schema>;
 
 /** Users, their sessions and the sign-in throttle. */
 export class UserStore {
-  constructor(private readonly store: DirectoryDb) {}
+  constructor(private readonly store: DashboardDb) {}
+
+  /** BEGIN IMMEDIATE: replicas sharing the file cannot interleave a check with the write it guards. */
+  transaction<T>(fn: () => T): T {
+    return this.store.sqlite.transaction(fn).immediate();
+  }
 
   userByEmail(email: string): UserRow | undefined {
     return this.store.db.select().from(users).where(eq(users.email, email)).get();
@@ -19,6 +25,17 @@ export class UserStore {
       .from(users)
       .where(and(eq(users.accountId, accountId), eq(users.role, "merchant")))
       .get()?.email;
+  }
+
+  /** The merchants' emails of the accounts (operators' shop list), by account id. */
+  merchantEmails(accountIds: string[]): Map<string, string> {
+    if (accountIds.length === 0) return new Map();
+    const rows = this.store.db
+      .select({ accountId: users.accountId, email: users.email })
+      .from(users)
+      .where(and(inArray(users.accountId, accountIds), eq(users.role, "merchant")))
+      .all();
+    return new Map(rows.map((r) => [r.accountId!, r.email]));
   }
 
   insertUser(row: UserRow): void {

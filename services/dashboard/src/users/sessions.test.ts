@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@payaccept/platform";
 import { Hono } from "hono";
-import { DirectoryStore } from "../store/directory-store.ts";
 import { schema } from "../store/schema.ts";
 import { UserStore } from "../store/user-store.ts";
 import { Sessions } from "./sessions.ts";
@@ -13,7 +12,6 @@ const dir = mkdtempSync(join(tmpdir(), "dashboard-sessions-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const db = openStore(join(dir, "dashboard.db"), schema, join(import.meta.dir, "../../drizzle"));
 const users = new UserStore(db);
-new DirectoryStore(db).insertAccount("account-1", 0);
 users.insertUser({ id: "user-1", accountId: "account-1", email: "a@example.com", passwordHash: "x", role: "merchant", createdAt: 0 });
 
 /** Sign-in, "who am I" and sign-out around one Sessions, at a clock the test moves. */

@@ -1,15 +1,16 @@
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, rpcs } from "@payaccept/contracts";
 import { sqliteCode, type Logger } from "@payaccept/platform";
-import type { DirectoryStore } from "../store/directory-store.ts";
 import type { UserRow } from "../store/schema.ts";
 import type { UserStore } from "../store/user-store.ts";
+import type { Backend } from "../web/backend.ts";
 import type { KeyedQueue } from "./keyed-queue.ts";
 import { hashPassword, type PasswordVerifier } from "./passwords.ts";
 import { addressThrottleKey, ADDRESS_POLICY, afterFailure, emailThrottleKey, EMAIL_POLICY, lockedUntil } from "./throttle.ts";
 
 export type UserDeps = {
   users: UserStore;
-  directory: DirectoryStore;
+  /** The directory service, over NATS: it owns the accounts users belong to. */
+  backend: Backend;
   passwords: PasswordVerifier;
   attempts: KeyedQueue;
   log: Logger;
@@ -28,13 +29,21 @@ export type SignInResult =
  */
 export async function signUp(deps: UserDeps, email: string, password: string, accountId?: string): Promise<UserRow> {
   const passwordHash = await hashPassword(password);
-  const at = deps.now();
-  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: accountId ?? Bun.randomUUIDv7(), email, passwordHash, role: "merchant", createdAt: at };
-  insertUnique(deps, () =>
-    deps.directory.transaction(() => {
-      if (!accountId) deps.directory.insertAccount(user.accountId!, at);
-      else if (!deps.directory.accountExists(accountId)) throw new DomainError("ACCOUNT_NOT_FOUND");
-      else if (deps.users.merchantEmail(accountId)) throw new DomainError("ACCOUNT_HAS_USER");
+  if (accountId) await deps.backend.call(rpcs.directory.getAccount, { accountId });
+  // Checked first so that a taken email does not leave a new empty account behind (a rare race
+  // still can: an account with no user and no shop, which nothing ever shows or bills).
+  else if (deps.users.userByEmail(email)) throw emailTaken();
+  const user: UserRow = {
+    id: Bun.randomUUIDv7(),
+    accountId: accountId ?? (await deps.backend.call(rpcs.directory.createAccount, {})).accountId,
+    email,
+    passwordHash,
+    role: "merchant",
+    createdAt: deps.now(),
+  };
+  insertUnique(() =>
+    deps.users.transaction(() => {
+      if (accountId && deps.users.merchantEmail(accountId)) throw new DomainError("ACCOUNT_HAS_USER");
       deps.users.insertUser(user);
     }),
   );
@@ -45,7 +54,7 @@ export async function signUp(deps: UserDeps, email: string, password: string, ac
 /** A platform operator (admin CLI): no account of its own; sees every shop. */
 export async function createOperator(deps: UserDeps, email: string, password: string): Promise<UserRow> {
   const user: UserRow = { id: Bun.randomUUIDv7(), accountId: null, email, passwordHash: await hashPassword(password), role: "operator", createdAt: deps.now() };
-  insertUnique(deps, () => deps.users.insertUser(user));
+  insertUnique(() => deps.users.insertUser(user));
   deps.log.info({ userId: user.id }, "operator created");
   return user;
 }
@@ -73,7 +82,7 @@ export function signIn(deps: UserDeps, email: string, password: string, address:
       afterFailure(deps.users.throttle(keys[0]!), keys[0]!, EMAIL_POLICY, failedAt),
       afterFailure(deps.users.throttle(keys[1]!), keys[1]!, ADDRESS_POLICY, failedAt),
     ];
-    deps.directory.transaction(() => {
+    deps.users.transaction(() => {
       deps.users.saveThrottle(emailRow);
       deps.users.saveThrottle(addressRow);
     });
@@ -82,12 +91,14 @@ export function signIn(deps: UserDeps, email: string, password: string, address:
   });
 }
 
-function insertUnique(deps: UserDeps, insert: () => void): void {
+const emailTaken = () => new DomainError("EMAIL_TAKEN");
+
+function insertUnique(insert: () => void): void {
   try {
     insert();
   } catch (e) {
     // The email is the users table's only UNIQUE key besides the fresh ids.
-    if (sqliteCode(e) === "SQLITE_CONSTRAINT_UNIQUE") throw new DomainError("EMAIL_TAKEN");
+    if (sqliteCode(e) === "SQLITE_CONSTRAINT_UNIQUE") throw emailTaken();
     throw e;
   }
 }

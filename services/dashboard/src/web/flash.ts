@@ -17,7 +17,7 @@ const TTL_MS = 5 * 60_000;
  * One pending message per session, in memory, for the page the action redirects to: the next
  * page the session opens takes it (another page just drops it), so a reload never shows a key
  * again. A message not collected within five minutes is dropped. The dashboard runs as one
- * replica (docs/directory.md), so the redirect lands on the process that stored it.
+ * replica (docs/operations.md, "Replicas"), so the redirect lands on the process that stored it.
  */
 export class Flash {
   private readonly slots = new Map<string, { path: string; message: FlashMessage; expiresAt: number }>();

@@ -22,7 +22,7 @@ export function balanceRoutes(deps: WebDeps): Hono<WebEnv> {
       loaded(deps.backend.call(rpcs.balance.get, { accountId })),
       loaded(deps.backend.call(rpcs.balance.listPayouts, { accountId, limit: PAYOUT_HISTORY }).then((p) => p.items)),
     ]);
-    return <BalancePage page={c.get("page")} balance={balance} payouts={payouts} form={form} notice={notice} now={deps.directory.now()} />;
+    return <BalancePage page={c.get("page")} balance={balance} payouts={payouts} form={form} notice={notice} now={deps.now()} />;
   };
   // Each rendering of the form gets its own key, so a double submit pays out once.
   const freshForm = (): PayoutForm => ({ amount: "", idempotencyKey: randomToken(16), errors: [] });

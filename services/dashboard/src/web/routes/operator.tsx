@@ -1,6 +1,5 @@
-import { DomainError, PAYMENT_METHODS, type Tariff } from "@payaccept/contracts";
+import { PAYMENT_METHODS, rpcs, type Tariff } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
-import { setActive, updateShop } from "../../directory/directory.ts";
 import { parsePercentBp, parseRubles } from "../amount-input.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -21,47 +20,45 @@ function tariffOf(form: Form): Tariff | undefined {
 /** Platform operators: every shop, its activity, methods and commission. */
 export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const store = deps.directory.store;
   r.use("/ops/*", operatorOnly);
 
-  const shopOf = (c: Context<WebEnv>) => {
-    const shop = store.shop(c.req.param("shopId")!);
-    if (!shop) throw new DomainError("SHOP_NOT_FOUND");
-    return shop;
-  };
-  const shopPage = (c: Context<WebEnv>, errors?: string[]) => {
-    const shop = shopOf(c);
+  const shopOf = async (c: Context<WebEnv>) => (await deps.backend.call(rpcs.directory.getShop, { shopId: c.req.param("shopId")! })).shop;
+  const shopPage = async (c: Context<WebEnv>, errors?: string[]) => {
+    const shop = await shopOf(c);
     return <OperatorShopPage page={c.get("page")} shop={shop} ownerEmail={deps.users.users.merchantEmail(shop.accountId)} notice={errors ? undefined : noticeOf(c, deps)} errors={errors} />;
   };
 
-  r.get("/ops/shops", (c) => {
+  r.get("/ops/shops", async (c) => {
     const pageNo = Math.max(1, Math.min(Number.parseInt(c.req.query("page") ?? "1", 10) || 1, 100_000));
-    const { items, total } = store.shopsPage((pageNo - 1) * OPERATOR_SHOPS_PER_PAGE, OPERATOR_SHOPS_PER_PAGE);
-    return c.html(<OperatorShopsPage page={c.get("page")} shops={items} total={total} pageNo={pageNo} />);
+    const { items, total } = await deps.backend.call(rpcs.directory.browseShops, { offset: (pageNo - 1) * OPERATOR_SHOPS_PER_PAGE, limit: OPERATOR_SHOPS_PER_PAGE });
+    // The owners' emails are the dashboard's own rows: one query for the page.
+    const emails = deps.users.users.merchantEmails([...new Set(items.map((s) => s.accountId))]);
+    const shops = items.map((shop) => ({ shop, ownerEmail: emails.get(shop.accountId) ?? null }));
+    return c.html(<OperatorShopsPage page={c.get("page")} shops={shops} total={total} pageNo={pageNo} />);
   });
 
-  r.get("/ops/shops/:shopId", (c) => c.html(shopPage(c)));
+  r.get("/ops/shops/:shopId", async (c) => c.html(await shopPage(c)));
 
   r.post("/ops/shops/:shopId/active", async (c) => {
-    const shop = shopOf(c);
-    await setActive(deps.directory, { shopId: shop.id, active: text(await formOf(c), "active") === "1" });
+    const shop = await shopOf(c);
+    await deps.backend.call(rpcs.directory.setActive, { shopId: shop.id, active: text(await formOf(c), "active") === "1" });
     return done(c, deps, `/ops/shops/${shop.id}`, { kind: "notice", text: "activityChanged" });
   });
 
   r.post("/ops/shops/:shopId/methods", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const chosen = texts(await formOf(c), "method");
     const methods = PAYMENT_METHODS.filter((m) => chosen.includes(m));
-    if (methods.length === 0) return c.html(shopPage(c, [c.get("page").t.methodsRequired]), 400);
-    await updateShop(deps.directory, { shopId: shop.id, methods });
+    if (methods.length === 0) return c.html(await shopPage(c, [c.get("page").t.methodsRequired]), 400);
+    await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, methods });
     return done(c, deps, `/ops/shops/${shop.id}`, { kind: "notice", text: "methodsSaved" });
   });
 
   r.post("/ops/shops/:shopId/tariff", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const tariff = tariffOf(await formOf(c));
-    if (!tariff) return c.html(shopPage(c, [c.get("page").t.tariffInvalid]), 400);
-    await updateShop(deps.directory, { shopId: shop.id, tariff });
+    if (!tariff) return c.html(await shopPage(c, [c.get("page").t.tariffInvalid]), 400);
+    await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, tariff });
     return done(c, deps, `/ops/shops/${shop.id}`, { kind: "notice", text: "tariffSaved" });
   });
 

@@ -13,8 +13,8 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
 
   r.get("/overview", async (c) => {
-    const shops = deps.directory.store.shopsOfAccount(accountOf(c)).map((s) => s.shop);
-    const now = deps.directory.now();
+    const shops = (await deps.backend.call(rpcs.directory.listShops, { accountId: accountOf(c) })).items.map((s) => s.shop);
+    const now = deps.now();
     const query = readOverviewQuery((n) => c.req.query(n), now);
     // Another account's shop (or a made-up id) is as absent as on every other page.
     if (query.shopId && !shops.some((s) => s.id === query.shopId)) throw new DomainError("SHOP_NOT_FOUND");

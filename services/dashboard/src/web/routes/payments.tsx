@@ -1,7 +1,6 @@
-import { DomainError, rpcs, type Payment } from "@payaccept/contracts";
+import { DomainError, rpcs, type Payment, type ShopDetail } from "@payaccept/contracts";
 import { randomToken } from "@payaccept/platform";
 import { Hono, type Context } from "hono";
-import type { ShopRow } from "../../store/schema.ts";
 import { loaded } from "../backend.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -24,18 +23,18 @@ const EXPORT_PAGE_SIZE = 100;
 /** The Payments tab: list and lookup, a payment's detail, refund and cancel, the CSV export. */
 export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const shopOf = (c: Context<WebEnv>) => ownedShop(deps.directory.store, accountOf(c), c.req.param("shopId")!);
+  const shopOf = async (c: Context<WebEnv>) => (await ownedShop(deps.backend, accountOf(c), c.req.param("shopId")!)).shop;
   const filterOf = (c: Context<WebEnv>) => readFilter((n) => c.req.query(n), (n) => c.req.queries(n) ?? []);
   /** Scoped by the shop: another shop's payment is NOT_FOUND, so the account check covers it. */
-  const paymentOf = (shop: ShopRow, id: string) => deps.backend.call(rpcs.payments.get, { shopId: shop.id, id: paymentIdParam(id) });
+  const paymentOf = (shop: ShopDetail, id: string) => deps.backend.call(rpcs.payments.get, { shopId: shop.id, id: paymentIdParam(id) });
 
   r.get("/shops/:shopId/payments", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const filter = filterOf(c);
     return c.html(<PaymentsPage page={c.get("page")} shop={shop} filter={filter} result={await find(shop, filter)} />);
   });
 
-  async function find(shop: ShopRow, filter: PaymentFilter): Promise<PaymentsResult> {
+  async function find(shop: ShopDetail, filter: PaymentFilter): Promise<PaymentsResult> {
     const query = planQuery(filter);
     if (query.kind === "invalid") return query;
     if (query.kind === "lookup") {
@@ -57,7 +56,7 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   }
 
   r.get("/shops/:shopId/payments.csv", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const filter = { ...filterOf(c), orderId: "" };
     const query = planQuery(filter);
     if (query.kind !== "list") throw new DomainError("PERIOD_INVALID");
@@ -81,7 +80,7 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   r.get("/shops/:shopId/payments/:paymentId", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const payment = await paymentOf(shop, c.req.param("paymentId"));
     const [deliveries, history, receipts] = await Promise.all([
       loaded(deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, paymentId: payment.id, limit: 50 }).then((l) => l.items)),
@@ -107,13 +106,13 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   /** A refund of the amount typed in rubles; one the bank declined is a refusal with the bank's reason. */
-  const refund = async (c: Context<WebEnv>, shop: ShopRow, p: Payment, form: RefundForm | undefined) => {
+  const refund = async (c: Context<WebEnv>, shop: ShopDetail, p: Payment, form: RefundForm | undefined) => {
     const amountKopecks = parseRubles(form?.amount ?? "");
     if (!amountKopecks) throw new DomainError("REFUND_AMOUNT_INVALID");
     const made = await deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id, amountKopecks, idempotencyKey: form?.idempotencyKey || undefined });
     if (made.status === "FAILED") throw DomainError.of(made.failureCode ?? "REFUND_FAILED", made.failureParams ?? {});
   };
-  const confirmable: [PaymentAction, (c: Context<WebEnv>, shop: ShopRow, payment: Payment, form: RefundForm | undefined) => Promise<unknown>][] = [
+  const confirmable: [PaymentAction, (c: Context<WebEnv>, shop: ShopDetail, payment: Payment, form: RefundForm | undefined) => Promise<unknown>][] = [
     ["refund", refund],
     ["cancel", (_c, shop, p) => deps.backend.call(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
   ];
@@ -126,12 +125,12 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   };
   for (const [action, run] of confirmable) {
     r.get(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
-      const shop = shopOf(c);
+      const shop = await shopOf(c);
       const payment = await paymentOf(shop, c.req.param("paymentId"));
       return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} refund={await refundFormOf(c, action)} />);
     });
     r.post(`/shops/:shopId/payments/:paymentId/${action}`, async (c) => {
-      const shop = shopOf(c);
+      const shop = await shopOf(c);
       const payment = await paymentOf(shop, c.req.param("paymentId"));
       const form = await refundFormOf(c, action);
       const errors = await refusalsOf(c, () => run(c, shop, payment, form));

@@ -1,7 +1,5 @@
+import { DomainError, invalidRequest, rpcs, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
-import { DomainError, invalidRequest, ShopReceiptSettings } from "@payaccept/contracts";
-import { createShop, rotateKey, updateShop } from "../../directory/directory.ts";
-import type { ShopRow } from "../../store/schema.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
@@ -14,10 +12,10 @@ import { done, flashFor, refusalsOf } from "./action.ts";
 /** The account's shops: list, creation, the card with its key and settings. */
 export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const store = deps.directory.store;
-  const shopOf = (c: Context<WebEnv>) => ownedShop(store, accountOf(c), c.req.param("shopId")!);
+  const shopOf = (c: Context<WebEnv>) => ownedShop(deps.backend, accountOf(c), c.req.param("shopId")!);
+  const shopsOf = async (accountId: string) => (await deps.backend.call(rpcs.directory.listShops, { accountId })).items;
 
-  r.get("/shops", (c) => c.html(<ShopsPage page={c.get("page")} shops={store.shopsOfAccount(accountOf(c))} />));
+  r.get("/shops", async (c) => c.html(<ShopsPage page={c.get("page")} shops={await shopsOf(accountOf(c))} />));
 
   r.post("/shops", async (c) => {
     const accountId = accountOf(c);
@@ -26,20 +24,20 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     const sandbox = text(form, "kind") !== "live";
     let created: { shopId: string; apiKey: string } | undefined;
     const errors = await refusalsOf(c, async () => {
-      created = await createShop(deps.directory, { name, sandbox, accountId });
+      created = await deps.backend.call(rpcs.directory.createShop, { name, sandbox, accountId });
     });
-    if (!created) return c.html(<ShopsPage page={c.get("page")} shops={store.shopsOfAccount(accountId)} form={{ name, sandbox, errors }} />, 400);
+    if (!created) return c.html(<ShopsPage page={c.get("page")} shops={await shopsOf(accountId)} form={{ name, sandbox, errors }} />, 400);
     // createShop issues the shop's first key; it is shown once, on the card, like every later one.
     return done(c, deps, `/shops/${created.shopId}#api-key`, { kind: "apiKey", shopId: created.shopId, apiKey: created.apiKey });
   });
 
-  const card = (c: Context<WebEnv>, shop: ShopRow, settings?: SettingsForm) => {
+  const card = (c: Context<WebEnv>, { shop, key }: ShopWithKey, settings?: SettingsForm) => {
     const flash = settings ? undefined : flashFor(c, deps, ["apiKey", "notice"], shop.id);
     return (
       <ShopCardPage
         page={c.get("page")}
         shop={shop}
-        keyHint={store.liveKeyHint(shop.id)}
+        keyHint={key}
         newKey={flash?.kind === "apiKey" ? flash.apiKey : undefined}
         notice={flash?.kind === "notice" ? c.get("page").t[flash.text] : undefined}
         settings={settings}
@@ -47,20 +45,21 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     );
   };
 
-  r.get("/shops/:shopId", (c) => c.html(card(c, shopOf(c))));
+  r.get("/shops/:shopId", async (c) => c.html(card(c, await shopOf(c))));
 
   r.post("/shops/:shopId/settings", async (c) => {
-    const shop = shopOf(c);
+    const found = await shopOf(c);
+    const shop = found.shop;
     const form = await formOf(c);
     const settings = { name: text(form, "name"), successUrl: text(form, "successUrl"), failUrl: text(form, "failUrl") };
-    const errors = await refusalsOf(c, () => updateShop(deps.directory, { shopId: shop.id, ...settings }));
-    if (errors.length > 0) return c.html(card(c, shop, { ...settings, errors }), 400);
+    const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, ...settings }));
+    if (errors.length > 0) return c.html(card(c, found, { ...settings, errors }), 400);
     return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
   });
 
   // The form offers only valid choices, so a refusal here is a tampered post: an error page, not a form.
   r.post("/shops/:shopId/receipts", async (c) => {
-    const shop = shopOf(c);
+    const { shop } = await shopOf(c);
     const form = await formOf(c);
     const parsed = ShopReceiptSettings.safeParse({
       required: text(form, "required") === "on",
@@ -68,13 +67,13 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
       vat: text(form, "vat") || null,
     });
     if (!parsed.success) throw invalidRequest(parsed.error);
-    await updateShop(deps.directory, { shopId: shop.id, receipts: parsed.data });
+    await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, receipts: parsed.data });
     return done(c, deps, `/shops/${shop.id}#receipts`, { kind: "notice", text: "saved" });
   });
 
   r.post("/shops/:shopId/key", async (c) => {
-    const shop = shopOf(c);
-    const { apiKey } = await rotateKey(deps.directory, { shopId: shop.id });
+    const { shop } = await shopOf(c);
+    const { apiKey } = await deps.backend.call(rpcs.directory.rotateKey, { shopId: shop.id });
     return done(c, deps, `/shops/${shop.id}#api-key`, { kind: "apiKey", shopId: shop.id, apiKey });
   });
 

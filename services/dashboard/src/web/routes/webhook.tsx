@@ -1,7 +1,5 @@
-import { rpcs } from "@payaccept/contracts";
+import { rpcs, type ShopDetail } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
-import { rotateSecret, updateShop } from "../../directory/directory.ts";
-import type { ShopRow } from "../../store/schema.ts";
 import { loaded } from "../backend.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -15,10 +13,10 @@ import { done, flashFor, refusalsOf } from "./action.ts";
 /** The Webhook tab and its actions; every one first checks the shop belongs to the account. */
 export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const shopOf = (c: Context<WebEnv>) => ownedShop(deps.directory.store, accountOf(c), c.req.param("shopId")!);
-  const tab = (shop: ShopRow) => `/shops/${shop.id}/webhook`;
+  const shopOf = async (c: Context<WebEnv>, withSecret = false) => (await ownedShop(deps.backend, accountOf(c), c.req.param("shopId")!, withSecret)).shop;
+  const tab = (shop: ShopDetail) => `/shops/${shop.id}/webhook`;
 
-  const page = async (c: Context<WebEnv>, shop: ShopRow, urlForm?: { value: string; errors: string[] }) => {
+  const page = async (c: Context<WebEnv>, shop: ShopDetail, urlForm?: { value: string; errors: string[] }) => {
     const before = c.req.query("before") || undefined;
     const filter = readLogFilter((n) => c.req.query(n));
     const log = await loaded(
@@ -28,38 +26,38 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     return <WebhookPage page={c.get("page")} shop={shop} log={log} filter={filter} before={before} urlForm={urlForm} flash={flash} />;
   };
 
-  r.get("/shops/:shopId/webhook", async (c) => c.html(await page(c, shopOf(c))));
+  r.get("/shops/:shopId/webhook", async (c) => c.html(await page(c, await shopOf(c))));
 
   r.post("/shops/:shopId/webhook/url", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const value = text(await formOf(c), "webhookUrl").trim();
-    const errors = await refusalsOf(c, () => updateShop(deps.directory, { shopId: shop.id, webhookUrl: value }));
+    const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, webhookUrl: value }));
     if (errors.length > 0) return c.html(await page(c, shop, { value, errors }), 400);
     return done(c, deps, tab(shop), { kind: "notice", text: "saved" });
   });
 
   // Shown on demand, and only in answer to a POST carrying the CSRF token: a cross-site page can
   // neither trigger the reveal nor read the answer.
-  r.post("/shops/:shopId/webhook/secret", (c) => {
-    const shop = shopOf(c);
-    return done(c, deps, `${tab(shop)}#secret-title`, { kind: "secret", shopId: shop.id, secret: shop.signingSecret, rotated: false });
+  r.post("/shops/:shopId/webhook/secret", async (c) => {
+    const shop = await shopOf(c, true);
+    return done(c, deps, `${tab(shop)}#secret-title`, { kind: "secret", shopId: shop.id, secret: shop.signingSecret!, rotated: false });
   });
 
   r.post("/shops/:shopId/webhook/secret/rotate", async (c) => {
-    const shop = shopOf(c);
-    const { signingSecret } = await rotateSecret(deps.directory, { shopId: shop.id });
+    const shop = await shopOf(c);
+    const { signingSecret } = await deps.backend.call(rpcs.directory.rotateSecret, { shopId: shop.id });
     return done(c, deps, `${tab(shop)}#secret-title`, { kind: "secret", shopId: shop.id, secret: signingSecret, rotated: true });
   });
 
   r.post("/shops/:shopId/webhook/test", async (c) => {
-    const shop = shopOf(c);
-    const sentAt = deps.directory.now();
+    const shop = await shopOf(c);
+    const sentAt = deps.now();
     const result = await deps.backend.slow(rpcs.webhooks.test, { shopId: shop.id });
     return done(c, deps, `${tab(shop)}#test-title`, { kind: "testWebhook", shopId: shop.id, result, sentAt });
   });
 
   r.post("/shops/:shopId/webhook/deliveries/:deliveryId/resend", async (c) => {
-    const shop = shopOf(c);
+    const shop = await shopOf(c);
     const back = text(await formOf(c), "back");
     // Scoped by shop: the dispatcher answers NOT_FOUND for another shop's delivery.
     const delivery = await deps.backend.call(rpcs.webhooks.resend, { shopId: shop.id, deliveryId: c.req.param("deliveryId") });

@@ -1,6 +1,4 @@
-import { PAYMENT_METHODS } from "@payaccept/contracts";
-import type { ShopWithOwner } from "../../store/directory-store.ts";
-import type { ShopRow } from "../../store/schema.ts";
+import { PAYMENT_METHODS, type ShopDetail } from "@payaccept/contracts";
 import { hundredthsInput } from "../amount-input.ts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, Pager, TextField, When } from "./components.tsx";
@@ -9,6 +7,9 @@ import { ShopBadges } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
 
 export const OPERATOR_SHOPS_PER_PAGE = 50;
+
+/** A row of the operators' list: the directory's shop and its merchant's email, from the dashboard's users. */
+export type ShopWithOwner = { shop: ShopDetail; ownerEmail: string | null };
 
 /** Every shop of the platform, for operators, a page at a time. */
 export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; total: number; pageNo: number }) {
@@ -60,7 +61,7 @@ export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; t
 }
 
 /** One shop for an operator: switch it on or off, choose its methods, set its commission. */
-export function OperatorShopPage(props: { page: Page; shop: ShopRow; ownerEmail: string | undefined; notice?: string; errors?: string[] }) {
+export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEmail: string | undefined; notice?: string; errors?: string[] }) {
   const { page, shop } = props;
   const { t } = page;
   const base = `/ops/shops/${shop.id}`;

@@ -1,5 +1,5 @@
+import type { ShopDetail } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
-import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import { formatDay } from "../moscow-time.ts";
 import { percent, type HealthFigures, type OverviewFigures } from "../overview/figures.ts";
@@ -13,7 +13,7 @@ export type OverviewData =
   | { kind: "invalid"; problems: PeriodProblem[] }
   | { kind: "figures"; payments: Loaded<OverviewFigures>; health: Loaded<HealthFigures> };
 
-type Props = { page: Page; shops: ShopRow[]; query: OverviewQuery; presets: { days: number; from: string; to: string }[]; data: OverviewData };
+type Props = { page: Page; shops: ShopDetail[]; query: OverviewQuery; presets: { days: number; from: string; to: string }[]; data: OverviewData };
 
 /** Day labels under a chart: the first, the middle and the last day of the period. */
 const axisOf = (page: Page, days: string[]) => [...new Set([days[0]!, days[Math.floor((days.length - 1) / 2)]!, days.at(-1)!])].map((d) => formatDay(d, page.lang).slice(0, page.lang === "ru" ? 5 : 10));
@@ -115,7 +115,7 @@ function MethodRates(props: { page: Page; f: OverviewFigures }) {
   );
 }
 
-function Health(props: { page: Page; h: HealthFigures; shops: ShopRow[] }) {
+function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
   const { page, h } = props;
   const { t } = page;
   const share = percent(h.firstAttempt, h.total);

@@ -1,6 +1,5 @@
-import type { FinalStatus, Payment, Receipt, Refund, WebhookDelivery } from "@payaccept/contracts";
+import type { FinalStatus, Payment, Receipt, Refund, ShopDetail, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
-import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
@@ -87,7 +86,7 @@ function Refunds(props: { page: Page; refunds: Refund[] }) {
 /** One payment: every field of the spec's Payment, its history, refunds and fiscal receipts, its webhook deliveries, refund or cancel. */
 export function PaymentPage(props: {
   page: Page;
-  shop: ShopRow;
+  shop: ShopDetail;
   payment: Payment;
   deliveries: Loaded<WebhookDelivery[]>;
   history: Loaded<{ events: StatusEvent[]; refunds: Refund[] }>;
@@ -158,7 +157,7 @@ export type RefundForm = { amount: string; idempotencyKey: string };
  * The confirmation a refund or a cancellation asks for (no script needed); refusals are shown here.
  * A refund's amount starts at what is left to refund and may be lowered for a partial refund.
  */
-export function ConfirmPaymentAction(props: { page: Page; shop: ShopRow; payment: Payment; action: PaymentAction; refund?: RefundForm; errors?: string[] }) {
+export function ConfirmPaymentAction(props: { page: Page; shop: ShopDetail; payment: Payment; action: PaymentAction; refund?: RefundForm; errors?: string[] }) {
   const { page, shop, payment, action } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;

@@ -1,6 +1,5 @@
-import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort } from "@payaccept/contracts";
+import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort, type ShopDetail } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/platform";
-import type { ShopRow } from "../../store/schema.ts";
 import type { Loaded } from "../backend.ts";
 import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
 import type { Page } from "../page.ts";
@@ -75,7 +74,7 @@ function PaymentRows(props: { page: Page; shopId: string; payments: Payment[]; f
   );
 }
 
-function Result(props: { page: Page; shop: ShopRow; filter: PaymentFilter; result: PaymentsResult }) {
+function Result(props: { page: Page; shop: ShopDetail; filter: PaymentFilter; result: PaymentsResult }) {
   const { page, result } = props;
   const { t } = page;
   if (result.kind === "invalid") return <Alert kind="error" items={result.problems.map((p) => t[p])} />;
@@ -100,7 +99,7 @@ function Result(props: { page: Page; shop: ShopRow; filter: PaymentFilter; resul
 }
 
 /** The Payments tab: the API's filters (period, statuses, order number), pages, and the CSV export. */
-export function PaymentsPage(props: { page: Page; shop: ShopRow; filter: PaymentFilter; result: PaymentsResult }) {
+export function PaymentsPage(props: { page: Page; shop: ShopDetail; filter: PaymentFilter; result: PaymentsResult }) {
   const { page, shop, filter } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments`;

@@ -1,5 +1,4 @@
-import { TAXATION_SYSTEMS, VAT_RATES, type TaxationSystem, type VatRate } from "@payaccept/contracts";
-import type { ShopRow } from "../../store/schema.ts";
+import { TAXATION_SYSTEMS, VAT_RATES, type TaxationSystem, type ShopDetail, type VatRate } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
 import { CsrfField } from "./components.tsx";
 
@@ -46,7 +45,7 @@ function Choice<K extends string>(props: { name: string; label: string; page: Pa
 }
 
 /** The shop's receipt settings (docs/receipts.md): whether a receipt is required, and the defaults of a receipt. */
-export function ReceiptSettingsCard(props: { page: Page; shop: ShopRow }) {
+export function ReceiptSettingsCard(props: { page: Page; shop: ShopDetail }) {
   const { page, shop } = props;
   const { t } = page;
   const current = shop.receipts ?? { required: false, taxation: null, vat: null };

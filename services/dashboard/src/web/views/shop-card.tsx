@@ -1,5 +1,4 @@
-import type { KeyHint } from "../../store/directory-store.ts";
-import type { ShopRow } from "../../store/schema.ts";
+import type { ShopDetail, KeyHint } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
 import { ReceiptSettingsCard } from "./receipt-settings.tsx";
@@ -9,7 +8,7 @@ import { tariffText } from "./tariff.tsx";
 export type SettingsForm = { name: string; successUrl: string; failUrl: string; errors: string[] };
 
 /** The shop card: its API key (issued here, shown once), its settings, and what it is. */
-export function ShopCardPage(props: { page: Page; shop: ShopRow; keyHint: KeyHint | null; newKey?: string; notice?: string; settings?: SettingsForm }) {
+export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: KeyHint | null; newKey?: string; notice?: string; settings?: SettingsForm }) {
   const { page, shop } = props;
   const { t } = page;
   const settings = props.settings ?? { name: shop.name, successUrl: shop.successUrl ?? "", failUrl: shop.failUrl ?? "", errors: [] };

@@ -1,12 +1,12 @@
+import type { ShopDetail } from "@payaccept/contracts";
 import type { Child } from "hono/jsx";
-import type { ShopRow } from "../../store/schema.ts";
 import type { Page } from "../page.ts";
 import { Badge } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
 export type ShopTab = "shop" | "webhook" | "payments";
 
-export const ShopBadges = (props: { page: Page; shop: Pick<ShopRow, "active" | "sandbox"> }) => (
+export const ShopBadges = (props: { page: Page; shop: Pick<ShopDetail, "active" | "sandbox"> }) => (
   <>
     <Badge tone={props.shop.active ? "ok" : "bad"}>{props.shop.active ? props.page.t.active : props.page.t.inactive}</Badge>{" "}
     <Badge tone={props.shop.sandbox ? "test" : "neutral"}>{props.shop.sandbox ? props.page.t.sandbox : props.page.t.live}</Badge>
@@ -14,7 +14,7 @@ export const ShopBadges = (props: { page: Page; shop: Pick<ShopRow, "active" | "
 );
 
 /** A shop's pages: its name and badges, then tabs for the card, the webhook and the payments. */
-export function ShopFrame(props: { page: Page; shop: ShopRow; tab: ShopTab; title: string; children: Child }) {
+export function ShopFrame(props: { page: Page; shop: ShopDetail; tab: ShopTab; title: string; children: Child }) {
   const { t } = props.page;
   const base = `/shops/${props.shop.id}`;
   const tabs: [ShopTab, string, string][] = [

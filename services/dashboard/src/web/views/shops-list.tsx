@@ -1,4 +1,4 @@
-import type { ShopWithKey } from "../../store/directory-store.ts";
+import type { ShopWithKey } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
 import { Alert, CsrfField, TextField } from "./components.tsx";
 import { Layout } from "./layout.tsx";

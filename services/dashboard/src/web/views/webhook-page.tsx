@@ -1,5 +1,4 @@
-import type { WebhookDelivery } from "@payaccept/contracts";
-import type { ShopRow } from "../../store/schema.ts";
+import type { ShopDetail, WebhookDelivery } from "@payaccept/contracts";
 import type { Loaded } from "../backend.ts";
 import type { FlashMessage } from "../flash.ts";
 import type { Page } from "../page.ts";
@@ -13,7 +12,7 @@ export const DELIVERIES_PER_PAGE = 20;
 
 type Props = {
   page: Page;
-  shop: ShopRow;
+  shop: ShopDetail;
   log: Loaded<WebhookDelivery[]>;
   filter: LogFilter;
   /** The delivery the page starts after (older pages), if any. */

@@ -1,11 +1,11 @@
 import { DEFAULT_TARIFF, DomainError, PAYMENT_METHODS, rpcs, type RpcResponse } from "@payaccept/contracts";
 import type { Logger } from "@payaccept/platform";
 import type { z } from "zod";
-import type { DirectoryStore } from "../store/directory-store.ts";
-import type { ApiKeyRow, ShopRow } from "../store/schema.ts";
+import type { DirectoryStore } from "./store/directory-store.ts";
+import type { ApiKeyRow, ShopRow } from "./store/schema.ts";
 import { issueApiKey, issueSigningSecret, type IssuedApiKey } from "./credentials.ts";
 import type { KvPublisher } from "./kv-publisher.ts";
-import { toShopView } from "./records.ts";
+import { toShopDetail, toShopView } from "./records.ts";
 import { parseSettings } from "./shop-input.ts";
 import type { WebhookUrlPolicy } from "./webhook-url.ts";
 
@@ -27,9 +27,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     req.sandbox,
     deps.policy,
   );
-  if (req.accountId !== undefined && !deps.store.accountExists(req.accountId)) {
-    throw new DomainError("ACCOUNT_NOT_FOUND");
-  }
+  if (req.accountId !== undefined) existingAccount(deps, req.accountId);
   const at = deps.now();
   const accountId = req.accountId ?? Bun.randomUUIDv7();
   const shop: ShopRow = {
@@ -60,8 +58,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
 }
 
 export async function setActive(deps: DirectoryDeps, req: Input<"setActive">): Promise<Output<"setActive">> {
-  const row = { ...existingShop(deps, req.shopId), active: req.active, updatedAt: deps.now() };
-  deps.store.saveShop(row);
+  const row = changeShop(deps, req.shopId, (current) => ({ ...current, active: req.active }));
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
   deps.log.info({ shopId: row.id, active: row.active }, "shop activity changed");
   return toShopView(row);
@@ -69,14 +66,14 @@ export async function setActive(deps: DirectoryDeps, req: Input<"setActive">): P
 
 /** Issues a new key and revokes every earlier one at once: rotation answers a leak. */
 export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): Promise<Output<"rotateKey">> {
-  const shop = existingShop(deps, req.shopId);
-  if (!shop.active) throw new DomainError("KEY_SHOP_INACTIVE");
   const at = deps.now();
-  const key = issueApiKey(shop.sandbox);
-  const revoked = deps.store.transaction(() => {
-    const old = deps.store.revokeKeys(shop.id, at);
+  const { shop, key, revoked } = deps.store.transaction(() => {
+    const shop = existingShop(deps, req.shopId);
+    if (!shop.active) throw new DomainError("KEY_SHOP_INACTIVE");
+    const key = issueApiKey(shop.sandbox);
+    const revoked = deps.store.revokeKeys(shop.id, at);
     deps.store.insertApiKey(liveKeyRow(shop.id, key, at));
-    return old;
+    return { shop, key, revoked };
   });
   await propagate(deps, "credential", async () => {
     await deps.publisher.syncKey(key.keyHash);
@@ -87,12 +84,13 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
 }
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">): Promise<Output<"updateShop">> {
-  const current = existingShop(deps, req.shopId);
   const { shopId: _id, tariff, receipts, ...input } = req;
-  const settings = parseSettings(input, current.sandbox, deps.policy);
-  const changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-  const row: ShopRow = { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}), updatedAt: deps.now() };
-  deps.store.saveShop(row);
+  let changes: Partial<ShopRow> = {};
+  const row = changeShop(deps, req.shopId, (current) => {
+    const settings = parseSettings(input, current.sandbox, deps.policy);
+    changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
+    return { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}) };
+  });
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
   deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : []), ...(receipts ? ["receipts"] : [])] }, "shop updated");
   return toShopView(row);
@@ -100,11 +98,37 @@ export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">):
 
 /** A new webhook signing secret; webhooks signed from now on (retries included) use it. */
 export async function rotateSecret(deps: DirectoryDeps, req: Input<"rotateSecret">): Promise<Output<"rotateSecret">> {
-  const row = { ...existingShop(deps, req.shopId), signingSecret: issueSigningSecret(), updatedAt: deps.now() };
-  deps.store.saveShop(row);
+  const row = changeShop(deps, req.shopId, (current) => ({ ...current, signingSecret: issueSigningSecret() }));
   await propagate(deps, "credential", () => deps.publisher.syncShop(row.id));
   deps.log.info({ shopId: row.id }, "signing secret rotated");
   return { shopId: row.id, signingSecret: row.signingSecret };
+}
+
+export function getShop(deps: DirectoryDeps, req: Input<"getShop">): Output<"getShop"> {
+  const row = existingShop(deps, req.shopId);
+  return { shop: toShopDetail(row, req.withSecret), key: deps.store.liveKeyHint(row.id) };
+}
+
+export function listShops(deps: DirectoryDeps, req: Input<"listShops">): Output<"listShops"> {
+  return { items: deps.store.shopsOfAccount(req.accountId).map(({ shop, key }) => ({ shop: toShopDetail(shop, false), key })) };
+}
+
+export function browseShops(deps: DirectoryDeps, req: Input<"browseShops">): Output<"browseShops"> {
+  const { items, total } = deps.store.shopsPage(req.offset, req.limit);
+  return { items: items.map((row) => toShopDetail(row, false)), total };
+}
+
+/** An account with no shop yet: a merchant who signs up in the dashboard creates shops later. */
+export function createAccount(deps: DirectoryDeps): Output<"createAccount"> {
+  const account = { id: Bun.randomUUIDv7(), createdAt: deps.now() };
+  deps.store.insertAccount(account.id, account.createdAt);
+  deps.log.info({ accountId: account.id }, "account created");
+  return { accountId: account.id, createdAt: account.createdAt };
+}
+
+export function getAccount(deps: DirectoryDeps, req: Input<"getAccount">): Output<"getAccount"> {
+  const account = existingAccount(deps, req.accountId);
+  return { accountId: account.id, createdAt: account.createdAt };
 }
 
 const liveKeyRow = (shopId: string, key: IssuedApiKey, at: number): ApiKeyRow => ({
@@ -115,6 +139,24 @@ const liveKeyRow = (shopId: string, key: IssuedApiKey, at: number): ApiKeyRow =>
   createdAt: at,
   revokedAt: null,
 });
+
+/**
+ * Reads, changes and saves a shop under one write lock: replicas sharing the store cannot lose each
+ * other's changes to different fields (read both, write both, last one wins on every field).
+ */
+function changeShop(deps: DirectoryDeps, shopId: string, change: (current: ShopRow) => ShopRow): ShopRow {
+  return deps.store.transaction(() => {
+    const row = { ...change(existingShop(deps, shopId)), updatedAt: deps.now() };
+    deps.store.saveShop(row);
+    return row;
+  });
+}
+
+function existingAccount(deps: DirectoryDeps, accountId: string): { id: string; createdAt: number } {
+  const account = deps.store.account(accountId);
+  if (!account) throw new DomainError("ACCOUNT_NOT_FOUND");
+  return account;
+}
 
 function existingShop(deps: DirectoryDeps, shopId: string): ShopRow {
   const row = deps.store.shop(shopId);

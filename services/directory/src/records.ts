@@ -1,5 +1,5 @@
-import type { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
-import type { ApiKeyRow, ShopRow } from "../store/schema.ts";
+import type { ApiKeyRecord, ShopDetail, ShopRecord } from "@payaccept/contracts";
+import type { ApiKeyRow, ShopRow } from "./store/schema.ts";
 
 export function toShopRecord(row: ShopRow): ShopRecord {
   return {
@@ -26,3 +26,9 @@ export function toShopView(row: ShopRow): Omit<ShopRecord, "signingSecret"> {
 }
 
 export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({ shopId: row.shopId, keyId: row.id });
+
+/** The dashboard's view of a shop; the signing secret only for the Webhook tab. */
+export function toShopDetail(row: ShopRow, withSecret: boolean): ShopDetail {
+  const { shopId, signingSecret, updatedAt: _iso, ...fields } = toShopRecord(row);
+  return { ...fields, id: shopId, createdAt: row.createdAt, updatedAt: row.updatedAt, ...(withSecret ? { signingSecret } : {}) };
+}

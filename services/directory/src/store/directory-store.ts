@@ -1,11 +1,9 @@
 import { and, asc, count, eq, isNull } from "drizzle-orm";
+import type { KeyHint } from "@payaccept/contracts";
 import type { Store } from "@payaccept/platform";
-import { accounts, apiKeys, schema, shops, users, type ApiKeyRow, type ShopRow } from "./schema.ts";
+import { accounts, apiKeys, schema, shops, type ApiKeyRow, type ShopRow } from "./schema.ts";
 
-/** What an owner may see of a shop's live key: never the key, only how to recognise it. */
-export type KeyHint = Pick<ApiKeyRow, "displayPrefix" | "createdAt">;
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
-export type ShopWithOwner = { shop: ShopRow; ownerEmail: string | null };
 
 export type DirectoryDb = Store<typeof schema>;
 
@@ -13,12 +11,16 @@ export type DirectoryDb = Store<typeof schema>;
 export class DirectoryStore {
   constructor(private readonly store: DirectoryDb) {}
 
+  /**
+   * BEGIN IMMEDIATE: the write lock is taken before the first read, so a read-modify-write by one
+   * replica cannot interleave with another's on the shared file.
+   */
   transaction<T>(fn: () => T): T {
-    return this.store.sqlite.transaction(fn)();
+    return this.store.sqlite.transaction(fn).immediate();
   }
 
-  accountExists(accountId: string): boolean {
-    return this.store.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get() !== undefined;
+  account(accountId: string): { id: string; createdAt: number } | undefined {
+    return this.store.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
   }
 
   insertAccount(id: string, createdAt: number): void {
@@ -81,16 +83,9 @@ export class DirectoryStore {
     );
   }
 
-  /** Every shop for operators, oldest first, with the owning merchant's email (one query a page). */
-  shopsPage(offset: number, limit: number): { items: ShopWithOwner[]; total: number } {
-    const items = this.store.db
-      .select({ shop: shops, ownerEmail: users.email })
-      .from(shops)
-      .leftJoin(users, and(eq(users.accountId, shops.accountId), eq(users.role, "merchant")))
-      .orderBy(asc(shops.createdAt), asc(shops.id))
-      .limit(limit)
-      .offset(offset)
-      .all();
+  /** Every shop for operators, oldest first, one page at a time. */
+  shopsPage(offset: number, limit: number): { items: ShopRow[]; total: number } {
+    const items = this.store.db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset).all();
     const total = this.store.db.select({ n: count() }).from(shops).get()?.n ?? 0;
     return { items, total };
   }

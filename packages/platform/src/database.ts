@@ -1,0 +1,167 @@
+import { join } from "node:path";
+import { SQL } from "bun";
+import { sql } from "drizzle-orm";
+import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
+import { migrate } from "drizzle-orm/bun-sql/migrator";
+import { z } from "zod";
+import { duration } from "./config.ts";
+import type { Logger } from "./log.ts";
+
+/**
+ * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
+ * reads its own `<SERVICE>_DATABASE_URL`: unset means its SQLite file under DATA_DIR, a
+ * postgres:// URL means PostgreSQL. `?schema=<name>` puts the service's tables in that schema
+ * (created on first start), so services may share one database and still each own their store;
+ * without it the tables go in the database's `public` schema (a database per service).
+ */
+export function databaseEnv<P extends string>(service: P) {
+  return {
+    [`${service}_DATABASE_URL`]: postgresUrl,
+    [`${service}_DATABASE_POOL`]: z.coerce.number().int().min(1).max(200).default(10),
+    ...sharedDatabaseEnv,
+  } as { [K in `${P}_DATABASE_URL`]: typeof postgresUrl } & { [K in `${P}_DATABASE_POOL`]: z.ZodDefault<z.ZodCoercedNumber> } & typeof sharedDatabaseEnv;
+}
+
+const sharedDatabaseEnv = {
+  /** Longest run of one SQL statement on PostgreSQL before the server cancels it. */
+  DATABASE_STATEMENT_TIMEOUT: duration("5s"),
+  /** How long a service keeps trying to reach its PostgreSQL at start before it exits. */
+  DATABASE_CONNECT_TIMEOUT: duration("30s"),
+};
+
+const postgresUrl = z
+  .string()
+  .optional()
+  .refine((v) => v === undefined || v === "" || parsePostgresUrl(v) !== null, {
+    // The value itself is not repeated: it may hold a password.
+    message: "must be a postgres://user:password@host:port/database[?schema=name] URL (or unset for SQLite under DATA_DIR)",
+  });
+
+/** The URL without our own `schema` parameter (the driver would pass it on), and that schema. */
+function parsePostgresUrl(value: string): { url: string; schema: string } | null {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return null;
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return null;
+  if (!u.hostname || u.pathname.length <= 1) return null;
+  const schema = u.searchParams.get("schema") ?? "public";
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) return null;
+  u.searchParams.delete("schema");
+  return { url: u.toString(), schema };
+}
+
+/** The engine a service's rows live on, as its configuration chose it. */
+export type DatabaseChoice =
+  | { engine: "sqlite"; path: string }
+  | { engine: "postgres"; variable: string; url: string; schema: string; pool: number; statementTimeoutMs: number; connectTimeoutMs: number };
+
+/**
+ * Reads the service's choice from a parsed configuration: `file` is its SQLite file name under
+ * DATA_DIR (`balance.db`), used when `<SERVICE>_DATABASE_URL` is unset or empty.
+ */
+export function databaseOf(cfg: Record<string, unknown>, service: string, file: string): DatabaseChoice {
+  const variable = `${service}_DATABASE_URL`;
+  const value = cfg[variable] as string | undefined;
+  if (!value) return { engine: "sqlite", path: join(cfg.DATA_DIR as string, file) };
+  const parsed = parsePostgresUrl(value);
+  if (!parsed) throw new Error(`${variable}: not a postgres:// URL`);
+  return {
+    engine: "postgres",
+    variable,
+    ...parsed,
+    pool: cfg[`${service}_DATABASE_POOL`] as number,
+    statementTimeoutMs: cfg.DATABASE_STATEMENT_TIMEOUT as number,
+    connectTimeoutMs: cfg.DATABASE_CONNECT_TIMEOUT as number,
+  };
+}
+
+export type PgChoice = Extract<DatabaseChoice, { engine: "postgres" }>;
+export type PgStore<S extends Record<string, unknown>> = { client: SQL; db: BunSQLDatabase<S>; close: () => Promise<void> };
+
+/** Raised when the server cannot be reached or refuses us at start: names the variable, never the password. */
+export class DatabaseUnreachable extends Error {}
+
+const RETRY_PAUSE_MS = 1000;
+
+/**
+ * Opens a pool on the service's PostgreSQL (search_path = its schema, statement_timeout set on
+ * every connection), waits for the server up to connectTimeoutMs (a log line naming the variable
+ * at each failed try: a compose stack starts the database and the services together), then
+ * applies the service's committed drizzle migrations under an advisory lock, so replicas
+ * starting at once apply each migration once.
+ */
+export async function openPgStore<S extends Record<string, unknown>>(choice: PgChoice, schema: S, migrationsFolder: string, log?: Logger): Promise<PgStore<S>> {
+  const client = new SQL(choice.url, {
+    max: choice.pool,
+    connectionTimeout: Math.max(1, Math.ceil(Math.min(choice.connectTimeoutMs, 10_000) / 1000)),
+    idleTimeout: 60,
+    connection: { search_path: choice.schema, statement_timeout: choice.statementTimeoutMs, application_name: choice.variable.replace(/_DATABASE_URL$/, "").toLowerCase() },
+  });
+  try {
+    await waitForServer(client, choice, log);
+    const db = drizzle({ client, schema });
+    await migrateLocked(client, db, choice.schema, migrationsFolder);
+    return { client, db, close: () => client.close() };
+  } catch (e) {
+    await client.close();
+    throw e;
+  }
+}
+
+async function waitForServer(client: SQL, choice: PgChoice, log?: Logger): Promise<void> {
+  const deadline = Date.now() + choice.connectTimeoutMs;
+  const where = `${new URL(choice.url).hostname}:${new URL(choice.url).port || 5432}`;
+  for (;;) {
+    try {
+      await client`select 1`;
+      return;
+    } catch (e) {
+      const { code, errno } = e as { code?: string; errno?: string };
+      // The server answered and said no (no such database, bad password): waiting will not help.
+      // Class 57P (starting up, shutting down) is a server on its way: wait for it.
+      const refusedByServer = (code === "ERR_POSTGRES_SERVER_ERROR" && !String(errno).startsWith("57P")) || /password|auth/i.test(String(code));
+      const reason = `${choice.variable}: PostgreSQL at ${where} ${refusedByServer ? "refused the connection" : "is unreachable"} (${(e as Error).message})`;
+      if (refusedByServer || Date.now() >= deadline) throw new DatabaseUnreachable(reason);
+      log?.warn({ variable: choice.variable, server: where }, `${reason}; retrying`);
+      await Bun.sleep(RETRY_PAUSE_MS);
+    }
+  }
+}
+
+/**
+ * drizzle's migrator reads the applied migrations and then applies the rest, so two replicas
+ * starting together would both apply them. The session-level advisory lock (keyed by the schema,
+ * on a connection reserved for it) lets one replica migrate while the others wait, then find
+ * nothing left to do. The lock is the database's, so it holds across hosts.
+ */
+async function migrateLocked(client: SQL, db: BunSQLDatabase<Record<string, unknown>>, schema: string, migrationsFolder: string): Promise<void> {
+  const key = `payaccept.migrations.${schema}`;
+  const lock = await client.reserve();
+  try {
+    await lock`select pg_advisory_lock(hashtext(${key}))`;
+    try {
+      await db.execute(sql.raw(`create schema if not exists "${schema}"`));
+      await migrate(db, { migrationsFolder, migrationsSchema: schema });
+    } finally {
+      await lock`select pg_advisory_unlock(hashtext(${key}))`;
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+/** What openPgStore throws for an unreachable server, as one line, then exit (like loadConfig). */
+export async function orExit<T>(opening: Promise<T>): Promise<T> {
+  try {
+    return await opening;
+  } catch (e) {
+    if (e instanceof DatabaseUnreachable) {
+      console.error(e.message);
+      process.exit(69);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,149 @@
+import { and, desc, eq, gt, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
+import type { PgStore } from "@payaccept/platform";
+import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import * as schema from "./schema.pg.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.pg.ts";
+
+type Db = BunSQLDatabase<typeof schema>;
+/** The pool's database or a transaction's: the statements are the same. */
+type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
+
+const ofAccount = (accountId: string) => eq(frozenBuckets.accountId, accountId);
+
+/**
+ * The ledger on PostgreSQL (docs/balance.md, "Locks"). Statements are built per call on the
+ * runner given (the pool, or the open transaction); Bun.SQL prepares each text once per
+ * connection, so a repeated statement is parsed and planned once.
+ */
+function pgOps(db: Runner): LedgerOps {
+  const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
+  return {
+    recordEvent: async (e) =>
+      (await db.insert(appliedEvents).values(e).onConflictDoNothing().returning({ paymentId: appliedEvents.paymentId })).length > 0,
+    addFrozen: async (accountId, moscowDay, amountKopecks) => {
+      await db
+        .insert(frozenBuckets)
+        .values({ accountId, moscowDay, amountKopecks })
+        .onConflictDoUpdate({
+          target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
+          set: { amountKopecks: sql`${frozenBuckets.amountKopecks} + excluded.amount_kopecks` },
+        });
+    },
+    releasedFrozen: async (accountId, lastReleasedDay) =>
+      (await first(
+        db
+          .select({ total: sql`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) })
+          .from(frozenBuckets)
+          .where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))),
+      ))!,
+    deleteReleasedFrozen: async (accountId, lastReleasedDay) => {
+      await db.delete(frozenBuckets).where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay)));
+    },
+    balanceSnapshot: async (accountId, lastReleasedDay) => toSnapshot(await db.execute(snapshotOf(accountId, lastReleasedDay))),
+    available: async (accountId) =>
+      (await first(db.select({ v: accounts.availableKopecks }).from(accounts).where(eq(accounts.accountId, accountId))))?.v ?? 0,
+    adjustAvailable: async (accountId, deltaKopecks, at) => {
+      await db
+        .insert(accounts)
+        .values({ accountId, availableKopecks: deltaKopecks, updatedAt: at })
+        .onConflictDoUpdate({
+          target: accounts.accountId,
+          set: { availableKopecks: sql`${accounts.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` },
+        });
+    },
+    debitIfAvailable: async (accountId, amountKopecks, at) =>
+      (
+        await db
+          .update(accounts)
+          .set({ availableKopecks: sql`${accounts.availableKopecks} - ${amountKopecks}`, updatedAt: at })
+          .where(and(eq(accounts.accountId, accountId), gte(accounts.availableKopecks, amountKopecks)))
+          .returning({ v: accounts.availableKopecks })
+      ).length > 0,
+    receiptDay: async (paymentId) =>
+      (await first(
+        db
+          .select({ day: appliedEvents.moscowDay })
+          .from(appliedEvents)
+          .where(and(eq(appliedEvents.paymentId, paymentId), eq(appliedEvents.status, "SUCCESS"))),
+      ))?.day ?? undefined,
+    frozenOfDay: async (accountId, moscowDay) =>
+      (await first(
+        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay))),
+      ))?.v ?? 0,
+    takeFrozen: async (accountId, moscowDay, amountKopecks) =>
+      (
+        await db
+          .update(frozenBuckets)
+          .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${amountKopecks}` })
+          .where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay), gte(frozenBuckets.amountKopecks, amountKopecks)))
+          .returning({ v: frozenBuckets.amountKopecks })
+      ).length > 0,
+    refundHold: (refundId) => first(db.select().from(refundHolds).where(eq(refundHolds.refundId, refundId))),
+    putRefundHold: async (h) => {
+      await db
+        .insert(refundHolds)
+        .values(h)
+        .onConflictDoUpdate({
+          target: refundHolds.refundId,
+          set: REPLACE_HOLD_FIGURES,
+        });
+    },
+    recordRefundEvent: async (e) =>
+      (await db.insert(appliedRefundEvents).values(e).onConflictDoNothing().returning({ id: appliedRefundEvents.refundId })).length > 0,
+    insertPayout: async (r) => (await first(db.insert(payouts).values({ ...r, status: "PENDING" }).returning()))!,
+    payoutByKey: (accountId, idempotencyKey) =>
+      first(db.select().from(payouts).where(and(eq(payouts.accountId, accountId), eq(payouts.idempotencyKey, idempotencyKey)))),
+    markPaid: async (id, at) => {
+      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(and(eq(payouts.id, id), eq(payouts.status, "PENDING")));
+    },
+    payout: (id) => first(db.select().from(payouts).where(eq(payouts.id, id))),
+    pendingPayoutIds: async () => (await db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING"))).map((r) => r.id),
+    // No "~" sentinel here: under a non-C collation punctuation does not sort after hex digits.
+    latestPayouts: (accountId, limit, before) =>
+      db
+        .select()
+        .from(payouts)
+        .where(before === undefined ? eq(payouts.accountId, accountId) : and(eq(payouts.accountId, accountId), lt(payouts.id, before)))
+        .orderBy(desc(payouts.id))
+        .limit(limit),
+  };
+}
+
+/** The GET's one statement: the account's available, its frozen past the cut-off, its buckets due. */
+function snapshotOf(accountId: string, lastReleasedDay: string): SQL {
+  return sql`select
+    coalesce((select ${accounts.availableKopecks} from ${accounts} where ${eq(accounts.accountId, accountId)}), 0)::text as available,
+    coalesce((select sum(${frozenBuckets.amountKopecks}) from ${frozenBuckets} where ${and(ofAccount(accountId), gt(frozenBuckets.moscowDay, lastReleasedDay))}), 0)::text as frozen,
+    (select count(*) from ${frozenBuckets} where ${and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))})::int as due`;
+}
+
+function toSnapshot(rows: unknown): BalanceSnapshot {
+  const [row] = rows as { available: string; frozen: string; due: number }[];
+  return { availableKopecks: Number(row!.available), frozenKopecks: Number(row!.frozen), dueBuckets: row!.due };
+}
+
+/**
+ * Takes the account's row lock for the rest of the transaction: every unit that reads the
+ * account's money and then writes it starts here, so two units on one account (payouts and
+ * refund holds from replicas on different hosts, an event being applied) run one after the
+ * other. A first unit on a new account creates its row (0 available) to have something to lock.
+ */
+async function lockAccount(tx: Runner, accountId: string, at: number): Promise<void> {
+  const lockRow = () => tx.select({ id: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId)).for("update");
+  if ((await lockRow()).length > 0) return;
+  await tx.insert(accounts).values({ accountId, availableKopecks: 0, updatedAt: at }).onConflictDoNothing();
+  await lockRow();
+}
+
+export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): LedgerStore {
+  return {
+    ...pgOps(db),
+    tx: (accountId, fn) =>
+      db.transaction(async (tx) => {
+        await lockAccount(tx, accountId, Date.now());
+        return fn(pgOps(tx));
+      }),
+    close,
+  };
+}

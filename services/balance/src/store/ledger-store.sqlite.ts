@@ -1,0 +1,182 @@
+import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
+import { openStore, SerialSqlite } from "@payaccept/platform";
+import { REPLACE_HOLD_FIGURES, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import * as schema from "./schema.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
+
+const p = sql.placeholder;
+
+/**
+ * The ledger on its SQLite file: statements prepared once on the one connection, queued by
+ * SerialSqlite so that a transaction's statements are the only ones inside it.
+ */
+export function openSqliteLedgerStore(path: string, migrationsFolder: string): LedgerStore {
+  const { sqlite, db } = openStore(path, schema, migrationsFolder);
+  const serial = new SerialSqlite(sqlite);
+
+  const insertEvent = db.insert(appliedEvents).values({
+    paymentId: p("paymentId"),
+    status: p("status"),
+    accountId: p("accountId"),
+    shopId: p("shopId"),
+    amountKopecks: p("amountKopecks"),
+    commissionKopecks: p("commissionKopecks"),
+    netKopecks: p("netKopecks"),
+    paidAt: p("paidAt"),
+    moscowDay: p("moscowDay"),
+    occurredAt: p("occurredAt"),
+    appliedAt: p("appliedAt"),
+  }).onConflictDoNothing().returning({ paymentId: appliedEvents.paymentId }).prepare();
+
+  const addToBucket = db.insert(frozenBuckets).values({
+    accountId: p("accountId"),
+    moscowDay: p("moscowDay"),
+    amountKopecks: p("amountKopecks"),
+  }).onConflictDoUpdate({
+    target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
+    set: { amountKopecks: sql`${frozenBuckets.amountKopecks} + excluded.amount_kopecks` },
+  }).prepare();
+
+  const releasedSum = db
+    .select({ total: sql<number>`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`, buckets: sql<number>`count(*)` })
+    .from(frozenBuckets)
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), lte(frozenBuckets.moscowDay, p("lastReleasedDay"))))
+    .prepare();
+
+  const deleteReleased = db
+    .delete(frozenBuckets)
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), lte(frozenBuckets.moscowDay, p("lastReleasedDay"))))
+    .prepare();
+
+  const snapshot = sqlite.prepare<{ availableKopecks: number; frozenKopecks: number; dueBuckets: number }, { accountId: string; lastReleasedDay: string }>(
+    `SELECT coalesce((SELECT available_kopecks FROM accounts WHERE account_id = $accountId), 0) AS availableKopecks,
+            coalesce((SELECT sum(amount_kopecks) FROM frozen_buckets WHERE account_id = $accountId AND moscow_day > $lastReleasedDay), 0) AS frozenKopecks,
+            (SELECT count(*) FROM frozen_buckets WHERE account_id = $accountId AND moscow_day <= $lastReleasedDay) AS dueBuckets`,
+  );
+
+  const adjust = db.insert(accounts).values({
+    accountId: p("accountId"),
+    availableKopecks: p("deltaKopecks"),
+    updatedAt: p("at"),
+  }).onConflictDoUpdate({
+    target: accounts.accountId,
+    set: {
+      availableKopecks: sql`${accounts.availableKopecks} + excluded.available_kopecks`,
+      updatedAt: sql`excluded.updated_at`,
+    },
+  }).prepare();
+
+  // The check and the debit are one statement, so no interleaving can take the same money twice.
+  const debitWithin = db
+    .update(accounts)
+    .set({ availableKopecks: sql`${accounts.availableKopecks} - ${p("amountKopecks")}`, updatedAt: sql`${p("at")}` })
+    .where(and(eq(accounts.accountId, p("accountId")), gte(accounts.availableKopecks, p("amountKopecks"))))
+    .returning({ availableKopecks: accounts.availableKopecks })
+    .prepare();
+
+  const available = db
+    .select({ availableKopecks: accounts.availableKopecks })
+    .from(accounts)
+    .where(eq(accounts.accountId, p("accountId")))
+    .prepare();
+
+  const receiptDay = db
+    .select({ moscowDay: appliedEvents.moscowDay })
+    .from(appliedEvents)
+    .where(and(eq(appliedEvents.paymentId, p("paymentId")), eq(appliedEvents.status, "SUCCESS")))
+    .prepare();
+  const frozenOfDay = db
+    .select({ amountKopecks: frozenBuckets.amountKopecks })
+    .from(frozenBuckets)
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay"))))
+    .prepare();
+  const takeFrozen = db
+    .update(frozenBuckets)
+    .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${p("amountKopecks")}` })
+    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay")), gte(frozenBuckets.amountKopecks, p("amountKopecks"))))
+    .returning({ amountKopecks: frozenBuckets.amountKopecks })
+    .prepare();
+  const holdOf = db.select().from(refundHolds).where(eq(refundHolds.refundId, p("refundId"))).prepare();
+  const putHold = db.insert(refundHolds).values({
+    refundId: p("refundId"),
+    paymentId: p("paymentId"),
+    accountId: p("accountId"),
+    state: p("state"),
+    frozenDay: p("frozenDay"),
+    frozenKopecks: p("frozenKopecks"),
+    availableKopecks: p("availableKopecks"),
+    createdAt: p("createdAt"),
+    settledAt: p("settledAt"),
+  }).onConflictDoUpdate({
+    target: refundHolds.refundId,
+    set: REPLACE_HOLD_FIGURES,
+  }).prepare();
+  const insertRefundEvent = db.insert(appliedRefundEvents).values({
+    refundId: p("refundId"),
+    status: p("status"),
+    paymentId: p("paymentId"),
+    accountId: p("accountId"),
+    balanceKopecks: p("balanceKopecks"),
+    occurredAt: p("occurredAt"),
+    appliedAt: p("appliedAt"),
+  }).onConflictDoNothing().returning({ refundId: appliedRefundEvents.refundId }).prepare();
+
+  const insertPayout = db.insert(payouts).values({
+    id: p("id"),
+    accountId: p("accountId"),
+    amountKopecks: p("amountKopecks"),
+    status: sql`'PENDING'`,
+    idempotencyKey: p("idempotencyKey"),
+    createdAt: p("createdAt"),
+  }).returning().prepare();
+  const payoutByKey = db
+    .select()
+    .from(payouts)
+    .where(and(eq(payouts.accountId, p("accountId")), eq(payouts.idempotencyKey, p("idempotencyKey"))))
+    .prepare();
+  const markPaid = db
+    .update(payouts)
+    .set({ status: "PAID", paidAt: sql`${p("at")}` })
+    .where(and(eq(payouts.id, p("id")), eq(payouts.status, "PENDING")))
+    .prepare();
+  const payoutById = db.select().from(payouts).where(eq(payouts.id, p("id"))).prepare();
+  const pendingPayouts = db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING")).prepare();
+  const latestPayouts = db
+    .select()
+    .from(payouts)
+    .where(and(eq(payouts.accountId, p("accountId")), lt(payouts.id, p("before"))))
+    .orderBy(desc(payouts.id))
+    .limit(p("limit"))
+    .prepare();
+
+  const ops: LedgerOps = {
+    recordEvent: async (e) => insertEvent.get(e) !== undefined,
+    addFrozen: async (accountId, moscowDay, amountKopecks) => void addToBucket.run({ accountId, moscowDay, amountKopecks }),
+    releasedFrozen: async (accountId, lastReleasedDay) => releasedSum.get({ accountId, lastReleasedDay })!,
+    deleteReleasedFrozen: async (accountId, lastReleasedDay) => void deleteReleased.run({ accountId, lastReleasedDay }),
+    balanceSnapshot: async (accountId, lastReleasedDay) => snapshot.get({ accountId, lastReleasedDay })!,
+    available: async (accountId) => available.get({ accountId })?.availableKopecks ?? 0,
+    adjustAvailable: async (accountId, deltaKopecks, at) => void adjust.run({ accountId, deltaKopecks, at }),
+    debitIfAvailable: async (accountId, amountKopecks, at) => debitWithin.get({ accountId, amountKopecks, at }) !== undefined,
+    receiptDay: async (paymentId) => receiptDay.get({ paymentId })?.moscowDay ?? undefined,
+    frozenOfDay: async (accountId, moscowDay) => frozenOfDay.get({ accountId, moscowDay })?.amountKopecks ?? 0,
+    takeFrozen: async (accountId, moscowDay, amountKopecks) => takeFrozen.get({ accountId, moscowDay, amountKopecks }) !== undefined,
+    refundHold: async (refundId) => holdOf.get({ refundId }),
+    putRefundHold: async (h) => void putHold.run(h),
+    recordRefundEvent: async (e) => insertRefundEvent.get(e) !== undefined,
+    insertPayout: async (r) => insertPayout.get(r)!,
+    payoutByKey: async (accountId, idempotencyKey) => payoutByKey.get({ accountId, idempotencyKey }),
+    markPaid: async (id, at) => void markPaid.run({ id, at }),
+    payout: async (id) => payoutById.get({ id }),
+    pendingPayoutIds: async () => pendingPayouts.all().map((r) => r.id),
+    // Ids are UUIDv7 in lowercase hex: "~" sorts after every one of them (SQLite compares bytes).
+    latestPayouts: async (accountId, limit, before) => latestPayouts.all({ accountId, limit, before: before ?? "~" }),
+  };
+
+  return {
+    ...serial.outsideTx(ops),
+    // The whole file is the lock: every account's units run one at a time, in every process.
+    tx: (_accountId, fn) => serial.tx(() => fn(ops)),
+    close: async () => serial.exclusive(() => sqlite.close()),
+  };
+}
