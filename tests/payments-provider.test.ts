@@ -13,7 +13,8 @@ let live: TestShop;
 let bank: BankApp;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance"] });
+  // The dashboard only for the test that reads a refusal on its Russian page.
+  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance", "dashboard"] });
   live = await createShop(stack, { sandbox: false });
   bank = new BankApp(stack);
 });
