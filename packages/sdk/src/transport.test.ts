@@ -168,6 +168,18 @@ describe("writes carry an Idempotency-Key", () => {
     expect(refused.seen).toHaveLength(1);
   });
 
+  test("a key held past the retry count (a crashed gateway's lease) is waited for as asked, up to maxRetryDelayMs in all", async () => {
+    const busyFor = (n: number) => [...Array.from({ length: n }, () => fail(409, { "Retry-After": "1" })), ok(refund, 201)];
+    const held = fakeApi(busyFor(6));
+    expect(await held.client({ maxRetries: 3, maxRetryDelayMs: 10_000 }).createRefund("p-1")).toEqual(refund);
+    expect(held.seen).toHaveLength(7);
+    expect(held.seen.at(-1)!.at - held.seen[0]!.at).toBeGreaterThanOrEqual(6_000);
+    stop!();
+    const tooLong = fakeApi(busyFor(6));
+    await expect(tooLong.client({ maxRetries: 3, maxRetryDelayMs: 2_500 }).createRefund("p-1")).rejects.toMatchObject({ statusCode: 409, retryAfter: 1 });
+    expect(tooLong.seen).toHaveLength(3);
+  });
+
   test("a 422 (the key was used with another body) is the caller's to fix, not retried", async () => {
     const api = fakeApi([fail(422)]);
     await expect(api.client().createPayout({ amountKopecks: 100 }, { idempotencyKey: "reused" })).rejects.toMatchObject({ statusCode: 422 });

@@ -9,8 +9,9 @@ export type TransportOptions = {
   /** A request not answered in full within this time counts as a lost response. Default 10 000. */
   timeoutMs?: number;
   /**
-   * Retries after a lost response, a 5xx or a 429, for reads and for the keyed writes (every POST
-   * but createPayment, which recovers by orderId). 0 turns retrying off. Default 3.
+   * Retries after a lost response or a 5xx, for reads and for the keyed writes (every POST but
+   * createPayment, which recovers by orderId). A 429 or a 409 with Retry-After is waited for as
+   * asked, up to maxRetryDelayMs in all, whatever this count. 0 turns retrying off. Default 3.
    */
   maxRetries?: number;
   /** Backoff before the first retry, doubled each time, with jitter. Default 250. */
@@ -43,7 +44,7 @@ export const askedToWait: RetryPolicy = (e) => e.statusCode === 429 || (e.status
 export const transient: RetryPolicy = (e) => e.outcomeUnknown || askedToWait(e);
 
 export type Transport = {
-  /** One call, repeated after the failures the policy allows, at most maxRetries times. */
+  /** One call, repeated after the failures the policy allows (maxRetries, and maxRetryDelayMs of waits asked for). */
   send<T>(call: Call, policy?: RetryPolicy): Promise<T>;
 };
 
@@ -90,13 +91,22 @@ export function createTransport(options: TransportOptions): Transport {
     async send<T>(call: Call, policy: RetryPolicy = transient): Promise<T> {
       // One id for every try of the call: support follows one operation, however many tries it took.
       const requestId = crypto.randomUUID();
-      for (let retry = 0; ; retry++) {
+      let retries = 0;
+      let waitedAsAsked = 0;
+      for (;;) {
         try {
           return await exchange<T>(call, requestId);
         } catch (e) {
-          if (!(e instanceof PayacceptError) || retry >= maxRetries || !policy(e)) throw e;
-          const wait = pause(e, retry);
-          if (wait === null) throw e;
+          if (!(e instanceof PayacceptError) || maxRetries === 0 || !policy(e)) throw e;
+          // A server that asked to wait (429, or a key whose first request is still running: after a
+          // gateway crash that lasts the key's lease, several seconds) is waited for up to
+          // maxRetryDelayMs in all; other failures count against maxRetries.
+          const asked = askedToWait(e);
+          if (!asked && retries >= maxRetries) throw e;
+          const wait = pause(e, retries);
+          if (wait === null || (asked && waitedAsAsked + wait > maxRetryDelayMs)) throw e;
+          if (asked) waitedAsAsked += wait;
+          else retries++;
           await sleep(wait);
         }
       }
