@@ -18,6 +18,8 @@ export class DashboardClient {
   constructor(
     readonly base: string,
     private readonly address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`,
+    /** How requests travel: straight to `base`, or through a load balancer (replica-fixtures.ts Rotation). */
+    private readonly send: typeof fetch = fetch,
   ) {}
 
   static of(stack: Stack, address?: string): DashboardClient {
@@ -70,7 +72,7 @@ export class DashboardClient {
     const headers = new Headers(init.headers);
     headers.set("X-Forwarded-For", this.address);
     if (this.cookies.size > 0) headers.set("Cookie", [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; "));
-    const res = await fetch(new URL(path, this.base), { ...init, headers, redirect: "manual" });
+    const res = await this.send(new URL(path, this.base), { ...init, headers, redirect: "manual" });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(";");
       const [name, value] = [pair!.slice(0, pair!.indexOf("=")), pair!.slice(pair!.indexOf("=") + 1)];

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_TARIFF, rpcs } from "@payaccept/contracts";
-import { openStore, randomToken, sha256Hex } from "@payaccept/platform";
+import { openStore, randomToken, sha256Hex, sqliteTables } from "@payaccept/platform";
 import { issueApiKey } from "../services/directory/src/credentials.ts";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { DashboardClient, text } from "./dashboard-client.ts";
@@ -99,7 +100,7 @@ test("a restart imports nothing again: changes made since are kept; a lost store
   // The restarted process's own log (the file starts afresh with it).
   const log = readFileSync(join(stack.dataDir, "logs", "directory-2.log"), "utf8");
   expect(log).toContain("directory listening");
-  expect(log).not.toContain("imported from the dashboard");
+  expect(log).not.toContain("directory imported");
 
   // directory.db lost: the old file is marked as imported, so its snapshot (with the key as it was
   // then) does not come back; the shops must come from a backup of directory.db.
@@ -110,6 +111,48 @@ test("a restart imports nothing again: changes made since are kept; a lost store
   await expect(stack.call(rpcs.directory.getShop, { shopId: "shop-legacy" })).rejects.toMatchObject({ code: "NOT_FOUND" });
 });
 
-function readyPort(name: "dashboard"): number {
-  return [...stack.replicas.keys()].find((r) => r.name === name)!.port;
+function readyPort(name: "dashboard", of = stack): number {
+  return [...of.replicas.keys()].find((r) => r.name === name)!.port;
 }
+
+/**
+ * The same deployment moving to PostgreSQL: its hosts keep no files, so the old dashboard.db is
+ * named (DIRECTORY_IMPORT_FROM, DASHBOARD_IMPORT_FROM); the directory takes its shops and keys, the
+ * dashboard its users and sessions, each once.
+ */
+describe("moving to PostgreSQL", () => {
+  let pgStack: Stack;
+  let legacyFile: string;
+  beforeAll(async () => {
+    legacyFile = join(scratch, "old-dashboard.db");
+    await legacyDashboardDb(legacyFile);
+    pgStack = await Stack.start({ services: ["gateway"], postgres: true, env: { DIRECTORY_IMPORT_FROM: legacyFile, DASHBOARD_IMPORT_FROM: legacyFile } });
+    await pgStack.addReplica("directory");
+    await pgStack.addReplica("dashboard");
+  });
+  afterAll(() => pgStack?.stop());
+
+  test("shops, keys, users and sessions come over once; the old key works and the merchant stays signed in", async () => {
+    const { shop } = await pgStack.call(rpcs.directory.getShop, { shopId: "shop-legacy", withSecret: true });
+    expect(shop).toMatchObject({ accountId: "acc-legacy", name: "Legacy shop", sandbox: true, signingSecret: "legacy-secret", receipts: RECEIPTS, methods: ["SBP", "CARD"], active: true });
+    await eventually(async () => (await pgStack.api(oldKey.apiKey, "/v1/payments", { method: "POST", json: { orderId: "", amountKopecks: 1 } })).status === 400);
+
+    const before = new DashboardClient(`http://127.0.0.1:${readyPort("dashboard", pgStack)}`);
+    before.cookies.set("dash_session", SESSION);
+    expect(text((await before.get("/shops")).html)).toContain("Legacy shop");
+    const merchant = new DashboardClient(`http://127.0.0.1:${readyPort("dashboard", pgStack)}`);
+    expect((await merchant.signIn(EMAIL, PASSWORD)).status).toBe(303);
+
+    const marks = new Database(legacyFile, { readonly: true });
+    expect([...sqliteTables(marks, "main")]).toEqual(expect.arrayContaining(["directory_imported", "dashboard_imported"]));
+    marks.close();
+    await pgStack.call(rpcs.directory.updateShop, { shopId: "shop-legacy", name: "Renamed on PostgreSQL" });
+    for (const replica of pgStack.replicas.keys()) {
+      await replica.stop("SIGTERM");
+      replica.start();
+      await replica.waitReady();
+    }
+    expect((await pgStack.call(rpcs.directory.getShop, { shopId: "shop-legacy" })).shop.name).toBe("Renamed on PostgreSQL");
+    for (const replica of pgStack.replicas.keys()) expect(pgStack.replicaLog(replica)).not.toContain("imported");
+  });
+});

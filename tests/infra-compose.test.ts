@@ -32,6 +32,7 @@ const SECRETS = {
   PAYPAGE_CSRF_SECRET: "c".repeat(24),
   CASH_REGISTER_API_KEY: "r".repeat(24),
   POSTGRES_PASSWORD: "p".repeat(24),
+  DASHBOARD_CSRF_SECRET: "d".repeat(32),
 };
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
@@ -68,7 +69,10 @@ describe("compose.yaml", () => {
     expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
     expect(pg.healthcheck!.test).toContain("pg_isready");
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
-    expect(app("balance").environment!.BALANCE_DATABASE_URL).toBe("postgres://payaccept:${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=balance");
+    for (const [name, prefix] of [["balance", "BALANCE"], ["directory", "DIRECTORY"], ["dashboard", "DASHBOARD"]] as const) {
+      expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(`postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=${name}`);
+      expect((app(name) as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });
+    }
   });
 
   test.each(SERVICE_NAMES)("%s is built from the shared Dockerfile with its own folder", (name) => {
@@ -161,7 +165,8 @@ describe("compose.cluster.yaml over compose.yaml", () => {
   });
 
   test("the services whose rows are on PostgreSQL run as two replicas", () => {
-    expect((merged().services.balance as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
+    const m = merged();
+    for (const name of ["balance", "directory"]) expect((m.services[name] as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
   });
 
   test("three nodes run their own config with their own store; the single node is left off", () => {

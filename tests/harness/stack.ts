@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
 import { rpcs, type Rpc, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import { call, createLogger, type NatsConnection } from "@payaccept/platform";
@@ -64,7 +65,10 @@ export type StackOptions = {
  * The services whose rows can live on PostgreSQL, by the prefix of their `<PREFIX>_DATABASE_URL`.
  * With `postgres: true` each gets `?schema=<its name>` of the stack's server: its own store.
  */
-export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE" };
+export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE", directory: "DIRECTORY", dashboard: "DASHBOARD" };
+
+/** A dashboard on PostgreSQL counts as replicated and needs the shared CSRF key (docs/dashboard.md, "Replicas"). */
+export const TEST_CSRF_SECRET = "test-csrf-secret-shared-by-every-dashboard-replica";
 
 /** `<PREFIX>_DATABASE_URL` of every service of POSTGRES_SERVICES, each on its own schema of the server. */
 export function postgresUrls(serverUrl: string): Record<string, string> {
@@ -110,7 +114,7 @@ export class Stack {
     };
     if (opts.postgres) {
       stack.pg = await startPostgres();
-      Object.assign(base, postgresUrls(stack.pg.url));
+      Object.assign(base, postgresUrls(stack.pg.url), { DASHBOARD_CSRF_SECRET: TEST_CSRF_SECRET });
     }
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
@@ -193,6 +197,25 @@ export class Stack {
     await s.stop("SIGKILL");
     s.start();
     await s.waitReady();
+  }
+
+  /**
+   * Everything a service has stored, for checks of what is (not) kept: its SQLite file (`file`
+   * under DATA_DIR, with its WAL), or on a `postgres: true` stack every row of its schema as text.
+   */
+  async storedText(name: ServiceName, file: string): Promise<string> {
+    if (!this.pg || !POSTGRES_SERVICES[name]) {
+      return [file, `${file}-wal`].map((f) => join(this.dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("");
+    }
+    const sql = new SQL(this.pg.url);
+    try {
+      const schema = name.replace(/-/g, "_");
+      const tables: { table_name: string }[] = await sql`select table_name from information_schema.tables where table_schema = ${schema}`;
+      const rows = await Promise.all(tables.map(({ table_name }) => sql.unsafe(`select t::text as row from "${schema}"."${table_name}" t`) as Promise<{ row: string }[]>));
+      return rows.flat().map((r) => r.row).join("\n");
+    } finally {
+      await sql.close();
+    }
   }
 
   log(name: ServiceName): string {

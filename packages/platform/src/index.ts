@@ -20,3 +20,4 @@ export * from "./durable.ts";
 export * from "./database.ts";
 export * from "./serial-sqlite.ts";
 export * from "./schema-drift.ts";
+export * from "./sqlite-import.ts";

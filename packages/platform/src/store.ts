@@ -60,15 +60,3 @@ function migrateAlongsideReplicas<S extends Record<string, unknown>>(db: BunSQLi
     }
   }
 }
-
-/**
- * The SQLite result code of an error (bun:sqlite's `code`, e.g. SQLITE_CONSTRAINT_UNIQUE,
- * SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_TRIGGER), looking through drizzle's wrapping.
- * Errors are told apart by this code, never by their message.
- */
-export function sqliteCode(e: unknown): string | undefined {
-  for (let err = e as { code?: unknown; cause?: unknown } | undefined, depth = 0; err && depth < 3; err = err.cause as typeof err, depth++) {
-    if (typeof err.code === "string" && err.code.startsWith("SQLITE_")) return err.code;
-  }
-  return undefined;
-}

@@ -1,17 +1,26 @@
 import { z } from "zod";
-import { commonEnv, duration, port, trustedProxies } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port, trustedProxies, type ConfigCheck } from "@payaccept/platform";
 
 /** Every variable the dashboard reads; docs/dashboard.md has the table. */
 export const dashboardEnv = {
   ...commonEnv,
+  ...databaseEnv("DASHBOARD"),
   DASHBOARD_PORT: port(3002),
   /** The dashboard's public address; over https its cookies are Secure and __Host- prefixed. */
   PUBLIC_DASHBOARD_URL: z.url().default("http://localhost:3002"),
   /**
-   * HMAC key of the forms' CSRF tokens. Unset: a random key per process start (the dashboard runs
-   * as one replica), so forms left open across a restart ask for a reload.
+   * HMAC key of the forms' CSRF tokens, the same on every replica. Unset (allowed only for a
+   * single replica on SQLite): a random key per process start, so forms left open across a
+   * restart ask for a reload.
    */
   DASHBOARD_CSRF_SECRET: z.string().min(32).optional(),
+  /**
+   * The dashboard.db of a deployment moving to PostgreSQL: its users and sessions are copied once
+   * into the empty PostgreSQL store. Only with DASHBOARD_DATABASE_URL.
+   */
+  DASHBOARD_IMPORT_FROM: z.string().min(1).optional(),
+  /** How many dashboard replicas serve behind the balancer; above 1 requires DASHBOARD_CSRF_SECRET. */
+  DASHBOARD_REPLICAS: z.coerce.number().int().min(1).max(1000).default(1),
   /** How long a sign-in lasts, from the moment of signing in. */
   DASHBOARD_SESSION_TTL: duration("12h"),
   /**
@@ -23,3 +32,19 @@ export const dashboardEnv = {
   TRUSTED_PROXIES: trustedProxies(),
 };
 export type DashboardConfig = z.output<z.ZodObject<typeof dashboardEnv>>;
+
+/**
+ * Checks across variables. A replicated dashboard needs one CSRF key on every replica, or a form
+ * rendered by one is refused by the next. Replicated means DASHBOARD_REPLICAS > 1, or a PostgreSQL
+ * store: a shared database is how replicas on several hosts share users and sessions, so it is
+ * taken to mean several replicas.
+ */
+export const replicaReady: ConfigCheck<typeof dashboardEnv> = (cfg) => [
+  ...(!cfg.DASHBOARD_CSRF_SECRET && (cfg.DASHBOARD_REPLICAS > 1 || cfg.DASHBOARD_DATABASE_URL)
+    ? [
+        `DASHBOARD_CSRF_SECRET: required when the dashboard is replicated (${cfg.DASHBOARD_REPLICAS > 1 ? `DASHBOARD_REPLICAS=${cfg.DASHBOARD_REPLICAS}` : "DASHBOARD_DATABASE_URL is set"}): ` +
+          "every replica must sign forms with the same key (at least 32 characters)",
+      ]
+    : []),
+  ...(cfg.DASHBOARD_IMPORT_FROM && !cfg.DASHBOARD_DATABASE_URL ? ["DASHBOARD_IMPORT_FROM: only for a move to PostgreSQL (set DASHBOARD_DATABASE_URL)"] : []),
+];

@@ -4,18 +4,17 @@ import {
   connectBus,
   createLogger,
   Csrf,
+  databaseOf,
   Lifecycle,
   loadConfig,
-  openStore,
+  orExit,
   randomToken,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
-import { dashboardEnv } from "./config.ts";
-import { schema } from "./store/schema.ts";
-import { UserStore } from "./store/user-store.ts";
-import { KeyedQueue } from "./users/keyed-queue.ts";
+import { replicaReady, dashboardEnv } from "./config.ts";
+import { openUserStore } from "./store/user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
 import { Sessions } from "./users/sessions.ts";
@@ -23,21 +22,20 @@ import { createDashboardApp } from "./web/app.ts";
 import { Backend } from "./web/backend.ts";
 import { Flash } from "./web/flash.ts";
 
-const cfg = loadConfig(dashboardEnv);
+const cfg = loadConfig(dashboardEnv, process.env, replicaReady);
 const log = createLogger("dashboard", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const secureCookies = new URL(cfg.PUBLIC_DASHBOARD_URL).protocol === "https:";
 if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random CSRF key for this process (open forms need a reload after a restart)");
 
-const db = openStore(join(resolve(cfg.DATA_DIR), "dashboard.db"), schema, join(import.meta.dir, "../drizzle"));
-lifecycle.onClose("store", () => db.sqlite.close());
-const userStore = new UserStore(db);
+const userStore = await orExit(openUserStore(databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
+lifecycle.onClose("store", () => userStore.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
 const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
-const users = { users: userStore, backend, passwords: new PasswordVerifier(), attempts: new KeyedQueue(), log, now: Date.now };
+const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now: Date.now };
 serveUserRpcs(nc, users);
 lifecycle.onClose("rpc", () => stopServing(nc));
 await servingConfirmed(nc);
@@ -46,7 +44,7 @@ const app = createDashboardApp({
   users,
   sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now: Date.now }),
   csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
-  flash: new Flash(Date.now),
+  flash: new Flash(userStore, Date.now),
   backend,
   now: Date.now,
   secureCookies,

@@ -1,16 +1,23 @@
 import { z } from "zod";
-import { commonEnv, flag, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, flag, port } from "@payaccept/platform";
 
 /** Every variable the directory reads; docs/directory.md has the table. */
 export const directoryEnv = {
   ...commonEnv,
+  ...databaseEnv("DIRECTORY"),
   DIRECTORY_PORT: port(3009),
   /** Accept http and private/loopback webhook URLs for every shop (development and test stacks only). */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
   /**
-   * A dashboard.db from before the directory was its own service; its accounts, shops and keys
-   * are imported once into an empty directory store. Unset: `dashboard.db` beside directory.db.
+   * SQLite files whose accounts, shops and keys are imported once into an empty directory store,
+   * comma-separated, the first one importable wins: a dashboard.db from before the directory was
+   * its own service, or the directory's own directory.db when it moves to PostgreSQL. Unset:
+   * `dashboard.db` under DATA_DIR on SQLite; nothing on PostgreSQL (its hosts keep no files).
    */
-  DIRECTORY_IMPORT_FROM: z.string().min(1).optional(),
+  DIRECTORY_IMPORT_FROM: z
+    .string()
+    .min(1)
+    .transform((v) => v.split(",").map((p) => p.trim()).filter(Boolean))
+    .optional(),
 };
 export type DirectoryConfig = z.output<z.ZodObject<typeof directoryEnv>>;

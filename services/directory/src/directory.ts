@@ -1,7 +1,7 @@
 import { DEFAULT_TARIFF, DomainError, PAYMENT_METHODS, rpcs, type RpcResponse } from "@payaccept/contracts";
 import type { Logger } from "@payaccept/platform";
 import type { z } from "zod";
-import type { DirectoryStore } from "./store/directory-store.ts";
+import type { DirectoryOps, DirectoryStore } from "./store/directory-store.ts";
 import type { ApiKeyRow, ShopRow } from "./store/schema.ts";
 import { issueApiKey, issueSigningSecret, type IssuedApiKey } from "./credentials.ts";
 import type { KvPublisher } from "./kv-publisher.ts";
@@ -27,7 +27,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     req.sandbox,
     deps.policy,
   );
-  if (req.accountId !== undefined) existingAccount(deps, req.accountId);
+  if (req.accountId !== undefined) await existingAccount(deps.store, req.accountId);
   const at = deps.now();
   const accountId = req.accountId ?? Bun.randomUUIDv7();
   const shop: ShopRow = {
@@ -47,10 +47,10 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     updatedAt: at,
   };
   const key = issueApiKey(req.sandbox);
-  deps.store.transaction(() => {
-    if (req.accountId === undefined) deps.store.insertAccount(accountId, at);
-    deps.store.insertShop(shop);
-    deps.store.insertApiKey(liveKeyRow(shop.id, key, at));
+  await deps.store.tx(async (t) => {
+    if (req.accountId === undefined) await t.insertAccount(accountId, at);
+    await t.insertShop(shop);
+    await t.insertApiKey(liveKeyRow(shop.id, key, at));
   });
   await propagate(deps, "credential", () => Promise.all([deps.publisher.syncShop(shop.id), deps.publisher.syncKey(key.keyHash)]));
   deps.log.info({ shopId: shop.id, accountId, sandbox: shop.sandbox }, "shop created");
@@ -58,7 +58,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
 }
 
 export async function setActive(deps: DirectoryDeps, req: Input<"setActive">): Promise<Output<"setActive">> {
-  const row = changeShop(deps, req.shopId, (current) => ({ ...current, active: req.active }));
+  const row = await changeShop(deps, req.shopId, (current) => ({ ...current, active: req.active }));
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
   deps.log.info({ shopId: row.id, active: row.active }, "shop activity changed");
   return toShopView(row);
@@ -67,12 +67,12 @@ export async function setActive(deps: DirectoryDeps, req: Input<"setActive">): P
 /** Issues a new key and revokes every earlier one at once: rotation answers a leak. */
 export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): Promise<Output<"rotateKey">> {
   const at = deps.now();
-  const { shop, key, revoked } = deps.store.transaction(() => {
-    const shop = existingShop(deps, req.shopId);
+  const { shop, key, revoked } = await deps.store.tx(async (t) => {
+    const shop = found(await t.shopForUpdate(req.shopId), req.shopId);
     if (!shop.active) throw new DomainError("KEY_SHOP_INACTIVE");
     const key = issueApiKey(shop.sandbox);
-    const revoked = deps.store.revokeKeys(shop.id, at);
-    deps.store.insertApiKey(liveKeyRow(shop.id, key, at));
+    const revoked = await t.revokeKeys(shop.id, at);
+    await t.insertApiKey(liveKeyRow(shop.id, key, at));
     return { shop, key, revoked };
   });
   await propagate(deps, "credential", async () => {
@@ -86,7 +86,7 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">): Promise<Output<"updateShop">> {
   const { shopId: _id, tariff, receipts, ...input } = req;
   let changes: Partial<ShopRow> = {};
-  const row = changeShop(deps, req.shopId, (current) => {
+  const row = await changeShop(deps, req.shopId, (current) => {
     const settings = parseSettings(input, current.sandbox, deps.policy);
     changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
     return { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}) };
@@ -98,36 +98,36 @@ export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">):
 
 /** A new webhook signing secret; webhooks signed from now on (retries included) use it. */
 export async function rotateSecret(deps: DirectoryDeps, req: Input<"rotateSecret">): Promise<Output<"rotateSecret">> {
-  const row = changeShop(deps, req.shopId, (current) => ({ ...current, signingSecret: issueSigningSecret() }));
+  const row = await changeShop(deps, req.shopId, (current) => ({ ...current, signingSecret: issueSigningSecret() }));
   await propagate(deps, "credential", () => deps.publisher.syncShop(row.id));
   deps.log.info({ shopId: row.id }, "signing secret rotated");
   return { shopId: row.id, signingSecret: row.signingSecret };
 }
 
-export function getShop(deps: DirectoryDeps, req: Input<"getShop">): Output<"getShop"> {
-  const row = existingShop(deps, req.shopId);
-  return { shop: toShopDetail(row, req.withSecret), key: deps.store.liveKeyHint(row.id) };
+export async function getShop(deps: DirectoryDeps, req: Input<"getShop">): Promise<Output<"getShop">> {
+  const row = found(await deps.store.shop(req.shopId), req.shopId);
+  return { shop: toShopDetail(row, req.withSecret), key: await deps.store.liveKeyHint(row.id) };
 }
 
-export function listShops(deps: DirectoryDeps, req: Input<"listShops">): Output<"listShops"> {
-  return { items: deps.store.shopsOfAccount(req.accountId).map(({ shop, key }) => ({ shop: toShopDetail(shop, false), key })) };
+export async function listShops(deps: DirectoryDeps, req: Input<"listShops">): Promise<Output<"listShops">> {
+  return { items: (await deps.store.shopsOfAccount(req.accountId)).map(({ shop, key }) => ({ shop: toShopDetail(shop, false), key })) };
 }
 
-export function browseShops(deps: DirectoryDeps, req: Input<"browseShops">): Output<"browseShops"> {
-  const { items, total } = deps.store.shopsPage(req.offset, req.limit);
+export async function browseShops(deps: DirectoryDeps, req: Input<"browseShops">): Promise<Output<"browseShops">> {
+  const { items, total } = await deps.store.shopsPage(req.offset, req.limit);
   return { items: items.map((row) => toShopDetail(row, false)), total };
 }
 
 /** An account with no shop yet: a merchant who signs up in the dashboard creates shops later. */
-export function createAccount(deps: DirectoryDeps): Output<"createAccount"> {
+export async function createAccount(deps: DirectoryDeps): Promise<Output<"createAccount">> {
   const account = { id: Bun.randomUUIDv7(), createdAt: deps.now() };
-  deps.store.insertAccount(account.id, account.createdAt);
+  await deps.store.insertAccount(account.id, account.createdAt);
   deps.log.info({ accountId: account.id }, "account created");
   return { accountId: account.id, createdAt: account.createdAt };
 }
 
-export function getAccount(deps: DirectoryDeps, req: Input<"getAccount">): Output<"getAccount"> {
-  const account = existingAccount(deps, req.accountId);
+export async function getAccount(deps: DirectoryDeps, req: Input<"getAccount">): Promise<Output<"getAccount">> {
+  const account = await existingAccount(deps.store, req.accountId);
   return { accountId: account.id, createdAt: account.createdAt };
 }
 
@@ -141,25 +141,24 @@ const liveKeyRow = (shopId: string, key: IssuedApiKey, at: number): ApiKeyRow =>
 });
 
 /**
- * Reads, changes and saves a shop under one write lock: replicas sharing the store cannot lose each
- * other's changes to different fields (read both, write both, last one wins on every field).
+ * Reads, changes and saves a shop holding its row (DirectoryOps.shopForUpdate): replicas changing
+ * one shop at once cannot lose each other's changes to different fields.
  */
-function changeShop(deps: DirectoryDeps, shopId: string, change: (current: ShopRow) => ShopRow): ShopRow {
-  return deps.store.transaction(() => {
-    const row = { ...change(existingShop(deps, shopId)), updatedAt: deps.now() };
-    deps.store.saveShop(row);
+function changeShop(deps: DirectoryDeps, shopId: string, change: (current: ShopRow) => ShopRow): Promise<ShopRow> {
+  return deps.store.tx(async (t) => {
+    const row = { ...change(found(await t.shopForUpdate(shopId), shopId)), updatedAt: deps.now() };
+    await t.saveShop(row);
     return row;
   });
 }
 
-function existingAccount(deps: DirectoryDeps, accountId: string): { id: string; createdAt: number } {
-  const account = deps.store.account(accountId);
+async function existingAccount(store: DirectoryOps, accountId: string): Promise<{ id: string; createdAt: number }> {
+  const account = await store.account(accountId);
   if (!account) throw new DomainError("ACCOUNT_NOT_FOUND");
   return account;
 }
 
-function existingShop(deps: DirectoryDeps, shopId: string): ShopRow {
-  const row = deps.store.shop(shopId);
+function found(row: ShopRow | undefined, shopId: string): ShopRow {
   if (!row) throw new DomainError("SHOP_NOT_FOUND");
   return row;
 }

@@ -19,7 +19,7 @@ const SHOP_PREFIX = shopKvKey("");
 const KEY_PREFIX = apiKeyKvKey("");
 
 /**
- * Projects the directory tables onto the KV bucket; directory.db is the source of truth.
+ * Projects the directory tables onto the KV bucket; the directory's store is the source of truth.
  *
  * Several replicas publish, so every write is a compare-and-set on the entry's KV revision:
  * read the entry's revision, THEN read the row from the store, then write expecting that
@@ -57,8 +57,8 @@ export class KvPublisher {
     this.kv = await this.openBucket();
     const entries = new Set<string>();
     for await (const key of await this.kv.keys()) entries.add(key);
-    for (const row of this.store.allShops()) entries.add(shopKvKey(row.id));
-    for (const row of this.store.liveKeys()) entries.add(apiKeyKvKey(row.keyHash));
+    for (const row of await this.store.allShops()) entries.add(shopKvKey(row.id));
+    for (const row of await this.store.liveKeys()) entries.add(apiKeyKvKey(row.keyHash));
     const queue = [...entries];
     let written = 0;
     const worker = async (kv: KV) => {
@@ -108,7 +108,7 @@ export class KvPublisher {
       const entry = await kv.get(key);
       const revision = entry?.revision ?? 0;
       const live = entry?.operation === "PUT";
-      const desired = this.desired(key);
+      const desired = await this.desired(key);
       try {
         if (desired === undefined) {
           if (!live) return false;
@@ -125,13 +125,13 @@ export class KvPublisher {
   }
 
   /** The entry's value as the store has it now; undefined when the entry should not exist. */
-  private desired(key: string): string | undefined {
+  private async desired(key: string): Promise<string | undefined> {
     if (key.startsWith(SHOP_PREFIX)) {
-      const row = this.store.shop(key.slice(SHOP_PREFIX.length));
+      const row = await this.store.shop(key.slice(SHOP_PREFIX.length));
       return row && JSON.stringify(toShopRecord(row));
     }
     if (key.startsWith(KEY_PREFIX)) {
-      const row = this.store.key(key.slice(KEY_PREFIX.length));
+      const row = await this.store.key(key.slice(KEY_PREFIX.length));
       return row && row.revokedAt === null ? JSON.stringify(toApiKeyRecord(row)) : undefined;
     }
     return undefined;

@@ -4,10 +4,11 @@ import {
   connectionUp,
   createLogger,
   createServiceApp,
+  databaseOf,
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
-  openStore,
+  orExit,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
@@ -15,19 +16,21 @@ import {
 import { directoryEnv } from "./config.ts";
 import { KvPublisher } from "./kv-publisher.ts";
 import { serveDirectory } from "./rpc-handlers.ts";
-import { DirectoryStore } from "./store/directory-store.ts";
-import { importLegacyDirectory } from "./store/legacy-import.ts";
-import { schema } from "./store/schema.ts";
+import { openDirectoryStore } from "./store/directory-store.ts";
 
 const cfg = loadConfig(directoryEnv);
 const log = createLogger("directory", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 
-const db = openStore(join(cfg.DATA_DIR, "directory.db"), schema, join(import.meta.dir, "../drizzle"));
-lifecycle.onClose("store", () => db.sqlite.close());
-const imported = importLegacyDirectory(db.sqlite, cfg.DIRECTORY_IMPORT_FROM ?? join(cfg.DATA_DIR, "dashboard.db"));
-if (imported) log.warn({ imported }, "directory imported from the dashboard's store; never again from that file");
-const store = new DirectoryStore(db);
+const choice = databaseOf(cfg, "DIRECTORY", "directory.db");
+const store = await orExit(openDirectoryStore(choice, log));
+lifecycle.onClose("store", () => store.close());
+for (const from of cfg.DIRECTORY_IMPORT_FROM ?? (choice.engine === "sqlite" ? [join(cfg.DATA_DIR, "dashboard.db")] : [])) {
+  const imported = await store.importLegacy(from);
+  if (!imported) continue;
+  log.warn({ imported, from }, "directory imported from an older store; never again from that file");
+  break;
+}
 
 const nc = await connectBus(resolveNatsUrl(cfg), "directory", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * Times are epoch milliseconds. Accounts, shops and keys belong to the directory service
@@ -20,7 +21,11 @@ export const users = sqliteTable(
     role: text("role", { enum: USER_ROLES }).notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("users_account_idx").on(t.accountId)],
+  (t) => [
+    index("users_account_idx").on(t.accountId),
+    // An account has one merchant user: the database refuses a second, whichever replica inserts it.
+    uniqueIndex("users_one_merchant_per_account").on(t.accountId).where(sql`role = 'merchant'`),
+  ],
 );
 export type UserRow = typeof users.$inferSelect;
 
@@ -39,7 +44,11 @@ export const sessions = sqliteTable(
 );
 export type SessionRow = typeof sessions.$inferSelect;
 
-/** Failed sign-ins (and sign-ups) counted per email and per client address; see web/auth/throttle.ts. */
+/**
+ * Sign-in attempts counted per email and per client address (users/throttle.ts). An attempt is
+ * counted when it starts, in one transaction with the check, so replicas cannot let parallel
+ * guesses through between a check and its count.
+ */
 export const loginThrottle = sqliteTable("login_throttle", {
   key: text("key").primaryKey(),
   failures: integer("failures").notNull(),
@@ -48,4 +57,23 @@ export const loginThrottle = sqliteTable("login_throttle", {
 });
 export type ThrottleRow = typeof loginThrottle.$inferSelect;
 
-export const schema = { users, sessions, loginThrottle };
+/**
+ * The one-shot message of a session's next page (web/flash.ts): a new API key or signing secret
+ * among them, so the body is sealed with a key derived from the session's cookie token, which the
+ * store never holds. Deleted when shown, when the session goes, or past its expiry.
+ */
+export const flashMessages = sqliteTable(
+  "flash_messages",
+  {
+    sessionIdHash: text("session_id_hash")
+      .primaryKey()
+      .references(() => sessions.idHash, { onDelete: "cascade" }),
+    path: text("path").notNull(),
+    sealed: text("sealed").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+  },
+  (t) => [index("flash_messages_expires_idx").on(t.expiresAt)],
+);
+export type FlashRow = typeof flashMessages.$inferSelect;
+
+export const schema = { users, sessions, loginThrottle, flashMessages };

@@ -1,77 +1,80 @@
-import { and, eq, inArray, lte } from "drizzle-orm";
-import type { Store } from "@payaccept/platform";
-import { loginThrottle, schema, sessions, users, type SessionRow, type ThrottleRow, type UserRow } from "./schema.ts";
+import { join } from "node:path";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import type { FlashRow, SessionRow, ThrottleRow, UserRow } from "./schema.ts";
+import * as pgSchema from "./schema.pg.ts";
+import { openPgUserStore } from "./user-store.pg.ts";
+import { openSqliteUserStore } from "./user-store.sqlite.ts";
 
 export type SessionWithUser = { session: SessionRow; user: UserRow };
-export type DashboardDb = Store<typeof schema>;
 
-/** Users, their sessions and the sign-in throttle. */
-export class UserStore {
-  constructor(private readonly store: DashboardDb) {}
+/** What a throttle decision writes: rows to save, keys to forget, and what the caller learns. */
+export type ThrottleChange<T> = { save: ThrottleRow[]; clear: string[]; result: T };
 
-  /** BEGIN IMMEDIATE: replicas sharing the file cannot interleave a check with the write it guards. */
-  transaction<T>(fn: () => T): T {
-    return this.store.sqlite.transaction(fn).immediate();
-  }
-
-  userByEmail(email: string): UserRow | undefined {
-    return this.store.db.select().from(users).where(eq(users.email, email)).get();
-  }
-
+/**
+ * Users, their sessions, the sign-in throttle and the one-shot messages, the same on SQLite and
+ * PostgreSQL (docs/conventions.md, "One repository, two engines"). Nothing a later request needs
+ * is kept in a process's memory, so any dashboard replica can serve it (docs/dashboard.md, "Replicas").
+ */
+export interface UserStore {
+  userByEmail(email: string): Promise<UserRow | undefined>;
   /** The merchant who owns the account, for operators' pages. */
-  merchantEmail(accountId: string): string | undefined {
-    return this.store.db
-      .select({ email: users.email })
-      .from(users)
-      .where(and(eq(users.accountId, accountId), eq(users.role, "merchant")))
-      .get()?.email;
-  }
-
+  merchantEmail(accountId: string): Promise<string | undefined>;
   /** The merchants' emails of the accounts (operators' shop list), by account id. */
-  merchantEmails(accountIds: string[]): Map<string, string> {
-    if (accountIds.length === 0) return new Map();
-    const rows = this.store.db
-      .select({ accountId: users.accountId, email: users.email })
-      .from(users)
-      .where(and(inArray(users.accountId, accountIds), eq(users.role, "merchant")))
-      .all();
-    return new Map(rows.map((r) => [r.accountId!, r.email]));
-  }
+  merchantEmails(accountIds: string[]): Promise<Map<string, string>>;
+  /** Throws what isUniqueViolation recognises when the email is taken or the account has its merchant. */
+  insertUser(row: UserRow): Promise<void>;
+  /** Also deletes the sessions (and their messages) that have expired by `row.createdAt`. */
+  insertSession(row: SessionRow): Promise<void>;
+  sessionWithUser(idHash: string): Promise<SessionWithUser | undefined>;
+  deleteSession(idHash: string): Promise<void>;
+  /** The session's one pending message, replacing an earlier one; expired messages of any session go. */
+  putFlash(row: FlashRow, now: number): Promise<void>;
+  /** Deletes and returns the session's pending message: one read shows it, whichever replica reads. */
+  takeFlash(sessionIdHash: string): Promise<FlashRow | undefined>;
+  /**
+   * Reads the keys' throttle rows and writes what `decide` makes of them, as one unit serialised
+   * with every other on those keys from any replica: on SQLite by the file's write lock (BEGIN
+   * IMMEDIATE), on PostgreSQL by the keys' rows (SELECT … FOR UPDATE, in key order, so two units
+   * never wait for each other).
+   */
+  updateThrottles<T>(keys: string[], decide: (rows: (ThrottleRow | undefined)[]) => ThrottleChange<T>): Promise<T>;
+  close(): Promise<void>;
+}
 
-  insertUser(row: UserRow): void {
-    this.store.db.insert(users).values(row).run();
+/**
+ * A UNIQUE key refused the row: SQLSTATE 23505 on PostgreSQL (drizzle wraps the driver's error,
+ * so causes are followed), SQLITE_CONSTRAINT_UNIQUE on SQLite. Recognised by code, never by message.
+ */
+export function isUniqueViolation(e: unknown): boolean {
+  let err = e;
+  for (let depth = 0; depth < 4 && err; depth++, err = (err as { cause?: unknown }).cause) {
+    const { code, errno } = err as { code?: unknown; errno?: unknown };
+    if (errno === "23505" || code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE") return true;
   }
+  return false;
+}
 
-  insertSession(row: SessionRow): void {
-    this.store.db.insert(sessions).values(row).run();
-  }
+const MIGRATIONS = join(import.meta.dir, "../../drizzle");
+const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
-  sessionWithUser(idHash: string): SessionWithUser | undefined {
-    return this.store.db
-      .select({ session: sessions, user: users })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .where(eq(sessions.idHash, idHash))
-      .get();
-  }
-
-  deleteSession(idHash: string): void {
-    this.store.db.delete(sessions).where(eq(sessions.idHash, idHash)).run();
-  }
-
-  deleteExpiredSessions(now: number): void {
-    this.store.db.delete(sessions).where(lte(sessions.expiresAt, now)).run();
-  }
-
-  throttle(key: string): ThrottleRow | undefined {
-    return this.store.db.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
-  }
-
-  saveThrottle(row: ThrottleRow): void {
-    this.store.db.insert(loginThrottle).values(row).onConflictDoUpdate({ target: loginThrottle.key, set: row }).run();
-  }
-
-  clearThrottle(key: string): void {
-    this.store.db.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
-  }
+/**
+ * The dashboard's store on the engine the configuration chose (DASHBOARD_DATABASE_URL), migrated.
+ * On PostgreSQL, `importFrom` names the dashboard.db of a deployment moving over: its users and
+ * sessions are copied once into the empty store (nobody signs up or in again).
+ */
+export async function openUserStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<UserStore> {
+  if (choice.engine === "sqlite") return openSqliteUserStore(choice.path, MIGRATIONS);
+  const pg = await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(pg.db, opts.importFrom, {
+      tables: [
+        ["users", pgSchema.users],
+        ["sessions", pgSchema.sessions],
+      ],
+      mark: "dashboard_imported",
+      lock: "payaccept.dashboard.import",
+    }));
+  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "users and sessions imported from the dashboard's SQLite file; never again from that file");
+  return openPgUserStore(pg);
 }

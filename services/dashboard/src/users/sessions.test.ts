@@ -2,30 +2,30 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "@payaccept/platform";
 import { Hono } from "hono";
-import { schema } from "../store/schema.ts";
-import { UserStore } from "../store/user-store.ts";
+import { openUserStore } from "../store/user-store.ts";
 import { Sessions } from "./sessions.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dashboard-sessions-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const db = openStore(join(dir, "dashboard.db"), schema, join(import.meta.dir, "../../drizzle"));
-const users = new UserStore(db);
-users.insertUser({ id: "user-1", accountId: "account-1", email: "a@example.com", passwordHash: "x", role: "merchant", createdAt: 0 });
+const users = await openUserStore({ engine: "sqlite", path: join(dir, "dashboard.db") });
+afterAll(async () => {
+  await users.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+await users.insertUser({ id: "user-1", accountId: "account-1", email: "a@example.com", passwordHash: "x", role: "merchant", createdAt: 0 });
 
 /** Sign-in, "who am I" and sign-out around one Sessions, at a clock the test moves. */
 function appWith(secure: boolean) {
   const clock = { now: 1_000_000 };
   const sessions = new Sessions(users, { ttlMs: 60_000, secure, now: () => clock.now });
   const app = new Hono();
-  app.post("/in", (c) => {
-    sessions.start(c, "user-1");
+  app.post("/in", async (c) => {
+    await sessions.start(c, "user-1");
     return c.text("in");
   });
-  app.get("/me", (c) => c.text(sessions.current(c)?.user.email ?? "nobody"));
-  app.post("/out", (c) => {
-    sessions.end(c, sessions.current(c));
+  app.get("/me", async (c) => c.text((await sessions.current(c))?.user.email ?? "nobody"));
+  app.post("/out", async (c) => {
+    await sessions.end(c, await sessions.current(c));
     return c.text("out");
   });
   return { app, clock };

@@ -21,11 +21,10 @@ export class Sessions {
   }
 
   /** A fresh session for the user (never one the browser brought along: no fixation). */
-  start(c: Context, userId: string): void {
+  async start(c: Context, userId: string): Promise<void> {
     const token = randomToken(32);
     const now = this.opts.now();
-    this.store.deleteExpiredSessions(now);
-    this.store.insertSession({ idHash: sha256Hex(token), userId, createdAt: now, expiresAt: now + this.opts.ttlMs });
+    await this.store.insertSession({ idHash: sha256Hex(token), userId, createdAt: now, expiresAt: now + this.opts.ttlMs });
     setCookie(c, this.cookieName, token, {
       httpOnly: true,
       sameSite: "Lax",
@@ -35,15 +34,16 @@ export class Sessions {
     });
   }
 
-  current(c: Context): SessionWithUser | undefined {
+  /** The session the cookie opens, with the cookie's token (what one-shot messages are sealed with). */
+  async current(c: Context): Promise<(SessionWithUser & { token: string }) | undefined> {
     const token = getCookie(c, this.cookieName);
     if (!token || !TOKEN.test(token)) return undefined;
-    const found = this.store.sessionWithUser(sha256Hex(token));
-    return found && found.session.expiresAt > this.opts.now() ? found : undefined;
+    const found = await this.store.sessionWithUser(sha256Hex(token));
+    return found && found.session.expiresAt > this.opts.now() ? { ...found, token } : undefined;
   }
 
-  end(c: Context, session: SessionWithUser | undefined): void {
-    if (session) this.store.deleteSession(session.session.idHash);
+  async end(c: Context, session: SessionWithUser | undefined): Promise<void> {
+    if (session) await this.store.deleteSession(session.session.idHash);
     deleteCookie(c, this.cookieName, { path: "/", secure: this.opts.secure });
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ThrottleRow } from "../store/schema.ts";
-import { afterFailure, EMAIL_POLICY, lockedUntil } from "./throttle.ts";
+import { ADDRESS_POLICY, afterFailure, claimAttempt, EMAIL_POLICY, givenBack, lockedUntil } from "./throttle.ts";
 
 const KEY = "email:owner@example.com";
 const T0 = Date.UTC(2026, 0, 10, 12);
@@ -38,5 +38,34 @@ describe("sign-in throttle", () => {
     const later = afterFailure(row, KEY, EMAIL_POLICY, at + 60 * 60_000 + 1);
     expect(later.failures).toBe(1);
     expect(later.lockedUntil).toBe(0);
+  });
+});
+
+describe("attempts counted at their start", () => {
+  const ADDRESS = "ip:203.0.113.1";
+  const keys: [string, typeof EMAIL_POLICY][] = [
+    [KEY, EMAIL_POLICY],
+    [ADDRESS, ADDRESS_POLICY],
+  ];
+
+  test("an attempt is counted on both keys before its password is checked; a locked key refuses it and counts nothing", () => {
+    const claim = claimAttempt([undefined, undefined], keys, T0);
+    expect(claim.result.kind).toBe("counted");
+    expect(claim.save.map((r) => [r.key, r.failures])).toEqual([
+      [KEY, 1],
+      [ADDRESS, 1],
+    ]);
+    const { row } = failRepeatedly(5);
+    const refused = claimAttempt([row, undefined], keys, row.lastFailureAt + 1);
+    expect(refused).toEqual({ save: [], clear: [], result: { kind: "locked", until: row.lockedUntil } });
+  });
+
+  test("a right password gives its count back: the row as it was when nothing came since, else one count less", () => {
+    const before = afterFailure(undefined, ADDRESS, ADDRESS_POLICY, T0);
+    const claimed = afterFailure(before, ADDRESS, ADDRESS_POLICY, T0 + 1000);
+    expect(givenBack(ADDRESS, claimed, before, T0 + 1000).save).toEqual([before]);
+    expect(givenBack(ADDRESS, claimed, undefined, T0 + 1000)).toEqual({ save: [], clear: [ADDRESS], result: undefined });
+    const laterFailure = afterFailure(claimed, ADDRESS, ADDRESS_POLICY, T0 + 2000);
+    expect(givenBack(ADDRESS, laterFailure, before, T0 + 1000).save).toEqual([{ ...laterFailure, failures: laterFailure.failures - 1 }]);
   });
 });

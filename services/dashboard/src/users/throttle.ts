@@ -1,4 +1,5 @@
 import type { ThrottleRow } from "../store/schema.ts";
+import type { ThrottleChange } from "../store/user-store.ts";
 
 /**
  * How failed sign-ins lock a key (an email or a client address): the first `threshold - 1`
@@ -30,4 +31,30 @@ export function afterFailure(row: ThrottleRow | undefined, key: string, policy: 
   const over = failures - policy.threshold;
   const lockMs = over >= 0 ? Math.min(policy.baseLockMs * 2 ** over, policy.maxLockMs) : 0;
   return { key, failures, lastFailureAt: now, lockedUntil: lockMs > 0 ? now + lockMs : 0 };
+}
+
+/** A started attempt: refused while any key is locked, else counted as a failure on every key at once. */
+export type Claim = { kind: "locked"; until: number } | { kind: "counted"; before: (ThrottleRow | undefined)[]; after: ThrottleRow[] };
+
+/**
+ * The attempt is counted when it starts, in the same unit as the check (UserStore.updateThrottles),
+ * not after the password is verified: parallel guesses on several replicas each see the ones
+ * before them, so no burst passes the check before its failures are counted.
+ */
+export function claimAttempt(rows: (ThrottleRow | undefined)[], keys: [string, ThrottlePolicy][], now: number): ThrottleChange<Claim> {
+  const until = Math.max(...rows.map((row) => lockedUntil(row, now)));
+  if (until > 0) return { save: [], clear: [], result: { kind: "locked", until } };
+  const after = keys.map(([key, policy], i) => afterFailure(rows[i], key, policy, now));
+  return { save: after, clear: [], result: { kind: "counted", before: rows, after } };
+}
+
+/**
+ * The count of an attempt that turned out right is given back on a key: a row untouched since the
+ * claim returns to what it was before it; after others' failures only its one count comes off
+ * (their lock stands).
+ */
+export function givenBack(key: string, now: ThrottleRow | undefined, before: ThrottleRow | undefined, claimedAt: number): ThrottleChange<void> {
+  if (!now) return { save: [], clear: [], result: undefined };
+  if (now.lastFailureAt !== claimedAt) return { save: [{ ...now, failures: Math.max(0, now.failures - 1) }], clear: [], result: undefined };
+  return before ? { save: [before], clear: [], result: undefined } : { save: [], clear: [key], result: undefined };
 }

@@ -1,9 +1,11 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import type { TestWebhookResult } from "@payaccept/contracts";
 import type { z } from "zod";
+import type { UserStore } from "../store/user-store.ts";
 
 /** What a page shows once, right after the action that produced it (post → redirect → get). */
 export type FlashMessage =
-  /** A credential shown exactly once; only ever held in this process's memory, never stored. */
+  /** A credential shown exactly once; stored only sealed with the session's own token (below). */
   | { kind: "apiKey"; shopId: string; apiKey: string }
   | { kind: "secret"; shopId: string; secret: string; rotated: boolean }
   | { kind: "testWebhook"; shopId: string; result: z.infer<typeof TestWebhookResult>; sentAt: number }
@@ -11,28 +13,48 @@ export type FlashMessage =
 
 export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "canceled" | "payoutDone" | "activityChanged" | "methodsSaved" | "tariffSaved";
 
+/** The session a message belongs to: its stored id (the token's hash) and the cookie's token. */
+export type FlashSession = { sessionId: string; token: string };
+
 const TTL_MS = 5 * 60_000;
 
 /**
- * One pending message per session, in memory, for the page the action redirects to: the next
- * page the session opens takes it (another page just drops it), so a reload never shows a key
- * again. A message not collected within five minutes is dropped. The dashboard runs as one
- * replica (docs/operations.md, "Replicas"), so the redirect lands on the process that stored it.
+ * One pending message per session, in the store (so the redirect may land on any replica), for
+ * the page the action redirects to: the next page the session opens takes it (another page just
+ * drops it), so a reload never shows a key again. A message not collected within five minutes is
+ * dropped. The body is sealed (AES-256-GCM) with a key derived from the session's cookie token,
+ * which the store never holds: a copy of the database does not reveal a key shown a moment ago.
  */
 export class Flash {
-  private readonly slots = new Map<string, { path: string; message: FlashMessage; expiresAt: number }>();
+  constructor(
+    private readonly store: Pick<UserStore, "putFlash" | "takeFlash">,
+    private readonly now: () => number,
+  ) {}
 
-  constructor(private readonly now: () => number) {}
-
-  put(sessionId: string, path: string, message: FlashMessage): void {
+  put(session: FlashSession, path: string, message: FlashMessage): Promise<void> {
     const now = this.now();
-    for (const [id, slot] of this.slots) if (slot.expiresAt <= now) this.slots.delete(id);
-    this.slots.set(sessionId, { path, message, expiresAt: now + TTL_MS });
+    return this.store.putFlash({ sessionIdHash: session.sessionId, path, sealed: seal(session.token, JSON.stringify(message)), expiresAt: now + TTL_MS }, now);
   }
 
-  take(sessionId: string, path: string): FlashMessage | undefined {
-    const slot = this.slots.get(sessionId);
-    this.slots.delete(sessionId);
-    return slot && slot.path === path && slot.expiresAt > this.now() ? slot.message : undefined;
+  async take(session: FlashSession, path: string): Promise<FlashMessage | undefined> {
+    const row = await this.store.takeFlash(session.sessionId);
+    if (!row || row.path !== path || row.expiresAt <= this.now()) return undefined;
+    return JSON.parse(unseal(session.token, row.sealed)) as FlashMessage;
   }
+}
+
+const keyOf = (token: string) => createHmac("sha256", token).update("dashboard flash").digest();
+
+function seal(token: string, plain: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", keyOf(token), iv);
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return [iv, cipher.getAuthTag(), body].map((b) => b.toString("base64url")).join(".");
+}
+
+function unseal(token: string, sealed: string): string {
+  const [iv, tag, body] = sealed.split(".").map((part) => Buffer.from(part, "base64url"));
+  const decipher = createDecipheriv("aes-256-gcm", keyOf(token), iv!);
+  decipher.setAuthTag(tag!);
+  return Buffer.concat([decipher.update(body!), decipher.final()]).toString("utf8");
 }

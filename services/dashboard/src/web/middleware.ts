@@ -16,8 +16,8 @@ const csrfScope = (viewer: Viewer | undefined) => viewer?.sessionId ?? "signed-o
 export function webContext(deps: { sessions: Sessions; csrf: Csrf; secureCookies: boolean }): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
     setPageSecurityHeaders(c);
-    const found = deps.sessions.current(c);
-    const viewer = found && { user: found.user, sessionId: found.session.idHash };
+    const found = await deps.sessions.current(c);
+    const viewer = found && { user: found.user, sessionId: found.session.idHash, token: found.token };
     c.set("viewer", viewer);
     const lang = pickLang(c, { cookie: "dash_lang", secure: deps.secureCookies });
     c.set("page", {

@@ -1,96 +1,57 @@
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { join } from "node:path";
 import type { KeyHint } from "@payaccept/contracts";
-import type { Store } from "@payaccept/platform";
-import { accounts, apiKeys, schema, shops, type ApiKeyRow, type ShopRow } from "./schema.ts";
+import { openPgStore, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
+import { openPgDirectoryStore } from "./directory-store.pg.ts";
+import { openSqliteDirectoryStore } from "./directory-store.sqlite.ts";
+import * as pgSchema from "./schema.pg.ts";
+import type { ApiKeyRow, ShopRow } from "./schema.ts";
 
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
+export type AccountRow = { id: string; createdAt: number };
 
-export type DirectoryDb = Store<typeof schema>;
-
-/** The directory's queries; every write that spans rows runs in one transaction. */
-export class DirectoryStore {
-  constructor(private readonly store: DirectoryDb) {}
-
+/**
+ * The directory's statements, the same on SQLite and PostgreSQL (docs/conventions.md, "One
+ * repository, two engines"). Inside tx() they go through the transaction's handle.
+ */
+export interface DirectoryOps {
+  account(accountId: string): Promise<AccountRow | undefined>;
+  insertAccount(id: string, createdAt: number): Promise<void>;
+  insertShop(row: ShopRow): Promise<void>;
+  shop(shopId: string): Promise<ShopRow | undefined>;
   /**
-   * BEGIN IMMEDIATE: the write lock is taken before the first read, so a read-modify-write by one
-   * replica cannot interleave with another's on the shared file.
+   * The shop, its row held until the transaction ends: a read-modify-write of a shop starts here,
+   * so two replicas changing one shop run one after the other and neither loses the other's
+   * fields. PostgreSQL: SELECT … FOR UPDATE of the shop row; SQLite: the transaction already holds
+   * the file's write lock (BEGIN IMMEDIATE). Outside tx() it is a plain read.
    */
-  transaction<T>(fn: () => T): T {
-    return this.store.sqlite.transaction(fn).immediate();
-  }
-
-  account(accountId: string): { id: string; createdAt: number } | undefined {
-    return this.store.db.select().from(accounts).where(eq(accounts.id, accountId)).get();
-  }
-
-  insertAccount(id: string, createdAt: number): void {
-    this.store.db.insert(accounts).values({ id, createdAt }).run();
-  }
-
-  insertShop(row: ShopRow): void {
-    this.store.db.insert(shops).values(row).run();
-  }
-
-  shop(shopId: string): ShopRow | undefined {
-    return this.store.db.select().from(shops).where(eq(shops.id, shopId)).get();
-  }
-
-  saveShop(row: ShopRow): void {
-    const { id, ...rest } = row;
-    this.store.db.update(shops).set(rest).where(eq(shops.id, id)).run();
-  }
-
-  allShops(): ShopRow[] {
-    return this.store.db.select().from(shops).all();
-  }
-
-  insertApiKey(row: ApiKeyRow): void {
-    this.store.db.insert(apiKeys).values(row).run();
-  }
-
+  shopForUpdate(shopId: string): Promise<ShopRow | undefined>;
+  saveShop(row: ShopRow): Promise<void>;
+  allShops(): Promise<ShopRow[]>;
+  insertApiKey(row: ApiKeyRow): Promise<void>;
   /** Revokes every live key of the shop and returns them (their KV entries must go). */
-  revokeKeys(shopId: string, at: number): ApiKeyRow[] {
-    return this.store.db
-      .update(apiKeys)
-      .set({ revokedAt: at })
-      .where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt)))
-      .returning()
-      .all();
-  }
-
-  key(keyHash: string): ApiKeyRow | undefined {
-    return this.store.db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get();
-  }
-
+  revokeKeys(shopId: string, at: number): Promise<ApiKeyRow[]>;
+  key(keyHash: string): Promise<ApiKeyRow | undefined>;
   /** The account's shops, oldest first, each with its live key's hint (one query). */
-  shopsOfAccount(accountId: string): ShopWithKey[] {
-    return this.store.db
-      .select({ shop: shops, key: { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt } })
-      .from(shops)
-      .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
-      .where(eq(shops.accountId, accountId))
-      .orderBy(asc(shops.createdAt), asc(shops.id))
-      .all();
-  }
-
-  liveKeyHint(shopId: string): KeyHint | null {
-    return (
-      this.store.db
-        .select({ displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt })
-        .from(apiKeys)
-        .where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt)))
-        .get() ?? null
-    );
-  }
-
+  shopsOfAccount(accountId: string): Promise<ShopWithKey[]>;
+  liveKeyHint(shopId: string): Promise<KeyHint | null>;
   /** Every shop for operators, oldest first, one page at a time. */
-  shopsPage(offset: number, limit: number): { items: ShopRow[]; total: number } {
-    const items = this.store.db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset).all();
-    const total = this.store.db.select({ n: count() }).from(shops).get()?.n ?? 0;
-    return { items, total };
-  }
+  shopsPage(offset: number, limit: number): Promise<{ items: ShopRow[]; total: number }>;
+  liveKeys(): Promise<ApiKeyRow[]>;
+}
 
-  liveKeys(): ApiKeyRow[] {
-    return this.store.db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).all();
-  }
+export interface DirectoryStore extends DirectoryOps {
+  /** One atomic unit; the body uses `t`, never the store. */
+  tx<T>(fn: (t: DirectoryOps) => Promise<T>): Promise<T>;
+  /** The one-time import from a dashboard.db of before the split (legacy-import.ts); at start only. */
+  importLegacy(legacyPath: string): Promise<Imported>;
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = join(import.meta.dir, "../../drizzle");
+const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
+
+/** The directory's store on the engine the configuration chose (DIRECTORY_DATABASE_URL), migrated. */
+export async function openDirectoryStore(choice: DatabaseChoice, log?: Logger): Promise<DirectoryStore> {
+  if (choice.engine === "sqlite") return openSqliteDirectoryStore(choice.path, MIGRATIONS);
+  return openPgDirectoryStore(await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, log));
 }

@@ -1,5 +1,8 @@
-import { existsSync } from "node:fs";
 import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
+import { importSqliteIntoPg, markImported, sqliteColumns, sqliteTables, type Imported } from "@payaccept/platform";
+import * as pg from "./schema.pg.ts";
 
 /** The directory tables as the dashboard kept them before the directory became its own service. */
 const LEGACY_TABLES = ["accounts", "shops", "api_keys"] as const;
@@ -13,25 +16,24 @@ const IMPORTED_MARK = "directory_imported";
  * that old snapshot (keys revoked since would come back). Columns are matched by name, so a column
  * either side lacks is left to its default. Runs under the write lock (BEGIN IMMEDIATE) and checks
  * inside it, so replicas starting together import once.
- * Returns the rows copied per table, or undefined when there was nothing to do.
  */
-export function importLegacyDirectory(sqlite: Database, legacyPath: string): Record<string, number> | undefined {
+export function importLegacyDirectory(sqlite: Database, legacyPath: string): Imported {
   if (!existsSync(legacyPath)) return undefined;
   sqlite.run("ATTACH DATABASE ? AS legacy", [legacyPath]);
   try {
     return sqlite
       .transaction(() => {
-        const present = new Set(sqlite.query<{ name: string }, []>("SELECT name FROM legacy.sqlite_master WHERE type = 'table'").all().map((r) => r.name));
+        const present = sqliteTables(sqlite, "legacy");
         if (!present.has("accounts") || present.has(IMPORTED_MARK)) return undefined;
         const count = (table: string) => sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM main.${table}`).get()!.n;
         if (LEGACY_TABLES.some((t) => count(t) > 0)) return undefined;
         const copied: Record<string, number> = {};
         for (const table of LEGACY_TABLES.filter((t) => present.has(t))) {
-          const columns = sharedColumns(sqlite, table).map((c) => `"${c}"`).join(", ");
+          const legacy = new Set(sqliteColumns(sqlite, table, "legacy"));
+          const columns = sqliteColumns(sqlite, table, "main").filter((c) => legacy.has(c)).map((c) => `"${c}"`).join(", ");
           copied[table] = sqlite.run(`INSERT INTO main.${table} (${columns}) SELECT ${columns} FROM legacy.${table}`).changes;
         }
-        sqlite.run(`CREATE TABLE legacy.${IMPORTED_MARK} (imported_at INTEGER NOT NULL)`);
-        sqlite.run(`INSERT INTO legacy.${IMPORTED_MARK} (imported_at) VALUES (?)`, [Date.now()]);
+        markImported(sqlite, "legacy", IMPORTED_MARK);
         return copied;
       })
       .immediate();
@@ -40,8 +42,19 @@ export function importLegacyDirectory(sqlite: Database, legacyPath: string): Rec
   }
 }
 
-function sharedColumns(sqlite: Database, table: string): string[] {
-  const names = (schema: string) => sqlite.query<{ name: string }, []>(`SELECT name FROM pragma_table_info('${table}', '${schema}')`).all().map((r) => r.name);
-  const legacy = new Set(names("legacy"));
-  return names("main").filter((c) => legacy.has(c));
+/**
+ * The same import into a directory on PostgreSQL, from a dashboard.db named by
+ * DIRECTORY_IMPORT_FROM (docs/directory.md, "Moving from dashboard.db"), under the advisory lock
+ * `payaccept.directory.import`.
+ */
+export function importLegacyIntoPg(db: BunSQLDatabase<typeof pg.schema>, legacyPath: string): Promise<Imported> {
+  return importSqliteIntoPg(db, legacyPath, {
+    tables: [
+      ["accounts", pg.accounts],
+      ["shops", pg.shops],
+      ["api_keys", pg.apiKeys],
+    ],
+    mark: IMPORTED_MARK,
+    lock: "payaccept.directory.import",
+  });
 }

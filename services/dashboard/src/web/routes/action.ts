@@ -7,22 +7,27 @@ import type { FlashMessage } from "../flash.ts";
 import { viewerOf } from "../middleware.ts";
 
 /** After an action: the one-shot message for the next page, then post → redirect → get. */
-export function done(c: Context<WebEnv>, deps: WebDeps, location: string, message?: FlashMessage): Response {
-  if (message) deps.flash.put(viewerOf(c).sessionId, new URL(location, "http://x").pathname, message);
+export async function done(c: Context<WebEnv>, deps: WebDeps, location: string, message?: FlashMessage): Promise<Response> {
+  if (message) await deps.flash.put(viewerOf(c), new URL(location, "http://x").pathname, message);
   return c.redirect(location, 303);
 }
 
 /** The message the previous action left for this page, if it is of the kind (and shop) the page shows. */
-export function flashFor<K extends FlashMessage["kind"]>(c: Context<WebEnv>, deps: WebDeps, kinds: K[], shopId?: string): Extract<FlashMessage, { kind: K }> | undefined {
+export async function flashFor<K extends FlashMessage["kind"]>(
+  c: Context<WebEnv>,
+  deps: WebDeps,
+  kinds: K[],
+  shopId?: string,
+): Promise<Extract<FlashMessage, { kind: K }> | undefined> {
   const viewer = c.get("viewer");
-  const message = viewer && deps.flash.take(viewer.sessionId, c.req.path);
+  const message = viewer && (await deps.flash.take(viewer, c.req.path));
   if (!message || !kinds.includes(message.kind as K)) return undefined;
   if (shopId !== undefined && "shopId" in message && message.shopId !== shopId) return undefined;
   return message as Extract<FlashMessage, { kind: K }>;
 }
 
-export const noticeOf = (c: Context<WebEnv>, deps: WebDeps) => {
-  const message = flashFor(c, deps, ["notice"]);
+export const noticeOf = async (c: Context<WebEnv>, deps: WebDeps) => {
+  const message = await flashFor(c, deps, ["notice"]);
   return message && c.get("page").t[message.text];
 };
 

@@ -62,20 +62,20 @@ export function authRoutes(deps: WebDeps): Hono<WebEnv> {
     const refuse = (status: 400 | 409, list: string[]) => c.html(<AuthPage mode="signUp" page={c.get("page")} email={text(form, "email")} errors={list} />, status);
     if (!email.success || errors.length > 0) return refuse(400, errors);
     try {
-      return startSession(c, await signUp(deps.users, email.data, password), undefined);
+      return await startSession(c, await signUp(deps.users, email.data, password), undefined);
     } catch (e) {
       if (e instanceof DomainError && e.code === "CONFLICT") return refuse(409, [t.emailTaken]);
       throw e;
     }
   });
 
-  r.post("/logout", (c) => {
-    deps.sessions.end(c, deps.sessions.current(c));
+  r.post("/logout", async (c) => {
+    await deps.sessions.end(c, await deps.sessions.current(c));
     return c.redirect("/login", 303);
   });
 
-  function startSession(c: Context<WebEnv>, user: UserRow, next: string | undefined) {
-    deps.sessions.start(c, user.id);
+  async function startSession(c: Context<WebEnv>, user: UserRow, next: string | undefined) {
+    await deps.sessions.start(c, user.id);
     return c.redirect(next ?? homeOf(user), 303);
   }
 

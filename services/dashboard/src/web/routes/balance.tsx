@@ -27,7 +27,7 @@ export function balanceRoutes(deps: WebDeps): Hono<WebEnv> {
   // Each rendering of the form gets its own key, so a double submit pays out once.
   const freshForm = (): PayoutForm => ({ amount: "", idempotencyKey: randomToken(16), errors: [] });
 
-  r.get("/balance", async (c) => c.html(await page(c, freshForm(), noticeOf(c, deps))));
+  r.get("/balance", async (c) => c.html(await page(c, freshForm(), await noticeOf(c, deps))));
 
   r.post("/balance/payouts", async (c) => {
     const accountId = accountOf(c);

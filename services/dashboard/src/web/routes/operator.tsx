@@ -25,14 +25,14 @@ export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
   const shopOf = async (c: Context<WebEnv>) => (await deps.backend.call(rpcs.directory.getShop, { shopId: c.req.param("shopId")! })).shop;
   const shopPage = async (c: Context<WebEnv>, errors?: string[]) => {
     const shop = await shopOf(c);
-    return <OperatorShopPage page={c.get("page")} shop={shop} ownerEmail={deps.users.users.merchantEmail(shop.accountId)} notice={errors ? undefined : noticeOf(c, deps)} errors={errors} />;
+    return <OperatorShopPage page={c.get("page")} shop={shop} ownerEmail={await deps.users.users.merchantEmail(shop.accountId)} notice={errors ? undefined : await noticeOf(c, deps)} errors={errors} />;
   };
 
   r.get("/ops/shops", async (c) => {
     const pageNo = Math.max(1, Math.min(Number.parseInt(c.req.query("page") ?? "1", 10) || 1, 100_000));
     const { items, total } = await deps.backend.call(rpcs.directory.browseShops, { offset: (pageNo - 1) * OPERATOR_SHOPS_PER_PAGE, limit: OPERATOR_SHOPS_PER_PAGE });
     // The owners' emails are the dashboard's own rows: one query for the page.
-    const emails = deps.users.users.merchantEmails([...new Set(items.map((s) => s.accountId))]);
+    const emails = await deps.users.users.merchantEmails([...new Set(items.map((s) => s.accountId))]);
     const shops = items.map((shop) => ({ shop, ownerEmail: emails.get(shop.accountId) ?? null }));
     return c.html(<OperatorShopsPage page={c.get("page")} shops={shops} total={total} pageNo={pageNo} />);
   });

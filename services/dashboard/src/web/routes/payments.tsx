@@ -91,7 +91,7 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
       ),
       loaded(deps.backend.call(rpcs.receipts.list, { shopId: shop.id, paymentIds: [payment.id] }).then((l) => l.items)),
     ]);
-    const notice = flashFor(c, deps, ["notice"]);
+    const notice = await flashFor(c, deps, ["notice"]);
     return c.html(
       <PaymentPage
         page={c.get("page")}

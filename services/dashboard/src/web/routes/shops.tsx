@@ -31,8 +31,8 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     return done(c, deps, `/shops/${created.shopId}#api-key`, { kind: "apiKey", shopId: created.shopId, apiKey: created.apiKey });
   });
 
-  const card = (c: Context<WebEnv>, { shop, key }: ShopWithKey, settings?: SettingsForm) => {
-    const flash = settings ? undefined : flashFor(c, deps, ["apiKey", "notice"], shop.id);
+  const card = async (c: Context<WebEnv>, { shop, key }: ShopWithKey, settings?: SettingsForm) => {
+    const flash = settings ? undefined : await flashFor(c, deps, ["apiKey", "notice"], shop.id);
     return (
       <ShopCardPage
         page={c.get("page")}
@@ -45,7 +45,7 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     );
   };
 
-  r.get("/shops/:shopId", async (c) => c.html(card(c, await shopOf(c))));
+  r.get("/shops/:shopId", async (c) => c.html(await card(c, await shopOf(c))));
 
   r.post("/shops/:shopId/settings", async (c) => {
     const found = await shopOf(c);
@@ -53,7 +53,7 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     const form = await formOf(c);
     const settings = { name: text(form, "name"), successUrl: text(form, "successUrl"), failUrl: text(form, "failUrl") };
     const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, ...settings }));
-    if (errors.length > 0) return c.html(card(c, found, { ...settings, errors }), 400);
+    if (errors.length > 0) return c.html(await card(c, found, { ...settings, errors }), 400);
     return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
   });
 

@@ -22,7 +22,7 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     const log = await loaded(
       deps.backend.call(rpcs.webhooks.log, { shopId: shop.id, limit: DELIVERIES_PER_PAGE, before, ...logFilterRequest(filter) }).then((l) => l.items),
     );
-    const flash = urlForm ? undefined : flashFor(c, deps, ["secret", "testWebhook", "notice"], shop.id);
+    const flash = urlForm ? undefined : await flashFor(c, deps, ["secret", "testWebhook", "notice"], shop.id);
     return <WebhookPage page={c.get("page")} shop={shop} log={log} filter={filter} before={before} urlForm={urlForm} flash={flash} />;
   };
 

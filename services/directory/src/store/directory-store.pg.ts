@@ -1,0 +1,50 @@
+import { and, asc, count, eq, isNull } from "drizzle-orm";
+import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
+import type { PgStore } from "@payaccept/platform";
+import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
+import { importLegacyIntoPg } from "./legacy-import.ts";
+import * as pg from "./schema.pg.ts";
+import { accounts, apiKeys, shops } from "./schema.pg.ts";
+
+type Db = BunSQLDatabase<typeof pg.schema>;
+/** The pool's database or a transaction's: the statements are the same. */
+type Runner = Pick<Db, "select" | "insert" | "update" | "delete">;
+
+const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
+const liveKeyHint = { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt };
+
+function pgOps(db: Runner): DirectoryOps {
+  return {
+    account: (accountId) => first(db.select().from(accounts).where(eq(accounts.id, accountId))),
+    insertAccount: async (id, createdAt) => void (await db.insert(accounts).values({ id, createdAt })),
+    insertShop: async (row) => void (await db.insert(shops).values(row)),
+    shop: (shopId) => first(db.select().from(shops).where(eq(shops.id, shopId))),
+    shopForUpdate: (shopId) => first(db.select().from(shops).where(eq(shops.id, shopId)).for("update")),
+    saveShop: async ({ id, ...rest }) => void (await db.update(shops).set(rest).where(eq(shops.id, id))),
+    allShops: () => db.select().from(shops),
+    insertApiKey: async (row) => void (await db.insert(apiKeys).values(row)),
+    revokeKeys: (shopId, at) => db.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).returning(),
+    key: (keyHash) => first(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
+    shopsOfAccount: (accountId) =>
+      db
+        .select({ shop: shops, key: liveKeyHint })
+        .from(shops)
+        .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
+        .where(eq(shops.accountId, accountId))
+        .orderBy(asc(shops.createdAt), asc(shops.id)),
+    liveKeyHint: async (shopId) => (await first(db.select(liveKeyHint).from(apiKeys).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))))) ?? null,
+    shopsPage: async (offset, limit) => {
+      const [items, total] = await Promise.all([
+        db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset),
+        first(db.select({ n: count() }).from(shops)),
+      ]);
+      return { items, total: total?.n ?? 0 };
+    },
+    liveKeys: () => db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)),
+  };
+}
+
+/** The directory on PostgreSQL; a shop's read-modify-write locks its row (DirectoryOps.shopForUpdate). */
+export function openPgDirectoryStore({ db, close }: PgStore<typeof pg.schema>): DirectoryStore {
+  return { ...pgOps(db), tx: (fn) => db.transaction((tx) => fn(pgOps(tx))), importLegacy: (legacyPath) => importLegacyIntoPg(db, legacyPath), close };
+}

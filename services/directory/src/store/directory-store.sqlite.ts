@@ -1,0 +1,50 @@
+import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { openStore, SerialSqlite } from "@payaccept/platform";
+import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
+import { importLegacyDirectory } from "./legacy-import.ts";
+import { accounts, apiKeys, schema, shops } from "./schema.ts";
+
+/** The directory on its SQLite file, every statement queued by SerialSqlite. */
+export function openSqliteDirectoryStore(path: string, migrationsFolder: string): DirectoryStore {
+  const { sqlite, db } = openStore(path, schema, migrationsFolder);
+  const serial = new SerialSqlite(sqlite);
+  const liveKeyHint = { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt };
+  const shop = async (shopId: string) => db.select().from(shops).where(eq(shops.id, shopId)).get();
+
+  const ops: DirectoryOps = {
+    account: async (accountId) => db.select().from(accounts).where(eq(accounts.id, accountId)).get(),
+    insertAccount: async (id, createdAt) => void db.insert(accounts).values({ id, createdAt }).run(),
+    insertShop: async (row) => void db.insert(shops).values(row).run(),
+    shop,
+    shopForUpdate: shop,
+    saveShop: async ({ id, ...rest }) => void db.update(shops).set(rest).where(eq(shops.id, id)).run(),
+    allShops: async () => db.select().from(shops).all(),
+    insertApiKey: async (row) => void db.insert(apiKeys).values(row).run(),
+    revokeKeys: async (shopId, at) =>
+      db.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).returning().all(),
+    key: async (keyHash) => db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get(),
+    shopsOfAccount: async (accountId) =>
+      db
+        .select({ shop: shops, key: liveKeyHint })
+        .from(shops)
+        .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
+        .where(eq(shops.accountId, accountId))
+        .orderBy(asc(shops.createdAt), asc(shops.id))
+        .all(),
+    liveKeyHint: async (shopId) =>
+      db.select(liveKeyHint).from(apiKeys).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).get() ?? null,
+    shopsPage: async (offset, limit) => ({
+      items: db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset).all(),
+      total: db.select({ n: count() }).from(shops).get()?.n ?? 0,
+    }),
+    liveKeys: async () => db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).all(),
+  };
+
+  return {
+    ...serial.outsideTx(ops),
+    // The whole file is the lock: every unit runs one at a time, in every process.
+    tx: (fn) => serial.tx(() => fn(ops)),
+    importLegacy: (legacyPath) => serial.exclusive(() => importLegacyDirectory(sqlite, legacyPath)),
+    close: async () => serial.exclusive(() => sqlite.close()),
+  };
+}
