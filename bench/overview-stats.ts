@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
 import { openStore } from "@payaccept/platform";
 import { overviewFigures } from "../services/dashboard/src/web/overview/figures.ts";
-import { openPaymentsStore } from "../services/payments/src/store/open.ts";
+import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { schema } from "../services/payments/src/store/schema.ts";
 import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
@@ -94,7 +94,7 @@ function p50(label: string, fn: () => unknown): void {
 const paymentsPath = join(dir, "payments.db");
 fillPayments(paymentsPath);
 const migrating = performance.now();
-const store = openPaymentsStore(paymentsPath);
+const store = openPaymentsFile(paymentsPath);
 say(`rollup migration (backfill of ${ROWS.toLocaleString("en-US")} payments) in ${seconds(migrating)}`);
 store.sqlite.exec("ANALYZE");
 const repo = createPaymentsRepo(store, () => {});

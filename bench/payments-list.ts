@@ -9,13 +9,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ListPaymentsQuery, PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
-import { openPaymentsStore } from "../services/payments/src/store/open.ts";
+import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import { quantile, sampleMs } from "./lib/stats.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const SHOP = "shop-bench";
 const dir = mkdtempSync(join(tmpdir(), "payments-bench-"));
-const store = openPaymentsStore(join(dir, "payments.db"));
+const store = openPaymentsFile(join(dir, "payments.db"));
 const repo = createPaymentsRepo(store, () => {});
 
 function fill(): void {

@@ -7,6 +7,9 @@
  *    rpcs.webhooks.health), one page at a time.
  * 4. Two ceilings measured in the same run: (a) a bare Bun HTTP server, (b) HTTP → NATS → a
  *    responder doing nothing; every figure is also printed as their ratio, next to the targets.
+ * 5. create, get, the deep page and cancel again on a second stack whose payments (and balance)
+ *    keep their rows on a throwaway PostgreSQL seeded the same way, next to the SQLite figures
+ *    (BENCH_POSTGRES=0 leaves it out; `bun bench/payments-postgres.ts` runs it alone).
  * All traffic is on 127.0.0.1; every loop is bounded in count and time. Settings: BENCH_* below.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,12 +21,14 @@ import { startBareHttp, startNatsRoundTrip } from "./lib/ceilings.ts";
 import { deepPageTotal, shuffle, slicer, waitDrained } from "./lib/helpers.ts";
 import { metricValue } from "./lib/metrics.ts";
 import { overviewLatency } from "./lib/overview-rpc.ts";
+import { measureLoad } from "./lib/measure.ts";
+import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
-import { costTable, cpuTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
-import { apiVerdicts, webhookVerdicts } from "./lib/targets.ts";
+import { costTable, cpuTable, engineTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
+import { apiVerdicts, engineVerdicts, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
-import { ensureWrk, errorsOf, requestsPerSecond, runWrk, type WrkRun } from "./lib/wrk.ts";
+import { ensureWrk } from "./lib/wrk.ts";
 
 const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
 const cfg = {
@@ -37,6 +42,7 @@ const cfg = {
   burst: env("BENCH_WEBHOOK_BURST", 20_000),
   shops: env("BENCH_WEBHOOK_SHOPS", 16),
   logLevel: process.env.BENCH_LOG_LEVEL ?? "info",
+  postgres: process.env.BENCH_POSTGRES !== "0",
 };
 /** Seeded payments each use takes (the sample is spread evenly over the whole shop); a small BENCH_ROWS shrinks them all alike. */
 const POOLS = (() => {
@@ -57,21 +63,15 @@ const bench = await startBenchStack({ rows: cfg.rows, sampleSize, webhookUrl: cl
 });
 say(`seeded in ${bench.seeded.seconds.toFixed(0)} s; idle RSS measured`);
 clock.follow(bench.stack.nc);
+let sqliteStack: Promise<void> | undefined;
+const stopSqliteStack = () => (sqliteStack ??= bench.stack.stop());
 
 try {
   const rows: LoadRow[] = [];
   const cpuRows: LoadRow[] = [];
-  type Run = Omit<WrkRun, "seconds" | "connections" | "threads">;
-  const measure = async (key: string, label: string, pids: Record<string, number | number[]>, warmup: Run, run = warmup, connections = cfg.connections) => {
-    say(`${label}: warm-up ${cfg.warmupSeconds} s, then ${cfg.seconds} s`);
-    const load = { connections, threads: cfg.threads };
-    await runWrk(wrk, { ...warmup, ...load, seconds: cfg.warmupSeconds });
-    const m = await measureCpu(pids, async () => {
-      const r = await runWrk(wrk, { ...run, ...load, seconds: cfg.seconds });
-      return { result: r.result, extra: { wrk: r.wrkCpuSeconds } };
-    });
-    const r = m.result;
-    const row = { key, label, rps: requestsPerSecond(r), p50Ms: r.p50Us / 1000, p99Ms: r.p99Us / 1000, errors: errorsOf(r), cpu: m.cpu };
+  const load = { wrk, ...cfg };
+  const measure = async (key: string, label: string, pids: Record<string, number | number[]>, warmup: Parameters<typeof measureLoad>[4], run = warmup, connections = cfg.connections) => {
+    const row = await measureLoad(load, key, label, pids, warmup, run, connections);
     rows.push(row);
     cpuRows.push(row);
     return row;
@@ -136,6 +136,10 @@ try {
     ),
   ];
 
+  // The SQLite stack is stopped first, so that its leftover work (webhooks still being delivered) takes no CPU from the PostgreSQL rows.
+  await stopSqliteStack();
+  const pg = cfg.postgres ? await postgresApiRows({ load, rows: cfg.rows, webhookUrl: clock.url, logLevel: cfg.logLevel, dir: workDir }) : undefined;
+
   console.log(
     [
       `payaccept bench: ${navigator.hardwareConcurrency} cores, wrk -t${cfg.threads} -c${cfg.connections}, ${cfg.seconds} s per run after ${cfg.warmupSeconds} s of warm-up,`,
@@ -145,6 +149,7 @@ try {
       "",
       webhookTable(webhookVerdicts(webhookRows), ceilingB),
       "",
+      pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
       `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
         `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",
@@ -158,6 +163,6 @@ try {
   );
 } finally {
   await clock.stop();
-  await bench.stack.stop();
+  await stopSqliteStack();
   rmSync(workDir, { recursive: true, force: true });
 }

@@ -69,7 +69,7 @@ describe("compose.yaml", () => {
     expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
     expect(pg.healthcheck!.test).toContain("pg_isready");
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
-    for (const [name, prefix] of [["balance", "BALANCE"], ["directory", "DIRECTORY"], ["dashboard", "DASHBOARD"]] as const) {
+    for (const [name, prefix] of [["balance", "BALANCE"], ["payments", "PAYMENTS"], ["directory", "DIRECTORY"], ["dashboard", "DASHBOARD"]] as const) {
       expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(`postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=${name}`);
       expect((app(name) as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });
     }

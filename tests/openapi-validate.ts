@@ -2,7 +2,12 @@ import { expect } from "bun:test";
 import Ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import type { HeaderObject, OpenAPIObject, ReferenceObject, ResponseObject, SchemaObject } from "openapi3-ts/oas31";
+import { parseConfig } from "@payaccept/platform";
 import { buildOpenApiDocument } from "../packages/contracts/src/openapi.ts";
+import { apiFacts, gatewayEnv } from "../services/gateway/src/config.ts";
+
+/** The document a gateway started with this environment publishes (the defaults without one). */
+export const documentFor = (env: Record<string, string> = {}) => buildOpenApiDocument(apiFacts(parseConfig(gatewayEnv, env)));
 
 const DOC_ID = "https://payaccept.invalid/openapi.json";
 const refName = (r: ReferenceObject) => r.$ref.slice(r.$ref.lastIndexOf("/") + 1);
@@ -12,7 +17,7 @@ const refName = (r: ReferenceObject) => r.$ref.slice(r.$ref.lastIndexOf("/") + 1
  * standard JSON Schema 2020-12 validator, independently of zod, so that a test catches a document
  * that says something other than what the services do.
  */
-export function documentValidator(doc: OpenAPIObject = buildOpenApiDocument()) {
+export function documentValidator(doc: OpenAPIObject = documentFor()) {
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true });
   addFormats(ajv);
   // The document's refs are "#/components/schemas/X": keep that layout under one root so they resolve.

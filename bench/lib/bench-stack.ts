@@ -1,9 +1,9 @@
-import { join } from "node:path";
 import type { ShopRecord } from "@payaccept/contracts";
 import { Stack } from "../../tests/harness/stack.ts";
 import { SERVICE_NAMES, type ServiceName } from "../../infra/launcher/services.ts";
 import { rssMiB } from "./proc.ts";
-import { readShop, seedPayments, type SeededShop } from "./seed-payments.ts";
+import { databaseOf } from "@payaccept/platform";
+import { readShop, seedPayments, seedPaymentsPg, type SeededShop } from "./seed-payments.ts";
 
 export type BenchShop = { shopId: string; accountId: string; apiKey: string };
 
@@ -24,16 +24,21 @@ const UNLIMITED = { RATE_LIMIT_PER_METHOD: "1000000", RATE_LIMIT_PER_IP: "100000
  * The whole stack (every service, as `bun run dev` runs it) through tests/harness/stack.ts, with
  * one live shop holding `rows` payments whose webhooks go to `webhookUrl`. The shop is created
  * through the dashboard's RPC; then payments is stopped, its store is seeded directly
- * (bench/lib/seed-payments.ts) and payments is started again on that DATA_DIR.
+ * (bench/lib/seed-payments.ts) and payments is started again on that store. With `postgres`,
+ * the stack's throwaway PostgreSQL holds the rows of every service that can keep them there
+ * (payments and balance: tests/harness/stack.ts, POSTGRES_SERVICES).
  */
-export async function startBenchStack(opts: { rows: number; sampleSize: number; webhookUrl: string; logLevel: string; settleMs: number }): Promise<BenchStack> {
-  const stack = await Stack.start({ env: { ...UNLIMITED, LOG_LEVEL: opts.logLevel } });
+export async function startBenchStack(opts: { rows: number; sampleSize: number; webhookUrl: string; logLevel: string; settleMs: number; postgres?: boolean }): Promise<BenchStack> {
+  const stack = await Stack.start({ env: { ...UNLIMITED, LOG_LEVEL: opts.logLevel }, postgres: opts.postgres });
   try {
     const created = await stack.createShop({ name: "Bench shop", webhookUrl: opts.webhookUrl });
     const record = await readShop(stack.nc, created.shopId);
     const payments = stack.service("payments");
     await payments.stop("SIGTERM");
-    const seeded = await seedPayments(join(stack.dataDir, "payments.db"), record, opts.rows, opts.sampleSize);
+    // The store payments itself would open with the stack's environment; long statements allowed (ANALYZE).
+    const store = databaseOf({ ...stack.env, DATA_DIR: stack.dataDir, PAYMENTS_DATABASE_POOL: 4, DATABASE_STATEMENT_TIMEOUT: 600_000, DATABASE_CONNECT_TIMEOUT: 10_000 }, "PAYMENTS", "payments.db");
+    const seeded =
+      store.engine === "sqlite" ? await seedPayments(store.path, record, opts.rows, opts.sampleSize) : await seedPaymentsPg(store, record, opts.rows, opts.sampleSize);
     payments.start();
     await payments.waitReady(60_000);
     await Bun.sleep(opts.settleMs);

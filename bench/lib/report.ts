@@ -75,3 +75,32 @@ function processTable(title: string, rows: LoadRow[], names: string[], cell: (r:
   for (const r of rows) out.push(row([r.label, ...names.map((n) => (r.cpu[n] === undefined ? "" : cell(r, n)))], widths));
   return out.join("\n");
 }
+
+/**
+ * The API rows on both engines side by side, with PostgreSQL's share of SQLite's throughput; a
+ * run of the PostgreSQL rows alone leaves the SQLite columns empty.
+ */
+export function engineTable(sqlite: LoadRow[], pg: LoadRow[], targets: Map<string, Verdict>): string {
+  const widths = [LABEL, 13, 13, 8, 12, 12, 6, 30];
+  const out = [row(["same API rows, payments on SQLite | PostgreSQL", "SQLite req/s", "PG req/s", "PG/SQL", "SQLite p50", "PG p50 ms", "PG err", "target"], widths)];
+  for (const r of pg) {
+    const lite = sqlite.find((x) => x.key === r.key);
+    const t = targets.get(r.key);
+    out.push(
+      row(
+        [
+          r.label,
+          lite ? num(lite.rps) : "-",
+          num(r.rps),
+          lite ? num(r.rps / lite.rps, 2) : "-",
+          lite ? ms(lite.p50Ms) : "-",
+          ms(r.p50Ms),
+          num(r.errors),
+          t ? `${t.target} ${t.pass ? "PASS" : "MISS"}` : "",
+        ],
+        widths,
+      ),
+    );
+  }
+  return out.join("\n");
+}

@@ -1,9 +1,11 @@
+import { SQL } from "bun";
 import { ShopRecord, shopKvKey } from "@payaccept/contracts";
-import { createLogger, openDirectoryBucket, type NatsConnection } from "@payaccept/platform";
+import { createLogger, openDirectoryBucket, type NatsConnection, type PgChoice } from "@payaccept/platform";
 import { createPayment } from "../../services/payments/src/app/merchant.ts";
 import type { PaymentsDeps } from "../../services/payments/src/app/deps.ts";
-import { createPaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
-import { openPaymentsStore } from "../../services/payments/src/store/open.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
+import { openPaymentsFile } from "../../services/payments/src/store/payments-store.sqlite.ts";
+import { openPaymentsStore, type PaymentsRepo } from "../../services/payments/src/store/payments-store.ts";
 
 export type SeededShop = {
   rows: number;
@@ -29,12 +31,51 @@ export async function readShop(nc: NatsConnection, shopId: string): Promise<Shop
  */
 export async function seedPayments(dbPath: string, shop: ShopRecord, rows: number, sampleSize: number): Promise<SeededShop> {
   const started = performance.now();
-  const store = openPaymentsStore(dbPath);
+  const store = openPaymentsFile(dbPath);
+  const repo = createPaymentsRepo(store, () => {});
+  // The seeder's own wide transaction is the group: the SQLite repository itself, not the grouping store.
+  const insert = async (...args: Parameters<SqlitePaymentsRepo["insert"]>) => repo.insert(...args);
+  const sample = await fill(shop, rows, sampleSize, insert, 10_000, async (work) => {
+    store.sqlite.exec("BEGIN IMMEDIATE");
+    await work();
+    store.sqlite.exec("COMMIT");
+  });
+  store.sqlite.exec("ANALYZE");
+  store.sqlite.close();
+  return { rows, seconds: (performance.now() - started) / 1000, sample };
+}
+
+/**
+ * The same on payments' PostgreSQL store: the creates of one event-loop turn are one batch of the
+ * store's group commit (one transaction, multi-row INSERTs of 1,000), so 2,000 creates started
+ * together cost one commit; ANALYZE at the end, as after any bulk load.
+ */
+export async function seedPaymentsPg(choice: PgChoice, shop: ShopRecord, rows: number, sampleSize: number): Promise<SeededShop> {
+  const started = performance.now();
+  const store = await openPaymentsStore(choice, { onCommitted: () => {}, onEnded: () => {} });
+  try {
+    const sample = await fill(shop, rows, sampleSize, store.payments.insert, 2_000, (work) => work());
+    const sql = new SQL(choice.url);
+    await sql.unsafe(`analyze "${choice.schema}".payments`);
+    await sql.close();
+    return { rows, seconds: (performance.now() - started) / 1000, sample };
+  } finally {
+    await store.close();
+  }
+}
+
+/** `rows` creates of the shop, `chunk` started together, each chunk inside `around`; a sample spread over them. */
+async function fill(
+  shop: ShopRecord,
+  rows: number,
+  sampleSize: number,
+  insert: PaymentsRepo["insert"],
+  chunk: number,
+  around: (work: () => Promise<void>) => Promise<void>,
+): Promise<SeededShop["sample"]> {
   let clock = Date.now() - rows;
   const deps = {
-    repo: createPaymentsRepo(store, () => {}),
-    // The seeder's own wide transaction is the group.
-    groupCommit: { run: async <T>(work: () => T) => work() },
+    repo: { insert },
     shops: { shop: async () => shop },
     log: createLogger("seed", "silent"),
     now: () => clock++,
@@ -43,21 +84,23 @@ export async function seedPayments(dbPath: string, shop: ShopRecord, rows: numbe
   } as unknown as PaymentsDeps; // the create use case needs no provider, balance or pending TTL
   const every = Math.max(1, Math.floor(rows / sampleSize));
   const sample: SeededShop["sample"] = [];
-  const batch = 10_000;
-  for (let from = 0; from < rows; from += batch) {
-    store.sqlite.exec("BEGIN IMMEDIATE");
-    for (let i = from; i < Math.min(from + batch, rows); i++) {
-      const p = await createPayment(deps, shop.shopId, {
-        orderId: `seed-${i}`,
-        amountKopecks: 10_000 + (i % 90_000),
-        description: "Seeded order",
-        telegramId: i % 3 === 0 ? String(100_000_000 + i) : undefined,
+  for (let from = 0; from < rows; from += chunk) {
+    await around(async () => {
+      const indexes = Array.from({ length: Math.min(chunk, rows - from) }, (_, k) => from + k);
+      const created = await Promise.all(
+        indexes.map((i) =>
+          createPayment(deps, shop.shopId, {
+            orderId: `seed-${i}`,
+            amountKopecks: 10_000 + (i % 90_000),
+            description: "Seeded order",
+            telegramId: i % 3 === 0 ? String(100_000_000 + i) : undefined,
+          }),
+        ),
+      );
+      created.forEach((p, k) => {
+        if (indexes[k]! % every === 0 && sample.length < sampleSize) sample.push({ id: p.id, orderId: p.orderId });
       });
-      if (i % every === 0 && sample.length < sampleSize) sample.push({ id: p.id, orderId: p.orderId });
-    }
-    store.sqlite.exec("COMMIT");
+    });
   }
-  store.sqlite.exec("ANALYZE");
-  store.sqlite.close();
-  return { rows, seconds: (performance.now() - started) / 1000, sample };
+  return sample;
 }

@@ -24,3 +24,14 @@ export function webhookVerdicts(rows: WebhookRow[]): WebhookRow[] {
     return row;
   });
 }
+
+/** Issue 10's targets: create on PostgreSQL ≥ 0.5 × create on SQLite; the deep page's p50 < 20 ms on both engines. */
+export function engineVerdicts(sqlite: LoadRow[], pg: LoadRow[]): Map<string, Verdict> {
+  const verdicts = new Map<string, Verdict>();
+  const at = (rows: LoadRow[], key: string) => rows.find((x) => x.key === key);
+  const [liteCreate, pgCreate] = [at(sqlite, "create"), at(pg, "create")];
+  if (pgCreate && liteCreate) verdicts.set("create", { target: "≥ 0.5 × SQLite", pass: pgCreate.rps >= 0.5 * liteCreate.rps && pgCreate.errors === 0 });
+  const [liteDeep, pgDeep] = [at(sqlite, "list-1"), at(pg, "list-1")];
+  if (pgDeep) verdicts.set("list-1", { target: liteDeep ? "p50 < 20 ms on both" : "p50 < 20 ms", pass: pgDeep.p50Ms < 20 && pgDeep.errors === 0 && (!liteDeep || liteDeep.p50Ms < 20) });
+  return verdicts;
+}

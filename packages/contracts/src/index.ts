@@ -11,3 +11,5 @@ export * from "./card.ts";
 export * from "./receipts.ts";
 export * from "./cash-register.ts";
 export * from "./idempotency.ts";
+export * from "./payments-query.ts";
+export * from "./operations.ts";

@@ -3,8 +3,16 @@ import { createConfig, lintFromString } from "@redocly/openapi-core";
 import type { OperationObject, ParameterObject, ReferenceObject, ResponseObject } from "openapi3-ts/oas31";
 import { renderOpenApiHtml } from "./openapi-html.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
+import type { ApiFacts } from "./operations.ts";
 
-const doc = buildOpenApiDocument();
+/** The spec's figures (§6, §8) and the gateway's body limit: the defaults of the configuration. */
+const facts: ApiFacts = {
+  rateLimitsPerMinute: { perMethod: 600, balance: 60, perIp: 2000 },
+  maxBodyBytes: 64 * 1024,
+  webhookTimeoutMs: 5000,
+  webhookRetryDelaysMs: [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000],
+};
+const doc = buildOpenApiDocument(facts);
 type Operation = OperationObject & { responses: Record<string, ResponseObject | ReferenceObject> };
 const op = (path: string, method: string) => (doc.paths![path] as Record<string, Operation>)[method]!;
 
@@ -129,9 +137,40 @@ describe("buildOpenApiDocument", () => {
     expect(headers["X-Timestamp"]!.schema).toMatchObject({ pattern: "^\\d+$" });
   });
 
+  test("the configuration's figures are stated: limits, body size, key lifetime, the webhook's timeout and schedule", () => {
+    expect(op("/v1/payments", "post").description).toEndWith(" Limit: 600 requests per minute per API key for this operation.");
+    expect(op("/v1/payouts", "get").description).toEndWith(" Limit: 60 requests per minute per API key for this operation.");
+    const responses = doc.components!.responses as Record<string, ResponseObject>;
+    expect(responses.TooManyRequests!.description).toContain("2000 requests per minute from one client address");
+    expect(responses.PayloadTooLarge!.description).toContain("64 KiB");
+    expect(responses.IdempotencyKeyReused!.description).toContain("in the last 24 hours");
+    const hook = (doc.webhooks!.paymentResult as Record<string, Operation>).post!;
+    expect(hook.description).toContain("reply 2xx within 5 seconds");
+    expect(hook.responses.default!.description).toBe(
+      "Any other reply, a redirect or no reply within 5 s is a failed attempt; retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h (each pause up to 10 % longer at random, never shorter; 7 attempts in all) with the same body.",
+    );
+
+    const other = buildOpenApiDocument({
+      rateLimitsPerMinute: { perMethod: 7, balance: 3, perIp: 90 },
+      maxBodyBytes: 1000,
+      webhookTimeoutMs: 1500,
+      webhookRetryDelaysMs: [2000, 90_000],
+    });
+    const otherOp = (path: string, method: string) => (other.paths![path] as Record<string, Operation>)[method]!;
+    expect(otherOp("/v1/payments/{id}", "get").description).toEndWith(" Limit: 7 requests per minute per API key for this operation.");
+    expect(otherOp("/v1/balance", "get").description).toEndWith(" Limit: 3 requests per minute per API key for this operation.");
+    expect((other.components!.responses!.TooManyRequests as ResponseObject).description).toContain(" 90 requests per minute");
+    expect((other.components!.responses!.PayloadTooLarge as ResponseObject).description).toContain("accepts, 1000 bytes");
+    const otherHook = (other.webhooks!.paymentResult as Record<string, Operation>).post!;
+    expect(otherHook.description).toContain("reply 2xx within 1500 milliseconds");
+    expect(otherHook.responses.default!.description).toContain("no reply within 1500 ms is a failed attempt; retried after 2 s and 90 s (each pause up to 10 % longer at random, never shorter; 3 attempts in all)");
+    const once = buildOpenApiDocument({ ...facts, webhookRetryDelaysMs: [] }).webhooks!.paymentResult as Record<string, Operation>;
+    expect(once.post!.responses.default!.description).toContain("is a failed attempt; it is not retried (one attempt in all).");
+  });
+
   test("the server address is the one given, /api by default", () => {
     expect(doc.servers![0]!.url).toBe("/api");
-    expect(buildOpenApiDocument({ serverUrl: "https://pay.example/api" }).servers![0]!.url).toBe("https://pay.example/api");
+    expect(buildOpenApiDocument(facts, { serverUrl: "https://pay.example/api" }).servers![0]!.url).toBe("https://pay.example/api");
   });
 });
 
@@ -154,7 +193,7 @@ describe("renderOpenApiHtml", () => {
   });
 
   test("escapes text taken from the document", () => {
-    const hostile = buildOpenApiDocument();
+    const hostile = buildOpenApiDocument(facts);
     hostile.info.description = "<img src=x onerror=alert(1)>";
     const page = renderOpenApiHtml(hostile);
     expect(page).not.toContain("<img");

@@ -13,17 +13,12 @@ import {
   CreatePaymentRequest,
   CreateRefundRequest,
   CreatePayoutRequest,
-  DeliveryIdParam,
   ErrorBody,
-  ListPaymentsQuery,
-  LookupPaymentQuery,
   Metadata,
   Payment,
-  PaymentIdParam,
   PaymentListPage,
   Payout,
   PayoutList,
-  PayoutsQuery,
   Refund,
   RefundList,
   TestWebhookResult,
@@ -32,14 +27,17 @@ import {
   WebhookDelivery,
   WebhookDeliveryList,
 } from "./api.ts";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "./idempotency.ts";
-import { FINAL_STATUSES, PAYMENT_STATUSES, ReturnUrl } from "./primitives.ts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_TTL_MS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "./idempotency.ts";
+import { type ApiFacts, type Fields, isIdempotent, type Operation, operations } from "./operations.ts";
+import { FINAL_STATUSES, ReturnUrl, WEBHOOK_RETRY_JITTER } from "./primitives.ts";
 import { Receipt, ReceiptList, ReceiptRequest } from "./receipts.ts";
 
 /**
  * The OpenAPI 3.1 description of the merchant API (spec §4–§7) and of the payment-result webhook
  * (§4.6, §5.2). Every schema is generated from the zod contracts the services validate with, so
- * the document cannot drift from the code; only the prose and the operation list are written here.
+ * the document cannot drift from the code; the operations come from the table the gateway registers
+ * its routes from (operations.ts), and the facts that depend on the configuration (limits, the
+ * webhook schedule) from the running configuration (ApiFacts).
  */
 
 type Meta = { id?: string; description?: string };
@@ -187,12 +185,40 @@ const commonHeaders = {
 
 const json = (schema: SchemaObject | ReferenceObject) => ({ "application/json": { schema } });
 
+/** 60000 → "1 min", 7200000 → "2 h": the largest unit that divides the duration. */
+function shortDuration(ms: number): string {
+  const units: [number, string][] = [
+    [3_600_000, "h"],
+    [60_000, "min"],
+    [1000, "s"],
+  ];
+  const [size, name] = units.find(([size]) => ms % size === 0 && ms >= size) ?? [1, "ms"];
+  return `${ms / size} ${name}`;
+}
+
+/** 5000 → "5 seconds", 86400000 → "24 hours". */
+function spokenDuration(ms: number): string {
+  const [count, unit] = shortDuration(ms).split(" ") as [string, string];
+  const word = { h: "hour", min: "minute", s: "second", ms: "millisecond" }[unit]!;
+  return `${count} ${word}${count === "1" ? "" : "s"}`;
+}
+
+const inWords = (items: string[]) => (items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+
+function retrySchedule(delaysMs: readonly number[]): string {
+  if (delaysMs.length === 0) return "it is not retried (one attempt in all)";
+  const jitter = `each pause up to ${Math.round(WEBHOOK_RETRY_JITTER * 100)} % longer at random, never shorter`;
+  return `retried after ${inWords(delaysMs.map(shortDuration))} (${jitter}; ${delaysMs.length + 1} attempts in all) with the same body`;
+}
+
+const bodySize = (bytes: number) => (bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`);
+
 const errorResponse = (description: string, extraHeaders: Record<string, ReferenceObject> = {}): ResponseObject => ({
   description,
   headers: { ...commonHeaders, ...extraHeaders },
   content: json(ref("Error")),
 });
-const errors = {
+const errorResponses = (facts: ApiFacts) => ({
   BadRequest: errorResponse("Validation failed (body, query or path id). `message` lists every problem at once."),
   Unauthorized: errorResponse("X-Api-Key missing or invalid, or the shop is not active. Always the same answer."),
   NotFound: errorResponse("No such payment in this shop (a payment of another shop is never visible)."),
@@ -200,16 +226,19 @@ const errors = {
     `The request conflicts with the state of the payment, the balance or the shop's settings; or a request with the same ${IDEMPOTENCY_KEY_HEADER} is still in progress (retry after Retry-After seconds).`,
   ),
   IdempotencyKeyReused: errorResponse(
-    `The ${IDEMPOTENCY_KEY_HEADER} was already used with another request (another method, path or body) in the last 24 hours. Use a new key for a new request.`,
+    `The ${IDEMPOTENCY_KEY_HEADER} was already used with another request (another method, path or body) in the last ${spokenDuration(IDEMPOTENCY_TTL_MS)}. Use a new key for a new request.`,
   ),
-  PayloadTooLarge: errorResponse("The body is larger than the gateway accepts (a valid request is a few KB)."),
+  PayloadTooLarge: errorResponse(`The body is larger than the gateway accepts, ${bodySize(facts.maxBodyBytes)} (a valid request is a few KB).`),
   UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`."),
-  TooManyRequests: errorResponse("Rate limit exceeded (§8). Wait Retry-After seconds.", { "Retry-After": headerRef("RetryAfter") }),
+  TooManyRequests: errorResponse(
+    `Rate limit exceeded (§8): the operation's own limit per API key (in its description), or ${facts.rateLimitsPerMinute.perIp} requests per minute from one client address over the whole API. Wait Retry-After seconds.`,
+    { "Retry-After": headerRef("RetryAfter") },
+  ),
   ServerError: errorResponse(
     "Internal error: the outcome is unknown. Do not retry blindly: read the payment first (§7; on creation: look it up by orderId, create again only on 404).",
   ),
-};
-type ErrorName = keyof typeof errors;
+});
+type ErrorName = keyof ReturnType<typeof errorResponses>;
 const ERROR_STATUS: Record<ErrorName, string> = {
   BadRequest: "400",
   Unauthorized: "401",
@@ -226,67 +255,73 @@ const idempotencyKeyParameter: ParameterObject = {
   name: IDEMPOTENCY_KEY_HEADER,
   in: "header",
   required: false,
-  description:
-    "Makes the request safe to retry: 1–64 printable ASCII characters, unique per request, kept 24 hours per shop. The same key with the same body answers what the first request answered (status and body, with `Idempotent-Replayed: true`); with another method, path or body it is 422; while the first is still running, 409. A 5xx is not stored: retrying with the key runs the request again and never does its work twice.",
+  description: `Makes the request safe to retry: 1–64 printable ASCII characters, unique per request, kept ${spokenDuration(IDEMPOTENCY_TTL_MS)} per shop. The same key with the same body answers what the first request answered (status and body, with \`Idempotent-Replayed: true\`); with another method, path or body it is 422; while the first is still running, 409. A 5xx is not stored: retrying with the key runs the request again and never does its work twice.`,
   schema: jsonSchema(IdempotencyKey, "input"),
 };
 
-type OperationSpec = {
-  operationId: string;
-  tag: string;
-  summary: string;
-  description: string;
-  parameters?: (ParameterObject | ReferenceObject)[];
-  requestBody?: string;
-  /** The body may be left out. */
-  optionalBody?: boolean;
-  success: { status: string; description: string; schema: SchemaObject | ReferenceObject };
-  errors: ErrorName[];
-};
+/** A component's reference, or the schema itself for one the registry does not name. */
+function schemaOf(schema: z.ZodType): SchemaObject | ReferenceObject {
+  const id = docs.get(schema)?.id;
+  return id ? ref(id) : jsonSchema(schema, "input");
+}
 
-function operation(op: OperationSpec, idempotent = false): OperationObject {
+/**
+ * The answers an operation can give follow from its shape: whatever is validated can be a 400, a
+ * body can also be too large or of another type, an Idempotency-Key can meet a twin (409) or
+ * another request (422), and every operation can be 401, 429 and 5XX.
+ */
+function errorsOf(op: Operation): ErrorName[] {
+  return [
+    ...(op.params || op.query || op.body ? (["BadRequest"] as const) : []),
+    ...(op.body ? (["PayloadTooLarge", "UnsupportedMediaType"] as const) : []),
+    ...op.refusals,
+    ...(isIdempotent(op) ? (["BadRequest", "Conflict", "IdempotencyKeyReused"] as const) : []),
+    "Unauthorized",
+    "TooManyRequests",
+    "ServerError",
+  ];
+}
+
+function rateLimitSentence(op: Operation, facts: ApiFacts): string {
+  return `Limit: ${facts.rateLimitsPerMinute[op.rateLimit]} requests per minute per API key for this operation.`;
+}
+
+function operationObject(id: string, op: Operation, facts: ApiFacts): OperationObject {
+  const idempotent = isIdempotent(op);
   const successHeaders = idempotent ? { ...commonHeaders, [IDEMPOTENT_REPLAYED_HEADER]: headerRef("IdempotentReplayed") } : commonHeaders;
+  const success = op.success.schema;
   const responses: Record<string, ResponseObject | ReferenceObject> = {
-    [op.success.status]: { description: op.success.description, headers: successHeaders, content: json(op.success.schema) },
+    [op.success.status]: {
+      description: op.success.description,
+      headers: successHeaders,
+      content: json(Array.isArray(success) ? { oneOf: success.map(schemaOf) } : schemaOf(success as z.ZodType)),
+    },
   };
-  const idempotencyErrors: ErrorName[] = idempotent ? ["BadRequest", "Conflict", "IdempotencyKeyReused"] : [];
-  for (const e of [...op.errors, ...idempotencyErrors, "Unauthorized", "TooManyRequests", "ServerError"] as ErrorName[]) {
-    responses[ERROR_STATUS[e]] = { $ref: `#/components/responses/${e}` };
-  }
-  const parameters = [...(op.parameters ?? []), ...(idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : [])];
+  for (const e of errorsOf(op)) responses[ERROR_STATUS[e]] = { $ref: `#/components/responses/${e}` };
+  const fieldsOf = (where: "path" | "query", f: Fields | undefined) => (f ? parameters(where, f.shape, f.describe) : []);
+  const parameterList = [
+    ...fieldsOf("path", op.params),
+    ...fieldsOf("query", op.query),
+    ...(idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
+  ];
   return {
-    operationId: op.operationId,
+    operationId: id,
     tags: [op.tag],
     summary: op.summary,
-    description: op.description,
-    ...(parameters.length ? { parameters } : {}),
-    ...(op.requestBody ? { requestBody: { required: !op.optionalBody, content: json(ref(op.requestBody)) } } : {}),
+    description: `${op.description} ${rateLimitSentence(op, facts)}`,
+    ...(parameterList.length ? { parameters: parameterList } : {}),
+    ...(op.body ? { requestBody: { required: !op.body.optional, content: json(schemaOf(op.body.schema)) } } : {}),
     responses,
   };
 }
 
-/** Every POST of the API takes an Idempotency-Key. */
-const postOperation = (op: OperationSpec) => operation(op, true);
-
-const idParameter = parameters("path", PaymentIdParam.shape, { id: "The payment's `id` (UUID). A malformed id gives 400." });
-const deliveryIdParameter = parameters("path", DeliveryIdParam.shape, { deliveryId: "A delivery's `id` (UUID) from the payment's delivery list. A malformed id gives 400." });
-const payoutListParameters = parameters("query", PayoutsQuery.shape, {
-  limit: "Page size.",
-  startingAfter: "The `id` of the last payout of the previous page: the page holds the payouts made before it.",
-});
-
-const listParameters = parameters(
-  "query",
-  { orderId: LookupPaymentQuery.shape.orderId.optional(), ...ListPaymentsQuery.shape },
-  {
-    orderId: "Lookup mode: the merchant's order number. When given, every other parameter is ignored and the answer is one Payment or 404.",
-    from: "Start of the period on createdAt, inclusive (ISO 8601, UTC).",
-    to: "End of the period on createdAt, inclusive. `from` later than `to` gives 400.",
-    status: `Comma-separated statuses to keep, from: ${PAYMENT_STATUSES.join(", ")}.`,
-    page: "Page number.",
-    limit: "Page size.",
-  },
-);
+function paths(facts: ApiFacts): Record<string, Record<string, OperationObject>> {
+  const items: Record<string, Record<string, OperationObject>> = {};
+  for (const [id, op] of Object.entries(operations) as [string, Operation][]) {
+    (items[op.path] ??= {})[op.method] = operationObject(id, op, facts);
+  }
+  return items;
+}
 
 const signatureHex = z.string().regex(/^[0-9a-f]{64}$/);
 const signatureHeaders: ParameterObject[] = [
@@ -313,12 +348,14 @@ const signatureHeaders: ParameterObject[] = [
   },
 ];
 
+
 export type OpenApiOptions = {
   /** The API base address, `/api` included (spec: `{base_url}`). Default: the relative `/api`. */
   serverUrl?: string;
 };
 
-export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
+export function buildOpenApiDocument(facts: ApiFacts, opts: OpenApiOptions = {}): OpenAPIObject {
+  const replyWithin = facts.webhookTimeoutMs;
   return {
     openapi: "3.1.0",
     info: {
@@ -334,173 +371,21 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
       { name: "Balance", description: "The account balance and its payouts." },
       { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL, and their delivery log." },
     ],
-    paths: {
-      "/v1/payments": {
-        post: postOperation({
-          operationId: "createPayment",
-          tag: "Payments",
-          summary: "Create a payment",
-          description:
-            "Creates a payment in status CREATED and returns it with payUrl. No money moves until the buyer pays on payUrl. The same orderId never creates a second payment: it gives 409.",
-          requestBody: "CreatePaymentRequest",
-          success: { status: "201", description: "Created.", schema: ref("Payment") },
-          errors: ["BadRequest", "Conflict", "PayloadTooLarge", "UnsupportedMediaType"],
-        }),
-        get: operation({
-          operationId: "listPayments",
-          tag: "Payments",
-          summary: "Find a payment by order number, or list payments",
-          description:
-            "With orderId: one Payment (not an array), or 404. Without: a PaymentListPage of payments ordered oldest to newest; pages are stable.",
-          parameters: listParameters,
-          success: {
-            status: "200",
-            description: "A Payment in lookup mode, a PaymentListPage in list mode.",
-            schema: { oneOf: [ref("Payment"), ref("PaymentListPage")] },
-          },
-          errors: ["BadRequest", "NotFound"],
-        }),
-      },
-      "/v1/payments/{id}": {
-        get: operation({
-          operationId: "getPayment",
-          tag: "Payments",
-          summary: "Get a payment by id",
-          description: "Reads one payment of this shop.",
-          parameters: idParameter,
-          success: { status: "200", description: "The payment.", schema: ref("Payment") },
-          errors: ["BadRequest", "NotFound"],
-        }),
-      },
-      "/v1/payments/{id}/cancel": {
-        post: postOperation({
-          operationId: "cancelPayment",
-          tag: "Payments",
-          summary: "Cancel a payment before payment starts",
-          description:
-            "CREATED → CANCELED: payUrl stops accepting payment and one CANCELED webhook is sent; the orderId stays taken. Repeating it returns 200 again. 409 when the buyer has started paying (PENDING) or the payment is in another final status.",
-          parameters: idParameter,
-          success: { status: "200", description: "The canceled payment.", schema: ref("Payment") },
-          errors: ["BadRequest", "NotFound", "Conflict"],
-        }),
-      },
-      "/v1/payments/{id}/receipts": {
-        get: operation({
-          operationId: "listPaymentReceipts",
-          tag: "Payments",
-          summary: "List a payment's fiscal receipts",
-          description:
-            "The sale receipt and every refund receipt of the payment, oldest first; empty when it was created without a receipt or is not paid yet. A receipt appears within seconds of the event and turns REGISTERED once the cash register confirms it.",
-          parameters: idParameter,
-          success: { status: "200", description: "The receipts.", schema: ref("ReceiptList") },
-          errors: ["BadRequest", "NotFound"],
-        }),
-      },
-      "/v1/payments/{id}/refunds": {
-        post: postOperation({
-          operationId: "refundPayment",
-          tag: "Payments",
-          summary: "Refund a paid payment, whole or in part",
-          description:
-            "Returns amountKopecks (default: everything not yet refunded) to the buyer. Several partial refunds may add up to the payment's amount; the payment's refundedKopecks counts the SUCCEEDED ones, and when they reach amountKopecks the payment becomes REFUNDED and the usual REFUNDED webhook is sent (a partial refund sends no webhook). The refund's share of the net receipt (amount − commission, so the commission comes back in proportion) leaves the balance, first from the payment's own receipt while it is still frozen, then from available. 201 with the refund: SUCCEEDED, FAILED when the bank declined it (nothing was refunded; failureReason says why), or PENDING when the bank has not answered yet (it completes on its own; read GET …/refunds). 409 when the payment is not SUCCESS, the amount is above what is left to refund, or the balance cannot cover it; the message gives the amounts in rubles and kopecks. An Idempotency-Key header makes a retry return the first refund. On 5XX the outcome is unknown: read the refunds before refunding again.",
-          parameters: idParameter,
-          requestBody: "CreateRefundRequest",
-          optionalBody: true,
-          success: { status: "201", description: "The refund.", schema: ref("Refund") },
-          errors: ["BadRequest", "NotFound", "Conflict", "PayloadTooLarge", "UnsupportedMediaType"],
-        }),
-        get: operation({
-          operationId: "listRefunds",
-          tag: "Payments",
-          summary: "List a payment's refunds",
-          description: "Every refund of the payment, oldest first, FAILED ones included.",
-          parameters: idParameter,
-          success: { status: "200", description: "The refunds.", schema: ref("RefundList") },
-          errors: ["BadRequest", "NotFound"],
-        }),
-      },
-      "/v1/payments/{id}/webhooks": {
-        get: operation({
-          operationId: "listPaymentWebhooks",
-          tag: "Webhooks",
-          summary: "List a payment's webhook deliveries",
-          description: "Every webhook sent for the payment (one per final status) with each attempt and the receiver's answer, newest first. A payment of another shop is 404.",
-          parameters: idParameter,
-          success: { status: "200", description: "The deliveries.", schema: ref("WebhookDeliveryList") },
-          errors: ["BadRequest", "NotFound"],
-        }),
-      },
-      "/v1/webhooks/deliveries/{deliveryId}/resend": {
-        post: postOperation({
-          operationId: "resendWebhook",
-          tag: "Webhooks",
-          summary: "Send a webhook again",
-          description:
-            "Sends the delivery's stored body again with fresh signatures, as a new series of attempts on the usual schedule (also after the attempts were exhausted). A delivery of another shop is 404. Receivers must already handle repeats idempotently by (id, status).",
-          parameters: deliveryIdParameter,
-          success: { status: "200", description: "The delivery, its new series queued.", schema: ref("WebhookDelivery") },
-          errors: ["NotFound"],
-        }),
-      },
-      "/v1/webhooks/test": {
-        post: postOperation({
-          operationId: "sendTestWebhook",
-          tag: "Webhooks",
-          summary: "Send a test webhook",
-          description:
-            "Sends a signed webhook with `test: true` to the shop's Webhook URL at once and waits for the receiver's answer (up to the receiver timeout). Nothing is stored or retried. Without a Webhook URL the result says so in `error`.",
-          success: { status: "200", description: "The receiver's answer.", schema: ref("TestWebhookResult") },
-          errors: [],
-        }),
-      },
-      "/v1/payouts": {
-        post: postOperation({
-          operationId: "createPayout",
-          tag: "Balance",
-          summary: "Pay out of the available balance",
-          description:
-            "Takes the amount out of the account's available balance at once (never more than available, also under concurrent requests: 409 names both amounts) and transfers it to the account's bank account. Send an Idempotency-Key to retry safely. Limit: 60 requests per minute per key and method, like the balance.",
-          requestBody: "CreatePayoutRequest",
-          success: { status: "201", description: "The payout.", schema: ref("Payout") },
-          errors: ["PayloadTooLarge", "UnsupportedMediaType"],
-        }),
-        get: operation({
-          operationId: "listPayouts",
-          tag: "Balance",
-          summary: "List payouts",
-          description: "The account's payouts, newest first, a page at a time. Limit: 60 requests per minute per key, like the balance.",
-          parameters: payoutListParameters,
-          success: { status: "200", description: "One page of payouts.", schema: ref("PayoutList") },
-          errors: ["BadRequest"],
-        }),
-      },
-      "/v1/balance": {
-        get: operation({
-          operationId: "getBalance",
-          tag: "Balance",
-          summary: "Get the account balance",
-          description: "The same figures as the dashboard's balance section. Limit: 60 requests per minute per key.",
-          success: { status: "200", description: "The balance.", schema: ref("Balance") },
-          errors: [],
-        }),
-      },
-    },
+    paths: paths(facts),
     webhooks: {
       paymentResult: {
         post: {
           operationId: "paymentResultWebhook",
           tags: ["Webhooks"],
           summary: "Payment reached a final status",
-          description:
-            "Sent to the shop's Webhook URL on every transition into a final status. Verify a signature over the raw body before parsing. Handle idempotently by (id, status); reply 2xx within 5 seconds, then do slow work.",
+          description: `Sent to the shop's Webhook URL on every transition into a final status. Verify a signature over the raw body before parsing. Handle idempotently by (id, status); reply 2xx within ${spokenDuration(replyWithin)}, then do slow work.`,
           security: [],
           parameters: signatureHeaders,
           requestBody: { required: true, content: json(ref("WebhookBody")) },
           responses: {
             "2XX": { description: "Delivered. The body is not read." },
             default: {
-              description:
-                "Any other reply, a redirect or no reply within 5 s is a failed attempt; retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h (7 attempts in all) with the same body.",
+              description: `Any other reply, a redirect or no reply within ${shortDuration(replyWithin)} is a failed attempt; ${retrySchedule(facts.webhookRetryDelaysMs)}.`,
             },
           },
         },
@@ -518,7 +403,7 @@ export function buildOpenApiDocument(opts: OpenApiOptions = {}): OpenAPIObject {
       },
       headers,
       parameters: { IdempotencyKey: idempotencyKeyParameter },
-      responses: errors,
+      responses: errorResponses(facts),
     },
   };
 }

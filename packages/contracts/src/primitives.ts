@@ -12,6 +12,14 @@ export const PAYMENT_METHODS = ["SBP", "CARD"] as const;
 export const PaymentMethod = z.enum(PAYMENT_METHODS);
 export type PaymentMethod = z.infer<typeof PaymentMethod>;
 
+/**
+ * Each webhook retry pause is the spec's, made up to this fraction later at random and never
+ * earlier: the spec promises the schedule, and retries of webhooks that failed together (a
+ * receiver's outage) would otherwise all come back in the same second. The dispatcher applies it;
+ * the OpenAPI document states it.
+ */
+export const WEBHOOK_RETRY_JITTER = 0.1;
+
 /** Where a webhook delivery's current attempt series stands (docs/webhooks.md). */
 export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
 export const DeliveryResult = z.enum(DELIVERY_RESULTS);

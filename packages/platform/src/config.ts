@@ -71,6 +71,32 @@ export function duration(dflt: string) {
     });
 }
 
+/** "1m,5m,30m" → [60000, 300000, 1800000]; empty means none. */
+export const durationList = (dflt: string) =>
+  z
+    .string()
+    .default(dflt)
+    .transform((v, ctx) => {
+      const parts = v.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+      const ms = parts.map(parseDuration);
+      if (ms.some((d) => d === null) || parts.length > 20) {
+        ctx.addIssue({ code: "custom", message: `"${v}" is not a list of up to 20 durations (e.g. 1m,5m,30m,2h,6h,24h)` });
+        return z.NEVER;
+      }
+      return ms as number[];
+    });
+
+/**
+ * How webhooks are delivered: the dispatcher acts on these and the gateway states them in the
+ * API's OpenAPI document, so both read the same variables through this one definition.
+ */
+export const webhookDeliveryEnv = {
+  /** Spec §6: the receiver has 5 s to answer (connect, TLS and response headers included). */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(30_000).default(5000),
+  /** Pauses before the 2nd, 3rd, … attempt; attempts in all = entries + 1. */
+  WEBHOOK_RETRY_DELAYS: durationList("1m,5m,30m,2h,6h,24h"),
+};
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 export function parseDuration(v: string): number | null {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(v);

@@ -1,4 +1,5 @@
-import { commonEnv, duration, port, trustedProxies, type ConfigCheck } from "@payaccept/platform";
+import type { ApiFacts } from "@payaccept/contracts";
+import { commonEnv, duration, port, trustedProxies, webhookDeliveryEnv, type ConfigCheck } from "@payaccept/platform";
 import { z } from "zod";
 import { MAX_REPLICA_OVERSHOOT, replicaShare, sharesFit } from "./http/rate-limiter.ts";
 
@@ -17,7 +18,22 @@ export const gatewayEnv = {
   TRUSTED_PROXIES: trustedProxies(),
   /** Bound of the test webhook, which waits for the merchant's receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
   GATEWAY_SLOW_CALL_TIMEOUT: duration("15s"),
+  /** Not acted on here: the OpenAPI document states the dispatcher's schedule, read from the same variables. */
+  ...webhookDeliveryEnv,
 };
+
+export type GatewayConfig = z.output<z.ZodObject<typeof gatewayEnv>>;
+
+/** The largest request body read: a create request is a few KB even with 4 KB of metadata. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** What the API's OpenAPI document states about this configuration. */
+export const apiFacts = (cfg: GatewayConfig): ApiFacts => ({
+  rateLimitsPerMinute: { perMethod: cfg.RATE_LIMIT_PER_METHOD, balance: cfg.RATE_LIMIT_BALANCE, perIp: cfg.RATE_LIMIT_PER_IP },
+  maxBodyBytes: MAX_BODY_BYTES,
+  webhookTimeoutMs: cfg.WEBHOOK_TIMEOUT_MS,
+  webhookRetryDelaysMs: cfg.WEBHOOK_RETRY_DELAYS,
+});
 
 const LIMITS = ["RATE_LIMIT_PER_METHOD", "RATE_LIMIT_BALANCE", "RATE_LIMIT_PER_IP"] as const;
 

@@ -11,15 +11,13 @@ import {
   openIdempotencyBucket,
   resolveNatsUrl,
 } from "@payaccept/platform";
-import { gatewayEnv, limitsFitReplicas } from "./config.ts";
+import { apiFacts, gatewayEnv, limitsFitReplicas, MAX_BODY_BYTES } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { IdempotencyClaims } from "./idempotency/claims.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
 import { apiRoutes } from "./routes/api.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 
-/** The largest request body read: a create request is a few KB even with 4 KB of metadata. */
-const MAX_BODY_BYTES = 64 * 1024;
 /** Keys tracked per limiter (≈100 bytes each). */
 const RATE_LIMIT_MAX_KEYS = 100_000;
 
@@ -40,7 +38,7 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
 const perMinute = (limit: number) =>
   new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
 const app = createServiceApp(log, { nats: connectionUp(nc) });
-app.route("/api", openApiRoutes());
+app.route("/api", openApiRoutes(apiFacts(cfg)));
 app.route(
   "/api",
   apiRoutes({

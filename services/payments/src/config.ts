@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET } from "@payaccept/contracts";
-import { commonEnv, duration, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port, type ConfigCheck } from "@payaccept/platform";
 
 const baseUrl = (dflt: string) =>
   z
@@ -11,6 +11,9 @@ const baseUrl = (dflt: string) =>
 /** Every variable payments reads; docs/payments.md has the table. */
 export const paymentsEnv = {
   ...commonEnv,
+  ...databaseEnv("PAYMENTS"),
+  /** With PAYMENTS_DATABASE_URL: the payments.db of a deployment moving over, copied once into the empty store. */
+  PAYMENTS_IMPORT_FROM: z.string().min(1).optional(),
   PAYMENTS_PORT: port(3004),
   PUBLIC_PAYPAGE_URL: baseUrl("http://localhost:3001"),
   ACQUIRER_URL: baseUrl("http://127.0.0.1:3003"),
@@ -31,3 +34,7 @@ export const paymentsEnv = {
   /** Test hook: how long the relay waits before each publishing pass (0 in production). */
   OUTBOX_RELAY_DELAY_MS: duration("0"),
 };
+
+/** An import names the SQLite file a move to PostgreSQL starts from: without the URL it has nowhere to go. */
+export const importNeedsUrl: ConfigCheck<typeof paymentsEnv> = (cfg) =>
+  cfg.PAYMENTS_IMPORT_FROM && !cfg.PAYMENTS_DATABASE_URL ? ["PAYMENTS_IMPORT_FROM: only for a move to PostgreSQL (set PAYMENTS_DATABASE_URL)"] : [];

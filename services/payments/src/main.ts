@@ -1,4 +1,4 @@
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { jetstream } from "@nats-io/jetstream";
 import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
 import {
@@ -9,37 +9,33 @@ import {
   createServiceApp,
   DirectoryCache,
   ensurePaymentsStream,
-  GroupCommit,
+  databaseOf,
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
+  orExit,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
-import { paymentsEnv } from "./config.ts";
+import { importNeedsUrl, paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
 import { refundsEnded, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
-import { createOutboxRepo } from "./store/outbox-repo.ts";
-import { createPaymentsRepo } from "./store/payments-repo.ts";
-import { createRefundsRepo } from "./store/refunds-repo.ts";
-import { openPaymentsStore } from "./store/open.ts";
+import { openPaymentsStore } from "./store/payments-store.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
-const cfg = loadConfig(paymentsEnv);
+const cfg = loadConfig(paymentsEnv, process.env, importNeedsUrl);
 const log = createLogger("payments", cfg.LOG_LEVEL);
 for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
 const life = new Lifecycle(log);
 
-const store = openPaymentsStore(join(resolve(cfg.DATA_DIR), "payments.db"));
-life.onClose("store", () => store.sqlite.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "payments", log, cfg);
 life.onClose("nats", () => nc.drain());
@@ -49,27 +45,37 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 life.onClose("directory", () => directory.stop());
 
-const outbox = createOutboxRepo(store);
+// The relay is woken by the store's after-commit hooks, so it is made before the store and started after.
+let wakeRelay = () => {};
+const announce = announceTransitions(log, () => wakeRelay());
+const store = await orExit(
+  openPaymentsStore(
+    databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "PAYMENTS", "payments.db"),
+    {
+      onCommitted: announce,
+      onEnded: ({ refund, requestId }) => {
+        log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
+        refundsEnded.inc({ status: refund.status });
+        wakeRelay();
+      },
+      onCallbackError: (err) => log.error({ err }, "after-commit callback failed"),
+    },
+    { importFrom: cfg.PAYMENTS_IMPORT_FROM, log },
+  ),
+);
+life.onClose("store", () => store.close());
+const { payments: repo, refunds, outbox } = store;
 registerOutboxGauges(outbox);
 const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });
-const groupCommit = new GroupCommit(store.sqlite, (err) => log.error({ err }, "after-commit callback failed"));
-const announce = announceTransitions(log, () => relay.wake());
-// A status change written inside a group commit is announced only once the group has committed.
-const repo = createPaymentsRepo(store, (t) => groupCommit.afterCommit(() => announce(t)));
-const refunds = createRefundsRepo(store, repo, ({ refund, requestId }) => {
-  log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
-  refundsEnded.inc({ status: refund.status });
-  relay.wake();
-});
+wakeRelay = () => relay.wake();
 registerRefundGauges(refunds);
 const deps: PaymentsDeps = {
   repo,
   refunds,
   refundLeaseMs: cfg.REFUND_RETRY_MS,
-  groupCommit,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
     baseUrl: cfg.ACQUIRER_URL,
@@ -99,7 +105,7 @@ let serving = false;
 const app = createServiceApp(log, {
   nats: natsUp,
   rpc: () => serving,
-  store: () => store.sqlite.query("SELECT 1 AS ok").get() !== null,
+  store: () => store.ping(),
 });
 app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
 const server = Bun.serve({ hostname: cfg.HOST, port: cfg.PAYMENTS_PORT, fetch: app.fetch });

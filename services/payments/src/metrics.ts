@@ -1,6 +1,5 @@
 import { prom, registry } from "@payaccept/platform";
-import type { OutboxRepo } from "./store/outbox-repo.ts";
-import type { RefundsRepo } from "./store/refunds-repo.ts";
+import type { OutboxRepo, RefundsRepo } from "./store/payments-store.ts";
 
 export const transitionsTotal = new prom.Counter({
   name: "payments_transitions_total",
@@ -18,16 +17,16 @@ export function registerOutboxGauges(outbox: OutboxRepo): void {
     name: "payments_outbox_unpublished",
     help: "Events committed but not yet acknowledged by JetStream",
     registers: [registry],
-    collect() {
-      this.set(outbox.backlog().count);
+    async collect() {
+      this.set((await outbox.backlog()).count);
     },
   });
   new prom.Gauge({
     name: "payments_outbox_oldest_unpublished_age_seconds",
     help: "Age of the oldest event not yet acknowledged by JetStream (0 when none)",
     registers: [registry],
-    collect() {
-      const { oldest } = outbox.backlog();
+    async collect() {
+      const { oldest } = await outbox.backlog();
       this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
     },
   });
@@ -49,16 +48,16 @@ export function registerRefundGauges(refunds: RefundsRepo): void {
     name: "payments_refunds_pending",
     help: "Refunds not yet ended",
     registers: [registry],
-    collect() {
-      this.set(refunds.pending().count);
+    async collect() {
+      this.set((await refunds.pending()).count);
     },
   });
   new prom.Gauge({
     name: "payments_refunds_oldest_pending_age_seconds",
     help: "Age of the oldest PENDING refund (0 when none)",
     registers: [registry],
-    collect() {
-      const { oldest } = refunds.pending();
+    async collect() {
+      const { oldest } = await refunds.pending();
       this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
     },
   });

@@ -1,30 +1,12 @@
-import { commonEnv, duration, flag, loadConfig, parseDuration, port } from "@payaccept/platform";
+import { commonEnv, duration, flag, loadConfig, port, webhookDeliveryEnv } from "@payaccept/platform";
 import { z } from "zod";
-
-/** "1m,5m,30m" → [60000, 300000, 1800000]; empty means a single attempt. */
-const durationList = (dflt: string) =>
-  z
-    .string()
-    .default(dflt)
-    .transform((v, ctx) => {
-      const parts = v.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
-      const ms = parts.map(parseDuration);
-      if (ms.some((d) => d === null) || parts.length > 20) {
-        ctx.addIssue({ code: "custom", message: `"${v}" is not a list of up to 20 durations (e.g. 1m,5m,30m,2h,6h,24h)` });
-        return z.NEVER;
-      }
-      return ms as number[];
-    });
 
 const count = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 export const dispatcherEnv = {
   ...commonEnv,
   WEBHOOKS_PORT: port(3006),
-  /** Spec §6: the receiver has 5 s to answer (connect, TLS and response headers included). */
-  WEBHOOK_TIMEOUT_MS: count(100, 30_000, 5000),
-  /** Pauses before the 2nd, 3rd, … attempt; attempts in all = entries + 1. */
-  WEBHOOK_RETRY_DELAYS: durationList("1m,5m,30m,2h,6h,24h"),
+  ...webhookDeliveryEnv,
   /** Development and tests only: deliver to loopback and private addresses. */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
   /** Attempts in flight at once in this process, all shops together. */

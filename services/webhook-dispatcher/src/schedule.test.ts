@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { failure } from "@payaccept/contracts";
-import { nextStep, RETRY_JITTER } from "./schedule.ts";
+import { failure, WEBHOOK_RETRY_JITTER as RETRY_JITTER } from "@payaccept/contracts";
+import { nextStep } from "./schedule.ts";
 
 const DELAYS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
 const http500 = failure("WEBHOOK_HTTP_STATUS", { httpStatus: 500 });

@@ -1,3 +1,4 @@
+import type { ApiFacts } from "@payaccept/contracts";
 import { renderOpenApiHtml } from "@payaccept/contracts/src/openapi-html.ts";
 import { buildOpenApiDocument } from "@payaccept/contracts/src/openapi.ts";
 import { Hono } from "hono";
@@ -5,10 +6,10 @@ import { Hono } from "hono";
 /**
  * GET /openapi.json and /docs, mounted at /api beside the merchant API and ahead of it: the
  * description of the API is public, needs no key and does not count against the rate limits.
- * Both are rendered once at start, since they only change with the code.
+ * Both are rendered once at start, since they only change with the code and the configuration.
  */
-export function openApiRoutes(): Hono {
-  const doc = buildOpenApiDocument();
+export function openApiRoutes(facts: ApiFacts): Hono {
+  const doc = buildOpenApiDocument(facts);
   const json = JSON.stringify(doc);
   const html = renderOpenApiHtml(doc);
   const cache = { "Cache-Control": "public, max-age=300" };

@@ -1,7 +1,7 @@
 import type { Logger } from "@payaccept/platform";
 import { isFinal } from "../domain/state-machine.ts";
 import { transitionsTotal } from "../metrics.ts";
-import type { CommittedTransition } from "../store/payments-repo.ts";
+import type { CommittedTransition } from "../store/payments-store.ts";
 
 /** After each committed status change: one log line, its count, and the relay woken when an event is waiting. */
 export const announceTransitions =

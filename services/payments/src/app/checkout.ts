@@ -10,7 +10,7 @@ import { ProviderError } from "../provider/port.ts";
 
 /** Buyer side: the payment id in payUrl is the capability, so these are not shop-scoped. */
 export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   return toCheckoutView(row, await shopOf(d, row), d.paypageUrl);
 }
 
@@ -69,7 +69,7 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
  * reloading the page and gets the current view.
  */
 export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   const shop = await shopOf(d, row);
   if (row.status === "PENDING" && row.method === method) return toCheckoutView(row, shop, d.paypageUrl);
   refuseStart(row, shop, method, d.now());
@@ -77,11 +77,11 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
   if (switching && !row.isTest) await cancelOldSession(d, row);
   const session = await openSession(d, row, method, expiresAt);
-  const { decision, row: after } = d.repo.transition(id, switching ? "switch" : "start", d.now(), {
+  const { decision, row: after } = (await d.repo.transition(id, switching ? "switch" : "start", d.now(), {
     // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
     onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
     patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, ...sessionFields(session) }),
-  })!;
+  }))!;
   if (decision.kind === "move") return toCheckoutView(after, shop, d.paypageUrl);
   if (session && after.providerSessionId !== session.sessionId) {
     await d.provider.cancelSession(session.sessionId).catch((err) => d.log.warn({ err, paymentId: id, sessionId: session.sessionId }, "unused provider session not canceled"));
@@ -95,13 +95,13 @@ const SANDBOX_TRIGGER: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = 
 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
-  const row = anyPayment(d, id);
+  const row = await anyPayment(d, id);
   if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
   const now = d.now();
-  const { decision, row: after } = d.repo.transition(id, SANDBOX_TRIGGER[outcome], now, {
+  const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGER[outcome], now, {
     onlyFrom: ["PENDING"],
     patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
-  })!;
+  }))!;
   if (decision.kind === "refused") throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: after.status });
   return toCheckoutView(after, await shopOf(d, after), d.paypageUrl);
 }

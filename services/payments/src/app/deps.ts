@@ -1,8 +1,7 @@
 import { DomainError, type ShopRecord } from "@payaccept/contracts";
 import type { RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
-import type { PaymentsRepo } from "../store/payments-repo.ts";
-import type { RefundsRepo } from "../store/refunds-repo.ts";
+import type { PaymentsRepo, RefundsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
@@ -17,8 +16,6 @@ export type PaymentsDeps = {
   refunds: RefundsRepo;
   /** How long a refund's driver has before the refund sweeper may drive it again. */
   refundLeaseMs: number;
-  /** Creates and cancels of one event-loop turn committed together (platform GroupCommit); each caller hears after the commit. */
-  groupCommit: { run<T>(work: () => T): Promise<T> };
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   provider: ProviderPort;
@@ -36,14 +33,14 @@ export type PaymentsDeps = {
 export const paymentNotFound = () => new DomainError("PAYMENT_NOT_FOUND");
 
 /** The payment, if it belongs to the shop; another shop's payment does not exist for it (§5.1). */
-export function ownedPayment(d: PaymentsDeps, shopId: string, id: string): PaymentRow {
-  const row = d.repo.byId(id);
+export async function ownedPayment(d: PaymentsDeps, shopId: string, id: string): Promise<PaymentRow> {
+  const row = await d.repo.byId(id);
   if (!row || row.shopId !== shopId) throw paymentNotFound();
   return row;
 }
 
-export function anyPayment(d: PaymentsDeps, id: string): PaymentRow {
-  const row = d.repo.byId(id);
+export async function anyPayment(d: PaymentsDeps, id: string): Promise<PaymentRow> {
+  const row = await d.repo.byId(id);
   if (!row) throw paymentNotFound();
   return row;
 }

@@ -15,7 +15,7 @@ import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
-import { OrderIdTaken } from "../store/payments-repo.ts";
+import { OrderIdTaken } from "../store/payments-store.ts";
 import { ownedPayment, paymentNotFound, type PaymentsDeps } from "./deps.ts";
 
 export async function createPayment(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest): Promise<Payment> {
@@ -29,8 +29,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     : quoteCommission(req.amountKopecks, shop.tariff, shop.methods);
   const receipt = resolveReceipt(req.receipt, shop.receipts);
   try {
-    const row = await d.groupCommit.run(() =>
-      d.repo.insert(
+    const row = await d.repo.insert(
         {
           shopId,
           accountId: shop.accountId,
@@ -49,7 +48,6 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
         },
         d.now(),
         d.createdTtlMs,
-      ),
     );
     d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest }, "payment created");
     return toPayment(row, d.paypageUrl);
@@ -59,29 +57,29 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
   }
 }
 
-export const getPayment = (d: PaymentsDeps, shopId: string, id: string): Payment => toPayment(ownedPayment(d, shopId, id), d.paypageUrl);
+export const getPayment = async (d: PaymentsDeps, shopId: string, id: string): Promise<Payment> => toPayment(await ownedPayment(d, shopId, id), d.paypageUrl);
 
-export function lookupPayment(d: PaymentsDeps, shopId: string, orderId: string): Payment {
-  const row = d.repo.byOrderId(shopId, orderId);
+export async function lookupPayment(d: PaymentsDeps, shopId: string, orderId: string): Promise<Payment> {
+  const row = await d.repo.byOrderId(shopId, orderId);
   if (!row) throw paymentNotFound();
   return toPayment(row, d.paypageUrl);
 }
 
-export function listPayments(d: PaymentsDeps, shopId: string, query: ListPaymentsQuery): PaymentListPage {
-  const { items, total } = d.repo.list(shopId, query);
+export async function listPayments(d: PaymentsDeps, shopId: string, query: ListPaymentsQuery): Promise<PaymentListPage> {
+  const { items, total } = await d.repo.list(shopId, query);
   return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, page: query.page, pageSize: query.limit };
 }
 
 /** The dashboard's list (rpcs.payments.browse); a reversed period is simply empty. */
-export function browsePayments(d: PaymentsDeps, req: z.output<typeof BrowsePaymentsRequest>) {
-  const { items, total, sumKopecks } = d.repo.browse(req.shopId, { ...req, statuses: req.status });
+export async function browsePayments(d: PaymentsDeps, req: z.output<typeof BrowsePaymentsRequest>) {
+  const { items, total, sumKopecks } = await d.repo.browse(req.shopId, { ...req, statuses: req.status });
   return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, sumKopecks };
 }
 
 /** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */
 export async function cancelPayment(d: PaymentsDeps, shopId: string, id: string): Promise<Payment> {
-  ownedPayment(d, shopId, id);
-  const { decision, row } = (await d.groupCommit.run(() => d.repo.transition(id, "cancel", d.now(), { requestId: d.requestId })))!;
+  await ownedPayment(d, shopId, id);
+  const { decision, row } = (await d.repo.transition(id, "cancel", d.now(), { requestId: d.requestId }))!;
   if (decision.kind === "refused") {
     throw row.status === "PENDING" ? new DomainError("CANCEL_WHILE_PAYING") : new DomainError("PAYMENT_NOT_CANCELABLE", { status: row.status });
   }
@@ -97,7 +95,7 @@ export type ExportRequest = {
   limit: number;
 };
 
-export function exportPayments(d: PaymentsDeps, req: ExportRequest): { items: Payment[] } {
+export async function exportPayments(d: PaymentsDeps, req: ExportRequest): Promise<{ items: Payment[] }> {
   const problems: ValidationIssue[] = [];
   const instant = (name: string, v: string | undefined) => {
     if (v === undefined) return undefined;
@@ -109,7 +107,7 @@ export function exportPayments(d: PaymentsDeps, req: ExportRequest): { items: Pa
   const toMs = instant("to", req.to);
   const afterMs = instant("after.createdAt", req.after?.createdAt);
   if (problems.length) throw validationFailed(problems);
-  const rows = d.repo.exportPage(req.shopId, {
+  const rows = await d.repo.exportPage(req.shopId, {
     fromMs,
     toMs,
     statuses: req.status,

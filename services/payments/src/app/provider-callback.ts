@@ -18,7 +18,7 @@ export type CallbackOutcome = { result: "applied" | "repeat" | "ignored" | "retu
  * success: its money goes back to the buyer (returnRefusedCard).
  */
 export async function applyProviderCallback(d: PaymentsDeps, cb: ProviderCallback): Promise<CallbackOutcome> {
-  const row = d.repo.byId(cb.merchantPaymentId);
+  const row = await d.repo.byId(cb.merchantPaymentId);
   const ignored = (reason: string): CallbackOutcome => ({ result: "ignored", status: row?.status ?? null, reason });
   if (!row) return ignored("unknown payment");
   if (row.isTest) return ignored("sandbox payments take no provider results");
@@ -28,7 +28,7 @@ export async function applyProviderCallback(d: PaymentsDeps, cb: ProviderCallbac
   const now = d.now();
   const paidAt = cb.paidAt ? Date.parse(cb.paidAt) : now;
   const paying = trigger !== "decline";
-  const { decision, row: after } = d.repo.transition(row.id, trigger, now, { patch: paying ? () => ({ paidAt }) : undefined })!;
+  const { decision, row: after } = (await d.repo.transition(row.id, trigger, now, { patch: paying ? () => ({ paidAt }) : undefined }))!;
   if (decision.kind === "move") return { result: "applied", status: after.status };
   if (decision.kind === "already") return { result: "repeat", status: after.status };
   if (trigger === "payInTime" && (after.status === "EXPIRED" || after.status === "FAILED")) return returnRefusedCard(d, after, cb.sessionId);

@@ -1,7 +1,7 @@
 import { DomainError, type Refund, type RefundList } from "@payaccept/contracts";
 import { toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import type { RefundRequest } from "../store/refunds-repo.ts";
+import type { RefundRequest } from "../store/payments-store.ts";
 import type { RefundRow } from "../store/schema.ts";
 import { ownedPayment, type PaymentsDeps } from "./deps.ts";
 
@@ -17,16 +17,16 @@ import { ownedPayment, type PaymentsDeps } from "./deps.ts";
  * drives again from step 2 once its lease has run out, until it ends.
  */
 export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest): Promise<Refund> {
-  const payment = ownedPayment(d, shopId, id);
-  const { refund, created } = d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
+  const payment = await ownedPayment(d, shopId, id);
+  const { refund, created } = await d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
   if (!created) return toRefund(refund);
   const ended = await driveRefund(d, refund);
   if (ended.status === "FAILED" && ended.balanceRefusal) throw DomainError.of(ended.failureCode!, ended.failureParams ?? {});
   return toRefund(ended);
 }
 
-export function listRefunds(d: PaymentsDeps, shopId: string, id: string): RefundList {
-  return { items: d.refunds.ofPayment(ownedPayment(d, shopId, id).id).map(toRefund) };
+export async function listRefunds(d: PaymentsDeps, shopId: string, id: string): Promise<RefundList> {
+  return { items: (await d.refunds.ofPayment((await ownedPayment(d, shopId, id)).id)).map(toRefund) };
 }
 
 /**
@@ -36,7 +36,7 @@ export function listRefunds(d: PaymentsDeps, shopId: string, id: string): Refund
  * failed because the balance could not cover it (the merchant's CONFLICT).
  */
 export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<RefundRow & { balanceRefusal?: true }> {
-  const payment = d.repo.byId(refund.paymentId)!;
+  const payment = (await d.repo.byId(refund.paymentId))!;
   // Sandbox money is pretend money: no balance, no provider.
   if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now(), d.requestId);
   if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failure: new DomainError("REFUND_NO_PROVIDER_SESSION") }, d.now(), d.requestId);
@@ -49,11 +49,11 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
         amountKopecks: refund.balanceKopecks,
       }, d.requestId);
       // The hold was already given back: the refund ended FAILED meanwhile.
-      if (!reserved) return d.refunds.byId(refund.id)!;
+      if (!reserved) return (await d.refunds.byId(refund.id))!;
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       if (e.code !== "CONFLICT") return unknownOutcome(d, refund, "balance", e);
-      return { ...d.refunds.end(refund.id, { status: "FAILED", failure: e }, d.now(), d.requestId), balanceRefusal: true };
+      return { ...(await d.refunds.end(refund.id, { status: "FAILED", failure: e }, d.now(), d.requestId)), balanceRefusal: true };
     }
   }
   try {
@@ -70,7 +70,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
   }
 }
 
-function unknownOutcome(d: PaymentsDeps, refund: RefundRow, step: string, err: Error): RefundRow {
+async function unknownOutcome(d: PaymentsDeps, refund: RefundRow, step: string, err: Error): Promise<RefundRow> {
   d.log.warn({ refundId: refund.id, paymentId: refund.paymentId, step, err: err.message }, "refund step without an answer; the refund sweeper will retry it");
-  return d.refunds.byId(refund.id)!;
+  return (await d.refunds.byId(refund.id))!;
 }

@@ -4,10 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "@payaccept/platform";
 import { eventually } from "../../../../tests/harness/stack.ts";
-import { createOutboxRepo, type OutboxRow } from "../store/outbox-repo.ts";
-import { openPaymentsStore } from "../store/open.ts";
-import { createPaymentsRepo, type PaymentsRepo, type PaymentsStore } from "../store/payments-repo.ts";
+import { createOutboxRepo } from "../store/outbox-repo.ts";
+import type { OutboxRow } from "../store/payments-store.ts";
+import { openPaymentsFile as openPaymentsStore } from "../store/payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "../store/payments-repo.ts";
 import { OutboxRelay } from "./relay.ts";
+import { outbox } from "../store/schema.ts";
+import { isNull } from "drizzle-orm";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-relay-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -69,7 +72,7 @@ const canceledPayment = (order: string) => {
   repo.transition(p.id, "cancel", Date.now());
   return `${p.id}:CANCELED`;
 };
-const unpublished = () => createOutboxRepo(store).unpublished(100).length;
+const unpublished = () => store.db.select().from(outbox).where(isNull(outbox.publishedAt)).all().length;
 
 test("publishes each committed event once, in commit order, and marks it", async () => {
   startRelay();

@@ -1,5 +1,5 @@
 import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
-import type { OutboxRepo, OutboxRow } from "../store/outbox-repo.ts";
+import type { OutboxRepo, OutboxRow } from "../store/payments-store.ts";
 
 /** Publishes one event and resolves once the stream has acknowledged it (or reports a duplicate). */
 export type PublishEvent = (row: OutboxRow) => Promise<{ duplicate: boolean }>;
@@ -94,11 +94,13 @@ export class OutboxRelay {
   private async publishBatches(): Promise<boolean> {
     const batchSize = this.opts.batchSize ?? 100;
     for (let batch = 0; batch < (this.opts.maxBatchesPerPass ?? 50) && !this.stopped; batch++) {
-      const rows = this.repo.unpublished(batchSize);
-      const round = oldestOfEachPayment(rows);
-      const acks = await Promise.allSettled(round.map((row) => this.publish(row)));
-      const confirmed = round.filter((_, i) => acks[i]!.status === "fulfilled");
-      if (confirmed.length > 0) this.repo.markPublished(confirmed.map((row) => row.seq), Date.now());
+      let round: OutboxRow[] = [];
+      let acks: PromiseSettledResult<{ duplicate: boolean }>[] = [];
+      const rows = await this.repo.round(batchSize, async (unpublished) => {
+        round = oldestOfEachPayment(unpublished);
+        acks = await Promise.allSettled(round.map((row) => this.publish(row)));
+        return round.filter((_, i) => acks[i]!.status === "fulfilled").map((row) => row.seq);
+      });
       round.forEach((row, i) => {
         const ack = acks[i]!;
         if (ack.status === "fulfilled") this.log.info({ requestId: row.requestId ?? undefined, eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");

@@ -48,8 +48,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
     handle(p.refund, ({ shopId, id, ...req }, rd) => requestRefund(rd, shopId, id, req)),
     handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
-    handle(p.owner, (r) => {
-      const row = anyPayment(d, r.id);
+    handle(p.owner, async (r) => {
+      const row = await anyPayment(d, r.id);
       return { id: row.id, shopId: row.shopId, accountId: row.accountId };
     }),
     handle(p.checkout, (r) => checkout(d, r.id)),
@@ -57,9 +57,9 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.sandboxOutcome, (r) => sandboxOutcome(d, r.id, r.outcome)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
     handle(p.browse, (r) => browsePayments(d, r)),
-    handle(p.history, (r) => ({
-      items: d.repo.finalEvents(ownedPayment(d, r.shopId, r.id).id).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),
+    handle(p.history, async (r) => ({
+      items: (await d.repo.finalEvents((await ownedPayment(d, r.shopId, r.id)).id)).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),
     })),
-    handle(p.stats, (r) => ({ rows: d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay), refunds: d.repo.dailyRefunds(r.shopIds, r.fromDay, r.toDay) })),
+    handle(p.stats, async (r) => ({ rows: await d.repo.dailyStats(r.shopIds, r.fromDay, r.toDay), refunds: await d.repo.dailyRefunds(r.shopIds, r.fromDay, r.toDay) })),
   ];
 }

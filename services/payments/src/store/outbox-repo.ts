@@ -1,10 +1,10 @@
 import { asc, eq, isNull, sql } from "drizzle-orm";
 import { outbox } from "./schema.ts";
-import type { PaymentsStore } from "./payments-repo.ts";
+import type { SqliteStore } from "./payments-repo.ts";
+import type { OutboxRepo, OutboxRow } from "./payments-store.ts";
 
-export type OutboxRow = typeof outbox.$inferSelect;
-
-export function createOutboxRepo({ db }: PaymentsStore) {
+/** The outbox of payments.db: replicas on one file may publish the same row twice, which the stream drops by its Nats-Msg-Id. */
+export function createOutboxRepo({ db }: SqliteStore): OutboxRepo {
   const unpublishedQ = db.select().from(outbox).where(isNull(outbox.publishedAt)).orderBy(asc(outbox.seq)).limit(sql.placeholder("limit")).prepare();
   const markQ = db
     .update(outbox)
@@ -18,17 +18,19 @@ export function createOutboxRepo({ db }: PaymentsStore) {
     .prepare();
   return {
     /** How many events wait for the relay, and since when. */
-    backlog: (): { count: number; oldest: number | null } => backlogQ.get() ?? { count: 0, oldest: null },
-    /** Oldest first, so a payment's events reach the stream in the order they happened. */
-    unpublished: (limit: number): OutboxRow[] => unpublishedQ.all({ limit }),
-    /** Marks the rows as acknowledged by the stream, all in one transaction. */
-    markPublished: (seqs: number[], at: number): void =>
+    backlog: async () => backlogQ.get() ?? { count: 0, oldest: null },
+    round: async (limit, publish) => {
+      const rows: OutboxRow[] = unpublishedQ.all({ limit });
+      const confirmed = await publish(rows);
+      if (confirmed.length === 0) return rows;
+      const at = Date.now();
       db.transaction(
         () => {
-          for (const seq of seqs) markQ.run({ seq, at });
+          for (const seq of confirmed) markQ.run({ seq, at });
         },
         { behavior: "immediate" },
-      ),
+      );
+      return rows;
+    },
   };
 }
-export type OutboxRepo = ReturnType<typeof createOutboxRepo>;

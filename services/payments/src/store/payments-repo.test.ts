@@ -4,8 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PaymentEvent, type PaymentStatus } from "@payaccept/contracts";
 import { TRANSITIONS, type PaymentTrigger } from "../domain/state-machine.ts";
-import { openPaymentsStore } from "./open.ts";
-import { createPaymentsRepo, OrderIdTaken, type CommittedTransition, type NewPayment, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import { newPayment } from "../../test-support/new-payment.ts";
+import { OrderIdTaken, type CommittedTransition } from "./payments-store.ts";
 import { outbox, statusCounts } from "./schema.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-repo-test-"));
@@ -22,21 +24,7 @@ beforeEach(() => {
 });
 
 const TTL = 60_000;
-const input = (shopId: string, orderId: string): NewPayment => ({
-  shopId,
-  accountId: `acct-${shopId}`,
-  orderId,
-  amountKopecks: 10000,
-  commissionKopecks: 250,
-  description: null,
-  email: null,
-  method: null,
-  telegramId: "42",
-  metadata: { a: 1 },
-  successUrl: null,
-  failUrl: null,
-  isTest: false,
-});
+const input = (shopId: string, orderId: string) => newPayment(shopId, orderId);
 
 describe("insert", () => {
   test("numbers each shop's payments 1, 2, 3… and sets the CREATED deadline", () => {

@@ -3,38 +3,15 @@ import { unionAll } from "drizzle-orm/sqlite-core";
 import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
 import { MOSCOW_OFFSET_MS, moscowDay, type Store } from "@payaccept/platform";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
+import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { toPaymentEvent } from "../domain/views.ts";
+import { dailyCell, dayEnd, dayStart, decideFor, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
-export type PaymentsStore = Store<typeof schema>;
+export type SqliteStore = Store<typeof schema>;
 
-/** What a merchant's create request becomes; the store assigns id, seq, times and status. */
-export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
-
-export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
-export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
-
-export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
-
-/** The dashboard's list: instants bounding the Moscow days asked for, statuses, order, page. */
-export type BrowseFilter = {
-  fromDay?: string;
-  toDay?: string;
-  statuses?: PaymentStatus[];
-  sort: PaymentSort;
-  page: number;
-  limit: number;
-};
-
-export class OrderIdTaken extends Error {}
-
-const DAY_MS = 86_400_000;
 /** Up to this many payments in the period, sorting them by amount beats walking the shop's amount index. */
 const SORT_WINDOW_MAX = 20_000;
-/** The first and the last millisecond of a Moscow day (YYYY-MM-DD). */
-const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
-const dayEnd = (day: string) => dayStart(day) + DAY_MS - 1;
 
 const ph = sql.placeholder;
 
@@ -43,7 +20,7 @@ const ph = sql.placeholder;
  * the per-status counters and the outbox row change together or not at all, also with several
  * processes on the same file. `onCommitted` runs after the commit of every status change.
  */
-export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: CommittedTransition) => void) {
+export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: CommittedTransition) => void) {
   const { db } = store;
 
   const byIdQ = db.select().from(p).where(eq(p.id, ph("id"))).prepare();
@@ -157,15 +134,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     .prepare();
 
   /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
-  const bumpDaily = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method" | "status" | "amountKopecks">, sign: 1 | -1) =>
-    bumpDailyQ.run({
-      shopId: row.shopId,
-      day: moscowDay(row.createdAt),
-      method: row.method ?? "",
-      status: row.status,
-      delta: sign,
-      sum: sign * row.amountKopecks,
-    });
+  const bumpDaily = (row: PaymentRow, sign: 1 | -1) => bumpDailyQ.run(dailyCell(row, sign));
 
   /**
    * The seqs of a status-filtered page: one covering scan of (shop, status, seq) per status, merged
@@ -207,9 +176,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     const bounds: SeqBounds = { lastSeq: lastOfShopQ.get({ shopId })?.seq ?? 0 };
     if (fromMs !== undefined) bounds.fromSeq = firstAtOrAfterQ.get({ shopId, at: fromMs })?.seq ?? null;
     if (toMs !== undefined) bounds.toSeq = lastAtOrBeforeQ.get({ shopId, at: toMs })?.seq ?? null;
-    const first = bounds.fromSeq === undefined ? 1 : bounds.fromSeq;
-    const last = bounds.toSeq === undefined ? bounds.lastSeq : bounds.toSeq;
-    return first === null || last === null || first > last ? null : { first, last };
+    return seqWindowOf(bounds);
   }
 
   /** A page of the dashboard's list in its order: by seq (= creation time) as a range or a status walk, by amount along its index. */
@@ -235,9 +202,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
         .map((r) => r.seq);
     }
     if (f.statuses?.length) return statusSeqs(shopId, f.statuses, first, last, { offset, limit: f.limit }, descending);
-    const [lo, hi] = descending ? [Math.max(first, last - offset - f.limit + 1), last - offset] : [first + offset, Math.min(last, first + offset + f.limit - 1)];
-    if (lo > hi) return [];
-    return Array.from({ length: hi - lo + 1 }, (_, i) => (descending ? hi - i : lo + i));
+    return seqsOfPage(window, offset, f.limit, descending);
   }
 
   /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
@@ -265,23 +230,13 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
     insert(input: NewPayment, now: number, ttlMs: number): PaymentRow {
       return db.transaction(
           () => {
-            const last = lastOfShopQ.get({ shopId: input.shopId });
-            // createdAt never goes back within a shop and ties are ordered by id, so seq order,
-            // (createdAt, id) order and "oldest to newest" are one and the same.
-            let createdAt = Math.max(now, last?.createdAt ?? 0);
-            let id = Bun.randomUUIDv7("hex", createdAt);
-            if (last && id <= last.id) {
-              createdAt = last.createdAt + 1;
-              id = Bun.randomUUIDv7("hex", createdAt);
-            }
+            const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
             const row = insertQ.get({
               ...input,
               receipt: input.receipt ?? null,
               methodFixed: input.method != null,
-              id,
-              seq: (last?.seq ?? 0) + 1,
-              createdAt,
-              expiresAt: createdAt + ttlMs,
+              ...next,
+              expiresAt: next.createdAt + ttlMs,
             });
             if (!row) throw new OrderIdTaken();
             bumpCount(input.shopId, "CREATED", 1);
@@ -302,21 +257,13 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
       id: string,
       trigger: PaymentTrigger,
       now: number,
-      opts: {
-        onlyFrom?: readonly PaymentStatus[];
-        /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
-        onlyIf?: (row: PaymentRow) => boolean;
-        patch?: (row: PaymentRow) => Partial<NewPaymentRow>;
-        requestId?: string;
-      } = {},
+      opts: TransitionOptions = {},
     ): TransitionResult | undefined {
       const result = db.transaction(
         () => {
           const row = byIdQ.get({ id });
           if (!row) return undefined;
-          let decision = decide(row.status, trigger);
-          const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
-          if (decision.kind === "move" && excluded) decision = { kind: "refused", status: row.status };
+          const decision = decideFor(row, trigger, opts);
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);
@@ -332,17 +279,7 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
           bumpCount(row.shopId, decision.to, 1);
           bumpDaily(row, -1);
           bumpDaily(updated, 1);
-          if (isFinal(updated.status)) {
-            const event = toPaymentEvent({ ...updated, status: updated.status }, decision.from, now, opts.requestId);
-            insertOutboxQ.run({
-              eventId: paymentEventId(id, updated.status),
-              paymentId: id,
-              status: updated.status,
-              payload: JSON.stringify(event),
-              requestId: opts.requestId ?? null,
-              createdAt: now,
-            });
-          }
+          if (final) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId));
           return { decision, row: updated };
         },
         { behavior: "immediate" },
@@ -444,4 +381,4 @@ export function createPaymentsRepo(store: PaymentsStore, onCommitted: (t: Commit
   };
 }
 
-export type PaymentsRepo = ReturnType<typeof createPaymentsRepo>;
+export type SqlitePaymentsRepo = ReturnType<typeof createPaymentsRepo>;

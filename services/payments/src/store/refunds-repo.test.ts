@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DomainError, RefundEvent } from "@payaccept/contracts";
 import { eq } from "drizzle-orm";
-import { openPaymentsStore } from "./open.ts";
-import { createPaymentsRepo, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
-import { createRefundsRepo, type EndedRefund, type RefundsRepo } from "./refunds-repo.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import type { EndedRefund } from "./payments-store.ts";
+import { createRefundsRepo, type SqliteRefundsRepo as RefundsRepo } from "./refunds-repo.ts";
 import { outbox, payments, type PaymentRow } from "./schema.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "refunds-repo-test-"));

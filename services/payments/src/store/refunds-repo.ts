@@ -1,23 +1,20 @@
 import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
-import { refundEventId, type DomainError, type RefundEventStatus } from "@payaccept/contracts";
 import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
-import { toRefundEvent } from "../domain/views.ts";
-import type { PaymentsRepo, PaymentsStore } from "./payments-repo.ts";
+import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
+import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
+import { refundEventRow } from "./rows.ts";
 import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
 
-export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
-export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: DomainError };
-export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
 
 const ph = sql.placeholder;
 
 /**
- * The refunds of payments.db. Opening and ending a refund are each one IMMEDIATE transaction that
+ * The refunds of payments.db (SQLite). Opening and ending a refund are each one IMMEDIATE transaction that
  * also moves the payment's refunded/refunding sums (guarded by a trigger) and, on the end, writes
  * the RefundEvent and, when the payment is now fully refunded, its SUCCESS → REFUNDED transition
  * with the PaymentEvent. `onEnded` runs after the commit of every end.
  */
-export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, onEnded: (e: EndedRefund) => void) {
+export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRepo, onEnded: (e: EndedRefund) => void) {
   const { db } = store;
   const byIdQ = db.select().from(r).where(eq(r.id, ph("id"))).prepare();
   const byKeyQ = db
@@ -132,17 +129,7 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
           .where(eq(p.id, done.paymentId))
           .returning()
           .get();
-        db.insert(outbox)
-          .values({
-            eventId: refundEventId(id),
-            paymentId: done.paymentId,
-            kind: "refund",
-            status: outcome.status satisfies RefundEventStatus,
-            payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
-            requestId: requestId ?? null,
-            createdAt: now,
-          })
-          .run();
+        db.insert(outbox).values(refundEventRow(done, payment, now, requestId)).run();
         const full = payment.refundedKopecks === payment.amountKopecks;
         if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
         ended = { refund: done, payment, becameRefunded: full, requestId };
@@ -154,4 +141,4 @@ export function createRefundsRepo(store: PaymentsStore, payments: PaymentsRepo, 
   };
 }
 
-export type RefundsRepo = ReturnType<typeof createRefundsRepo>;
+export type SqliteRefundsRepo = ReturnType<typeof createRefundsRepo>;

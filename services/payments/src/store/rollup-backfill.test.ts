@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@payaccept/platform";
 import { migrationsBefore } from "../../test-support/migrations.ts";
-import { openPaymentsStore } from "./open.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
 import { createPaymentsRepo } from "./payments-repo.ts";
 import { schema } from "./schema.ts";
 

@@ -2,8 +2,9 @@ import { afterEach, beforeEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPaymentsStore } from "./open.ts";
-import { createPaymentsRepo, type NewPayment, type PaymentsRepo, type PaymentsStore } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import { newPayment } from "../../test-support/new-payment.ts";
 import { outbox, statusCounts } from "./schema.ts";
 
 /**
@@ -26,21 +27,7 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const input = (orderId: string): NewPayment => ({
-  shopId: "shop",
-  accountId: "acct",
-  orderId,
-  amountKopecks: 10_000,
-  commissionKopecks: 250,
-  description: null,
-  email: null,
-  method: null,
-  telegramId: null,
-  metadata: null,
-  successUrl: null,
-  failUrl: null,
-  isTest: false,
-});
+const input = (orderId: string) => newPayment("shop", orderId, { accountId: "acct", telegramId: null, metadata: null });
 
 test("inserts alternating between replicas number one shop's payments 1…n, each once", () => {
   const rows = Array.from({ length: DUE }, (_, i) => repos[i % 2]!.insert(input(`o-${i}`), 1000 + (i % 3), 60_000));

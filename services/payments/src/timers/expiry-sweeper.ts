@@ -1,5 +1,5 @@
 import type { Logger } from "@payaccept/platform";
-import type { PaymentsRepo } from "../store/payments-repo.ts";
+import type { PaymentsRepo } from "../store/payments-store.ts";
 
 /**
  * Expires CREATED and PENDING payments whose expires_at has passed. The deadline lives in the store,
@@ -30,18 +30,19 @@ export class ExpirySweeper {
   private tick(): void {
     if (this.running) return;
     this.running = Promise.resolve()
-      .then(() => void this.sweep(Date.now()))
+      .then(() => this.sweep(Date.now()))
+      .then(() => undefined)
       .catch((err) => this.log.error({ err }, "expiry sweep failed"))
       .finally(() => (this.running = undefined));
   }
 
   /** Expires up to batchSize × maxBatchesPerTick payments; the rest wait for the next tick. */
-  sweep(now: number): number {
+  async sweep(now: number): Promise<number> {
     const batchSize = this.opts.batchSize ?? 200;
     let expired = 0;
     for (let batch = 0; batch < (this.opts.maxBatchesPerTick ?? 10); batch++) {
-      const ids = this.repo.dueForExpiry(now, batchSize);
-      for (const id of ids) if (this.repo.transition(id, "expire", now)?.decision.kind === "move") expired++;
+      const ids = await this.repo.dueForExpiry(now, batchSize);
+      for (const id of ids) if ((await this.repo.transition(id, "expire", now))?.decision.kind === "move") expired++;
       if (ids.length < batchSize) break;
     }
     return expired;

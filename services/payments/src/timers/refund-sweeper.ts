@@ -36,10 +36,8 @@ export class RefundSweeper {
 
   /** Drives up to batchSize due refunds at once; returns how many of them ended. */
   async sweep(now: number): Promise<number> {
-    const claimed = this.d.refunds
-      .due(now, this.opts.batchSize ?? 20)
-      .map((id) => this.d.refunds.claim(id, now, this.d.refundLeaseMs))
-      .filter((r) => r !== undefined);
+    const due = await this.d.refunds.due(now, this.opts.batchSize ?? 20);
+    const claimed = (await Promise.all(due.map((id) => this.d.refunds.claim(id, now, this.d.refundLeaseMs)))).filter((r) => r !== undefined);
     const ended = await Promise.all(
       claimed.map((r) =>
         driveRefund(this.d, r).catch((err) => {

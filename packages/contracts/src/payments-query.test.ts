@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatIssues } from "@payaccept/contracts";
+import { formatIssues } from "./errors.ts";
 import { PaymentsQuery } from "./payments-query.ts";
 
 const problems = (q: Record<string, string | string[]>) => {

@@ -1,4 +1,5 @@
-import { ListPaymentsQuery, LookupPaymentQuery, type RpcRequest, type rpcs } from "@payaccept/contracts";
+import { ListPaymentsQuery, LookupPaymentQuery } from "./api.ts";
+import type { RpcRequest, rpcs } from "./rpc.ts";
 import { z } from "zod";
 
 type RawListQuery = RpcRequest<typeof rpcs.payments.list>["query"];

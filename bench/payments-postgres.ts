@@ -1,0 +1,39 @@
+/**
+ * `bun bench/payments-postgres.ts`: only the PostgreSQL rows of `bun run bench` (create, get, the
+ * deep page, cancel on a stack whose payments keep their rows on a throwaway PostgreSQL), for a
+ * short run on a shared machine. Same BENCH_* settings as bench/run.ts.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { postgresApiRows } from "./lib/postgres-rows.ts";
+import { engineTable } from "./lib/report.ts";
+import { engineVerdicts } from "./lib/targets.ts";
+import { WebhookClock } from "./lib/webhook-clock.ts";
+import { ensureWrk } from "./lib/wrk.ts";
+
+const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
+const load = {
+  wrk: ensureWrk(),
+  seconds: env("BENCH_SECONDS", 8),
+  warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
+  connections: env("BENCH_CONNECTIONS", 64),
+  threads: env("BENCH_WRK_THREADS", 1),
+};
+const rows = env("BENCH_ROWS", 1_000_000);
+const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-pg-"));
+const clock = await WebhookClock.start();
+try {
+  const pg = await postgresApiRows({ load, rows, webhookUrl: clock.url, logLevel: process.env.BENCH_LOG_LEVEL ?? "info", dir });
+  console.log(
+    [
+      `payaccept bench, PostgreSQL rows only: ${navigator.hardwareConcurrency} cores, wrk -t${load.threads} -c${load.connections}, ${load.seconds} s per run after ${load.warmupSeconds} s of warm-up,`,
+      `seeded shop: ${rows.toLocaleString("en-US")} payments (seeded in ${pg.seededSeconds.toFixed(0)} s), Bun ${Bun.version}`,
+      "",
+      engineTable([], pg.rows, engineVerdicts([], pg.rows)),
+    ].join("\n"),
+  );
+} finally {
+  await clock.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

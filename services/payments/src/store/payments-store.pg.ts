@@ -1,0 +1,523 @@
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
+import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
+import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
+import { moscowDay, type PgStore } from "@payaccept/platform";
+import { planList, type SeqBounds } from "../domain/list-plan.ts";
+import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { isFinal } from "../domain/state-machine.ts";
+import {
+  OrderIdTaken,
+  type BrowseFilter,
+  type EndedRefund,
+  type NewPayment,
+  type OutboxRepo,
+  type TransitionResult,
+  type PaymentsRepo,
+  type PaymentsStore,
+  type RefundsRepo,
+  type StoreHooks,
+} from "./payments-store.ts";
+import { dailyCell, dayEnd, dayStart, decideFor, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
+import * as schema from "./schema.pg.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, statusCounts } from "./schema.pg.ts";
+import type { PaymentRow } from "./schema.ts";
+
+type Db = BunSQLDatabase<typeof schema>;
+/** The pool's database or a transaction's: the statements are the same. */
+type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
+
+const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
+const num = (v: unknown) => Number(v ?? 0);
+
+type Cell = ReturnType<typeof dailyCell>;
+
+/**
+ * Adds the deltas to status_counts and daily_stats, one statement each. Deltas to one key are
+ * summed first (an upsert may not touch a row twice) and keys go in sorted order, so two
+ * transactions touching the same rows lock them in the same order and never deadlock.
+ */
+async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
+  const counts = new Map<string, { shopId: string; status: PaymentStatus; count: number }>();
+  const daily = new Map<string, { shopId: string; day: string; method: string; status: PaymentStatus; count: number; sumKopecks: number }>();
+  for (const c of cells) {
+    const ck = `${c.shopId}\u0000${c.status}`;
+    const cnt = counts.get(ck) ?? counts.set(ck, { shopId: c.shopId, status: c.status, count: 0 }).get(ck)!;
+    cnt.count += c.delta;
+    const dk = `${c.shopId}\u0000${c.day}\u0000${c.method}\u0000${c.status}`;
+    const d = daily.get(dk) ?? daily.set(dk, { shopId: c.shopId, day: c.day, method: c.method, status: c.status, count: 0, sumKopecks: 0 }).get(dk)!;
+    d.count += c.delta;
+    d.sumKopecks += c.sum;
+  }
+  const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  const countRows = sorted(counts).filter((c) => c.count !== 0);
+  const dailyRows = sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0);
+  if (countRows.length > 0) {
+    await db
+      .insert(statusCounts)
+      .values(countRows)
+      .onConflictDoUpdate({ target: [statusCounts.shopId, statusCounts.status], set: { count: sql`${statusCounts.count} + excluded.count` } });
+  }
+  if (dailyRows.length > 0) {
+    await db
+      .insert(dailyStats)
+      .values(dailyRows)
+      .onConflictDoUpdate({
+        target: [dailyStats.shopId, dailyStats.day, dailyStats.method, dailyStats.status],
+        set: { count: sql`${dailyStats.count} + excluded.count`, sumKopecks: sql`${dailyStats.sumKopecks} + excluded.sum_kopecks` },
+      });
+  }
+}
+
+const lastOfShop = (db: Runner, shopId: string) =>
+  first(db.select({ seq: p.seq, createdAt: p.createdAt, id: p.id }).from(p).where(eq(p.shopId, shopId)).orderBy(desc(p.seq)).limit(1));
+
+/** A statement carries at most 65,535 parameters: a payment row has 28 columns. */
+const ROWS_PER_STATEMENT = 1000;
+const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / ROWS_PER_STATEMENT) }, (_, i) => items.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
+
+type NewInsert = { input: NewPayment; now: number; ttlMs: number };
+
+/** Some orderIds of the batch were stored before: its INSERT is undone to its savepoint. */
+class StoredBefore extends Error {
+  constructor(readonly keys: string[]) {
+    super("orderIds stored before");
+  }
+}
+
+const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}`;
+
+/**
+ * The inserts of one batch in one transaction (group commit, as on SQLite: one commit
+ * and one WAL flush for the lot, and multi-row INSERTs). Each shop's numbering is serialised by
+ * the advisory lock `payments.seq:<shopId>` (taken in sorted order, so two batches never
+ * deadlock): under it the shop's last payment is read and the batch numbered after it. The
+ * INSERT skips a taken orderId (`ON CONFLICT (shop_id, order_id) DO NOTHING`); when it skipped
+ * any, it is undone to its savepoint and the batch numbered again without them, so a taken
+ * orderId uses up no seq and the seqs stay 1, 2, 3… without gaps. Each round removes at least one
+ * orderId, and under the shop locks nobody else can take one meanwhile, so the second round is
+ * the last. The common case (no taken orderId) is one INSERT with no look-up before it.
+ */
+async function insertBatch(db: Db, batch: NewInsert[]): Promise<(PaymentRow | OrderIdTaken)[]> {
+  return db.transaction(async (tx) => {
+    const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
+    for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
+    const lastOfShops = new Map<string, { seq: number; createdAt: number; id: string } | undefined>();
+    for (const shopId of shops) lastOfShops.set(shopId, await lastOfShop(tx, shopId));
+    const taken = new Set<string>();
+    for (;;) {
+      const { values, outcomes } = numbered(batch, new Map(lastOfShops), taken);
+      const inserted = await insertSkippingTaken(tx, values, taken);
+      if (!inserted) continue;
+      await bumpRollups(tx, inserted.map((row) => dailyCell(row, 1)));
+      const byId = new Map(inserted.map((row) => [row.id, row]));
+      return outcomes.map((o) => (typeof o === "number" ? byId.get(values[o]!.id!)! : o));
+    }
+  });
+}
+
+/** The batch's rows numbered after each shop's last, leaving out taken orderIds (and a second create of one orderId). */
+function numbered(batch: NewInsert[], last: Map<string, { seq: number; createdAt: number; id: string } | undefined>, taken: Set<string>) {
+  const seen = new Set(taken);
+  const values: (typeof p.$inferInsert)[] = [];
+  const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
+    const key = orderKey(input.shopId, input.orderId);
+    if (seen.has(key)) return new OrderIdTaken();
+    seen.add(key);
+    const next = nextOfShop(last.get(input.shopId), now);
+    last.set(input.shopId, next);
+    values.push({ ...input, receipt: input.receipt ?? null, methodFixed: input.method != null, ...next, status: "CREATED", updatedAt: next.createdAt, expiresAt: next.createdAt + ttlMs });
+    return values.length - 1;
+  });
+  return { values, outcomes };
+}
+
+/** The rows inserted, or undefined (nothing kept) when some orderIds were taken: those are added to `taken`. */
+async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
+  if (values.length === 0) return [];
+  try {
+    return await tx.transaction(async (sp) => {
+      const rows: PaymentRow[] = [];
+      for (const part of chunks(values)) {
+        rows.push(...((await sp.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()) as PaymentRow[]));
+      }
+      if (rows.length < values.length) {
+        const stored = new Set(rows.map((r) => r.id));
+        throw new StoredBefore(values.filter((v) => !stored.has(v.id!)).map((v) => orderKey(v.shopId, v.orderId)));
+      }
+      return rows;
+    });
+  } catch (e) {
+    if (!(e instanceof StoredBefore)) throw e;
+    for (const key of e.keys) taken.add(key);
+    return undefined;
+  }
+}
+
+/**
+ * Runs the writes asked for as batches, one at a time: those asked for while a batch is being
+ * written wait for it and go together in the next one, so under load a batch grows to what
+ * arrived during the last one (one transaction, one commit for all of them) instead of many small
+ * transactions queueing for the same locks. `write` answers each item's outcome, an Error for one
+ * that failed alone; when the batch itself fails, its items are tried again one by one.
+ */
+function oneBatchAtATime<I, O>(write: (batch: I[]) => Promise<(O | Error)[]>): (item: I) => Promise<O> {
+  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  let queue: Pending[] = [];
+  let writing = false;
+  const run = async (batch: Pending[]): Promise<void> => {
+    try {
+      const outcomes = await write(batch.map((b) => b.item));
+      batch.forEach((b, i) => {
+        const o = outcomes[i]!;
+        if (o instanceof Error) b.reject(o);
+        else b.resolve(o);
+      });
+    } catch (e) {
+      if (batch.length === 1) batch[0]!.reject(e);
+      else for (const b of batch) await run([b]);
+    }
+  };
+  const flush = () => {
+    if (writing || queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    writing = true;
+    void run(batch).finally(() => {
+      writing = false;
+      flush();
+    });
+  };
+  return (item) =>
+    new Promise<O>((resolve, reject) => {
+      if (queue.push({ item, resolve, reject }) === 1) setImmediate(flush);
+    });
+}
+
+type TransitionRequest = { id: string; trigger: Parameters<PaymentsRepo["transition"]>[1]; now: number; opts: TransitionOptions };
+
+/**
+ * The transitions of one batch in one transaction, in payment id order (so two batches lock the
+ * payments they share in the same order and never deadlock); the rollup deltas of all of them are
+ * written once at the end. Two transitions of one payment in a batch run one after the other, the
+ * second deciding on what the first left.
+ */
+async function transitionBatch(db: Db, batch: TransitionRequest[]): Promise<(TransitionResult | undefined)[]> {
+  return db.transaction(async (tx) => {
+    const cells: Cell[] = [];
+    const results: (TransitionResult | undefined)[] = new Array(batch.length);
+    const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.id < batch[b]!.id ? -1 : batch[a]!.id > batch[b]!.id ? 1 : a - b));
+    for (const i of order) {
+      const { id, trigger, now, opts } = batch[i]!;
+      results[i] = await transitionIn(tx, id, trigger, now, opts, cells);
+    }
+    await bumpRollups(tx, cells);
+    return results;
+  });
+}
+
+/**
+ * A transition inside an open transaction: the payment's row is locked (SELECT … FOR UPDATE) for
+ * the rest of it, so the decision is taken on the status as it is and two transitions of one
+ * payment, from any replica on any host, run one after the other.
+ */
+async function transitionIn(tx: Runner, id: string, trigger: Parameters<PaymentsRepo["transition"]>[1], now: number, opts: TransitionOptions, deferredCells?: Cell[]) {
+  const row = (await first(tx.select().from(p).where(eq(p.id, id)).for("update"))) as PaymentRow | undefined;
+  if (!row) return undefined;
+  const decision = decideFor(row, trigger, opts);
+  if (decision.kind !== "move") return { decision, row };
+  const final = isFinal(decision.to);
+  const updated = (await first(
+    tx
+      .update(p)
+      .set({ ...opts.patch?.(row), status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
+      .where(eq(p.id, id))
+      .returning(),
+  )) as PaymentRow;
+  if (final) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
+  // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
+  if (deferredCells) deferredCells.push(dailyCell(row, -1), dailyCell(updated, 1));
+  else await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
+  return { decision, row: updated };
+}
+
+function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
+  const insert = oneBatchAtATime((batch: NewInsert[]) => insertBatch(db, batch));
+  const transition = oneBatchAtATime((batch: TransitionRequest[]) => transitionBatch(db, batch));
+  // Every statement of a read's transaction goes through its handle `run`: one taken from the pool
+  // would wait for a second connection, and with every connection held by such reads, forever.
+  const seqBounds = async (run: Runner, shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
+    const bounds: SeqBounds = { lastSeq: (await lastOfShop(run, shopId))?.seq ?? 0 };
+    if (fromMs !== undefined) {
+      bounds.fromSeq =
+        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), gte(p.createdAt, fromMs))).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
+    }
+    if (toMs !== undefined) {
+      bounds.toSeq =
+        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), lte(p.createdAt, toMs))).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
+    }
+    return bounds;
+  };
+  const rowsBySeq = async (run: Runner, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
+    if (seqs.length === 0) return [];
+    const rows = (await run.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs)))) as PaymentRow[];
+    const bySeq = new Map(rows.map((row) => [row.seq, row]));
+    return seqs.map((seq) => bySeq.get(seq)!);
+  };
+  /** The seqs of a status-filtered page: one walk of (shop, status, seq). */
+  const statusSeqs = async (run: Runner, shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
+    (
+      await run
+        .select({ seq: p.seq })
+        .from(p)
+        .where(and(eq(p.shopId, shopId), inArray(p.status, statuses), gte(p.seq, lo), lte(p.seq, hi)))
+        .orderBy(descending ? desc(p.seq) : asc(p.seq))
+        .limit(limit)
+        .offset(offset)
+    ).map((x) => x.seq);
+
+  return {
+    byId: async (id) => (await first(db.select().from(p).where(eq(p.id, id)))) as PaymentRow | undefined,
+    byOrderId: async (shopId, orderId) => (await first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId))))) as PaymentRow | undefined,
+    insert: (input, now, ttlMs) => insert({ input, now, ttlMs }),
+    async transition(id, trigger, now, opts = {}) {
+      const result = await transition({ id, trigger, now, opts });
+      if (result?.decision.kind === "move") hooks.onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
+      return result;
+    },
+    // REPEATABLE READ: the page and the totals are read from one snapshot.
+    browse: (shopId, f) =>
+      db.transaction(
+        async (tx) => {
+          const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? dayStart(f.fromDay) : undefined, f.toDay ? dayEnd(f.toDay) : undefined));
+          const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
+          const totals = await first(
+            tx
+              .select({ n: sql`coalesce(sum(${dailyStats.count}), 0)`.mapWith(num), sum: sql`coalesce(sum(${dailyStats.sumKopecks}), 0)`.mapWith(num) })
+              .from(dailyStats)
+              .where(
+                and(
+                  eq(dailyStats.shopId, shopId),
+                  f.fromDay ? gte(dailyStats.day, f.fromDay) : undefined,
+                  f.toDay ? lte(dailyStats.day, f.toDay) : undefined,
+                  f.statuses?.length ? inArray(dailyStats.status, f.statuses) : undefined,
+                ),
+              ),
+          );
+          return { items, total: totals?.n ?? 0, sumKopecks: totals?.sum ?? 0 };
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
+    dailyRefunds: (shopIds, fromDay, toDay) =>
+      db
+        .select({ day: dailyRefunds.day, count: sql`sum(${dailyRefunds.count})`.mapWith(num), sumKopecks: sql`sum(${dailyRefunds.sumKopecks})`.mapWith(num) })
+        .from(dailyRefunds)
+        .where(and(inArray(dailyRefunds.shopId, shopIds), gte(dailyRefunds.day, fromDay), lte(dailyRefunds.day, toDay)))
+        .groupBy(dailyRefunds.day)
+        .orderBy(dailyRefunds.day),
+    dailyStats: async (shopIds, fromDay, toDay) =>
+      (
+        await db
+          .select({
+            day: dailyStats.day,
+            method: dailyStats.method,
+            status: dailyStats.status,
+            count: sql`sum(${dailyStats.count})`.mapWith(num),
+            sumKopecks: sql`sum(${dailyStats.sumKopecks})`.mapWith(num),
+          })
+          .from(dailyStats)
+          .where(and(inArray(dailyStats.shopId, shopIds), gte(dailyStats.day, fromDay), lte(dailyStats.day, toDay)))
+          .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
+          .having(sql`sum(${dailyStats.count}) <> 0`)
+          .orderBy(dailyStats.day, dailyStats.method, dailyStats.status)
+      ).map((row) => ({ ...row, method: (row.method || null) as PaymentMethod | null })),
+    finalEvents: async (id) =>
+      (
+        await db
+          .select({ status: outbox.status, at: outbox.createdAt })
+          .from(outbox)
+          .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
+          .orderBy(asc(outbox.seq))
+      ).filter((e): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus)),
+    list: (shopId, query) =>
+      db.transaction(
+        async (tx) => {
+          const plan = planList(query, await seqBounds(tx, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
+          if (plan.kind === "empty") return { items: [], total: plan.total };
+          if (plan.kind === "seqRange") {
+            const items = (await tx.select().from(p).where(and(eq(p.shopId, shopId), gte(p.seq, plan.first), lte(p.seq, plan.last))).orderBy(asc(p.seq))) as PaymentRow[];
+            return { items, total: plan.total };
+          }
+          const items = await rowsBySeq(tx, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
+          const total =
+            plan.total === "counters"
+              ? num((await first(tx.select({ n: sql`coalesce(sum(${statusCounts.count}), 0)` }).from(statusCounts).where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))))?.n)
+              : num((await first(tx.select({ n: sql`count(*)` }).from(p).where(and(eq(p.shopId, shopId), inArray(p.status, plan.statuses), gte(p.seq, plan.first), lte(p.seq, plan.last)))))?.n);
+          return { items, total };
+        },
+        { isolationLevel: "repeatable read", accessMode: "read only" },
+      ),
+    exportPage: async (shopId, f) =>
+      (await db
+        .select()
+        .from(p)
+        .where(
+          and(
+            eq(p.shopId, shopId),
+            f.fromMs === undefined ? undefined : gte(p.createdAt, f.fromMs),
+            f.toMs === undefined ? undefined : lte(p.createdAt, f.toMs),
+            f.statuses?.length ? inArray(p.status, f.statuses) : undefined,
+            f.after ? sql`(${p.createdAt}, ${p.id}) > (${f.after.createdAt}, ${f.after.id})` : undefined,
+          ),
+        )
+        .orderBy(asc(p.createdAt), asc(p.id))
+        .limit(f.limit)) as PaymentRow[],
+    dueForExpiry: async (now, limit) =>
+      (await db.select({ id: p.id }).from(p).where(and(isNotNull(p.expiresAt), lte(p.expiresAt, now))).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
+  };
+
+  /** A page of the dashboard's list in its order: by seq as a range or a status walk, by amount along its index. */
+  async function browseSeqs(tx: Runner, shopId: string, f: BrowseFilter, window: { first: number; last: number }): Promise<number[]> {
+    const offset = (f.page - 1) * f.limit;
+    const descending = f.sort.endsWith("_desc");
+    if (f.sort.startsWith("amount")) {
+      const dir = descending ? desc : asc;
+      return (
+        await tx
+          .select({ seq: p.seq })
+          .from(p)
+          .where(and(eq(p.shopId, shopId), gte(p.seq, window.first), lte(p.seq, window.last), f.statuses?.length ? inArray(p.status, f.statuses) : undefined))
+          .orderBy(dir(p.amountKopecks), dir(p.seq))
+          .limit(f.limit)
+          .offset(offset)
+      ).map((x) => x.seq);
+    }
+    if (f.statuses?.length) return statusSeqs(tx, shopId, f.statuses, window.first, window.last, offset, f.limit, descending);
+    return seqsOfPage(window, offset, f.limit, descending);
+  }
+}
+
+function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
+  const byId = (run: Runner, id: string) => first(run.select().from(r).where(eq(r.id, id)));
+  return {
+    byId: (id) => byId(db, id),
+    ofPayment: (paymentId) => db.select().from(r).where(eq(r.paymentId, paymentId)).orderBy(asc(r.id)),
+    // The payment's row lock (FOR UPDATE) serialises the refunds of one payment: the key lookup,
+    // the amount left and the promise are decided on the sums as they are.
+    open: (payment, req, now, leaseMs) =>
+      db.transaction(async (tx) => {
+        const row = (await first(tx.select().from(p).where(eq(p.id, payment.id)).for("update"))) as PaymentRow;
+        if (req.idempotencyKey !== undefined) {
+          const earlier = await first(tx.select().from(r).where(and(eq(r.paymentId, payment.id), eq(r.idempotencyKey, req.idempotencyKey))));
+          if (earlier) return { refund: earlier, created: false };
+        }
+        const amountKopecks = refundAmount(row, req.amountKopecks);
+        const taken = num(
+          (await first(tx.select({ total: sql`coalesce(sum(${r.balanceKopecks}), 0)` }).from(r).where(and(eq(r.paymentId, row.id), ne(r.status, "FAILED")))))?.total,
+        );
+        const refund = (await first(
+          tx
+            .insert(r)
+            .values({
+              id: Bun.randomUUIDv7(),
+              paymentId: row.id,
+              shopId: row.shopId,
+              amountKopecks,
+              balanceKopecks: balanceShare(row, amountKopecks, taken),
+              reason: req.reason ?? null,
+              status: "PENDING",
+              idempotencyKey: req.idempotencyKey ?? null,
+              createdAt: now,
+              retryAt: now + leaseMs,
+            })
+            .returning(),
+        ))!;
+        await tx.update(p).set({ refundingKopecks: sql`${p.refundingKopecks} + ${amountKopecks}`, updatedAt: now }).where(eq(p.id, row.id));
+        return { refund, created: true };
+      }),
+    pending: async () => {
+      const row = await first(db.select({ count: sql`count(*)`.mapWith(num), oldest: sql`min(${r.createdAt})` }).from(r).where(isNotNull(r.retryAt)));
+      return { count: row?.count ?? 0, oldest: row?.oldest == null ? null : num(row.oldest) };
+    },
+    due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(and(isNotNull(r.retryAt), lte(r.retryAt, now))).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
+    // One conditional UPDATE: of two sweepers, the second finds retry_at moved and claims nothing.
+    claim: (id, now, leaseMs) =>
+      first(db.update(r).set({ retryAt: now + leaseMs }).where(and(eq(r.id, id), eq(r.status, "PENDING"), lte(r.retryAt, now))).returning()),
+    // The refund's row lock, then the payment's (the order every refund write takes them in).
+    async end(id, outcome, now, requestId) {
+      const { refund, ended, moved } = await db.transaction(async (tx) => {
+        const row = (await first(tx.select().from(r).where(eq(r.id, id)).for("update")))!;
+        if (row.status !== "PENDING") return { refund: row };
+        const done = (await first(
+          tx
+            .update(r)
+            .set({
+              status: outcome.status,
+              failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
+              failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
+              completedAt: now,
+              retryAt: null,
+            })
+            .where(eq(r.id, id))
+            .returning(),
+        ))!;
+        const succeeded = outcome.status === "SUCCEEDED" ? done.amountKopecks : 0;
+        if (succeeded > 0) {
+          await tx
+            .insert(dailyRefunds)
+            .values({ shopId: done.shopId, day: moscowDay(now), count: 1, sumKopecks: succeeded })
+            .onConflictDoUpdate({
+              target: [dailyRefunds.shopId, dailyRefunds.day],
+              set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
+            });
+        }
+        const payment = (await first(
+          tx
+            .update(p)
+            .set({ refundingKopecks: sql`${p.refundingKopecks} - ${done.amountKopecks}`, refundedKopecks: sql`${p.refundedKopecks} + ${succeeded}`, updatedAt: now })
+            .where(eq(p.id, done.paymentId))
+            .returning(),
+        )) as PaymentRow;
+        await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId));
+        const full = payment.refundedKopecks === payment.amountKopecks;
+        const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId }) : undefined;
+        const ended: EndedRefund = { refund: done, payment: moved?.row ?? payment, becameRefunded: full, requestId };
+        return { refund: done, ended, moved };
+      });
+      if (moved?.decision.kind === "move") hooks.onCommitted({ row: moved.row, from: moved.decision.from, to: moved.decision.to, trigger: "refund", requestId });
+      if (ended) hooks.onEnded(ended);
+      return refund;
+    },
+  };
+}
+
+/**
+ * The outbox's rounds hold the advisory lock `payments.outbox` for their transaction: replicas'
+ * relays publish one round after another, so two relays never publish a payment's later event
+ * before its earlier one, and a row is marked by the round that published it.
+ */
+function outboxRepo(db: Db): OutboxRepo {
+  return {
+    backlog: async () => {
+      const row = await first(db.select({ count: sql`count(*)`.mapWith(num), oldest: sql`min(${outbox.createdAt})` }).from(outbox).where(isNull(outbox.publishedAt)));
+      return { count: row?.count ?? 0, oldest: row?.oldest == null ? null : num(row.oldest) };
+    },
+    round: (limit, publish) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments.outbox'))`);
+        const rows = await tx.select().from(outbox).where(isNull(outbox.publishedAt)).orderBy(asc(outbox.seq)).limit(limit);
+        const confirmed = await publish(rows);
+        if (confirmed.length > 0) await tx.update(outbox).set({ publishedAt: Date.now() }).where(inArray(outbox.seq, confirmed));
+        return rows;
+      }),
+  };
+}
+
+export function openPgPaymentsStore({ db, client, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
+  return {
+    payments: paymentsRepo(db, hooks),
+    refunds: refundsRepo(db, hooks),
+    outbox: outboxRepo(db),
+    ping: async () => (await client`select 1 as ok`).length === 1,
+    close,
+  };
+}

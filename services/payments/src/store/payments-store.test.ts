@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { DomainError, PaymentEvent, RefundEvent } from "@payaccept/contracts";
+import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
+import { newPayment } from "../../test-support/new-payment.ts";
+import { OrderIdTaken, openPaymentsStore, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+
+const stores = storesPerFile();
+const opened: PaymentsStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+type Opened = PaymentsStore & { committed: CommittedTransition[]; ended: EndedRefund[] };
+
+/** A fresh store on `engine`; with `replicas`, a second store on the same rows (on SQLite, the same store). */
+async function open(engine: Engine): Promise<Opened> {
+  const committed: CommittedTransition[] = [];
+  const ended: EndedRefund[] = [];
+  const store = await openPaymentsStore(await stores.next(engine, "payments.db"), { onCommitted: (t) => committed.push(t), onEnded: (e) => ended.push(e) });
+  opened.push(store);
+  return { ...store, committed, ended };
+}
+
+const TTL = 60_000;
+const input = newPayment;
+
+/** Every row the relay would publish, marking none. */
+async function unpublished(s: PaymentsStore): Promise<OutboxRow[]> {
+  return s.outbox.round(1000, async () => []);
+}
+
+describe.each(ENGINES)("payments store (%s)", (engine) => {
+  test("numbers each shop's payments 1, 2, 3…, also for the creates of one turn, and keeps the CREATED deadline", async () => {
+    const s = await open(engine);
+    const rows = await Promise.all([input("A", "1"), input("B", "1"), input("A", "2"), input("A", "3")].map((i) => s.payments.insert(i, 1000, TTL)));
+    expect(rows.map((r) => [r.shopId, r.seq])).toEqual([["A", 1], ["B", 1], ["A", 2], ["A", 3]]);
+    expect(rows[0]).toMatchObject({ status: "CREATED", createdAt: 1000, expiresAt: 1000 + TTL, metadata: { a: 1 }, methodFixed: false, isTest: false });
+    const ids = rows.filter((r) => r.shopId === "A").map((r) => r.id);
+    expect([...ids].sort()).toEqual(ids);
+    expect(await s.payments.byOrderId("A", "2")).toEqual(rows[2]!);
+  });
+
+  test("a taken orderId is refused without using up a seq, also when its twin is in the same turn", async () => {
+    const s = await open(engine);
+    await s.payments.insert(input("A", "dup"), 1000, TTL);
+    const outcomes = await Promise.allSettled([s.payments.insert(input("A", "dup"), 1001, TTL), s.payments.insert(input("A", "x"), 1001, TTL), s.payments.insert(input("A", "x"), 1001, TTL)]);
+    expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value.seq : (o.reason as Error).constructor.name))).toEqual(["OrderIdTaken", 2, "OrderIdTaken"]);
+    expect(outcomes[0]!.status === "rejected" && outcomes[0]!.reason instanceof OrderIdTaken).toBe(true);
+    expect((await s.payments.insert(input("A", "next"), 1002, TTL)).seq).toBe(3);
+  });
+
+  test("a move into a final status writes its event in the same transaction and is announced once", async () => {
+    const s = await open(engine);
+    const p = await s.payments.insert(input("A", "1"), 1000, TTL);
+    const r = (await s.payments.transition(p.id, "cancel", 2000, { requestId: "req-1" }))!;
+    expect(r.decision).toEqual({ kind: "move", from: "CREATED", to: "CANCELED" });
+    expect(r.row).toMatchObject({ status: "CANCELED", updatedAt: 2000, expiresAt: null });
+    expect((await s.payments.transition(p.id, "cancel", 3000))!.decision.kind).toBe("already");
+    expect((await s.payments.transition(p.id, "pay", 3000))!.decision.kind).toBe("refused");
+    const rows = await unpublished(s);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ eventId: `${p.id}:CANCELED`, status: "CANCELED", requestId: "req-1" });
+    expect(PaymentEvent.parse(JSON.parse(rows[0]!.payload))).toMatchObject({ paymentId: p.id, status: "CANCELED", previousStatus: "CREATED", metadata: { a: 1 } });
+    expect(s.committed.map((c) => [c.from, c.to, c.trigger])).toEqual([["CREATED", "CANCELED", "cancel"]]);
+    expect(await s.payments.finalEvents(p.id)).toEqual([{ status: "CANCELED", at: 2000 }]);
+    expect(await s.payments.transition(Bun.randomUUIDv7(), "cancel", 1)).toBeUndefined();
+  });
+
+  test("two transitions of one payment at once: one moves, the other sees the result", async () => {
+    const s = await open(engine);
+    const p = await s.payments.insert(input("A", "1"), 1000, TTL);
+    const [a, b] = await Promise.all([s.payments.transition(p.id, "cancel", 2000), s.payments.transition(p.id, "expire", 2000)]);
+    expect([a!.decision.kind, b!.decision.kind].sort()).toEqual(["move", "refused"]);
+    expect(await unpublished(s)).toHaveLength(1);
+  });
+
+  test("lists, counters, the daily rollup and the dashboard's browse agree after inserts and transitions", async () => {
+    const s = await open(engine);
+    const at = Date.parse("2026-03-01T09:00:00Z");
+    const rows = await Promise.all(Array.from({ length: 30 }, (_, i) => s.payments.insert(input("A", String(i), { amountKopecks: 1000 + i }), at + i, TTL)));
+    for (const r of rows.slice(0, 10)) await s.payments.transition(r.id, "cancel", at + 100);
+    const page = await s.payments.list("A", { page: 2, limit: 7 } as never);
+    expect(page.total).toBe(30);
+    expect(page.items.map((r) => r.seq)).toEqual([8, 9, 10, 11, 12, 13, 14]);
+    const canceled = await s.payments.list("A", { page: 1, limit: 4, status: ["CANCELED"] } as never);
+    expect(canceled.total).toBe(10);
+    expect(canceled.items.map((r) => r.seq)).toEqual([1, 2, 3, 4]);
+    const browse = await s.payments.browse("A", { fromDay: "2026-03-01", toDay: "2026-03-01", statuses: ["CREATED"], sort: "amount_desc", page: 1, limit: 3 });
+    expect(browse).toMatchObject({ total: 20, sumKopecks: rows.slice(10).reduce((sum, r) => sum + r.amountKopecks, 0) });
+    expect(browse.items.map((r) => r.amountKopecks)).toEqual([1029, 1028, 1027]);
+    expect(await s.payments.dailyStats(["A"], "2026-03-01", "2026-03-01")).toEqual([
+      { day: "2026-03-01", method: null, status: "CANCELED", count: 10, sumKopecks: rows.slice(0, 10).reduce((sum, r) => sum + r.amountKopecks, 0) },
+      { day: "2026-03-01", method: null, status: "CREATED", count: 20, sumKopecks: browse.sumKopecks },
+    ]);
+    const exported = await s.payments.exportPage("A", { after: { createdAt: rows[27]!.createdAt, id: rows[27]!.id }, limit: 10 });
+    expect(exported.map((r) => r.seq)).toEqual([29, 30]);
+    expect(await s.payments.dueForExpiry(at + TTL + 100, 100)).toHaveLength(20);
+  });
+
+  test("more lists and browses at once than the pool has connections all answer (a read's statements stay on its own connection)", async () => {
+    const s = await open(engine);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => s.payments.insert(input("A", String(i)), 1000 + i, TTL)));
+    const reads = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 2 ? s.payments.list("A", { page: 2, limit: 5 } as never) : s.payments.browse("A", { statuses: ["CREATED"], sort: "created_desc", page: 1, limit: 5 }),
+      ),
+    );
+    expect(reads.map((r) => r.total)).toEqual(reads.map(() => 20));
+  });
+
+  test("refunds: concurrent opens never promise more than the amount; the last end makes the payment REFUNDED with both events", async () => {
+    const s = await open(engine);
+    const created = await s.payments.insert(input("A", "r", { method: "SBP" }), 1000, TTL);
+    await s.payments.transition(created.id, "start", 1100);
+    const paid = (await s.payments.transition(created.id, "pay", 1200, { patch: () => ({ paidAt: 1200 }) }))!.row;
+    const opens = await Promise.allSettled([4000, 4000, 4000].map((amountKopecks) => s.refunds.open(paid, { amountKopecks }, 2000, 10_000)));
+    const ok = opens.filter((o) => o.status === "fulfilled").map((o) => (o as PromiseFulfilledResult<{ refund: { id: string } }>).value.refund.id);
+    expect(ok).toHaveLength(2);
+    expect(opens.filter((o) => o.status === "rejected").every((o) => (o as PromiseRejectedResult).reason instanceof DomainError)).toBe(true);
+    const again = await s.refunds.open(paid, { amountKopecks: 2000, idempotencyKey: "k" }, 2100, 10_000);
+    expect((await s.refunds.open(paid, { amountKopecks: 2000, idempotencyKey: "k" }, 2200, 10_000)).refund.id).toBe(again.refund.id);
+    expect((await s.refunds.claim(again.refund.id, 2100, 10_000))).toBeUndefined();
+    expect((await s.refunds.due(20_000, 10)).sort()).toEqual([...ok, again.refund.id].sort());
+    for (const id of [...ok, again.refund.id]) await s.refunds.end(id, { status: "SUCCEEDED" }, 3000);
+    expect((await s.refunds.end(ok[0]!, { status: "FAILED", failure: new DomainError("PROVIDER_REFUSED") }, 3100)).status).toBe("SUCCEEDED");
+    expect(await s.payments.byId(paid.id)).toMatchObject({ status: "REFUNDED", refundedKopecks: 10_000, refundingKopecks: 0 });
+    expect(s.ended.map((e) => e.becameRefunded)).toEqual([false, false, true]);
+    const events = await unpublished(s);
+    expect(events.filter((e) => e.kind === "refund").map((e) => RefundEvent.parse(JSON.parse(e.payload)).refundedTotalKopecks)).toEqual([4000, 8000, 10_000]);
+    expect(events.at(-1)).toMatchObject({ kind: "payment", status: "REFUNDED" });
+    expect(await s.payments.dailyRefunds(["A"], "1970-01-01", "1970-01-01")).toEqual([{ day: "1970-01-01", count: 3, sumKopecks: 10_000 }]);
+    expect(await s.refunds.pending()).toEqual({ count: 0, oldest: null });
+  });
+
+  test("an outbox round marks what the stream confirmed and leaves the rest for the next round", async () => {
+    const s = await open(engine);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const p = await s.payments.insert(input("A", String(i)), 1000, TTL);
+      await s.payments.transition(p.id, "cancel", 2000);
+      ids.push(`${p.id}:CANCELED`);
+    }
+    expect(await s.outbox.backlog()).toEqual({ count: 3, oldest: 2000 });
+    const seen = await s.outbox.round(10, async (rows) => rows.filter((r) => r.eventId !== ids[1]).map((r) => r.seq));
+    expect(seen.map((r) => r.eventId)).toEqual(ids);
+    expect((await unpublished(s)).map((r) => r.eventId)).toEqual([ids[1]!]);
+    expect(await s.ping()).toBe(true);
+  });
+});

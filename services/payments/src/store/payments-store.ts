@@ -1,0 +1,164 @@
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
+import { openPgPaymentsStore } from "./payments-store.pg.ts";
+import { openSqlitePaymentsStore } from "./payments-store.sqlite.ts";
+import type { TransitionOptions } from "./rows.ts";
+import * as pgSchema from "./schema.pg.ts";
+import type { NewPaymentRow, PaymentRow, RefundRow, outbox } from "./schema.ts";
+
+/** What a merchant's create request becomes; the store assigns id, seq, times and status. */
+export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
+
+export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
+export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
+
+export type ExportFilter = { fromMs?: number; toMs?: number; statuses?: PaymentStatus[]; after?: { createdAt: number; id: string }; limit: number };
+
+/** The dashboard's list: instants bounding the Moscow days asked for, statuses, order, page. */
+export type BrowseFilter = {
+  fromDay?: string;
+  toDay?: string;
+  statuses?: PaymentStatus[];
+  sort: PaymentSort;
+  page: number;
+  limit: number;
+};
+
+export class OrderIdTaken extends Error {}
+
+export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
+export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: Failure };
+export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
+export type OutboxRow = typeof outbox.$inferSelect;
+
+/**
+ * The payments and their rollups, the same on SQLite and PostgreSQL (docs/conventions.md, "One
+ * repository, two engines"; docs/payments.md, "Locks" for what each write serialises on). Every
+ * write is one transaction: the status, the per-status counters, the daily rollup and the outbox
+ * row change together or not at all.
+ */
+export interface PaymentsRepo {
+  byId(id: string): Promise<PaymentRow | undefined>;
+  byOrderId(shopId: string, orderId: string): Promise<PaymentRow | undefined>;
+  /**
+   * Inserts a CREATED payment expiring at createdAt + ttlMs, numbered next in its shop; throws
+   * OrderIdTaken. The inserts of one event-loop turn share one transaction (group commit); each
+   * caller hears after the commit.
+   */
+  insert(input: NewPayment, now: number, ttlMs: number): Promise<PaymentRow>;
+  /**
+   * Applies a trigger of the state machine to the row as it is inside the transaction. A move into
+   * a final status writes its outbox event in the same transaction, with the id of the API request
+   * that caused it (`requestId`) when there is one. undefined for an unknown id.
+   */
+  transition(id: string, trigger: PaymentTrigger, now: number, opts?: TransitionOptions): Promise<TransitionResult | undefined>;
+  /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
+  browse(shopId: string, f: BrowseFilter): Promise<{ items: PaymentRow[]; total: number; sumKopecks: number }>;
+  /** SUCCEEDED refunds of the shops per Moscow day of [fromDay, toDay], summed over the shops. */
+  dailyRefunds(shopIds: string[], fromDay: string, toDay: string): Promise<{ day: string; count: number; sumKopecks: number }[]>;
+  /** The daily rollup of the shops over Moscow days [fromDay, toDay], summed over the shops; empty cells left out. */
+  dailyStats(shopIds: string[], fromDay: string, toDay: string): Promise<DailyStatsRow[]>;
+  /** When the payment reached each final status: its events in the outbox (kept, and unique per status). */
+  finalEvents(id: string): Promise<{ status: FinalStatus; at: number }[]>;
+  /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */
+  list(shopId: string, query: ListPaymentsQuery): Promise<{ items: PaymentRow[]; total: number }>;
+  /** Keyset page in (createdAt, id) order for CSV export. */
+  exportPage(shopId: string, f: ExportFilter): Promise<PaymentRow[]>;
+  /** Ids of CREATED and PENDING payments whose time is up, oldest deadline first. */
+  dueForExpiry(now: number, limit: number): Promise<string[]>;
+}
+
+/**
+ * Refunds. Opening and ending a refund are each one transaction that also moves the payment's
+ * refunded/refunding sums (which the database itself keeps within the amount) and, on the end,
+ * writes the RefundEvent and, when the payment is now fully refunded, its SUCCESS → REFUNDED
+ * transition with the PaymentEvent.
+ */
+export interface RefundsRepo {
+  byId(id: string): Promise<RefundRow | undefined>;
+  /** Oldest first (ids are UUIDv7). */
+  ofPayment(paymentId: string): Promise<RefundRow[]>;
+  /**
+   * Records a PENDING refund and promises its amount (payments.refunding_kopecks), or returns the
+   * refund this idempotency key already made. `leaseMs`: how long the caller drives it before the
+   * sweeper may. Throws the domain's CONFLICT when the payment cannot be refunded by that much.
+   */
+  open(payment: PaymentRow, req: RefundRequest, now: number, leaseMs: number): Promise<{ refund: RefundRow; created: boolean }>;
+  /** How many refunds are PENDING, and since when. */
+  pending(): Promise<{ count: number; oldest: number | null }>;
+  /** PENDING refunds whose retry time has come, oldest first. */
+  due(now: number, limit: number): Promise<string[]>;
+  /** Takes a due PENDING refund for leaseMs (one driver at a time); undefined when it is not due or has ended. */
+  claim(id: string, now: number, leaseMs: number): Promise<RefundRow | undefined>;
+  /**
+   * Ends a PENDING refund; a refund that has already ended is returned as it is (two drivers may
+   * reach the end of the same refund: the provider's answer is the same for both). `requestId` is
+   * the API request that drove it to its end, for its events; the sweeper has none.
+   */
+  end(id: string, outcome: RefundOutcome, now: number, requestId?: string): Promise<RefundRow>;
+}
+
+export interface OutboxRepo {
+  /** How many events wait for the relay, and since when. */
+  backlog(): Promise<{ count: number; oldest: number | null }>;
+  /**
+   * One relay round: up to `limit` unpublished rows, oldest first (so a payment's events reach the
+   * stream in the order they happened), handed to `publish`, which answers the seqs the stream
+   * acknowledged; those are marked published. Rounds of replicas run one after another.
+   */
+  round(limit: number, publish: (rows: OutboxRow[]) => Promise<number[]>): Promise<OutboxRow[]>;
+}
+
+export type PaymentsStore = {
+  payments: PaymentsRepo;
+  refunds: RefundsRepo;
+  outbox: OutboxRepo;
+  /** For the health check: the store answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+};
+
+export type StoreHooks = {
+  /** After the commit of every status change. */
+  onCommitted: (t: CommittedTransition) => void;
+  /** After the commit of every refund's end. */
+  onEnded: (e: EndedRefund) => void;
+  /** An after-commit callback that threw (logged; the write stays committed). */
+  onCallbackError?: (err: unknown) => void;
+};
+
+const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
+
+/**
+ * payments' store on the engine the configuration chose (PAYMENTS_DATABASE_URL), migrated. On
+ * PostgreSQL, `importFrom` names the payments.db of a deployment moving over: its rows are copied
+ * once into the empty store (payments before their refunds; the outbox in its order, unpublished
+ * events still to be published).
+ */
+export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHooks, opts: { importFrom?: string; log?: Logger } = {}): Promise<PaymentsStore> {
+  if (choice.engine === "sqlite") return openSqlitePaymentsStore(choice.path, hooks);
+  const pg = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
+  const imported =
+    opts.importFrom &&
+    (await importSqliteIntoPg(pg.db, opts.importFrom, {
+      tables: [
+        ["payments", pgSchema.payments],
+        ["status_counts", pgSchema.statusCounts],
+        ["refunds", pgSchema.refunds],
+        ["daily_stats", pgSchema.dailyStats],
+        ["daily_refunds", pgSchema.dailyRefunds],
+        ["outbox", pgSchema.outbox],
+      ],
+      mark: "payments_imported",
+      lock: "payaccept.payments.import",
+    }));
+  if (imported) {
+    // The outbox's seqs came with its rows: the identity goes on after the last of them.
+    await pg.db.execute(sql`select setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((select max(seq) from outbox), 0) + 1, false)`);
+    opts.log?.warn({ imported, from: opts.importFrom }, "payments imported from the SQLite file; never again from that file");
+  }
+  return openPgPaymentsStore(pg, hooks);
+}

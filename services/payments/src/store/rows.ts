@@ -1,0 +1,95 @@
+import { paymentEventId, refundEventId, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
+import { MOSCOW_OFFSET_MS, moscowDay } from "@payaccept/platform";
+import type { SeqBounds } from "../domain/list-plan.ts";
+import { decide, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
+import { toPaymentEvent, toRefundEvent } from "../domain/views.ts";
+import type { PaymentRow, RefundRow } from "./schema.ts";
+
+/** What both engines compute the same way, around their own statements. */
+
+/**
+ * The next payment of a shop after its last one: createdAt never goes back within a shop and ties
+ * are ordered by id, so seq order, (createdAt, id) order and "oldest to newest" are one and the same.
+ */
+export function nextOfShop(last: { seq: number; createdAt: number; id: string } | undefined, now: number): { id: string; seq: number; createdAt: number } {
+  let createdAt = Math.max(now, last?.createdAt ?? 0);
+  let id = Bun.randomUUIDv7("hex", createdAt);
+  if (last && id <= last.id) {
+    createdAt = last.createdAt + 1;
+    id = Bun.randomUUIDv7("hex", createdAt);
+  }
+  return { id, seq: (last?.seq ?? 0) + 1, createdAt };
+}
+
+export type TransitionOptions = {
+  /** The states it may move from (a sandbox outcome only decides a PENDING payment). */
+  onlyFrom?: readonly PaymentStatus[];
+  /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
+  onlyIf?: (row: PaymentRow) => boolean;
+  /** The fields the move sets besides the status. */
+  patch?: (row: PaymentRow) => Partial<PaymentRow>;
+  requestId?: string;
+};
+
+/** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
+export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: TransitionOptions): TransitionDecision {
+  const decision = decide(row.status, trigger);
+  const excluded = (opts.onlyFrom && !opts.onlyFrom.includes(row.status)) || (opts.onlyIf && !opts.onlyIf(row));
+  return decision.kind === "move" && excluded ? { kind: "refused", status: row.status } : decision;
+}
+
+/** The outbox row of a move into a final status. */
+export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined) {
+  const status = updated.status as Extract<PaymentStatus, "SUCCESS" | "FAILED" | "CANCELED" | "EXPIRED" | "REFUNDED">;
+  return {
+    eventId: paymentEventId(updated.id, status),
+    paymentId: updated.id,
+    status,
+    payload: JSON.stringify(toPaymentEvent({ ...updated, status }, from, now, requestId)),
+    requestId: requestId ?? null,
+    createdAt: now,
+  };
+}
+
+/** The outbox row of a refund's end. */
+export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined) {
+  return {
+    eventId: refundEventId(done.id),
+    paymentId: done.paymentId,
+    kind: "refund" as const,
+    status: done.status as RefundEventStatus,
+    payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
+    requestId: requestId ?? null,
+    createdAt: now,
+  };
+}
+
+/** The payment's cell of the daily rollup, and what it gains (+1) or loses (−1). */
+export const dailyCell = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method" | "status" | "amountKopecks">, sign: 1 | -1) => ({
+  shopId: row.shopId,
+  day: moscowDay(row.createdAt),
+  method: row.method ?? "",
+  status: row.status,
+  delta: sign,
+  sum: sign * row.amountKopecks,
+});
+
+const DAY_MS = 86_400_000;
+/** The first and the last millisecond of a Moscow day (YYYY-MM-DD). */
+export const dayStart = (day: string) => Date.parse(`${day}T00:00:00Z`) - MOSCOW_OFFSET_MS;
+export const dayEnd = (day: string) => dayStart(day) + DAY_MS - 1;
+
+/** The seq range [first, last] of payments created within the bounds asked for; null when empty. */
+export function seqWindowOf(bounds: SeqBounds): { first: number; last: number } | null {
+  const first = bounds.fromSeq === undefined ? 1 : bounds.fromSeq;
+  const last = bounds.toSeq === undefined ? bounds.lastSeq : bounds.toSeq;
+  return first === null || last === null || first > last ? null : { first, last };
+}
+
+/** An unfiltered page in creation order is a run of seqs: no read needed to know which. */
+export function seqsOfPage(window: { first: number; last: number }, offset: number, limit: number, descending: boolean): number[] {
+  const { first, last } = window;
+  const [lo, hi] = descending ? [Math.max(first, last - offset - limit + 1), last - offset] : [first + offset, Math.min(last, first + offset + limit - 1)];
+  if (lo > hi) return [];
+  return Array.from({ length: hi - lo + 1 }, (_, i) => (descending ? hi - i : lo + i));
+}

@@ -1,0 +1,8 @@
+import { expect, test } from "bun:test";
+import { schemaDrift } from "@payaccept/platform";
+import * as pgSchema from "./schema.pg.ts";
+import * as sqliteSchema from "./schema.ts";
+
+test("payments' PostgreSQL schema has the same tables, columns, keys and indexes as its SQLite one", () => {
+  expect(schemaDrift(sqliteSchema, pgSchema)).toEqual([]);
+});
