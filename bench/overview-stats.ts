@@ -18,8 +18,8 @@ import { openPaymentsFile } from "../services/payments/src/store/payments-store.
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { schema } from "../services/payments/src/store/schema.ts";
 import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
-import { quantile, sampleMs } from "./lib/stats.ts";
-import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
+import { quantile, sampleMsAsync } from "./lib/stats.ts";
+import { openSqliteDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.sqlite.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
 const RUNS = 21;
@@ -62,7 +62,7 @@ function fillPayments(path: string): void {
 }
 
 /** As many deliveries as payments over the same month; one in twenty fails, one in ten needed a retry. */
-function fillDeliveries(path: string): ReturnType<typeof openDeliveryStore> {
+function fillDeliveries(path: string): ReturnType<typeof openSqliteDeliveryStore> {
   const started = performance.now();
   const sqlite = openStore(path, {}, join(import.meta.dir, "../services/webhook-dispatcher/drizzle")).sqlite;
   const insert = sqlite.prepare(
@@ -82,11 +82,11 @@ function fillDeliveries(path: string): ReturnType<typeof openDeliveryStore> {
   sqlite.exec("ANALYZE");
   sqlite.close();
   say(`filled ${ROWS.toLocaleString("en-US")} deliveries in ${seconds(started)}`);
-  return openDeliveryStore(path);
+  return openSqliteDeliveryStore(path);
 }
 
-function p50(label: string, fn: () => unknown): void {
-  const { samples, result } = sampleMs(fn, RUNS);
+async function p50(label: string, fn: () => unknown): Promise<void> {
+  const { samples, result } = await sampleMsAsync(async () => fn(), RUNS);
   const summary = JSON.stringify(result).slice(0, 90);
   say(`${label.padEnd(62)} p50 ${quantile(samples, 0.5).toFixed(2).padStart(7)} ms   max ${Math.max(...samples).toFixed(2).padStart(7)} ms   ${summary}`);
 }
@@ -101,19 +101,19 @@ const repo = createPaymentsRepo(store, () => {});
 const deliveries = fillDeliveries(join(dir, "webhooks.db"));
 
 say(`\nthe overview of one shop for the month ${MONTH.from} … ${MONTH.to}:`);
-p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP], MONTH.from, MONTH.to).length);
-p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
-p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
+await p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP], MONTH.from, MONTH.to).length);
+await p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
+await p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
 say("\nthe payments list of the month:");
-p50("browse: newest first, page 1 × 50, count and sum", () => {
+await p50("browse: newest first, page 1 × 50, count and sum", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, sort: "created_desc", page: 1, limit: 50 });
   return { items: r.items.length, total: r.total, sum: r.sumKopecks };
 });
-p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum", () => {
+await p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, statuses: ["SUCCESS"], sort: "amount_desc", page: 1, limit: 50 });
   return { items: r.items.length, total: r.total, sum: r.sumKopecks };
 });
 
 store.sqlite.close();
-deliveries.close();
+await deliveries.close();
 rmSync(dir, { recursive: true, force: true });

@@ -69,8 +69,15 @@ describe("compose.yaml", () => {
     expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
     expect(pg.healthcheck!.test).toContain("pg_isready");
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
-    for (const [name, prefix] of [["balance", "BALANCE"], ["payments", "PAYMENTS"], ["directory", "DIRECTORY"], ["dashboard", "DASHBOARD"]] as const) {
-      expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(`postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=${name}`);
+    const converted = [
+      ["balance", "BALANCE", "balance"],
+      ["payments", "PAYMENTS", "payments"],
+      ["directory", "DIRECTORY", "directory"],
+      ["dashboard", "DASHBOARD", "dashboard"],
+      ["webhook-dispatcher", "WEBHOOKS", "webhooks"],
+    ] as const;
+    for (const [name, prefix, schema] of converted) {
+      expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(`postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=${schema}`);
       expect((app(name) as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });
     }
   });
@@ -166,7 +173,7 @@ describe("compose.cluster.yaml over compose.yaml", () => {
 
   test("the services whose rows are on PostgreSQL run as two replicas", () => {
     const m = merged();
-    for (const name of ["balance", "directory"]) expect((m.services[name] as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
+    for (const name of ["balance", "directory", "webhook-dispatcher"]) expect((m.services[name] as { deploy?: { replicas: number } }).deploy).toEqual({ replicas: 2 });
   });
 
   test("three nodes run their own config with their own store; the single node is left off", () => {

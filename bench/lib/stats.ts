@@ -16,3 +16,15 @@ export function sampleMs<T>(fn: () => T, runs: number): { samples: number[]; res
   }
   return { samples, result };
 }
+
+/** sampleMs of an asynchronous `fn`, each run awaited before the next (a store that may be on PostgreSQL). */
+export async function sampleMsAsync<T>(fn: () => Promise<T>, runs: number): Promise<{ samples: number[]; result: T }> {
+  let result = await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    result = await fn();
+    samples.push(performance.now() - t);
+  }
+  return { samples, result };
+}

@@ -65,7 +65,13 @@ export type StackOptions = {
  * The services whose rows can live on PostgreSQL, by the prefix of their `<PREFIX>_DATABASE_URL`.
  * With `postgres: true` each gets `?schema=<its name>` of the stack's server: its own store.
  */
-export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = { balance: "BALANCE", payments: "PAYMENTS", directory: "DIRECTORY", dashboard: "DASHBOARD" };
+export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = {
+  balance: "BALANCE",
+  payments: "PAYMENTS",
+  directory: "DIRECTORY",
+  dashboard: "DASHBOARD",
+  "webhook-dispatcher": "WEBHOOKS",
+};
 
 /** A dashboard on PostgreSQL counts as replicated and needs the shared CSRF key (docs/dashboard.md, "Replicas"). */
 export const TEST_CSRF_SECRET = "test-csrf-secret-shared-by-every-dashboard-replica";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, parseConfig } from "@payaccept/platform";
+import { ConfigError, databaseOf, parseConfig } from "@payaccept/platform";
 import { dispatcherEnv } from "./config.ts";
 
 describe("dispatcher configuration", () => {
@@ -20,7 +20,19 @@ describe("dispatcher configuration", () => {
     ["WEBHOOK_TIMEOUT_MS", "0"],
     ["WEBHOOK_MAX_ACK_PENDING", "0"],
     ["WEBHOOK_PER_SHOP_CONCURRENCY", "0"],
+    ["WEBHOOKS_DATABASE_URL", "mysql://db/webhooks"],
   ])("%s=%s is refused", (name, value) => {
     expect(() => parseConfig(dispatcherEnv, { [name]: value })).toThrow(ConfigError);
+  });
+
+  test("the store is webhooks.db under DATA_DIR unless WEBHOOKS_DATABASE_URL names a PostgreSQL", () => {
+    const choose = (env: Record<string, string>) => databaseOf(parseConfig(dispatcherEnv, { DATA_DIR: "/srv/data", ...env }), "WEBHOOKS", "webhooks.db");
+    expect(choose({})).toEqual({ engine: "sqlite", path: "/srv/data/webhooks.db" });
+    expect(choose({ WEBHOOKS_DATABASE_URL: "postgres://app@db:5432/pay?schema=webhooks", WEBHOOKS_DATABASE_POOL: "20" })).toMatchObject({
+      engine: "postgres",
+      variable: "WEBHOOKS_DATABASE_URL",
+      schema: "webhooks",
+      pool: 20,
+    });
   });
 });

@@ -1,10 +1,13 @@
-import { commonEnv, duration, flag, loadConfig, port, webhookDeliveryEnv } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, flag, loadConfig, port, webhookDeliveryEnv } from "@payaccept/platform";
 import { z } from "zod";
 
 const count = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 export const dispatcherEnv = {
   ...commonEnv,
+  ...databaseEnv("WEBHOOKS"),
+  /** A move to PostgreSQL: the old webhooks.db, copied once into the empty store (docs/webhooks.md). */
+  WEBHOOKS_IMPORT_FROM: z.string().min(1).optional(),
   WEBHOOKS_PORT: port(3006),
   ...webhookDeliveryEnv,
   /** Development and tests only: deliver to loopback and private addresses. */
@@ -34,7 +37,9 @@ export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;
 const ACK_WAIT_MARGIN_MS = 1000;
 
 export function loadDispatcherConfig(env: Record<string, string | undefined> = process.env) {
-  const cfg = loadConfig(dispatcherEnv, env);
+  const cfg = loadConfig(dispatcherEnv, env, (c) =>
+    c.WEBHOOKS_IMPORT_FROM && !c.WEBHOOKS_DATABASE_URL ? ["WEBHOOKS_IMPORT_FROM: only for a move to PostgreSQL (set WEBHOOKS_DATABASE_URL)"] : [],
+  );
   if (cfg.WEBHOOK_ACK_WAIT < cfg.WEBHOOK_TIMEOUT_MS + ACK_WAIT_MARGIN_MS) {
     console.error(
       `invalid configuration: WEBHOOK_ACK_WAIT: must be at least WEBHOOK_TIMEOUT_MS + ${ACK_WAIT_MARGIN_MS} ms (${cfg.WEBHOOK_TIMEOUT_MS + ACK_WAIT_MARGIN_MS} ms)`,

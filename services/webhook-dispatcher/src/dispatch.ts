@@ -7,6 +7,7 @@ import { nextStep } from "./schedule.ts";
 import type { ShopConcurrency } from "./shop-concurrency.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 import type { DeliveryRow } from "./store/schema.ts";
+import { failureColumns, lastErrorColumns } from "./store/failure-columns.ts";
 
 /** What to tell JetStream about a dispatch message. "leave" answers nothing (another copy is being handled). */
 export type Disposition = { kind: "ack" } | { kind: "nak"; delayMs: number } | { kind: "leave" };
@@ -38,20 +39,24 @@ export function createDispatcher(deps: DispatchDeps) {
   return async function dispatch(cmd: DispatchCommand): Promise<Disposition> {
     const key = `${cmd.deliveryId}:${cmd.series}`;
     if (inFlight.has(key)) return { kind: "leave" };
-    const delivery = deps.store.get(cmd.deliveryId);
-    const waiting = untilDue(delivery, cmd.series, deps.now());
-    if (waiting || !delivery) return waiting ?? ACK;
-    const release = deps.concurrency.tryAcquire(delivery.shopId);
-    if (!release) {
-      webhookDeferrals.inc();
-      return { kind: "nak", delayMs: deps.concurrency.deferralMs(delivery.shopId) };
-    }
+    // Claimed before the first await, so a copy arriving while the row is read is left alone too.
     inFlight.add(key);
     try {
-      return await attempt(delivery, deps);
+      const delivery = await deps.store.get(cmd.deliveryId);
+      const waiting = untilDue(delivery, cmd.series, deps.now());
+      if (waiting || !delivery) return waiting ?? ACK;
+      const release = deps.concurrency.tryAcquire(delivery.shopId);
+      if (!release) {
+        webhookDeferrals.inc();
+        return { kind: "nak", delayMs: deps.concurrency.deferralMs(delivery.shopId) };
+      }
+      try {
+        return await attempt(delivery, deps);
+      } finally {
+        release();
+      }
     } finally {
       inFlight.delete(key);
-      release();
     }
   };
 }
@@ -74,9 +79,9 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
   const nextAttemptAt = step.retryInMs === null ? null : at + step.retryInMs;
   const httpStatus = outcome.kind === "blocked" ? null : outcome.httpStatus;
   const error = outcome.kind === "delivered" ? null : outcome.error;
-  const recorded = deps.store.recordAttempt(
-    { deliveryId: delivery.id, series: delivery.series, attempt: number, startedAt, durationMs: outcome.durationMs, httpStatus, error },
-    { result: step.result, lastError: step.lastError, nextAttemptAt, at },
+  const recorded = await deps.store.recordAttempt(
+    { deliveryId: delivery.id, series: delivery.series, attempt: number, startedAt, durationMs: outcome.durationMs, httpStatus, ...failureColumns(error) },
+    { result: step.result, ...lastErrorColumns(step.lastError), nextAttemptAt, at },
   );
   const fields = {
     deliveryId: delivery.id,
@@ -95,7 +100,7 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
   if (!recorded) {
     // Another copy logged this attempt number first; follow the state it left.
     deps.log.warn(fields, "webhook attempt already logged by a concurrent copy; this one is not counted");
-    return untilDue(deps.store.get(delivery.id), delivery.series, deps.now()) ?? { kind: "nak", delayMs: 0 };
+    return untilDue(await deps.store.get(delivery.id), delivery.series, deps.now()) ?? { kind: "nak", delayMs: 0 };
   }
   webhookAttempts.inc({ outcome: outcome.kind });
   webhookAttemptDuration.observe(outcome.durationMs / 1000);

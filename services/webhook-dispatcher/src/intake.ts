@@ -21,8 +21,9 @@ function newDelivery(event: PaymentEvent, now: number): NewDelivery {
  * Records a payment event as a delivery. The UNIQUE (payment id, status) key makes a redelivered
  * or re-published event a no-op; false then.
  */
-export function recordPaymentEvent(store: DeliveryStore, event: PaymentEvent, now: number): boolean {
-  return store.insertDelivery(newDelivery(event, now));
+export async function recordPaymentEvent(store: DeliveryStore, event: PaymentEvent, now: number): Promise<boolean> {
+  const [created] = await store.insertDeliveries([newDelivery(event, now)]);
+  return created!;
 }
 
 /** Messages recorded together at most; the intake's pull (its consumer loop's concurrency) is this size. */
@@ -30,7 +31,7 @@ export const INTAKE_BATCH = 256;
 
 /**
  * The intake consumer's handler, one call per message: the messages handed over in one turn of
- * the event loop (a pull's worth) are recorded in one IMMEDIATE transaction and acked only after
+ * the event loop (a pull's worth) are recorded in one transaction and acked only after
  * it commits, so the payment stream's consumer never waits on a merchant's endpoint and a batch
  * costs one commit instead of one per event. The UNIQUE (payment id, status) key keeps it
  * idempotent, also for two copies in one batch. The first attempt series is published by the
@@ -42,7 +43,7 @@ export function createPaymentEventIntake(deps: { store: DeliveryStore; now: () =
   let pending: Pending[] = [];
   let scheduled = false;
 
-  function flush(): void {
+  async function flush(): Promise<void> {
     scheduled = false;
     const batch = pending;
     pending = [];
@@ -56,7 +57,7 @@ export function createPaymentEventIntake(deps: { store: DeliveryStore; now: () =
     let created: boolean[];
     try {
       const now = deps.now();
-      created = deps.store.insertDeliveries(valid.map((v) => newDelivery(v.event, now)));
+      created = await deps.store.insertDeliveries(valid.map((v) => newDelivery(v.event, now)));
     } catch (err) {
       for (const v of valid) v.p.reject(err);
       return;
@@ -82,10 +83,10 @@ export function createPaymentEventIntake(deps: { store: DeliveryStore; now: () =
     handle(m: JsMsg): Promise<void> {
       return new Promise<void>((resolve, reject) => {
         pending.push({ m, resolve, reject });
-        if (pending.length >= INTAKE_BATCH) flush();
+        if (pending.length >= INTAKE_BATCH) void flush();
         else if (!scheduled) {
           scheduled = true;
-          setImmediate(flush);
+          setImmediate(() => void flush());
         }
       });
     },

@@ -1,12 +1,13 @@
-import { join } from "node:path";
 import { PAYMENTS_STREAM } from "@payaccept/contracts";
 import {
   connectBus,
   createLogger,
   createServiceApp,
+  databaseOf,
   DirectoryCache,
   Lifecycle,
   openDirectoryBucket,
+  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   runConsumerLoop,
@@ -35,7 +36,7 @@ const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const store = openDeliveryStore(join(cfg.DATA_DIR, "webhooks.db"));
+const store = await orExit(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 lifecycle.onClose("store", () => store.close());
 
 const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log, cfg);
@@ -47,8 +48,8 @@ await directory.ready;
 const shop = (shopId: string) => directory.shop(shopId);
 
 const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
-const js = await ensureStreams(nc, streamSettings, () => {
-  const requeued = store.requeuePending();
+const js = await ensureStreams(nc, streamSettings, async () => {
+  const requeued = await store.requeuePending();
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
 const relay = createSeriesRelay({ store, publish: dispatchPublisher(js, cfg.NATS_REQUEST_TIMEOUT_MS), log });

@@ -1,39 +1,35 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createLogger } from "@payaccept/platform";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
 import type { DispatchCommand } from "./bus/streams.ts";
+import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
 import { recordPaymentEvent } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
 
-let dir: string;
-let store: DeliveryStore;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "relay-test-"));
-  store = openDeliveryStore(join(dir, "webhooks.db"));
-});
-afterEach(() => {
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 const log = createLogger("test", "silent");
 const shop = shopRecord();
-const record = (n: number) => Array.from({ length: n }, () => recordPaymentEvent(store, paymentEvent(shop), Date.now()));
+const stores = storesPerFile();
 
-describe("series relay", () => {
+describe.each(ENGINES)("series relay on %s", (engine) => {
+  let store: DeliveryStore;
+  beforeEach(async () => {
+    store = await openDeliveryStore(await stores.next(engine, "webhooks.db"));
+  });
+  afterEach(() => store.close());
+  const record = async (n: number) => {
+    for (let i = 0; i < n; i++) await recordPaymentEvent(store, paymentEvent(shop), Date.now());
+  };
+
   test("publishes each new series once and marks it queued", async () => {
     const published: DispatchCommand[] = [];
     const relay = createSeriesRelay({ store, publish: async (cmd) => void published.push(cmd), log });
-    record(3);
+    await record(3);
     await relay.kick();
     await relay.kick();
     expect(published).toHaveLength(3);
     expect(published.every((c) => c.series === 1)).toBe(true);
-    expect(store.unqueued(10)).toEqual([]);
+    expect(await store.unqueued(10)).toEqual([]);
   });
 
   test("a failed publish leaves the series for the next drain; a resend is a new series", async () => {
@@ -47,17 +43,17 @@ describe("series relay", () => {
       },
       log,
     });
-    record(2);
+    await record(2);
     await relay.kick();
     expect(published).toEqual([]);
-    expect(store.unqueued(10)).toHaveLength(2);
+    expect(await store.unqueued(10)).toHaveLength(2);
 
     up = true;
     await relay.kick();
     expect(published).toHaveLength(2);
 
     const [first] = published;
-    store.restart(shop.shopId, first!.deliveryId, Date.now());
+    await store.restart(shop.shopId, first!.deliveryId, Date.now());
     await relay.kick();
     expect(published.at(-1)).toEqual({ deliveryId: first!.deliveryId, series: 2 });
   });
@@ -74,9 +70,9 @@ describe("series relay", () => {
       },
       log,
     });
-    record(1);
+    await record(1);
     const draining = relay.kick();
-    record(1);
+    await record(1);
     const second = relay.kick();
     release();
     await Promise.all([draining, second]);

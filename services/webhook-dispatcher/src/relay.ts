@@ -21,12 +21,12 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
 
   async function drain(): Promise<void> {
     for (let batch = 0; batch < MAX_BATCHES && !stopped; batch++) {
-      const rows = deps.store.unqueued(BATCH);
+      const rows = await deps.store.unqueued(BATCH);
       if (rows.length === 0) return;
       // Published together, their PubAcks awaited together, and the confirmed ones marked queued
       // in one transaction; a failed one stays unqueued for the next drain.
       const results = await Promise.allSettled(rows.map((row) => deps.publish({ deliveryId: row.id, series: row.series })));
-      deps.store.markQueuedMany(rows.filter((_, i) => results[i]!.status === "fulfilled"));
+      await deps.store.markQueuedMany(rows.filter((_, i) => results[i]!.status === "fulfilled"));
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw failed.reason;
     }

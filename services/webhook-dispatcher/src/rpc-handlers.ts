@@ -21,32 +21,27 @@ const QUEUE = "webhook-dispatcher";
 /** rpcs.webhooks.*: the delivery log, the overview's health figures, manual resend, replay and the test webhook. */
 export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
   const opts = { queue: QUEUE, log: deps.log };
-  serve(nc, rpcs.webhooks.log, (req) => ({
-    items: deps.store.list(req).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
+  serve(nc, rpcs.webhooks.log, async (req) => ({
+    items: (await deps.store.list(req)).map(({ delivery, attempts }) => toWebhookDelivery(delivery, attempts)),
   }), opts);
-  serve(
-    nc,
-    rpcs.webhooks.health,
-    (req) => ({ shops: deps.store.health(req.shopIds, req.fromDay, req.toDay).map(({ lastError, ...h }) => ({ ...h, ...failureFields(lastError, "lastError") })) }),
-    opts,
-  );
+  serve(nc, rpcs.webhooks.health, async (req) => ({ shops: await deps.store.health(req.shopIds, req.fromDay, req.toDay) }), opts);
   serve(nc, rpcs.webhooks.resend, (req, msg) => resend(deps, req.shopId, req.deliveryId, requestIdOf(msg)), opts);
   serve(nc, rpcs.webhooks.replay, (req) => replay(deps, req.shopId, Date.parse(req.since)), opts);
   serve(nc, rpcs.webhooks.test, (req, msg) => sendTestWebhook(deps, req.shopId, requestIdOf(msg)), opts);
 }
 
 /** Same stored body, fresh signatures, a new series with the full schedule; also after exhaustion. */
-export function resend(deps: RpcDeps, shopId: string, deliveryId: string, requestId?: string): RpcResponse<typeof rpcs.webhooks.resend> {
-  const delivery = deps.store.restart(shopId, deliveryId, deps.now());
+export async function resend(deps: RpcDeps, shopId: string, deliveryId: string, requestId?: string): Promise<RpcResponse<typeof rpcs.webhooks.resend>> {
+  const delivery = await deps.store.restart(shopId, deliveryId, deps.now());
   if (!delivery) throw new DomainError("DELIVERY_NOT_FOUND");
   deps.requeue();
   deps.log.info({ requestId, shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
-  return toWebhookDelivery(delivery, deps.store.attemptsOf(deliveryId));
+  return toWebhookDelivery(delivery, await deps.store.attemptsOf(deliveryId));
 }
 
 /** Every delivery of the shop whose event occurred at or after `since` goes out again through the normal schedule. */
-export function replay(deps: RpcDeps, shopId: string, since: number): RpcResponse<typeof rpcs.webhooks.replay> {
-  const requeued = deps.store.restartSince(shopId, since, deps.now());
+export async function replay(deps: RpcDeps, shopId: string, since: number): Promise<RpcResponse<typeof rpcs.webhooks.replay>> {
+  const requeued = await deps.store.restartSince(shopId, since, deps.now());
   deps.requeue();
   deps.log.info({ shopId, since: new Date(since).toISOString(), requeued }, "webhook replay requested");
   return { requeued };

@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import type { WebhookDelivery } from "@payaccept/contracts";
+import type { Engine } from "../../../tests/harness/engines.ts";
 import { eventually, Stack } from "../../../tests/harness/stack.ts";
 import { deliveryOf } from "./fixtures.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
 /**
- * A real stack running only the webhook-dispatcher for the file's tests, and receivers that are
- * stopped with it. Call at the top of a test file.
+ * A real stack running only the webhook-dispatcher for the file's (or describe's) tests, and
+ * receivers that are stopped with it. On "postgres" the dispatcher's store is the stack's
+ * throwaway PostgreSQL (WEBHOOKS_DATABASE_URL).
  */
-export function useDispatcherStack(env: Record<string, string>) {
+export function useDispatcherStack(env: Record<string, string>, engine: Engine = "sqlite") {
   let stack: Stack | undefined;
   const receivers: Receiver[] = [];
   beforeAll(async () => {
-    stack = await Stack.start({ services: ["webhook-dispatcher"], env });
+    stack = await Stack.start({ services: ["webhook-dispatcher"], env, postgres: engine === "postgres" });
   });
   afterAll(async () => {
     for (const r of receivers) r.stop();

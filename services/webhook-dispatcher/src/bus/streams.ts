@@ -36,7 +36,7 @@ export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPendin
  * first start, or NATS lost its store): every pending series must then be published again, and
  * marking them so first means a crash right after the creation cannot forget them.
  */
-export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => void): Promise<JetStreamClient> {
+export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => Promise<void>): Promise<JetStreamClient> {
   const jsm = await ensurePaymentsStream(nc);
   await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
   await ensureDurable(jsm, PAYMENTS_STREAM, {
@@ -62,12 +62,12 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
   return jetstream(nc);
 }
 
-async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onMissing: () => void): Promise<void> {
+async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onMissing: () => Promise<void>): Promise<void> {
   try {
     await jsm.streams.info(DISPATCH_STREAM);
     return;
   } catch {
-    onMissing();
+    await onMissing();
   }
   try {
     await jsm.streams.add({
