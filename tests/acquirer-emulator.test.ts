@@ -111,7 +111,7 @@ describe("provider API", () => {
     for (const key of [null, "wrong"]) {
       const res = await api("/v1/sessions", {}, key);
       expect(res.status).toBe(401);
-      expect(await res.json()).toEqual({ statusCode: 401, message: "missing or invalid bearer token", error: "Unauthorized" });
+      expect(await res.json()).toEqual({ statusCode: 401, message: "missing or invalid bearer token", error: "Unauthorized", code: "BEARER_TOKEN_INVALID", params: {} });
     }
   });
 

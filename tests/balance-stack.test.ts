@@ -130,7 +130,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       expect(paid).toHaveLength(1);
       expect(refused).toHaveLength(19);
       for (const e of refused) {
-        expect(e).toEqual(new DomainError("CONFLICT", "payout of 60000 kopecks exceeds the available balance 40000 kopecks"));
+        expect(e).toMatchObject({ code: "CONFLICT", reason: "PAYOUT_EXCEEDS_AVAILABLE", params: { payoutKopecks: 60_000, availableKopecks: 40_000 } });
       }
       expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
       const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
@@ -199,7 +199,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       const receipt = await feed.fund(accountId, 5_000);
       const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
       const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
-      expect(tooMuch).toEqual(new DomainError("CONFLICT", "refund of 5001 kopecks exceeds the available balance 5000 kopecks"));
+      expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
       const refundId = Bun.randomUUIDv7();
       const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
       await stack.call(rpcs.balance.reserveRefund, hold);
@@ -232,11 +232,18 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
       const accountId = newAccount();
       const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
-      expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 100 kopecks exceeds the available balance 0 kopecks" });
+      expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)" });
       // With --json the same refusal is one JSON document on stdout.
       const refusedJson = await admin("payout:create", "--account", accountId, "--amount", "100", "--json");
       expect(refusedJson.code).toBe(1);
-      expect(JSON.parse(refusedJson.out)).toEqual({ error: { code: "CONFLICT", message: "payout of 100 kopecks exceeds the available balance 0 kopecks" } });
+      expect(JSON.parse(refusedJson.out)).toEqual({
+        error: {
+          code: "CONFLICT",
+          message: "payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)",
+          reason: "PAYOUT_EXCEEDS_AVAILABLE",
+          params: { payoutKopecks: 100, availableKopecks: 0 },
+        },
+      });
       const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
       expect(bad.code).toBe(2);
       expect(bad.err).toStartWith("--amount must be a positive whole number");

@@ -34,7 +34,7 @@ beforeAll(async () => {
   const log = createLogger("relay-test", "silent");
   serve(nc, echo, (req) => ({ text: `«${req.text}»`, items: [1, 2, 3] }), { queue: "t", log });
   serve(nc, failing, () => {
-    throw new DomainError("CONFLICT", ["first problem", "second problem"]);
+    throw new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 });
   }, { queue: "t", log });
   serve(nc, whoAsks, (_req, msg) => ({ text: requestIdOf(msg) ?? "(none)", items: [] }), { queue: "t", log });
   // Another responder's envelope, keys in another order.
@@ -55,20 +55,24 @@ test("a reply encoded some other way is relayed all the same", async () => {
   expect(JSON.parse(text(await callForRelay(nc, foreign, { text: "a" }, 2000)))).toEqual({ text: "x", items: [] });
 });
 
-test("an error reply is thrown with its code and every message", async () => {
+test("an error reply is rebuilt with its transport code, reason and parameters", async () => {
   const err = await callForRelay(nc, failing, { text: "a" }, 2000).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DomainError);
-  expect({ code: (err as DomainError).code, messages: (err as DomainError).messages }).toEqual({ code: "CONFLICT", messages: ["first problem", "second problem"] });
+  expect(err).toMatchObject({
+    code: "CONFLICT",
+    reason: "REFUND_EXCEEDS_AVAILABLE",
+    params: { neededKopecks: 243_799, availableKopecks: 0, frozenKopecks: 0 },
+  });
 });
 
-test("an invalid request is refused by the responder as BAD_REQUEST", async () => {
+test("an invalid request is refused by the responder as VALIDATION_FAILED, each issue structured", async () => {
   const err = await callForRelay(nc, echo, { text: 5 as unknown as string }, 2000).catch((e: unknown) => e);
-  expect((err as DomainError).code).toBe("BAD_REQUEST");
+  expect(err).toMatchObject({ code: "BAD_REQUEST", reason: "VALIDATION_FAILED", params: { issues: [{ path: "text", issue: "invalid_type", params: { expected: "string" } }] } });
 });
 
-test("no responder is UNAVAILABLE", async () => {
+test("no responder is SERVICE_UNAVAILABLE naming the service (the subject's first segment)", async () => {
   const err = await callForRelay(nc, nobody, { text: "a" }, 500).catch((e: unknown) => e);
-  expect((err as DomainError).code).toBe("UNAVAILABLE");
+  expect(err).toMatchObject({ code: "UNAVAILABLE", reason: "SERVICE_UNAVAILABLE", params: { service: nobody.subject.split(".")[0] } });
 });
 
 test("the caller's request id reaches the responder in the X-Request-Id header; an insane one is dropped", async () => {

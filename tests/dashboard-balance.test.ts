@@ -48,7 +48,7 @@ describe("balance", () => {
   test("a payout above the available amount is refused with the reason; nothing is paid", async () => {
     const refused = await merchant.submit("/balance", "/balance/payouts", { amount: "1500,01", idempotencyKey: "too-much" });
     expect(refused.status).toBe(400);
-    expect(text(refused.html)).toContain("сумма больше доступного баланса");
+    expect(text(refused.html)).toContain(`Сумма выплаты ${rub(150_001)} больше доступного баланса ${rub(150_000)}.`);
     expect(refused.html).toContain('value="1500,01"');
     expect((await apiBalance()).availableKopecks).toBe(150_000);
     const junk = await merchant.submit("/balance", "/balance/payouts", { amount: "много" });

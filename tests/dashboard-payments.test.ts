@@ -177,7 +177,12 @@ describe("a payment", () => {
     expect(text(badAmount.html)).toContain("Укажите сумму возврата в рублях");
     const tooMuch = await merchant.post(`${base}/refund`, { amount: "2500,01", idempotencyKey: key });
     expect(tooMuch.status).toBe(409);
-    expect(text(tooMuch.html)).toContain("сумма больше, чем осталось вернуть (2500.00 ₽)");
+    // Said in Russian from the refusal's code, the amounts as money: no English, no kopeck counts.
+    const said = text(tooMuch.html);
+    expect(said).toContain(
+      "Сумма возврата 2\u202F500,01\u00A0₽ больше, чем осталось вернуть: 2\u202F500,00\u00A0₽ из 2\u202F500,00\u00A0₽ (в незавершённых возвратах — 0,00\u00A0₽).",
+    );
+    expect(said).not.toMatch(/refund|kopecks|RUB|exceeds/i);
 
     const part = await merchant.post(`${base}/refund`, { amount: "1000", idempotencyKey: key });
     expect(part.status).toBe(303);
@@ -207,7 +212,7 @@ describe("a payment", () => {
     await merchant.get(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`);
     const refused = await merchant.post(`/shops/${shop.shopId}/payments/${unpaid.id}/refund`, { amount: "10" });
     expect(refused.status).toBe(409);
-    expect(text(refused.html)).toContain("вернуть можно только оплаченный платёж");
+    expect(text(refused.html)).toContain("Вернуть можно только оплаченный платёж, а этот — в статусе «Создан».");
   });
 
   test("a payment id that is not a UUID is simply not found", async () => {

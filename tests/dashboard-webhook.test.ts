@@ -88,7 +88,7 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
     expect(log).toContain("Отменён");
     expect(log).toContain("Ожидает");
     expect(log).toMatch(/Следующая попытка: \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК/);
-    expect(log).toContain("Ошибка: HTTP 500");
+    expect(log).toContain("Ошибка: Ваш сервер ответил HTTP 500.");
     expect(log).toMatch(/HTTP 500 · \d+ мс/);
 
     reply = 200;
@@ -107,6 +107,23 @@ describe("Webhook tab on a stack whose receivers run on loopback", () => {
       return page.includes("Доставлен") && page;
     });
     expect(delivered).toContain("Повтор 1, попытка 1");
+  });
+
+  test("a delivery to a shop without a URL is logged with its error in Russian, from the stored code", async () => {
+    const bare = await merchant.createShop("Shop without a URL");
+    const bareTab = `/shops/${bare.shopId}/webhook`;
+    const payment = await createPayment(stack, bare.apiKey, { orderId: "no-url-1" });
+    await cancelPayment(stack, bare.apiKey, payment.id);
+    const page = await eventually(async () => {
+      const html = (await merchant.get(bareTab)).html;
+      return html.includes('class="delivery"') && html.includes("error-text") && html;
+    });
+    const row = text(/<tr class="delivery"[\s\S]*?<\/tr>/.exec(page)![0]);
+    expect(row).toContain("no-url-1");
+    expect(row).toContain("Ошибка: Не указан URL вебхука.");
+    expect(row).not.toMatch(/no webhook URL|configured/);
+    const [delivery] = (await stack.call(rpcs.webhooks.log, { shopId: bare.shopId, paymentId: payment.id, limit: 5 })).items;
+    expect(delivery).toMatchObject({ lastError: "no webhook URL configured", lastErrorCode: "WEBHOOK_URL_MISSING", lastErrorParams: {} });
   });
 
   test("the log filters on the server: event status, failing only, a payment by order number or id", async () => {

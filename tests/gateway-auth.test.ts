@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack.stop());
 
-const UNAUTHORIZED = { statusCode: 401, message: "missing or invalid API key", error: "Unauthorized" };
+const UNAUTHORIZED = { statusCode: 401, message: "missing or invalid API key", error: "Unauthorized", code: "API_KEY_INVALID", params: {} };
 /** A body that fails validation: a 400 proves the key was accepted, without needing payments. */
 const invalidCreate = { orderId: "", amountKopecks: 1 };
 const createWith = (key: string | null) => stack.api(key, "/v1/payments", { method: "POST", json: invalidCreate });

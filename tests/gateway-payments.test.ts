@@ -143,7 +143,7 @@ describe("when payments is down", () => {
       () => api(shop.apiKey, "/v1/payments?limit=5"),
       () => api(shop.apiKey, `/v1/payments/${Bun.randomUUIDv7()}/cancel`, { method: "POST" }),
     ];
-    for (const call of calls) expect((await errorOf(await call(), 503)).message).toBe("payments service unavailable");
+    for (const call of calls) expect(await errorOf(await call(), 503)).toMatchObject({ message: "payments service unavailable", code: "SERVICE_UNAVAILABLE", params: { service: "payments" } });
     expect(stack.log("gateway")).toContain('"code":"UNAVAILABLE"');
 
     await stack.restart("payments");

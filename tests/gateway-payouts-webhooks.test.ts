@@ -80,7 +80,11 @@ describe("payouts", () => {
 
   test("refusals: more than available is a 409 naming both amounts; bad bodies and queries are 400", async () => {
     const over = await errorOf(await request(other.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 500 } }), 409);
-    expect(over.message).toBe("payout of 500 kopecks exceeds the available balance 0 kopecks");
+    expect(over).toMatchObject({
+      message: "payout of 5.00 RUB (500 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)",
+      code: "PAYOUT_EXCEEDS_AVAILABLE",
+      params: { payoutKopecks: 500, availableKopecks: 0 },
+    });
     await errorOf(await request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 0 } }), 400);
     await errorOf(await request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 1.5 } }), 400);
     await errorOf(await request(shop.apiKey, "GET", "/v1/payouts?limit=101"), 400);

@@ -115,7 +115,7 @@ describe("POST /v1/payments body (§2.1)", () => {
 
   test("malformed JSON is a 400 in the Error shape", async () => {
     const res = await api("/v1/payments", { method: "POST", body: '{"orderId": "1",', headers: { "Content-Type": "application/json" } });
-    expect(await errorOf(res, 400)).toEqual(["Malformed JSON in request body"]);
+    expect(await errorOf(res, 400)).toEqual(["malformed JSON"]);
   });
 
   test("an empty body is a 400", async () => {

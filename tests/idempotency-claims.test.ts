@@ -87,7 +87,7 @@ test("without the bucket the claim is UNAVAILABLE (the middleware then runs the 
     get: () => Promise.reject(new Error("timeout")),
   });
   const err = await broken.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
-  expect(err).toEqual(new DomainError("UNAVAILABLE", "idempotency store unavailable"));
+  expect(err).toEqual(new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" }));
 });
 
 test("a bucket that refuses writes with no key in the way (no quorum) is UNAVAILABLE, not a twin in flight", async () => {
@@ -97,5 +97,5 @@ test("a bucket that refuses writes with no key in the way (no quorum) is UNAVAIL
     get: () => Promise.resolve(null),
   });
   const err = await readOnly.claim(newKey(), "fp", LEASE).catch((e: unknown) => e);
-  expect(err).toEqual(new DomainError("UNAVAILABLE", "idempotency store unavailable"));
+  expect(err).toEqual(new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" }));
 });

@@ -213,11 +213,15 @@ describe("error responses use the documented Error shape", () => {
     const created = Payment.parse(await (await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 5000 } })).json());
     const refund = (amountKopecks: number) => api(`/v1/payments/${created.id}/refunds`, { method: "POST", json: { amountKopecks } });
     const unpaid = await expectError(await refund(100), "post", "/v1/payments/{id}/refunds", 409);
-    expect(unpaid.message).toBe("only a SUCCESS payment can be refunded; it is CREATED");
+    expect(unpaid).toMatchObject({ message: "only a SUCCESS payment can be refunded; it is CREATED", code: "REFUND_NOT_SUCCESS", params: { status: "CREATED" } });
     await stack.call(rpcs.payments.start, { id: created.id, method: "SBP" });
     await stack.call(rpcs.payments.sandboxOutcome, { id: created.id, outcome: "SUCCESS" });
     const over = await expectError(await refund(5001), "post", "/v1/payments/{id}/refunds", 409);
-    expect(over.message).toBe("refund of 50.01 RUB (5001 kopecks) exceeds what is left to refund, 50.00 RUB (5000 kopecks) of 50.00 RUB (5000 kopecks)");
+    expect(over).toMatchObject({
+      message: "refund of 50.01 RUB (5001 kopecks) exceeds what is left to refund, 50.00 RUB (5000 kopecks) of 50.00 RUB (5000 kopecks); 0.00 RUB (0 kopecks) are in refunds still in progress",
+      code: "REFUND_EXCEEDS_REFUNDABLE",
+      params: { refundKopecks: 5001, refundableKopecks: 5000, paymentKopecks: 5000, refundingKopecks: 0 },
+    });
   });
 
   test("413 and 415 for bodies the gateway does not read", async () => {

@@ -76,6 +76,8 @@ describe("CreateRefundRequest and Refund", () => {
     reason: null,
     status: "SUCCEEDED",
     failureReason: null,
+    failureCode: null,
+    failureParams: null,
     createdAt: "2026-01-05T10:00:00.000Z",
     completedAt: "2026-01-05T10:00:01.000Z",
   };
@@ -89,7 +91,11 @@ describe("CreateRefundRequest and Refund", () => {
   test.each([
     ["a succeeded refund", refund, true],
     ["a pending one", { ...refund, status: "PENDING", completedAt: null }, true],
-    ["a declined one", { ...refund, status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined" }, true],
+    [
+      "a declined one",
+      { ...refund, status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined", failureCode: "REFUND_DECLINED", failureParams: { detail: "refund_declined" } },
+      true,
+    ],
     ["an unknown status", { ...refund, status: "LOST" }, false],
   ])("refund: %s", (_name, value, ok) => agree("Refund", Refund, value, ok));
 
@@ -127,8 +133,10 @@ describe("Balance, Error and WebhookBody", () => {
   ])("%s", (_name, value, ok) => agree("Balance", Balance, value, ok));
 
   test.each([
-    ["one message", { statusCode: 404, message: "not found", error: "Not Found" }, true],
-    ["every problem listed, no error name", { statusCode: 429, message: ["a", "b"] }, true],
+    ["one message", { statusCode: 404, message: "not found", error: "Not Found", code: "PAYMENT_NOT_FOUND", params: {} }, true],
+    ["every problem listed, no error name", { statusCode: 400, message: ["a", "b"], code: "VALIDATION_FAILED", params: { issues: [] } }, true],
+    ["no code", { statusCode: 404, message: "not found", error: "Not Found", params: {} }, false],
+    ["a code not in the catalogue", { statusCode: 404, message: "not found", code: "NOPE", params: {} }, false],
     ["a numeric message", { statusCode: 400, message: 1 }, false],
     ["no statusCode", { message: "x" }, false],
   ])("%s", (_name, value, ok) => agree("Error", ErrorBody, value, ok));

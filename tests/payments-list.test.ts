@@ -148,10 +148,11 @@ describe.each(ENGINES)("payments list and export on %s", (engine) => {
       expect(await exportAll({ from, to, status: ["CREATED"] }, 4)).toEqual(expected);
     });
 
-    test("a malformed bound is a bad request", async () => {
-      expect(await failure(stack.call(rpcs.payments.exportPage, { shopId: shop.shopId, from: "yesterday", limit: 10 }))).toEqual({
+    test("a malformed bound is a bad request naming the field and the format it needs", async () => {
+      await expect(stack.call(rpcs.payments.exportPage, { shopId: shop.shopId, from: "yesterday", limit: 10 })).rejects.toMatchObject({
         code: "BAD_REQUEST",
-        message: ["from: must be an ISO 8601 date-time"],
+        reason: "VALIDATION_FAILED",
+        params: { issues: [{ path: "from", issue: "invalid_format", params: { format: "datetime" } }] },
       });
     });
   });

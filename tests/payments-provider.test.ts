@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, type Payment } from "@payaccept/contracts";
+import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, rublesAndKopecks, type Payment } from "@payaccept/contracts";
 import { hmacSha256Hex } from "@payaccept/platform";
+import { formatRubles } from "@payaccept/web-ui";
+import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -12,7 +14,8 @@ let live: TestShop;
 let bank: BankApp;
 
 beforeAll(async () => {
-  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance"] });
+  // The dashboard only for the test that reads a refusal on its Russian page.
+  stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance", "dashboard"] });
   live = await createShop(stack, { sandbox: false });
   bank = new BankApp(stack);
 });
@@ -123,7 +126,7 @@ describe("start with the provider", () => {
     try {
       expect(await failure(start(p.id, "SBP"))).toEqual({
         code: "UNAVAILABLE",
-        message: "the payment provider is unavailable; the start of the payment did not happen, try again",
+        message: "the payment provider is unavailable; nothing changed, try again",
       });
       expect((await get(p.id)).status).toBe("CREATED");
     } finally {
@@ -232,7 +235,12 @@ describe("refund (live)", () => {
     const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
     // The emulator's test rule: an amount ending in 13 kopecks is declined.
     const declined = await refund(p.id, { amountKopecks: 10_013 });
-    expect(declined).toMatchObject({ status: "FAILED", failureReason: "the acquirer declined the refund: refund_declined" });
+    expect(declined).toMatchObject({
+      status: "FAILED",
+      failureReason: "the acquirer declined the refund: refund_declined",
+      failureCode: "REFUND_DECLINED",
+      failureParams: { detail: "refund_declined" },
+    });
     expect(declined.completedAt).not.toBeNull();
     expect(await get(p.id)).toEqual(p);
     await eventually(async () => (await refundEventsOf(stack, p.id)).map((e) => e.subject).join() === "payments.refunds.FAILED");
@@ -245,7 +253,7 @@ describe("refund (live)", () => {
     const { p } = await paidLongAgo("CARD");
     const before = await availableAtLeast(p.amountKopecks - p.commissionKopecks);
     const refused = await refund(p.id);
-    expect(refused).toMatchObject({ status: "FAILED", failureReason: "acquirer refused (409): Conflict" });
+    expect(refused).toMatchObject({ status: "FAILED", failureReason: "the payment provider refused the request", failureCode: "PROVIDER_REFUSED", failureParams: {} });
     expect((await get(p.id)).status).toBe("SUCCESS");
     await eventually(async () => (await balance()).availableKopecks === before.availableKopecks);
   });
@@ -258,10 +266,35 @@ describe("refund (live)", () => {
     await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
     const f = await failure(refund(p.id, { idempotencyKey: "too-early" }));
     expect(f.code).toBe("CONFLICT");
-    expect(f.message).toStartWith(`the balance cannot cover the refund: refund of ${net} kopecks exceeds the available balance 0 kopecks`);
+    expect(f.message).toStartWith(`the balance cannot cover the refund: it takes ${rublesAndKopecks(net)} from the balance, which has 0.00 RUB (0 kopecks) available`);
     const [failed] = (await stack.call(rpcs.payments.listRefunds, { shopId: live.shopId, id: p.id })).items;
-    expect(failed).toMatchObject({ status: "FAILED", amountKopecks: p.amountKopecks });
+    expect(failed).toMatchObject({
+      status: "FAILED",
+      amountKopecks: p.amountKopecks,
+      failureCode: "REFUND_EXCEEDS_AVAILABLE",
+      failureParams: { neededKopecks: net, availableKopecks: 0 },
+    });
     expect(await get(p.id)).toEqual(p);
     expect((await balance()).availableKopecks).toBe(0);
+  });
+
+  test("the same refusal on the Russian dashboard reads fully in Russian, its amounts as money", async () => {
+    const email = uniqueEmail("live-refund");
+    await stack.call(rpcs.dashboard.createMerchant, { email, password: "correct horse battery", accountId: live.accountId });
+    const merchant = DashboardClient.of(stack);
+    await merchant.signIn(email);
+    const start = (await balance()).availableKopecks;
+    const { p } = await paidLongAgo("SBP");
+    const net = p.amountKopecks - p.commissionKopecks;
+    const { availableKopecks } = await availableAtLeast(start + net);
+    await stack.call(rpcs.balance.createPayout, { accountId: live.accountId, amountKopecks: availableKopecks });
+    const form = `/shops/${live.shopId}/payments/${p.id}/refund`;
+    const key = /name="idempotencyKey" value="([^"]+)"/.exec((await merchant.get(form)).html)![1]!;
+    const refused = await merchant.post(form, { amount: "2000,00", idempotencyKey: key });
+    expect(refused.status).toBe(409);
+    const said = text(refused.html).split("Действие не выполнено:")[1]!.split("Покупателю можно вернуть")[0]!.trim();
+    expect(said).toBe(
+      `Для возврата не хватает баланса: с баланса нужно списать ${formatRubles(net, "ru")}, а доступно 0,00\u00A0₽ (и 0,00\u00A0₽ из замороженных поступлений этого платежа).`,
+    );
   });
 });

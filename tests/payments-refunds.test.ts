@@ -57,7 +57,7 @@ describe("partial refunds", () => {
     expect(refunded).toEqual([{ id: p.id, orderId: p.orderId, status: "REFUNDED", amountKopecks: 100_000, telegramId: null, metadata: null, test: true }]);
   });
 
-  test("a refund above what is left, or of a fully refunded payment, is a 409 the merchant can act on", async () => {
+  test("a refund above what is left, or of a fully refunded payment, is a 409 with its code and amounts the merchant can act on", async () => {
     const p = await paidSandbox(stack, shop.shopId, { amountKopecks: 10_000 });
     await refundByApi(p.id, { amountKopecks: 4_000 });
     const over = await refundByApi(p.id, { amountKopecks: 6_001 });
@@ -65,12 +65,15 @@ describe("partial refunds", () => {
     expect(ErrorBody.parse(await over.json())).toEqual({
       statusCode: 409,
       error: "Conflict",
-      message: "refund of 60.01 RUB (6001 kopecks) exceeds what is left to refund, 60.00 RUB (6000 kopecks) of 100.00 RUB (10000 kopecks)",
+      message:
+        "refund of 60.01 RUB (6001 kopecks) exceeds what is left to refund, 60.00 RUB (6000 kopecks) of 100.00 RUB (10000 kopecks); 0.00 RUB (0 kopecks) are in refunds still in progress",
+      code: "REFUND_EXCEEDS_REFUNDABLE",
+      params: { refundKopecks: 6_001, refundableKopecks: 6_000, paymentKopecks: 10_000, refundingKopecks: 0 },
     });
     expect((await refundByApi(p.id)).status).toBe(201);
     const done = await refundByApi(p.id, { amountKopecks: 1 });
     expect(done.status).toBe(409);
-    expect((await done.json()).message).toBe("only a SUCCESS payment can be refunded; it is already fully refunded");
+    expect(await done.json()).toMatchObject({ code: "REFUND_ALREADY_FULL", message: "only a SUCCESS payment can be refunded; it is already fully refunded" });
   });
 
   test("bad input is a 400 listing every problem; another shop's payment is a 404", async () => {

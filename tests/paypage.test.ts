@@ -172,6 +172,9 @@ describe("starting to pay", () => {
     expect([badMethod.status, badOutcome.status, huge.status, json.status]).toEqual([400, 400, 413, 403]);
     const page = await badMethod.text();
     expect(page).toContain("Неверный запрос");
+    // What was wrong, said from the refusal's code in the buyer's language.
+    expect(page).toContain("Неизвестный способ оплаты.");
+    expect(await badOutcome.text()).toContain("Неизвестный исход.");
     expect(page).not.toContain("<script>alert(1)");
     expect(page).not.toMatch(/at \S+ \(/);
     expect(await statusOf(stack, sandbox.apiKey, p.id)).toBe("CREATED");
@@ -195,7 +198,7 @@ describe("paths", () => {
     expect(await (await fetch(`${paypage}${pathOf(p.payUrl)}/status`)).json()).toEqual({ status: "CREATED", method: null, expiresAt: null });
     const missing = await fetch(`${paypage}/pay/nope/status`);
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ statusCode: 404, message: "payment not found", error: "Not Found" });
+    expect(await missing.json()).toEqual({ statusCode: 404, message: "payment not found", error: "Not Found", code: "PAYMENT_NOT_FOUND", params: {} });
   });
 });
 

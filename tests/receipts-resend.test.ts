@@ -36,7 +36,14 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
     const payment = await createWithReceipt(stack, shop.shopId);
     await paySandbox(stack, payment);
     const exhausted = await failed(payment.id);
-    expect(exhausted).toMatchObject({ kind: "SALE", attempts: 3, fiscal: null, lastError: expect.stringContaining("503") });
+    expect(exhausted).toMatchObject({
+      kind: "SALE",
+      attempts: 3,
+      fiscal: null,
+      lastError: "register answered 503",
+      lastErrorCode: "REGISTER_HTTP_STATUS",
+      lastErrorParams: { httpStatus: 503 },
+    });
     const metrics = await (await fetch(`${stack.url("receipts")}/metrics`)).text();
     expect(metrics).toContain('receipts_by_status{status="FAILED"} 1');
     const viaApi = ReceiptList.parse(await (await stack.api(shop.apiKey, `/v1/payments/${payment.id}/receipts`)).json());
@@ -51,7 +58,7 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
     expect(r).toMatchObject({ code: 0, stderr: "" });
     expect(Receipt.parse(JSON.parse(r.stdout))).toMatchObject({ id: exhausted.id, status: "PENDING", attempts: 0 });
     const [sale] = await registered(stack, shop.shopId, payment.id);
-    expect(sale).toMatchObject({ id: exhausted.id, status: "REGISTERED", lastError: null, fiscal: { documentNumber: 1 } });
+    expect(sale).toMatchObject({ id: exhausted.id, status: "REGISTERED", lastError: null, lastErrorCode: null, fiscal: { documentNumber: 1 } });
     const again = await stack.admin(["receipt:resend", "--receipt", exhausted.id]);
     expect(again).toMatchObject({ code: 1, stderr: "error: CONFLICT: the receipt is REGISTERED; only a FAILED receipt can be resent\n" });
   });
@@ -59,7 +66,7 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
   test("a receipt the tax service refuses (customer fail@…) is retried, then FAILED with the refusal as its last error", async () => {
     const payment = await createWithReceipt(stack, shop.shopId, { receipt: receiptRequest({ email: "fail@example.com" }) });
     await paySandbox(stack, payment);
-    expect(await failed(payment.id)).toMatchObject({ attempts: 3, fiscal: null, lastError: expect.stringContaining("refused by the register") });
+    expect(await failed(payment.id)).toMatchObject({ attempts: 3, fiscal: null, lastErrorCode: "RECEIPT_REFUSED_BY_REGISTER", lastError: expect.stringContaining("refused by the register") });
     const list = await stack.admin(["receipt:list", "--payment", payment.id, "--json"]);
     expect(ReceiptList.parse(JSON.parse(list.stdout)).items.map((i) => i.status)).toEqual(["FAILED"]);
   });

@@ -257,7 +257,7 @@ describe("failures", () => {
     for (const p of payments) {
       await eventually(async () => {
         const [r] = await receiptsOf(stack, sandbox.shopId, p.id);
-        return r && r.status === "PENDING" && r.attempts >= 1 && r.lastError?.includes("503");
+        return r && r.status === "PENDING" && r.attempts >= 1 && r.lastErrorCode === "REGISTER_HTTP_STATUS";
       }, 30_000);
     }
     await stack.kill("receipts");
@@ -266,7 +266,7 @@ describe("failures", () => {
     await stack.restart("receipts");
     await eventually(async () => {
       const [r] = await receiptsOf(stack, sandbox.shopId, payments[0]!.id);
-      return r?.lastError?.includes("not fiscalised");
+      return r?.lastErrorCode === "RECEIPT_NOT_FISCALISED_YET";
     }, 30_000);
     await stack.kill("receipts");
     await setRegister(stack, { mode: "normal", delayMs: 100 });

@@ -31,7 +31,7 @@ describe("webhooks to private addresses, WEBHOOK_ALLOW_PRIVATE unset", () => {
     const delivery = await awaitDelivery(ctx.stack, shop.shopId, event.paymentId);
     expect(delivery.result).toBe("blocked");
     expect(delivery).toMatchObject({ attemptCount: 1, nextAttemptAt: null });
-    expect(delivery.lastError).toMatch(/^blocked: .*(not a public host|non-public address)/);
+    expect(delivery).toMatchObject({ lastErrorCode: "WEBHOOK_ADDRESS_BLOCKED", lastError: expect.stringMatching(/^blocked: .* is not a public address$/) });
     expect(delivery.attempts[0]).toMatchObject({ httpStatus: null, error: delivery.lastError });
     expect(ctx.stack.log("webhook-dispatcher")).toContain(`"deliveryId":"${delivery.id}"`);
     expect(receiver.requests).toHaveLength(0);
@@ -41,7 +41,7 @@ describe("webhooks to private addresses, WEBHOOK_ALLOW_PRIVATE unset", () => {
     const shop = await putShop(ctx.stack.nc, { webhookUrl: receiver.url });
     const result = await ctx.stack.call(rpcs.webhooks.test, { shopId: shop.shopId }, 10_000);
     expect(result).toMatchObject({ httpStatus: null });
-    expect(result.error).toMatch(/^blocked: /);
+    expect(result).toMatchObject({ errorCode: "WEBHOOK_ADDRESS_BLOCKED", error: expect.stringMatching(/^blocked: /) });
     expect(receiver.requests).toHaveLength(0);
   });
 });

@@ -47,7 +47,7 @@ export function usageOf(commands: Record<string, Command>): string {
     "commands:",
     ...Object.entries(commands).map(([n, c]) => `  ${n} ${c.usage}`),
     "",
-    "--json prints results, and errors as {\"error\":{\"code\",\"message\"}}, as one JSON document on stdout.",
+    "--json prints results, and errors as {\"error\":{\"code\",\"message\",\"reason\",\"params\"}}, as one JSON document on stdout.",
     "exit codes: 0 done, 1 refused or failed, 2 usage mistake.",
   ].join("\n");
 }
@@ -65,7 +65,8 @@ export function reportError(e: unknown, json: boolean, hint: string): number {
   const usage = e instanceof UsageError;
   const code = usage ? "USAGE" : e instanceof DomainError ? e.code : "FAILED";
   const message = usage ? e.message : e instanceof DomainError ? (Array.isArray(e.messages) ? e.messages.join("; ") : e.messages) : describeError(e);
-  if (json) console.log(JSON.stringify({ error: { code, message } }));
+  const reason = e instanceof DomainError ? { reason: e.reason, params: e.params } : {};
+  if (json) console.log(JSON.stringify({ error: { code, message, ...reason } }));
   else console.error(usage ? `${e.message}\n${hint}` : `error: ${describeError(e)}`);
   return usage ? 2 : 1;
 }

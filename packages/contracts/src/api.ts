@@ -12,6 +12,7 @@ import {
   Text,
   Uuid,
 } from "./primitives.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
 
 const utf8 = new TextEncoder();
@@ -25,6 +26,7 @@ export const Metadata = z.preprocess(
   },
   z.record(z.string(), z.unknown()).refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
     message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
+    params: { rule: "METADATA_TOO_LARGE", maxBytes: METADATA_MAX_BYTES },
   }),
 );
 
@@ -84,8 +86,11 @@ export const Refund = z.object({
   amountKopecks: z.number().int(),
   reason: z.string().nullable(),
   status: RefundStatus,
-  /** Why a FAILED refund failed (the acquirer's decline, or the balance could not cover it); null otherwise. */
+  /** Why a FAILED refund failed (the acquirer's decline, or the balance could not cover it), in English; null otherwise. */
   failureReason: z.string().nullable(),
+  /** The same as a reason of the catalogue (the Error's `code`) and its parameters, for programs. */
+  failureCode: ReasonCode.nullable(),
+  failureParams: ReasonParams.nullable(),
   createdAt: IsoDateTime,
   completedAt: IsoDateTime.nullable(),
 });
@@ -120,6 +125,7 @@ const statusList = z
       ctx.addIssue({
         code: "custom",
         message: `unknown status ${unknown.join(", ") || "(empty)"}; allowed: ${PAYMENT_STATUSES.join(", ")}`,
+        params: { rule: "UNKNOWN_STATUS", values: unknown.join(", "), allowed: PAYMENT_STATUSES.join(", ") },
       });
       return z.NEVER;
     }
@@ -146,6 +152,7 @@ export const ListPaymentsQuery = z
   .refine((q) => !(q.from && q.to && Date.parse(q.from) > Date.parse(q.to)), {
     path: ["from"],
     message: "must not be later than to",
+    params: { rule: "FROM_AFTER_TO" },
     // Also when other parameters are invalid, so that every problem is listed at once (§7).
     when: (payload) => !payload.issues.some((i) => i.path?.[0] === "from" || i.path?.[0] === "to"),
   });
@@ -181,6 +188,10 @@ export const ErrorBody = z.object({
   statusCode: z.number().int(),
   message: z.union([z.string(), z.array(z.string())]),
   error: z.string().optional(),
+  /** The reason (reasons.ts): stable, for programs; `message` is English for people and may be reworded. */
+  code: ReasonCode,
+  /** The reason's figures (amounts in kopecks); for VALIDATION_FAILED, `issues`: one per problem. */
+  params: ReasonParams,
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -212,7 +223,10 @@ export const WebhookAttempt = z.object({
   attempt: z.number().int().min(1),
   at: z.string(),
   httpStatus: z.number().int().nullable(),
+  /** Why the attempt failed, in English; errorCode and errorParams say the same for programs. */
   error: z.string().nullable(),
+  errorCode: ReasonCode.nullable(),
+  errorParams: ReasonParams.nullable(),
   durationMs: z.number(),
 });
 export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
@@ -226,6 +240,8 @@ export const WebhookDelivery = z.object({
   result: z.enum(["pending", "delivered", "exhausted", "blocked"]),
   attemptCount: z.number().int(),
   lastError: z.string().nullable(),
+  lastErrorCode: ReasonCode.nullable(),
+  lastErrorParams: ReasonParams.nullable(),
   nextAttemptAt: z.string().nullable(),
   createdAt: z.string(),
   attempts: z.array(WebhookAttempt),
@@ -240,5 +256,7 @@ export const TestWebhookResult = z.object({
   httpStatus: z.number().int().nullable(),
   durationMs: z.number(),
   error: z.string().nullable(),
+  errorCode: ReasonCode.nullable(),
+  errorParams: ReasonParams.nullable(),
 });
 export type TestWebhookResult = z.infer<typeof TestWebhookResult>;

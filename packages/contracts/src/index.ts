@@ -1,6 +1,7 @@
 export * from "./primitives.ts";
 export * from "./api.ts";
 export * from "./errors.ts";
+export * from "./reasons.ts";
 export * from "./events.ts";
 export * from "./directory.ts";
 export * from "./rpc.ts";

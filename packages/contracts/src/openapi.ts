@@ -78,8 +78,11 @@ docs.add(ReceiptList, { id: "ReceiptList", description: "Receipts of a payment, 
 docs.add(WebhookBody, { id: "WebhookBody", description: "Body of the payment-result webhook (§2.5)." });
 docs.add(ErrorBody, {
   id: "Error",
-  description: "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode.",
+  description:
+    "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode. `code` says what happened as a stable name from a fixed catalogue (more codes may be added: treat an unknown one by its statusCode) and `params` gives its figures, amounts in kopecks; `message` is English for people and may be reworded, so never parse it. A 400 has code VALIDATION_FAILED, `message` lists every problem and `params.issues` gives each as {path, issue, params, message}: `issue` is the validation rule broken (too_small, too_big, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom…), its params the limits (minimum, maximum, format…), and a custom issue's `params.rule` names our own rule (RETURN_URL, LONE_SURROGATE, PROTO_KEY, METADATA_TOO_LARGE, UNKNOWN_STATUS, FROM_AFTER_TO…).",
 });
+docs.add(ErrorBody.shape.code, { description: "The reason: a stable machine-readable name (REFUND_EXCEEDS_REFUNDABLE, ORDER_ID_TAKEN, SERVICE_UNAVAILABLE…)." });
+docs.add(ErrorBody.shape.params, { description: "The reason's figures, e.g. { refundKopecks, refundableKopecks, paymentKopecks, refundingKopecks }; {} when it has none." });
 docs.add(CreatePayoutRequest, { id: "CreatePayoutRequest", description: "Body of a payout request: the amount to pay out of the available balance." });
 docs.add(Payout, { id: "Payout", description: "A payout of the account's available balance to its bank account." });
 docs.add(PayoutList, { id: "PayoutList", description: "One page of payouts, newest first; `hasMore` tells whether older ones follow." });

@@ -41,7 +41,7 @@ export const METADATA_MAX_BYTES = 4096;
  * so "X-\ud800" and "X-\udc00" would become the same order id. Refused rather than replaced.
  */
 export const LONE_SURROGATE = "must not contain a lone UTF-16 surrogate";
-export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true });
+export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true, params: { rule: "LONE_SURROGATE" } });
 
 /**
  * Problems of a free-form JSON value (metadata): a lone surrogate in any key or string, and the
@@ -49,12 +49,14 @@ export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_S
  * records, object spreads and `obj[key] =` copies in every consumer (ours and the merchant's)
  * drop it or set a prototype instead, so it cannot be echoed faithfully: it is refused.
  */
-export function jsonValueProblems(value: unknown, path: string[] = []): { path: string[]; message: string }[] {
-  if (typeof value === "string") return value.isWellFormed() ? [] : [{ path, message: LONE_SURROGATE }];
+type JsonValueProblem = { path: string[]; message: string; params: { rule: "LONE_SURROGATE" | "PROTO_KEY" } };
+export function jsonValueProblems(value: unknown, path: string[] = []): JsonValueProblem[] {
+  const surrogate = { path, message: LONE_SURROGATE, params: { rule: "LONE_SURROGATE" as const } };
+  if (typeof value === "string") return value.isWellFormed() ? [] : [surrogate];
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, v]) => {
-    if (key === "__proto__") return [{ path, message: "must not contain the key __proto__" }];
-    if (!key.isWellFormed()) return [{ path, message: `keys ${LONE_SURROGATE}` }];
+    if (key === "__proto__") return [{ path, message: "must not contain the key __proto__", params: { rule: "PROTO_KEY" as const } }];
+    if (!key.isWellFormed()) return [{ ...surrogate, message: `keys ${LONE_SURROGATE}` }];
     return jsonValueProblems(v, [...path, key]);
   });
 }
@@ -72,7 +74,7 @@ export function isAllowedReturnUrl(value: string): boolean {
   return url.protocol === "https:" && url.hostname.length > 0;
 }
 
-export const ReturnUrl = Text.max(300).refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://" });
+export const ReturnUrl = Text.max(300).refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://", params: { rule: "RETURN_URL" } });
 
 /** Unix epoch milliseconds → ISO string; the wire format of every timestamp. */
 export const IsoDateTime = z.iso.datetime({ offset: true });

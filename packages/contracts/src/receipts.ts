@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, MAX_AMOUNT_KOPECKS, Uuid } from "./primitives.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * Fiscal receipts (54-FZ) in the terms of the fiscal data format FFD 1.2 (ФНС order ЕД-7-20/662@,
@@ -81,7 +82,7 @@ export const ReceiptCustomer = z
     email: z.email().max(64).optional(),
     phone: z.string().regex(/^\+\d{10,15}$/, { message: "must be + and 10 to 15 digits" }).optional(),
   })
-  .refine((c) => c.email !== undefined || c.phone !== undefined, { message: "email or phone is required" });
+  .refine((c) => c.email !== undefined || c.phone !== undefined, { message: "email or phone is required", params: { rule: "RECEIPT_CONTACT" } });
 export type ReceiptCustomer = z.infer<typeof ReceiptCustomer>;
 
 const Quantity = z
@@ -90,6 +91,7 @@ const Quantity = z
   .max(MAX_QUANTITY)
   .refine((q) => Number.isInteger(Math.round(q * QUANTITY_SCALE)) && Math.abs(q * QUANTITY_SCALE - Math.round(q * QUANTITY_SCALE)) < 1e-6, {
     message: "must have at most 3 decimals",
+    params: { rule: "QUANTITY_DECIMALS" },
   });
 
 export const ReceiptItemInput = z.object({
@@ -134,6 +136,7 @@ export function itemsMustAddUp<S extends z.ZodType<{ amountKopecks: number; rece
     {
       path: ["receipt", "items"],
       message: "the items (price × quantity, each rounded to a kopeck) must add up to amountKopecks exactly",
+      params: { rule: "RECEIPT_ITEMS_SUM" },
       when: (payload) =>
         typeof payload.value === "object" &&
         payload.value !== null &&
@@ -208,7 +211,10 @@ export const Receipt = z.object({
   items: z.array(ReceiptItem),
   fiscal: FiscalData.nullable(),
   attempts: z.number().int(),
+  /** Why the last attempt did not register it, in English; the code and its params say the same for programs. */
   lastError: z.string().nullable(),
+  lastErrorCode: ReasonCode.nullable(),
+  lastErrorParams: ReasonParams.nullable(),
   createdAt: IsoDateTime,
 });
 export type Receipt = z.infer<typeof Receipt>;

@@ -3,6 +3,7 @@ import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, 
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { ShopDetail, ShopRecord, ShopWithKey, Tariff } from "./directory.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -96,7 +97,10 @@ export const DeliveryHealth = z.object({
   failed: z.number().int(),
   /** Still being retried after at least one failed attempt. */
   retrying: z.number().int(),
+  /** The endpoint's latest error: English, and as a reason with its parameters for the pages. */
   lastError: z.string().nullable(),
+  lastErrorCode: ReasonCode.nullable(),
+  lastErrorParams: ReasonParams.nullable(),
 });
 export type DeliveryHealth = z.infer<typeof DeliveryHealth>;
 

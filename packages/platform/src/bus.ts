@@ -1,5 +1,5 @@
 import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
-import { DomainError, formatIssues, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -103,14 +103,14 @@ async function request(nc: NatsConnection, subject: string, payload: unknown, ti
     return (await nc.request(subject, encodeJson(payload), { timeout: timeoutMs, headers: h })).data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
-    throw new DomainError("UNAVAILABLE", `${subject.split(".")[0]} service unavailable`);
+    throw new DomainError("SERVICE_UNAVAILABLE", { service: subject.split(".")[0]! });
   }
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
 function replyError(subject: string, reply: RpcReply<unknown>, started: number): DomainError | undefined {
   natsRequestDuration.observe({ subject, outcome: reply.ok ? "ok" : reply.error.code }, (performance.now() - started) / 1000);
-  return reply.ok ? undefined : new DomainError(reply.error.code, reply.error.message);
+  return reply.ok ? undefined : DomainError.of(reply.error.reason, reply.error.params);
 }
 
 /**
@@ -205,19 +205,19 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
     try {
       input = decodeJson(msg.data);
     } catch {
-      return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: "malformed JSON" } }, "BAD_REQUEST", started);
+      return reply(msg, { ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST", started);
     }
     const parsed = rpc.request.safeParse(input);
     if (!parsed.success) {
-      return reply(msg, { ok: false, error: { code: "BAD_REQUEST", message: formatIssues(parsed.error) } }, "BAD_REQUEST", started);
+      return reply(msg, { ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST", started);
     }
     try {
       const data = await handler(parsed.data as z.output<R["request"]>, msg);
       reply(msg, { ok: true, data }, "ok", started);
     } catch (e) {
-      if (e instanceof DomainError) return reply(msg, { ok: false, error: { code: e.code, message: e.messages } }, e.code, started);
+      if (e instanceof DomainError) return reply(msg, { ok: false, error: e.toRpc() }, e.code, started);
       opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
-      reply(msg, { ok: false, error: { code: "INTERNAL", message: "internal error" } }, "INTERNAL", started);
+      reply(msg, { ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL", started);
     }
   };
   const sub = nc.subscribe(rpc.subject, {

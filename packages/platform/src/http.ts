@@ -1,4 +1,4 @@
-import { DomainError, errorBody, formatIssues } from "@payaccept/contracts";
+import { DomainError, errorBody, invalidRequest } from "@payaccept/contracts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { safeEqual } from "./crypto.ts";
@@ -63,18 +63,27 @@ export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The spec's Error shape for any status. */
-export function jsonError(c: Context, statusCode: number, message: string | string[], headers?: Record<string, string>) {
-  return c.json(errorBody(statusCode, message), statusCode as 400, headers);
+/** The spec's Error shape (with the reason as `code`) for any refusal. */
+export function jsonError(c: Context, err: DomainError, headers?: Record<string, string>) {
+  const body = errorBody(err);
+  return c.json(body, body.statusCode as 400, headers);
+}
+
+/** An HTTPException from hono's own middleware as one of our reasons. */
+export function fromHttpException(err: HTTPException): DomainError {
+  if (err.status === 413) return new DomainError("FORM_TOO_LARGE");
+  if (err.status === 400) return new DomainError("MALFORMED_JSON");
+  return new DomainError("INTERNAL");
 }
 
 /** Unknown routes and uncaught errors in the Error shape, never a stack trace. */
 export function installErrorHandlers(app: Hono<AppEnv>): void {
-  app.notFound((c) => jsonError(c, 404, `Cannot ${c.req.method} ${c.req.path}`));
+  app.notFound((c) => jsonError(c, new DomainError("ROUTE_NOT_FOUND", { method: c.req.method, path: c.req.path })));
   app.onError((err, c) => {
-    if (err instanceof HTTPException) return jsonError(c, err.status, err.message || "error");
+    if (err instanceof DomainError) return jsonError(c, err);
+    if (err instanceof HTTPException) return jsonError(c, fromHttpException(err));
     (c.get("log") ?? console).error({ err }, "unhandled error");
-    return jsonError(c, 500, "internal error");
+    return jsonError(c, new DomainError("INTERNAL"));
   });
 }
 
@@ -115,10 +124,10 @@ export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S): 
   try {
     input = await c.req.json();
   } catch {
-    throw new DomainError("BAD_REQUEST", "body must be JSON");
+    throw new DomainError("MALFORMED_JSON");
   }
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new DomainError("BAD_REQUEST", formatIssues(parsed.error));
+  if (!parsed.success) throw invalidRequest(parsed.error);
   return parsed.data;
 }
 
@@ -126,7 +135,7 @@ export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S): 
 export function requireBearer(key: string): MiddlewareHandler {
   return async (c, next) => {
     const token = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
-    if (!token || !safeEqual(token, key)) return jsonError(c, 401, "missing or invalid bearer token");
+    if (!token || !safeEqual(token, key)) return jsonError(c, new DomainError("BEARER_TOKEN_INVALID"));
     await next();
   };
 }

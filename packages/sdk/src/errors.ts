@@ -31,6 +31,10 @@ export class ApiError extends PayacceptError {
     readonly error: string | undefined,
     requestId: string,
     readonly retryAfter: number | null,
+    /** What happened, as a stable name (REFUND_EXCEEDS_REFUNDABLE, ORDER_ID_TAKEN…): act on this, not on the messages. */
+    readonly code: string | undefined = undefined,
+    /** The code's figures (amounts in kopecks); for VALIDATION_FAILED, `issues`. */
+    readonly params: Record<string, unknown> = {},
   ) {
     super(messages.join("; ") || `HTTP ${statusCode}`, requestId);
   }
@@ -43,9 +47,11 @@ export class NetworkError extends PayacceptError {
 }
 
 export function apiError(res: Response, body: unknown, requestId: string): ApiError {
-  const b = (typeof body === "object" && body !== null ? body : {}) as { message?: unknown; error?: unknown };
+  const b = (typeof body === "object" && body !== null ? body : {}) as { message?: unknown; error?: unknown; code?: unknown; params?: unknown };
   const messages = Array.isArray(b.message) ? b.message.map(String) : typeof b.message === "string" ? [b.message] : [];
-  return new ApiError(res.status, messages, typeof b.error === "string" ? b.error : undefined, requestId, retryAfterSeconds(res.headers.get("retry-after")));
+  const params = typeof b.params === "object" && b.params !== null ? (b.params as Record<string, unknown>) : {};
+  const code = typeof b.code === "string" ? b.code : undefined;
+  return new ApiError(res.status, messages, typeof b.error === "string" ? b.error : undefined, requestId, retryAfterSeconds(res.headers.get("retry-after")), code, params);
 }
 
 /** Retry-After is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */

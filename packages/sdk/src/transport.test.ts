@@ -47,7 +47,7 @@ const fail = (statusCode: number, headers: Record<string, string> = {}) => () =>
 const hang = (req: Request) => new Promise<Response>((resolve) => req.signal.addEventListener("abort", () => resolve(new Response(null, { status: 504 }))));
 
 const balance = { availableKopecks: 1, frozenKopecks: 2, holdHour: 3 };
-const refund = { id: "r-1", paymentId: "p-1", amountKopecks: 500, reason: null, status: "SUCCEEDED" as const, failureReason: null, createdAt: "2026-01-01T00:00:00.000Z", completedAt: null };
+const refund = { id: "r-1", paymentId: "p-1", amountKopecks: 500, reason: null, status: "SUCCEEDED" as const, failureReason: null, failureCode: null, failureParams: null, createdAt: "2026-01-01T00:00:00.000Z", completedAt: null };
 
 describe("reads are retried", () => {
   test("after 5xx answers and a lost response, under one request id", async () => {
@@ -99,6 +99,14 @@ describe("429 and Retry-After", () => {
     expect(await api.client().getBalance()).toEqual(balance);
     expect(api.seen).toHaveLength(2);
     expect(api.seen[1]!.at - api.seen[0]!.at).toBeGreaterThanOrEqual(1000 - 5);
+  });
+
+  test("a refusal carries the server's code and its figures", async () => {
+    const params = { refundKopecks: 6_001, refundableKopecks: 6_000, paymentKopecks: 10_000, refundingKopecks: 0 };
+    const body = { statusCode: 409, message: "refund of … exceeds what is left", error: "Conflict", code: "REFUND_EXCEEDS_REFUNDABLE", params };
+    const api = fakeApi([() => Response.json(body, { status: 409 })]);
+    const err = await api.client().createRefund("p-1", { amountKopecks: 6_001 }).catch((e) => e);
+    expect(err).toMatchObject({ statusCode: 409, code: "REFUND_EXCEEDS_REFUNDABLE", params });
   });
 
   test("a Retry-After longer than maxRetryDelayMs is reported, not waited out", async () => {

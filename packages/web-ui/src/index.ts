@@ -5,3 +5,4 @@ export * from "./money.ts";
 export * from "./moscow-format.ts";
 export * from "./page-status.ts";
 export * from "./security-headers.ts";
+export * from "./reason-text.ts";

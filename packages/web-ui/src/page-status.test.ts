@@ -4,9 +4,9 @@ import { DomainError } from "@payaccept/contracts";
 import { pageStatusOf } from "./page-status.ts";
 
 test("a page's failure keeps its error's status; a provider's refusal reads as unavailable; anything else is 500", () => {
-  expect(pageStatusOf(new DomainError("NOT_FOUND", "no such payment"))).toBe(404);
-  expect(pageStatusOf(new DomainError("CONFLICT", "payment is SUCCESS and cannot be paid"))).toBe(409);
-  expect(pageStatusOf(new DomainError("BAD_GATEWAY", "the payment provider refused the start of the payment"))).toBe(503);
+  expect(pageStatusOf(new DomainError("PAYMENT_NOT_FOUND"))).toBe(404);
+  expect(pageStatusOf(new DomainError("PAYMENT_NOT_PAYABLE", { status: "SUCCESS" }))).toBe(409);
+  expect(pageStatusOf(new DomainError("PROVIDER_REFUSED"))).toBe(503);
   expect(pageStatusOf(new HTTPException(413))).toBe(413);
   expect(pageStatusOf(new TypeError("x is undefined"))).toBe(500);
 });

@@ -43,7 +43,7 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
     .where(and(eq(sessions.merchantPaymentId, req.merchantPaymentId), eq(sessions.method, req.method)))
     .get()!;
   if (existing.amountKopecks !== req.amountKopecks) {
-    throw new DomainError("CONFLICT", "a session for this payment and method exists with another amount");
+    throw new DomainError("SESSION_AMOUNT_MISMATCH");
   }
   if (existing.status !== "CANCELED") return { session: existing, created: false };
   const reopened = db
@@ -62,8 +62,8 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
 export function cancelSession(db: AcquirerDb, id: string): SessionRow {
   return db.transaction((tx) => {
     const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
-    if (!row) throw new DomainError("NOT_FOUND", "session not found");
-    if (row.status === "PAID") throw new DomainError("CONFLICT", "the session is already paid");
+    if (!row) throw new DomainError("SESSION_NOT_FOUND");
+    if (row.status === "PAID") throw new DomainError("SESSION_ALREADY_PAID");
     return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
   });
 }
@@ -103,7 +103,7 @@ function allowed(row: SessionRow, outcome: Outcome, now: number): boolean {
 export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcome, now: number): { session: SessionRow; callbackId: string | null } {
   return db.transaction((tx) => {
     const row = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
-    if (!row) throw new DomainError("NOT_FOUND", "session not found");
+    if (!row) throw new DomainError("SESSION_NOT_FOUND");
     if (!allowed(row, outcome, now)) return { session: row, callbackId: null };
     const patch =
       outcome.event === "PAID"
@@ -156,15 +156,15 @@ export function refundSession(
       const existing = tx.select().from(refunds).where(mine).get();
       if (existing) return { refund: existing, created: false };
       const session = tx.select().from(sessions).where(eq(sessions.id, req.sessionId)).get();
-      if (!session) throw new DomainError("NOT_FOUND", "session not found");
-      if (session.status !== "PAID") throw new DomainError("CONFLICT", "only a paid session can be refunded");
+      if (!session) throw new DomainError("SESSION_NOT_FOUND");
+      if (session.status !== "PAID") throw new DomainError("SESSION_NOT_PAID");
       const refunded = tx
         .select({ total: sql<number>`coalesce(sum(${refunds.amountKopecks}), 0)` })
         .from(refunds)
         .where(and(eq(refunds.sessionId, req.sessionId), eq(refunds.status, "SUCCEEDED")))
         .get()!.total;
       if (req.amountKopecks > session.amountKopecks - refunded) {
-        throw new DomainError("BAD_REQUEST", `amountKopecks exceeds what is left of the paid amount: ${session.amountKopecks - refunded}`);
+        throw new DomainError("SESSION_REFUND_EXCEEDS", { leftKopecks: session.amountKopecks - refunded });
       }
       const declined = req.amountKopecks % 100 === DECLINED_REFUND_KOPECKS;
       const refund = tx

@@ -34,7 +34,3 @@ export async function readBalance(store: LedgerStore, accountId: string, now: nu
   return { availableKopecks: settled.availableKopecks, frozenKopecks: settled.frozenKopecks, holdHour };
 }
 
-/** The CONFLICT text for a debit that does not fit. */
-export function exceedsAvailable(what: string, amountKopecks: number, availableKopecks: number): string {
-  return `${what} of ${amountKopecks} kopecks exceeds the available balance ${availableKopecks} kopecks`;
-}

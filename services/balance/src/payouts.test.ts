@@ -25,7 +25,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("may take all of available, not a kopeck more", async () => {
       await fundAccount(ledger.store, "account-1", 10_000, NOW);
       expect(await thrownBy(() => pay(10_001))).toEqual(
-        new DomainError("CONFLICT", "payout of 10001 kopecks exceeds the available balance 10000 kopecks"),
+        new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 10_001, availableKopecks: 10_000 }),
       );
       expect((await pay(10_000)).status).toBe("PAID");
       expect(await available()).toBe(0);
@@ -33,7 +33,7 @@ describe.each(ENGINES)("on %s", (engine) => {
 
     test("frozen receipts cannot be paid out until they are released", async () => {
       await applyPaymentEvent(ledger.store, paymentEvent({ paidAt: new Date(NOW).toISOString(), amountKopecks: 5_000, commissionKopecks: 0 }), NOW);
-      await expect(pay(5_000)).rejects.toThrow("payout of 5000 kopecks exceeds the available balance 0 kopecks");
+      await expect(pay(5_000)).rejects.toThrow(new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 5_000, availableKopecks: 0 }));
       expect((await pay(5_000, undefined, msk("2025-03-11T12:00:00"))).status).toBe("PAID");
       expect(await available(msk("2025-03-11T12:00:00"))).toBe(0);
     });
@@ -41,7 +41,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("racing payouts for the same money: the second one is refused", async () => {
       await fundAccount(ledger.store, "account-1", 10_000, NOW);
       await pay(6_000);
-      await expect(pay(6_000)).rejects.toThrow("payout of 6000 kopecks exceeds the available balance 4000 kopecks");
+      await expect(pay(6_000)).rejects.toThrow(new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: 6_000, availableKopecks: 4_000 }));
       expect(await available()).toBe(4_000);
     });
 
@@ -56,7 +56,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("the same idempotency key with another amount is a conflict", async () => {
       await fundAccount(ledger.store, "account-1", 10_000, NOW);
       await pay(3_000, "weekly-1");
-      await expect(pay(4_000, "weekly-1")).rejects.toThrow("idempotency key weekly-1 was already used for a payout of 3000 kopecks");
+      await expect(pay(4_000, "weekly-1")).rejects.toThrow(new DomainError("PAYOUT_KEY_REUSED", { key: "weekly-1", amountKopecks: 3_000 }));
       expect(await available()).toBe(7_000);
     });
 

@@ -1,5 +1,5 @@
 import { DomainError, type Payout, type PayoutList } from "@payaccept/contracts";
-import { exceedsAvailable, releaseDueReceipts } from "./balance.ts";
+import { releaseDueReceipts } from "./balance.ts";
 import type { LedgerStore, PayoutRow } from "./store/ledger-store.ts";
 
 export type PayoutRequest = { accountId: string; amountKopecks: number; idempotencyKey?: string };
@@ -22,16 +22,13 @@ export function createPayout(store: LedgerStore, req: PayoutRequest, now: number
     if (req.idempotencyKey !== undefined) {
       const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
       if (earlier && earlier.amountKopecks !== req.amountKopecks) {
-        throw new DomainError(
-          "CONFLICT",
-          `idempotency key ${req.idempotencyKey} was already used for a payout of ${earlier.amountKopecks} kopecks`,
-        );
+        throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
       }
       if (earlier) return earlier;
     }
     await releaseDueReceipts(t, req.accountId, now, holdHour);
     if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
-      throw new DomainError("CONFLICT", exceedsAvailable("payout", req.amountKopecks, await t.available(req.accountId)));
+      throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
     }
     return t.insertPayout({
       id: Bun.randomUUIDv7(),

@@ -35,7 +35,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("a refund larger than available is refused with the figures, and nothing is taken", async () => {
       await fundAccount(ledger.store, "account-1", 3_000, NOW);
       expect(await thrownBy(() => reserve(Bun.randomUUIDv7(), 5_000))).toEqual(
-        new DomainError("CONFLICT", "refund of 5000 kopecks exceeds the available balance 3000 kopecks"),
+        new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 5_000, availableKopecks: 3_000, frozenKopecks: 0 }),
       );
       expect((await balance()).availableKopecks).toBe(3_000);
     });
@@ -87,7 +87,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("when the frozen part is not enough and available is short, it is refused and nothing is taken", async () => {
       const paid = await paidToday(5_000);
       expect(await thrownBy(() => reserve(paid.paymentId, 6_000))).toEqual(
-        new DomainError("CONFLICT", "refund of 6000 kopecks exceeds the available balance 0 kopecks (after 5000 kopecks from the payment's own frozen receipt)"),
+        new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 6_000, availableKopecks: 0, frozenKopecks: 5_000 }),
       );
       expect(await balance()).toMatchObject({ availableKopecks: 0, frozenKopecks: 5_000 });
     });

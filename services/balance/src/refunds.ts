@@ -1,5 +1,5 @@
 import { DomainError, type RefundEvent } from "@payaccept/contracts";
-import { exceedsAvailable, releaseDueReceipts } from "./balance.ts";
+import { releaseDueReceipts } from "./balance.ts";
 import type { LedgerOps, LedgerStore, RefundHoldRow } from "./store/ledger-store.ts";
 
 export type RefundHoldRequest = { refundId: string; accountId: string; paymentId: string; amountKopecks: number };
@@ -27,8 +27,11 @@ export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: n
     if (earlier) return { reserved: earlier.state !== "RELEASED" };
     const sources = await sourcesOf(t, req, await releaseDueReceipts(t, req.accountId, now, holdHour));
     if (sources.availableKopecks > 0 && !(await t.debitIfAvailable(req.accountId, sources.availableKopecks, now))) {
-      const frozenToo = sources.frozenKopecks > 0 ? ` (after ${sources.frozenKopecks} kopecks from the payment's own frozen receipt)` : "";
-      throw new DomainError("CONFLICT", `${exceedsAvailable("refund", req.amountKopecks, await t.available(req.accountId))}${frozenToo}`);
+      throw new DomainError("REFUND_EXCEEDS_AVAILABLE", {
+        neededKopecks: req.amountKopecks,
+        availableKopecks: await t.available(req.accountId),
+        frozenKopecks: sources.frozenKopecks,
+      });
     }
     if (sources.frozenDay) await t.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
     await t.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });

@@ -1,5 +1,5 @@
 import { eq, max } from "drizzle-orm";
-import { DomainError, itemAmountKopecks, type CashRegisterDocument, type CashRegisterDocumentRequest } from "@payaccept/contracts";
+import { customIssue, DomainError, itemAmountKopecks, validationFailed, type CashRegisterDocument, type CashRegisterDocumentRequest, type ValidationIssue } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import type { RegisterDb } from "./store/db.ts";
 import { documents, type DocumentRow } from "./store/schema.ts";
@@ -10,12 +10,14 @@ export const FN_NUMBER = "9999078900012345";
 export const FAILING_EMAIL_PREFIX = "fail@";
 
 /** A register checks the arithmetic of a receipt before it prints it; every problem at once. */
-function sumProblems(req: CashRegisterDocumentRequest): string[] {
+function sumProblems(req: CashRegisterDocumentRequest): ValidationIssue[] {
   const problems = req.items.flatMap((item, i) =>
-    item.amountKopecks === itemAmountKopecks(item.priceKopecks, item.quantity) ? [] : [`items.${i}.amountKopecks: must be priceKopecks × quantity rounded to a kopeck`],
+    item.amountKopecks === itemAmountKopecks(item.priceKopecks, item.quantity)
+      ? []
+      : [customIssue(`items.${i}.amountKopecks`, "ITEM_AMOUNT", "must be priceKopecks × quantity rounded to a kopeck")],
   );
   const total = req.items.reduce((s, i) => s + i.amountKopecks, 0);
-  if (total !== req.totalKopecks) problems.push(`totalKopecks: must be the sum of the items (${total})`);
+  if (total !== req.totalKopecks) problems.push(customIssue("totalKopecks", "TOTAL_SUM", `must be the sum of the items (${total})`, { totalKopecks: total }));
   return problems;
 }
 
@@ -25,7 +27,7 @@ function sumProblems(req: CashRegisterDocumentRequest): string[] {
  */
 export function registerDocument(db: RegisterDb, req: CashRegisterDocumentRequest, now: number, delayMs: number): { doc: DocumentRow; created: boolean } {
   const problems = sumProblems(req);
-  if (problems.length > 0) throw new DomainError("BAD_REQUEST", problems);
+  if (problems.length > 0) throw validationFailed(problems);
   const body = JSON.stringify(req);
   const inserted = db
     .insert(documents)
@@ -35,7 +37,7 @@ export function registerDocument(db: RegisterDb, req: CashRegisterDocumentReques
     .get();
   if (inserted) return { doc: inserted, created: true };
   const existing = db.select().from(documents).where(eq(documents.externalId, req.externalId)).get()!;
-  if (existing.body !== body) throw new DomainError("CONFLICT", "a document with this externalId exists with another body");
+  if (existing.body !== body) throw new DomainError("DOCUMENT_BODY_MISMATCH");
   return { doc: existing, created: false };
 }
 

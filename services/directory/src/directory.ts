@@ -69,7 +69,7 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
   const at = deps.now();
   const { shop, key, revoked } = await deps.store.tx(async (t) => {
     const shop = found(await t.shopForUpdate(req.shopId), req.shopId);
-    if (!shop.active) throw new DomainError("CONFLICT", "keys are issued only for an active shop");
+    if (!shop.active) throw new DomainError("KEY_SHOP_INACTIVE");
     const key = issueApiKey(shop.sandbox);
     const revoked = await t.revokeKeys(shop.id, at);
     await t.insertApiKey(liveKeyRow(shop.id, key, at));
@@ -154,12 +154,12 @@ function changeShop(deps: DirectoryDeps, shopId: string, change: (current: ShopR
 
 async function existingAccount(store: DirectoryOps, accountId: string): Promise<{ id: string; createdAt: number }> {
   const account = await store.account(accountId);
-  if (!account) throw new DomainError("NOT_FOUND", `account ${accountId} not found`);
+  if (!account) throw new DomainError("ACCOUNT_NOT_FOUND");
   return account;
 }
 
 function found(row: ShopRow | undefined, shopId: string): ShopRow {
-  if (!row) throw new DomainError("NOT_FOUND", `shop ${shopId} not found`);
+  if (!row) throw new DomainError("SHOP_NOT_FOUND");
   return row;
 }
 
@@ -174,6 +174,6 @@ async function propagate(deps: DirectoryDeps, kind: "credential" | "confirm", pu
     await publish();
   } catch (err) {
     deps.log.error({ err }, "directory change saved but not yet published; resync scheduled");
-    if (kind === "confirm") throw new DomainError("UNAVAILABLE", "change saved; it takes effect once the directory bus recovers");
+    if (kind === "confirm") throw new DomainError("DIRECTORY_PUBLISH_PENDING");
   }
 }

@@ -1,4 +1,4 @@
-import { DomainError, PAYMENT_METHODS, ReturnUrl, ShopName, type PaymentMethod } from "@payaccept/contracts";
+import { issuesOf, PAYMENT_METHODS, ReturnUrl, ShopName, validationFailed, type PaymentMethod, type ValidationIssue } from "@payaccept/contracts";
 import type { z } from "zod";
 import { webhookUrlProblems, type WebhookUrlPolicy } from "./webhook-url.ts";
 
@@ -13,14 +13,14 @@ export type ShopSettings = {
 
 /**
  * Validates a settings change and returns it normalized (name trimmed, "" as null, methods in
- * canonical order); throws BAD_REQUEST listing every problem at once, like the API does.
+ * canonical order); throws VALIDATION_FAILED listing every problem at once, like the API does.
  */
 export function parseSettings(input: ShopSettings, sandbox: boolean, policy: WebhookUrlPolicy): ShopSettings {
-  const problems: string[] = [];
+  const problems: ValidationIssue[] = [];
   const parse = <T>(field: string, schema: z.ZodType<T>, value: unknown): T | undefined => {
     const r = schema.safeParse(value);
     if (r.success) return r.data;
-    problems.push(...r.error.issues.map((i) => `${field}: ${i.message}`));
+    problems.push(...issuesOf(r.error, field));
   };
   const out: ShopSettings = {};
   if (input.name !== undefined) out.name = parse("name", ShopName, input.name);
@@ -30,9 +30,9 @@ export function parseSettings(input: ShopSettings, sandbox: boolean, policy: Web
     out[field] = v ? parse(field, ReturnUrl, v) : v;
   }
   const webhookUrl = emptyToNull(input.webhookUrl);
-  if (webhookUrl) problems.push(...webhookUrlProblems(webhookUrl, sandbox, policy).map((p) => `webhookUrl: ${p}`));
+  if (webhookUrl) problems.push(...webhookUrlProblems(webhookUrl, sandbox, policy, "webhookUrl"));
   out.webhookUrl = webhookUrl;
-  if (problems.length > 0) throw new DomainError("BAD_REQUEST", problems);
+  if (problems.length > 0) throw validationFailed(problems);
   return out;
 }
 

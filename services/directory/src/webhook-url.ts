@@ -1,4 +1,4 @@
-import { WebhookUrlInput } from "@payaccept/contracts";
+import { customIssue, issuesOf, WebhookUrlInput, type ValidationIssue } from "@payaccept/contracts";
 import { isPublicHostname } from "@payaccept/domain";
 
 export type WebhookUrlPolicy = {
@@ -16,14 +16,18 @@ export type WebhookUrlPolicy = {
  * WEBHOOK_ALLOW_PRIVATE lifts the address and scheme rules for every shop, for dev/test stacks.
  * The dispatcher checks the resolved address again at connect time (DNS can change).
  */
-export function webhookUrlProblems(value: string, sandbox: boolean, policy: WebhookUrlPolicy): string[] {
+export function webhookUrlProblems(value: string, sandbox: boolean, policy: WebhookUrlPolicy, path: string): ValidationIssue[] {
   const parsed = WebhookUrlInput.safeParse(value);
-  if (!parsed.success) return parsed.error.issues.map((i) => i.message);
+  if (!parsed.success) return issuesOf(parsed.error, path);
   const url = new URL(value);
-  const problems: string[] = [];
-  const schemes = policy.allowPrivate || sandbox ? ["https:", "http:"] : ["https:"];
-  if (!schemes.includes(url.protocol)) problems.push(`must use ${schemes.map((s) => s.slice(0, -1)).join(" or ")}`);
-  if (url.username || url.password) problems.push("must not contain credentials");
-  if (!policy.allowPrivate && !isPublicHostname(url.hostname)) problems.push("must point to a public address, not a private network");
+  const problems: ValidationIssue[] = [];
+  const httpToo = policy.allowPrivate || sandbox;
+  if (url.protocol !== "https:" && !(httpToo && url.protocol === "http:")) {
+    problems.push(httpToo ? customIssue(path, "WEBHOOK_URL_HTTP_OR_HTTPS", "must use https or http") : customIssue(path, "WEBHOOK_URL_HTTPS", "must use https"));
+  }
+  if (url.username || url.password) problems.push(customIssue(path, "WEBHOOK_URL_CREDENTIALS", "must not contain credentials"));
+  if (!policy.allowPrivate && !isPublicHostname(url.hostname)) {
+    problems.push(customIssue(path, "WEBHOOK_URL_PRIVATE", "must point to a public address, not a private network"));
+  }
   return problems;
 }

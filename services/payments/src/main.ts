@@ -54,7 +54,7 @@ const store = await orExit(
     {
       onCommitted: announce,
       onEnded: ({ refund, requestId }) => {
-        log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureReason: refund.failureReason }, "refund ended");
+        log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
         refundsEnded.inc({ status: refund.status });
         wakeRelay();
       },

@@ -25,7 +25,7 @@ export function createPaypageApp(deps: PaypageDeps) {
   app.route("/", assetRoutes(deps.assets, { css: "/assets/pay.css", js: "/assets/pay.js" }));
   app.route("/", payRoutes({ checkout: deps.checkout, csrf: deps.csrf, secureCookies: deps.secureCookies }));
   app.route("/", liveRoutes({ checkout: deps.checkout, feed: deps.feed, recheckMs: deps.recheckMs, closing: deps.closing }));
-  app.notFound((c) => renderError(c, new DomainError("NOT_FOUND", `Cannot ${c.req.method} ${c.req.path}`), deps.secureCookies));
+  app.notFound((c) => renderError(c, new DomainError("ROUTE_NOT_FOUND", { method: c.req.method, path: c.req.path }), deps.secureCookies));
   app.onError((err, c) => renderError(c, err, deps.secureCookies));
   return app;
 }

@@ -1,7 +1,9 @@
 import type { Context } from "hono";
-import { DomainError } from "@payaccept/contracts";
-import { jsonError } from "@payaccept/platform";
-import { pageStatusOf, setPageSecurityHeaders } from "@payaccept/web-ui";
+import { HTTPException } from "hono/http-exception";
+import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import { fromHttpException, jsonError } from "@payaccept/platform";
+import { describeReason, setPageSecurityHeaders } from "@payaccept/web-ui";
+import { pageStatusOf } from "@payaccept/web-ui";
 import type { Messages } from "./i18n.ts";
 import { pageContext } from "./page-context.ts";
 import { ErrorPage } from "./views/error-page.tsx";
@@ -31,12 +33,11 @@ export function renderError(c: Context, err: unknown, secureCookies: boolean): R
   if (status >= 500 && status !== 503) c.get("log")?.error({ err }, "unhandled error");
   else if (status === 503) c.get("log")?.warn({ err: (err as Error).message }, "payments unavailable");
   if (status === 503) c.header("Retry-After", "10");
-  if (wantsJson(c)) {
-    const message = err instanceof DomainError && status < 500 ? err.messages : status === 503 ? "payments temporarily unavailable" : status >= 500 ? "internal error" : (err as Error).message;
-    return jsonError(c, status, message);
-  }
+  if (wantsJson(c)) return jsonError(c, err instanceof DomainError ? err : err instanceof HTTPException ? fromHttpException(err) : new DomainError("INTERNAL"));
   const page = pageContext(c, secureCookies);
   const [title, text] = copyFor(status, page.t);
   setPageSecurityHeaders(c);
-  return c.html(<ErrorPage page={page} title={title} text={text} link={backLink(c, status, page.t)} />, status as 400);
+  // A refusal of the buyer's request says what was wrong, translated from its code; the other pages say enough.
+  const detail = err instanceof DomainError && (status === 400 || status === 409) ? describeReason(page.lang, err.reason, err.params) : [];
+  return c.html(<ErrorPage page={page} title={title} text={text} detail={detail} link={backLink(c, status, page.t)} />, status as 400);
 }

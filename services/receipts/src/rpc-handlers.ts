@@ -8,8 +8,8 @@ export type ReceiptsRpcDeps = { repo: ReceiptsRepo; log: Logger; now: () => numb
 /** A FAILED receipt back to the sender with fresh attempts; the same external id, so nothing can be registered twice. */
 export async function resendReceipt(d: ReceiptsRpcDeps, id: string, shopId: string | undefined) {
   const row = await d.repo.byId(id);
-  if (!row || (shopId !== undefined && row.shopId !== shopId)) throw new DomainError("NOT_FOUND", "receipt not found");
-  if (row.status !== "FAILED") throw new DomainError("CONFLICT", `the receipt is ${row.status === "SENT" ? "PENDING" : row.status}; only a FAILED receipt can be resent`);
+  if (!row || (shopId !== undefined && row.shopId !== shopId)) throw new DomainError("RECEIPT_NOT_FOUND");
+  if (row.status !== "FAILED") throw new DomainError("RECEIPT_NOT_RESENDABLE", { status: row.status === "SENT" ? "PENDING" : row.status });
   const now = d.now();
   const updated = await d.repo.update(id, { status: "PENDING", attempts: 0, nextAttemptAt: now }, now);
   d.log.info({ receiptId: id, paymentId: row.paymentId, kind: row.kind }, "receipt resent by an operator");

@@ -1,6 +1,7 @@
+import { failure, type Failure } from "@payaccept/contracts";
 import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
 import { saleKey } from "./recording.ts";
-import type { FiscalDocument, FiscalRegisterPort, RegisterState } from "./register/port.ts";
+import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./register/port.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
 
@@ -110,7 +111,8 @@ export class ReceiptSender {
     try {
       state = row.status === "SENT" && row.registerDocumentId ? await register.state(row.registerDocumentId) : await register.register(toDocument(row));
     } catch (e) {
-      await this.retry(row, e instanceof Error ? e.message : String(e), {});
+      if (!(e instanceof RegisterCallFailed)) log.error({ err: e, receiptId: row.id }, "receipt attempt failed unexpectedly");
+      await this.retry(row, e instanceof RegisterCallFailed ? e.failure : failure("INTERNAL"), {});
       return;
     }
     if (state.status === "done") {
@@ -125,16 +127,17 @@ export class ReceiptSender {
           fnNumber: fiscal.driveNumber,
           registeredAt: Date.parse(fiscal.registeredAt),
           nextAttemptAt: null,
-          lastError: null,
+          lastErrorCode: null,
+          lastErrorParams: null,
         },
         Date.now(),
       );
       log.info({ receiptId: row.id, paymentId: row.paymentId, kind: row.kind, fiscalDocumentNumber: fiscal.documentNumber }, "receipt registered");
     } else if (state.status === "wait") {
-      await this.retry(row, "the register has not fiscalised it yet", { status: "SENT", registerDocumentId: state.documentId });
+      await this.retry(row, failure("RECEIPT_NOT_FISCALISED_YET"), { status: "SENT", registerDocumentId: state.documentId });
     } else {
       // Refused: that document will never be fiscalised, so the next attempt is a new one.
-      await this.retry(row, `refused by the register: ${state.error}`, { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
+      await this.retry(row, failure("RECEIPT_REFUSED_BY_REGISTER", { detail: state.error }), { status: "PENDING", generation: row.generation + 1, registerDocumentId: null });
     }
   }
 
@@ -143,13 +146,14 @@ export class ReceiptSender {
     return sale === "PENDING" || sale === "SENT";
   }
 
-  private async retry(row: ReceiptRow, error: string, patch: Partial<NewReceiptRow>): Promise<void> {
+  private async retry(row: ReceiptRow, error: Failure, patch: Partial<NewReceiptRow>): Promise<void> {
     const attempts = row.attempts + 1;
     const now = Date.now();
     const delay = retryDelayMs(this.deps.policy, attempts);
     const next = delay === null ? null : now + delay;
-    await this.deps.repo.update(row.id, { ...patch, attempts, lastError: error, nextAttemptAt: next, ...(next === null ? { status: "FAILED" as const } : {}) }, now);
-    const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, attempts, error };
+    const failed = next === null ? { status: "FAILED" as const } : {};
+    await this.deps.repo.update(row.id, { ...patch, attempts, lastErrorCode: error.reason, lastErrorParams: error.params, nextAttemptAt: next, ...failed }, now);
+    const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, attempts, error: error.reason, errorParams: error.params };
     if (next === null) this.deps.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");
     else this.deps.log.warn({ ...fields, retryInMs: next - now }, "receipt not registered yet; will retry");
   }

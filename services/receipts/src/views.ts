@@ -1,4 +1,4 @@
-import type { Receipt, ReceiptStatus, ReceiptSummary } from "@payaccept/contracts";
+import { failureText, type Receipt, type ReceiptStatus, type ReceiptSummary } from "@payaccept/contracts";
 import type { ReceiptRow } from "./store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -23,7 +23,9 @@ export function toReceipt(row: ReceiptRow): Receipt {
         ? { documentNumber: row.fiscalDocumentNumber!, fiscalSign: row.fiscalSign!, driveNumber: row.fnNumber!, registeredAt: iso(row.registeredAt!) }
         : null,
     attempts: row.attempts,
-    lastError: row.lastError,
+    lastError: row.lastErrorCode && failureText({ reason: row.lastErrorCode, params: row.lastErrorParams ?? {} }),
+    lastErrorCode: row.lastErrorCode,
+    lastErrorParams: row.lastErrorParams,
     createdAt: iso(row.createdAt),
   };
 }

@@ -1,7 +1,15 @@
-import type { WebhookDelivery } from "@payaccept/contracts";
+import { failureText, type Failure, type WebhookDelivery } from "@payaccept/contracts";
+import { failureFrom } from "./store/failure-columns.ts";
 import type { AttemptRow, DeliveryRow } from "./store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A failure in the API's three fields: English text, reason code, parameters. */
+export function failureFields<K extends string>(f: Failure | null, key: K) {
+  return { [key]: f && failureText(f), [`${key}Code`]: f?.reason ?? null, [`${key}Params`]: f?.params ?? null } as Record<K, string | null> &
+    Record<`${K}Code`, Failure["reason"] | null> &
+    Record<`${K}Params`, Failure["params"] | null>;
+}
 
 /** A delivery as the dashboard and the admin CLI show it (rpcs.webhooks.log / resend). */
 export function toWebhookDelivery(d: DeliveryRow, attempts: AttemptRow[]): WebhookDelivery {
@@ -13,7 +21,7 @@ export function toWebhookDelivery(d: DeliveryRow, attempts: AttemptRow[]): Webho
     status: d.status,
     result: d.result,
     attemptCount: attempts.length,
-    lastError: d.lastError,
+    ...failureFields(failureFrom(d.lastErrorCode, d.lastErrorParams), "lastError"),
     nextAttemptAt: d.result === "pending" && d.nextAttemptAt !== null ? iso(d.nextAttemptAt) : null,
     createdAt: iso(d.createdAt),
     attempts: attempts.map((a) => ({
@@ -21,7 +29,7 @@ export function toWebhookDelivery(d: DeliveryRow, attempts: AttemptRow[]): Webho
       attempt: a.attempt,
       at: iso(a.startedAt),
       httpStatus: a.httpStatus,
-      error: a.error,
+      ...failureFields(failureFrom(a.errorCode, a.errorParams), "error"),
       durationMs: a.durationMs,
     })),
   };

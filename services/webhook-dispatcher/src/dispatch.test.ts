@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import type { ShopRecord } from "@payaccept/contracts";
+import { failure, type ShopRecord } from "@payaccept/contracts";
 import { createLogger } from "@payaccept/platform";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
@@ -9,9 +9,11 @@ import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
 import { eventually } from "../../../tests/harness/stack.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
 import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
+import { failureColumns, lastErrorColumns } from "./store/failure-columns.ts";
 
 const DELAYS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
-const failed: AttemptOutcome = { kind: "failed", httpStatus: 503, error: "HTTP 503", durationMs: 40 };
+const http500 = failure("WEBHOOK_HTTP_STATUS", { httpStatus: 500 });
+const failed: AttemptOutcome = { kind: "failed", httpStatus: 503, error: failure("WEBHOOK_HTTP_STATUS", { httpStatus: 503 }), durationMs: 40 };
 const delivered: AttemptOutcome = { kind: "delivered", httpStatus: 200, durationMs: 30 };
 
 const stores = storesPerFile();
@@ -79,7 +81,7 @@ describe.each(ENGINES)("on %s", (engine) => {
         }
       }
       expect(sent).toHaveLength(7);
-      expect(await store.get(id)).toMatchObject({ result: "exhausted", seriesAttempts: 7, lastError: "HTTP 503", nextAttemptAt: null });
+      expect(await store.get(id)).toMatchObject({ result: "exhausted", seriesAttempts: 7, lastErrorCode: "WEBHOOK_HTTP_STATUS", nextAttemptAt: null });
       expect((await store.attemptsOf(id)).map((a) => [a.attempt, a.httpStatus])).toEqual([1, 2, 3, 4, 5, 6, 7].map((n) => [n, 503]));
     });
 
@@ -161,8 +163,8 @@ describe.each(ENGINES)("on %s", (engine) => {
         send: async () => {
           // Another replica got a redelivered copy and logged attempt 1 while this one was sending.
           await store.recordAttempt(
-            { deliveryId: id, series: 1, attempt: 1, startedAt: clock.t, durationMs: 5, httpStatus: 500, error: "HTTP 500" },
-            { result: "pending", lastError: "HTTP 500", nextAttemptAt: clock.t + DELAYS[0]!, at: clock.t },
+            { deliveryId: id, series: 1, attempt: 1, startedAt: clock.t, durationMs: 5, httpStatus: 500, ...failureColumns(http500) },
+            { result: "pending", ...lastErrorColumns(http500), nextAttemptAt: clock.t + DELAYS[0]!, at: clock.t },
           );
           return delivered;
         },
@@ -176,22 +178,23 @@ describe.each(ENGINES)("on %s", (engine) => {
       const dispatch = dispatcher();
       const noUrl = await newDelivery(addShop({ webhookUrl: null }));
       expect(await dispatch(noUrl.cmd)).toEqual({ kind: "nak", delayMs: DELAYS[0]! });
-      expect(await store.get(noUrl.id)).toMatchObject({ result: "pending", lastError: "no webhook URL configured" });
+      expect(await store.get(noUrl.id)).toMatchObject({ result: "pending", lastErrorCode: "WEBHOOK_URL_MISSING", lastErrorParams: "{}" });
+      expect((await store.attemptsOf(noUrl.id))[0]).toMatchObject({ errorCode: "WEBHOOK_URL_MISSING" });
 
       const gone = await newDelivery();
       shops.delete(gone.shop.shopId);
       await dispatch(gone.cmd);
-      expect((await store.get(gone.id))!.lastError).toBe("shop not found in the directory");
+      expect((await store.get(gone.id))!.lastErrorCode).toBe("SHOP_NOT_FOUND");
       expect(sent).toHaveLength(0);
     });
 
     test("a blocked address ends the series at once", async () => {
       const dispatch = dispatcher();
       const { cmd, id } = await newDelivery();
-      outcomes = [{ kind: "blocked", error: "blocked: shop.example.com resolves to non-public address 10.0.0.1", durationMs: 2 }];
+      outcomes = [{ kind: "blocked", error: failure("WEBHOOK_ADDRESS_BLOCKED", { host: "shop.example.com" }), durationMs: 2 }];
       expect(await dispatch(cmd)).toEqual({ kind: "ack" });
       expect(await store.get(id)).toMatchObject({ result: "blocked", nextAttemptAt: null });
-      expect((await store.attemptsOf(id))[0]).toMatchObject({ httpStatus: null, error: expect.stringContaining("10.0.0.1") });
+      expect((await store.attemptsOf(id))[0]).toMatchObject({ httpStatus: null, errorCode: "WEBHOOK_ADDRESS_BLOCKED", errorParams: JSON.stringify({ host: "shop.example.com" }) });
     });
   });
 

@@ -1,4 +1,4 @@
-import type { ShopRecord } from "@payaccept/contracts";
+import { failure, type ShopRecord } from "@payaccept/contracts";
 import type { Logger, Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
@@ -7,6 +7,7 @@ import { nextStep } from "./schedule.ts";
 import type { ShopConcurrency } from "./shop-concurrency.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 import type { DeliveryRow } from "./store/schema.ts";
+import { failureColumns, lastErrorColumns } from "./store/failure-columns.ts";
 
 /** What to tell JetStream about a dispatch message. "leave" answers nothing (another copy is being handled). */
 export type Disposition = { kind: "ack" } | { kind: "nak"; delayMs: number } | { kind: "leave" };
@@ -79,8 +80,8 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
   const httpStatus = outcome.kind === "blocked" ? null : outcome.httpStatus;
   const error = outcome.kind === "delivered" ? null : outcome.error;
   const recorded = await deps.store.recordAttempt(
-    { deliveryId: delivery.id, series: delivery.series, attempt: number, startedAt, durationMs: outcome.durationMs, httpStatus, error },
-    { result: step.result, lastError: step.lastError, nextAttemptAt, at },
+    { deliveryId: delivery.id, series: delivery.series, attempt: number, startedAt, durationMs: outcome.durationMs, httpStatus, ...failureColumns(error) },
+    { result: step.result, ...lastErrorColumns(step.lastError), nextAttemptAt, at },
   );
   const fields = {
     deliveryId: delivery.id,
@@ -90,7 +91,8 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
     series: delivery.series,
     attempt: number,
     httpStatus,
-    error,
+    error: error?.reason,
+    errorParams: error?.params,
     durationMs: outcome.durationMs,
     result: step.result,
     retryInMs: step.retryInMs,
@@ -113,7 +115,7 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
  * set within the retry window still gets the event.
  */
 function attemptOutcome(delivery: DeliveryRow, shop: ShopRecord | undefined, deps: DispatchDeps): Promise<AttemptOutcome> {
-  if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: "shop not found in the directory", durationMs: 0 });
-  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: "no webhook URL configured", durationMs: 0 });
+  if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("SHOP_NOT_FOUND"), durationMs: 0 });
+  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("WEBHOOK_URL_MISSING"), durationMs: 0 });
   return deps.send({ url: shop.webhookUrl, body: delivery.body, secret: shop.signingSecret });
 }

@@ -1,7 +1,7 @@
-import { DomainError, rpcs, type RpcResponse, type ShopRecord } from "@payaccept/contracts";
+import { DomainError, failure, rpcs, type RpcResponse, type ShopRecord } from "@payaccept/contracts";
 import { requestIdOf, serve, type Logger, type NatsConnection } from "@payaccept/platform";
 import type { AttemptOutcome } from "./delivery/send.ts";
-import { toWebhookDelivery } from "./delivery-view.ts";
+import { failureFields, toWebhookDelivery } from "./delivery-view.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 import { serializeTestWebhookBody } from "./webhook-body.ts";
 
@@ -33,7 +33,7 @@ export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
 /** Same stored body, fresh signatures, a new series with the full schedule; also after exhaustion. */
 export async function resend(deps: RpcDeps, shopId: string, deliveryId: string, requestId?: string): Promise<RpcResponse<typeof rpcs.webhooks.resend>> {
   const delivery = await deps.store.restart(shopId, deliveryId, deps.now());
-  if (!delivery) throw new DomainError("NOT_FOUND", "delivery not found");
+  if (!delivery) throw new DomainError("DELIVERY_NOT_FOUND");
   deps.requeue();
   deps.log.info({ requestId, shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
   return toWebhookDelivery(delivery, await deps.store.attemptsOf(deliveryId));
@@ -53,15 +53,15 @@ export async function replay(deps: RpcDeps, shopId: string, since: number): Prom
  */
 export async function sendTestWebhook(deps: RpcDeps, shopId: string, requestId?: string): Promise<RpcResponse<typeof rpcs.webhooks.test>> {
   const shop = await deps.currentShop(shopId);
-  if (!shop) throw new DomainError("NOT_FOUND", "shop not found");
+  if (!shop) throw new DomainError("SHOP_NOT_FOUND");
   const { id, body } = serializeTestWebhookBody();
-  if (!shop.webhookUrl) return { id, httpStatus: null, durationMs: 0, error: "no webhook URL configured" };
+  if (!shop.webhookUrl) return { id, httpStatus: null, durationMs: 0, ...failureFields(failure("WEBHOOK_URL_MISSING"), "error") };
   const outcome = await deps.send({ url: shop.webhookUrl, body, secret: shop.signingSecret });
   const result = {
     id,
     httpStatus: outcome.kind === "blocked" ? null : outcome.httpStatus,
     durationMs: outcome.durationMs,
-    error: outcome.kind === "delivered" ? null : outcome.error,
+    ...failureFields(outcome.kind === "delivered" ? null : outcome.error, "error"),
   };
   deps.log.info({ requestId, shopId, ...result }, "test webhook sent");
   return result;

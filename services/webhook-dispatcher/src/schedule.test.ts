@@ -1,16 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { WEBHOOK_RETRY_JITTER as RETRY_JITTER } from "@payaccept/contracts";
+import { failure, WEBHOOK_RETRY_JITTER as RETRY_JITTER } from "@payaccept/contracts";
 import { nextStep } from "./schedule.ts";
 
 const DELAYS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];
-const failed = { kind: "failed", httpStatus: 500, error: "HTTP 500", durationMs: 12 } as const;
+const http500 = failure("WEBHOOK_HTTP_STATUS", { httpStatus: 500 });
+const failed = { kind: "failed", httpStatus: 500, error: http500, durationMs: 12 } as const;
 
 describe("nextStep", () => {
   test("failures follow the schedule 1m, 5m, 30m, 2h, 6h, 24h; the 7th ends the series as exhausted", () => {
     const steps = [1, 2, 3, 4, 5, 6, 7].map((n) => nextStep(failed, n, DELAYS, () => 0));
     expect(steps.map((s) => s.retryInMs)).toEqual([...DELAYS, null]);
     expect(steps.map((s) => s.result)).toEqual(["pending", "pending", "pending", "pending", "pending", "pending", "exhausted"]);
-    expect(steps.every((s) => s.lastError === "HTTP 500")).toBe(true);
+    expect(steps.every((s) => s.lastError === http500)).toBe(true);
   });
 
   test("each pause is the spec's or up to 10 % later at random, never earlier", () => {
@@ -29,11 +30,8 @@ describe("nextStep", () => {
   });
 
   test("a blocked address ends the series: retrying cannot help until the URL changes", () => {
-    expect(nextStep({ kind: "blocked", error: "blocked: 10.0.0.1", durationMs: 0 }, 1, DELAYS)).toEqual({
-      result: "blocked",
-      retryInMs: null,
-      lastError: "blocked: 10.0.0.1",
-    });
+    const blocked = failure("WEBHOOK_ADDRESS_BLOCKED", { host: "10.0.0.1" });
+    expect(nextStep({ kind: "blocked", error: blocked, durationMs: 0 }, 1, DELAYS)).toEqual({ result: "blocked", retryInMs: null, lastError: blocked });
   });
 
   test("an empty schedule means a single attempt", () => {

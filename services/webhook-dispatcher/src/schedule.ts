@@ -1,8 +1,8 @@
-import { WEBHOOK_RETRY_JITTER, type DeliveryResult } from "@payaccept/contracts";
+import { WEBHOOK_RETRY_JITTER, type DeliveryResult, type Failure } from "@payaccept/contracts";
 import { spreadLater, type Random } from "@payaccept/platform";
 import type { AttemptOutcome } from "./delivery/send.ts";
 
-export type NextStep = { result: DeliveryResult; retryInMs: number | null; lastError: string | null };
+export type NextStep = { result: DeliveryResult; retryInMs: number | null; lastError: Failure | null };
 
 /**
  * Where a series goes after attempt number `attempt` (1-based): delivered on a 2xx; blocked for a

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
-import { createServiceApp, jsonError, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { createServiceApp, fromHttpException, jsonError, type Logger, type ReadinessCheck } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
 import type { AcquirerDb } from "../store/db.ts";
 import { MessagePage } from "../views/layout.tsx";
@@ -43,11 +43,11 @@ export function createAcquirerApp(deps: AcquirerAppDeps) {
     bankPages({ db: deps.db, publicUrl: deps.publicUrl, dispatcher: deps.dispatcher, tokens: new FormTokens(formKeyFrom(deps.callbackSecret)) }),
   );
 
-  app.notFound((c) => (isApi(c) ? jsonError(c, 404, `Cannot ${c.req.method} ${c.req.path}`) : errorPage(c, 404, "Страница не найдена", "Такой страницы нет.")));
+  app.notFound((c) => (isApi(c) ? jsonError(c, new DomainError("ROUTE_NOT_FOUND", { method: c.req.method, path: c.req.path })) : errorPage(c, 404, "Страница не найдена", "Такой страницы нет.")));
   app.onError((err, c) => {
     const status = err instanceof DomainError ? ERROR_HTTP_STATUS[err.code] : err instanceof HTTPException ? err.status : 500;
     if (status >= 500) c.get("log").error({ err }, "unhandled error");
-    if (isApi(c)) return jsonError(c, status, err instanceof DomainError ? err.messages : status >= 500 ? "internal error" : err.message);
+    if (isApi(c)) return jsonError(c, err instanceof DomainError ? err : err instanceof HTTPException ? fromHttpException(err) : new DomainError("INTERNAL"));
     return errorPage(c, status, status >= 500 ? "Сбой тестового банка" : "Неверный запрос", "Попробуйте ещё раз чуть позже.");
   });
   return app;

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { z } from "zod";
-import { MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
+import { DomainError, MAX_AMOUNT_KOPECKS, ProviderRefundRequest, ProviderSessionRequest, type ProviderCancel, type ProviderRefund } from "@payaccept/contracts";
 import { jsonError, readJsonBody, requireBearer, type AppEnv } from "@payaccept/platform";
 import { cancelSession, openSession, refundSession, sessionLinks } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
@@ -19,7 +19,7 @@ const SessionRequest = ProviderSessionRequest.extend({
 /** Server-to-server API for payments (docs/acquirer-protocol.md), behind the shared bearer key. */
 export function providerApi(deps: { db: AcquirerDb; publicUrl: string; apiKey: string }): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
-  api.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, 413, "body too large") }));
+  api.use("*", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 64 * 1024 })) }));
   api.use("*", requireBearer(deps.apiKey));
 
   api.post("/sessions", async (c) => {

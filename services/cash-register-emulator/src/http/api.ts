@@ -1,6 +1,6 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { CashRegisterDocumentRequest, CashRegisterSandbox, DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
+import { CashRegisterDocumentRequest, CashRegisterSandbox, DomainError } from "@payaccept/contracts";
 import { createServiceApp, jsonError, readJsonBody, requireBearer, type AppEnv, type Logger, type ReadinessCheck } from "@payaccept/platform";
 import { findDocument, registerDocument, settle, toWire } from "../documents.ts";
 import type { RegisterDb } from "../store/db.ts";
@@ -18,7 +18,7 @@ export type RegisterAppDeps = {
 export function createRegisterApp(deps: RegisterAppDeps) {
   const app = createServiceApp(deps.log, deps.readiness);
   const api = new Hono<AppEnv>();
-  api.use("*", bodyLimit({ maxSize: 256 * 1024, onError: (c) => jsonError(c, 413, "body too large") }));
+  api.use("*", bodyLimit({ maxSize: 256 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 256 * 1024 })) }));
   api.use("*", requireBearer(deps.apiKey));
 
   api.post("/sandbox", async (c) => {
@@ -30,7 +30,7 @@ export function createRegisterApp(deps: RegisterAppDeps) {
 
   // Down means down for the documents: the caller sees what an unreachable register looks like.
   const whenDown: MiddlewareHandler = async (c, next) => {
-    if (deps.sandbox.mode === "down") return jsonError(c, 503, "the register is down (sandbox switch)");
+    if (deps.sandbox.mode === "down") return jsonError(c, new DomainError("REGISTER_DOWN"));
     await next();
   };
   api.use("/documents", whenDown);
@@ -46,7 +46,7 @@ export function createRegisterApp(deps: RegisterAppDeps) {
 
   api.get("/documents/:id", (c) => {
     const doc = findDocument(deps.db, c.req.param("id"));
-    if (!doc) return jsonError(c, 404, "document not found");
+    if (!doc) return jsonError(c, new DomainError("DOCUMENT_NOT_FOUND"));
     const settled = settle(deps.db, doc, Date.now());
     if (settled.status !== doc.status) c.get("log").info({ documentId: doc.id, status: settled.status, fiscalDocumentNumber: settled.fiscalDocumentNumber }, "document settled");
     return c.json(toWire(settled));
@@ -54,9 +54,9 @@ export function createRegisterApp(deps: RegisterAppDeps) {
 
   app.route("/v1", api);
   app.onError((err, c) => {
-    if (err instanceof DomainError) return jsonError(c, ERROR_HTTP_STATUS[err.code], err.messages);
+    if (err instanceof DomainError) return jsonError(c, err);
     c.get("log").error({ err }, "unhandled error");
-    return jsonError(c, 500, "internal error");
+    return jsonError(c, new DomainError("INTERNAL"));
   });
   return app;
 }

@@ -1,16 +1,17 @@
-import { DomainError, rpcs } from "@payaccept/contracts";
+import { customIssue, rpcs, validationFailed } from "@payaccept/contracts";
 import { serve, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { Email, PASSWORD_LENGTH, passwordProblem } from "./credentials-input.ts";
 import { createOperator, signUp, type UserDeps } from "./users.ts";
 
-/** The email, normalised, or BAD_REQUEST listing every problem of the pair. */
+/** The email, normalised, or VALIDATION_FAILED listing every problem of the pair. */
 function checkCredentials(req: { email: string; password: string }): string {
   const email = Email.safeParse(req.email);
+  const { min, max } = PASSWORD_LENGTH;
   const problems = [
-    ...(email.success ? [] : ["email: must be an email address"]),
-    ...(passwordProblem(req.password) ? [`password: must be ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`] : []),
+    ...(email.success ? [] : [customIssue("email", "EMAIL", "must be an email address")]),
+    ...(passwordProblem(req.password) ? [customIssue("password", "PASSWORD_LENGTH", `must be ${min} to ${max} characters`, { min, max })] : []),
   ];
-  if (!email.success || problems.length > 0) throw new DomainError("BAD_REQUEST", problems);
+  if (!email.success || problems.length > 0) throw validationFailed(problems);
   return email.data;
 }
 

@@ -80,7 +80,7 @@ export async function signIn(deps: UserDeps, email: string, password: string, ad
   return { kind: "invalid" };
 }
 
-const emailTaken = () => new DomainError("CONFLICT", "a user with this email already exists");
+const emailTaken = () => new DomainError("EMAIL_TAKEN");
 
 /** The users table's UNIQUE keys decide, whichever replica inserts: one user per email, one merchant per account. */
 async function insertUnique(deps: UserDeps, user: UserRow): Promise<void> {
@@ -89,6 +89,6 @@ async function insertUnique(deps: UserDeps, user: UserRow): Promise<void> {
   } catch (e) {
     if (!isUniqueViolation(e)) throw e;
     if (await deps.users.userByEmail(user.email)) throw emailTaken();
-    throw new DomainError("CONFLICT", "this account already has a user");
+    throw new DomainError("ACCOUNT_HAS_USER");
   }
 }

@@ -30,13 +30,13 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
   web.route("/", assetRoutes(deps.assets, { css: "/assets/dashboard.css", js: "/assets/dashboard.js" }));
   web.use(
     "*",
-    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("PAYLOAD_TOO_LARGE", "form too large")) }),
+    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     webContext(deps),
     csrfGuard(deps.csrf),
   );
   for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
   for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
-  web.notFound((c) => renderError(c, new DomainError("NOT_FOUND", "page not found")));
+  web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;
 }

@@ -31,10 +31,7 @@ export async function loaded<T>(request: Promise<T>): Promise<Loaded<T>> {
   try {
     return { ok: true, value: await request };
   } catch (e) {
-    if (e instanceof DomainError && e.code === "UNAVAILABLE") return { ok: false, service: unavailableService(e) };
+    if (e instanceof DomainError && e.reason === "SERVICE_UNAVAILABLE") return { ok: false, service: String(e.params.service) };
     throw e;
   }
 }
-
-/** "payments service unavailable" (platform call) → "payments". */
-export const unavailableService = (e: DomainError) => /^(\w+) service unavailable$/.exec(e.message)?.[1] ?? "";

@@ -1,7 +1,8 @@
-import { DomainError } from "@payaccept/contracts";
-import { pageStatusOf } from "@payaccept/web-ui";
+import { DomainError, ERROR_HTTP_STATUS, isReason } from "@payaccept/contracts";
+import { serviceName } from "@payaccept/web-ui";
 import type { Context } from "hono";
-import { unavailableService } from "./backend.ts";
+import { HTTPException } from "hono/http-exception";
+import { pageStatusOf } from "@payaccept/web-ui";
 import type { WebEnv } from "./env.ts";
 import { MESSAGES } from "./i18n.ts";
 import type { Page } from "./page.ts";
@@ -12,10 +13,9 @@ function copyFor(status: number, err: unknown, page: Page, method: string): [str
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
   if (status === 403) return [t.staleTitle, t.staleText];
   if (status === 503) {
-    const service = err instanceof DomainError ? unavailableService(err) : "";
     // The directory committed the change and only its publication waits (directory.ts, propagate).
-    if (!service && err instanceof DomainError && err.message.startsWith("change saved")) return [t.savedNotPublishedTitle, t.savedNotPublishedText];
-    const what = t.services[service] ?? t.someService;
+    if (isReason(err, "DIRECTORY_PUBLISH_PENDING")) return [t.savedNotPublishedTitle, t.savedNotPublishedText];
+    const what = serviceName(page.lang, isReason(err, "SERVICE_UNAVAILABLE") ? err.params.service : undefined);
     // A read changed nothing; an action that timed out may still have happened.
     return [t.unavailableTitle, method === "GET" ? t.unavailableText(what) : t.unavailableActionText(what)];
   }

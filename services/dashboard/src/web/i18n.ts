@@ -227,7 +227,6 @@ const ru = {
   refundConfirmText: (amount: string, orderId: string) =>
     `Покупателю можно вернуть до ${amount} по заказу ${orderId}, целиком или частично. Доля поступления спишется с баланса: сначала из ещё замороженного поступления этого платежа, затем из доступного. Это действие нельзя отменить.`,
   refundAmount: "Сумма возврата, ₽",
-  refundAmountInvalid: "Укажите сумму возврата в рублях, например 1500 или 1500,50.",
   refundConfirmButton: "Да, вернуть деньги",
   cancelConfirmTitle: "Отменить платёж?",
   cancelConfirmText: (orderId: string) =>
@@ -301,8 +300,6 @@ const ru = {
   savedNotPublishedTitle: "Сохранено, но ещё не действует",
   savedNotPublishedText: "Изменение сохранено и вступит в силу, как только восстановится связь с остальными сервисами. Повторите действие через минуту, если хотите убедиться.",
   unavailableInline: (what: string) => `${what} сейчас не отвечает — эти данные не удалось загрузить. Попробуйте обновить страницу через минуту.`,
-  services: { payments: "Сервис платежей", webhooks: "Сервис вебхуков", balance: "Сервис баланса", directory: "Справочник магазинов", receipts: "Сервис чеков" } as Record<string, string>,
-  someService: "Один из сервисов",
   internalTitle: "Что-то пошло не так",
   internalText: "Мы уже разбираемся. Попробуйте обновить страницу чуть позже.",
   badRequestTitle: "Неверный запрос",
@@ -310,33 +307,6 @@ const ru = {
   tooManyTitle: "Слишком много попыток",
   backHome: "На главную",
   actionRefused: "Действие не выполнено:",
-  problemFields: {
-    name: "Название",
-    webhookUrl: "URL вебхука",
-    successUrl: "Ссылка после успешной оплаты",
-    failUrl: "Ссылка после неудачной оплаты",
-  } as Record<string, string>,
-  /** Known problems reported by the services, in the owner's words. Unknown ones are shown as they are. */
-  problems: [
-    [/^must use https$/, "нужен адрес https://"],
-    [/^must use https or http$/, "нужен адрес https:// или http://"],
-    [/^must not contain credentials$/, "адрес не должен содержать логин и пароль"],
-    [/^must point to a public address, not a private network$/, "адрес должен быть публичным, не из внутренней сети"],
-    [/^must be a link with scheme https, t\.me or tg:\/\/$/, "нужна ссылка https://, t.me/… или tg://…"],
-    [/^Invalid URL$/i, "это не адрес URL"],
-    [/^Too big: expected string to have <=(\d+) characters$/, "не длиннее $1 символов"],
-    [/^Too small: expected string to have >=(\d+) characters?$/, "не может быть пустым"],
-    [/^payout of (\d+) kopecks exceeds the available balance (\d+) kopecks$/, "сумма больше доступного баланса"],
-    [/^the balance cannot cover the refund/, "для возврата не хватает баланса"],
-    [/^the acquirer declined the refund/, "банк отклонил возврат, деньги не списаны"],
-    [/^only a SUCCESS payment can be refunded; it is already fully refunded$/, "платёж уже возвращён целиком"],
-    [/^only a SUCCESS payment can be refunded; it is (\w+)$/, "вернуть можно только оплаченный платёж"],
-    [/^refund of .* exceeds what is left to refund, ([\d.]+) RUB/, "сумма больше, чем осталось вернуть ($1 ₽)"],
-    [/^nothing is left to refund/, "возвращать больше нечего"],
-    [/^the buyer has already started paying; wait for the final status$/, "покупатель уже начал оплату — дождитесь итогового статуса"],
-    [/^the payment is (\w+) and can no longer be canceled$/, "платёж уже завершён, отменить его нельзя"],
-    [/^keys are issued only for an active shop$/, "ключ выпускается только для активного магазина"],
-  ] as [RegExp, string][],
 };
 
 export type Messages = typeof ru;
@@ -558,7 +528,6 @@ const en: Messages = {
   refundConfirmText: (amount, orderId) =>
     `Up to ${amount} can go back to the buyer of order ${orderId}, whole or in part. Its share of the receipt is taken from the balance: first from this payment's receipt while still frozen, then from available. This cannot be undone.`,
   refundAmount: "Refund amount, ₽",
-  refundAmountInvalid: "Enter the refund amount in rubles, e.g. 1500 or 1500.50.",
   refundConfirmButton: "Yes, refund",
   cancelConfirmTitle: "Cancel this payment?",
   cancelConfirmText: (orderId) =>
@@ -632,8 +601,6 @@ const en: Messages = {
   savedNotPublishedTitle: "Saved, not yet in effect",
   savedNotPublishedText: "The change is saved and takes effect as soon as the other services can be reached again. Repeat it in a minute if you want to be sure.",
   unavailableInline: (what) => `${what} is not responding, so this could not be loaded. Please reload in a minute.`,
-  services: { payments: "The payments service", webhooks: "The webhook service", balance: "The balance service", directory: "The shop directory", receipts: "The receipts service" },
-  someService: "A service",
   internalTitle: "Something went wrong",
   internalText: "We are looking into it. Please reload the page a bit later.",
   badRequestTitle: "Bad request",
@@ -641,8 +608,6 @@ const en: Messages = {
   tooManyTitle: "Too many attempts",
   backHome: "Home",
   actionRefused: "Not done:",
-  problemFields: { name: "Name", webhookUrl: "Webhook URL", successUrl: "Link after a successful payment", failUrl: "Link after a failed payment" },
-  problems: [],
 };
 
 export const MESSAGES: Record<Lang, Messages> = { ru, en };

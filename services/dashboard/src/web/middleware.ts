@@ -43,7 +43,7 @@ export function csrfGuard(csrf: Csrf): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") {
       const form = await formOf(c).catch(() => ({}));
-      if (!csrf.verify(c, csrfScope(c.get("viewer")), text(form, "csrf"))) throw new DomainError("FORBIDDEN", "missing or stale CSRF token");
+      if (!csrf.verify(c, csrfScope(c.get("viewer")), text(form, "csrf"))) throw new DomainError("CSRF_TOKEN_INVALID");
     }
     await next();
   };
@@ -58,19 +58,19 @@ export const signedIn: MiddlewareHandler<WebEnv> = async (c, next) => {
 /** The merchant's account; operators have none, and merchant pages do not exist for them. */
 export function accountOf(c: Context<WebEnv>): string {
   const accountId = c.get("viewer")?.user.accountId;
-  if (!accountId) throw new DomainError("NOT_FOUND", "page not found");
+  if (!accountId) throw new DomainError("PAGE_NOT_FOUND");
   return accountId;
 }
 
 export function viewerOf(c: Context<WebEnv>): Viewer {
   const viewer = c.get("viewer");
-  if (!viewer) throw new DomainError("NOT_FOUND", "page not found");
+  if (!viewer) throw new DomainError("PAGE_NOT_FOUND");
   return viewer;
 }
 
 /** Operator pages do not exist for anyone else (404, like any page one may not see). */
 export const operatorOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
-  if (c.get("viewer")?.user.role !== "operator") throw new DomainError("NOT_FOUND", "page not found");
+  if (c.get("viewer")?.user.role !== "operator") throw new DomainError("PAGE_NOT_FOUND");
   await next();
 };
 

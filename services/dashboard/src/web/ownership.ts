@@ -1,4 +1,4 @@
-import { DomainError, rpcs, Uuid, type ShopWithKey } from "@payaccept/contracts";
+import { DomainError, isReason, rpcs, Uuid, type ShopWithKey } from "@payaccept/contracts";
 import type { Backend } from "./backend.ts";
 
 /**
@@ -8,15 +8,15 @@ import type { Backend } from "./backend.ts";
  */
 export async function ownedShop(backend: Backend, accountId: string, shopId: string, withSecret = false): Promise<ShopWithKey> {
   const found = await backend.call(rpcs.directory.getShop, { shopId, withSecret }).catch((e: unknown) => {
-    if (e instanceof DomainError && e.code === "NOT_FOUND") return undefined;
+    if (isReason(e, "SHOP_NOT_FOUND")) return undefined;
     throw e;
   });
-  if (!found || found.shop.accountId !== accountId) throw new DomainError("NOT_FOUND", "shop not found");
+  if (!found || found.shop.accountId !== accountId) throw new DomainError("SHOP_NOT_FOUND");
   return found;
 }
 
 /** A payment id from the path; anything but a UUID is a page that does not exist. */
 export function paymentIdParam(id: string): string {
-  if (!Uuid.safeParse(id).success) throw new DomainError("NOT_FOUND", "payment not found");
+  if (!Uuid.safeParse(id).success) throw new DomainError("PAYMENT_NOT_FOUND");
   return id.toLowerCase();
 }

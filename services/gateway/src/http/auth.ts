@@ -1,3 +1,4 @@
+import { DomainError } from "@payaccept/contracts";
 import { jsonError, sha256Hex } from "@payaccept/platform";
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
@@ -16,7 +17,7 @@ export function requireApiKey(directory: KeyDirectory): MiddlewareHandler<Gatewa
     const key = c.req.header("x-api-key");
     const keyHash = key && key.length <= MAX_KEY_LENGTH ? sha256Hex(key) : undefined;
     const shop = keyHash ? await directory.activeShopForKey(keyHash) : undefined;
-    if (!keyHash || !shop) return jsonError(c, 401, "missing or invalid API key");
+    if (!keyHash || !shop) return jsonError(c, new DomainError("API_KEY_INVALID"));
     c.set("shop", shop);
     c.set("keyHash", keyHash);
     c.get("log").add({ shopId: shop.shopId });

@@ -1,5 +1,5 @@
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
-import { jsonError } from "@payaccept/platform";
+import { fromHttpException, jsonError } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { GatewayEnv } from "./env.ts";
@@ -11,16 +11,16 @@ import type { GatewayEnv } from "./env.ts";
 export function apiErrorResponse(err: Error, c: Context<GatewayEnv>): Response {
   if (err instanceof DomainError) {
     const status = ERROR_HTTP_STATUS[err.code];
-    if (status >= 500) c.get("log").warn({ code: err.code, reason: err.message }, "upstream failed");
-    return jsonError(c, status, err.messages);
+    if (status >= 500) c.get("log").warn({ code: err.code, reason: err.reason, params: err.params }, "upstream failed");
+    return jsonError(c, err);
   }
-  if (err instanceof HTTPException) return jsonError(c, err.status, err.message);
+  if (err instanceof HTTPException) return jsonError(c, fromHttpException(err));
   c.get("log").error({ err }, "unhandled error");
-  return jsonError(c, 500, "internal error");
+  return jsonError(c, new DomainError("INTERNAL"));
 }
 
 /** 405 with Allow for a known path asked with a method it does not serve. */
 export const methodNotAllowed =
   (allow: string[]): MiddlewareHandler<GatewayEnv> =>
   async (c) =>
-    jsonError(c, 405, `method ${c.req.method} is not allowed here; allowed: ${allow.join(", ")}`, { Allow: allow.join(", ") });
+    jsonError(c, new DomainError("METHOD_NOT_ALLOWED", { method: c.req.method, allowed: allow.join(", ") }), { Allow: allow.join(", ") });

@@ -1,3 +1,4 @@
+import { DomainError } from "@payaccept/contracts";
 import { jsonError } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
@@ -42,8 +43,8 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
       cacheText(c, "{}");
       return next();
     }
-    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, 415, "Content-Type must be application/json");
-    const tooLarge = () => jsonError(c, 413, `request body must be at most ${maxBytes} bytes`);
+    if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, new DomainError("CONTENT_TYPE_NOT_JSON"));
+    const tooLarge = () => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes }));
     if (Number(length ?? 0) > maxBytes) return tooLarge();
     let bytes: Uint8Array | null;
     // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
@@ -56,9 +57,9 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
     try {
       text = decoder.decode(bytes);
     } catch {
-      return jsonError(c, 400, "request body must be UTF-8");
+      return jsonError(c, new DomainError("BODY_NOT_UTF8"));
     }
-    if (text.length === 0) return jsonError(c, 400, "request body is required");
+    if (text.length === 0) return jsonError(c, new DomainError("BODY_REQUIRED"));
     cacheText(c, text);
     await next();
   };

@@ -1,3 +1,4 @@
+import { DomainError } from "@payaccept/contracts";
 import type { Context, MiddlewareHandler } from "hono";
 import { clientIp, ipRateKey, jsonError, type TrustedProxies } from "@payaccept/platform";
 import type { GatewayEnv } from "./env.ts";
@@ -15,7 +16,7 @@ function count(c: Context<GatewayEnv>, limiter: SlidingWindowLimiter, key: strin
   const d = limiter.hit(key);
   c.get("rateDecisions").push(d);
   if (d.allowed) return undefined;
-  return jsonError(c, 429, `rate limit exceeded: at most ${d.limit} requests per minute; retry in ${d.retryAfterSeconds} s`, {
+  return jsonError(c, new DomainError("RATE_LIMITED", { limit: d.limit, retryAfterSeconds: d.retryAfterSeconds }), {
     "Retry-After": String(d.retryAfterSeconds),
   });
 }

@@ -46,7 +46,7 @@ export class IdempotencyClaims {
       // Deleted or expired since the create failed: try to create it again. A create that keeps
       // failing with no key in its way is a bucket that cannot take writes (no quorum), not a twin.
       if (!entry || entry.operation !== "PUT") {
-        if (race === MAX_RACES - 1) throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+        if (race === MAX_RACES - 1) throw new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" });
         continue;
       }
       const record = IdempotencyRecord.parse(entry.json());
@@ -90,7 +90,7 @@ export class IdempotencyClaims {
         this.bucket = await this.openBucket();
         return await fn();
       } catch {
-        throw new DomainError("UNAVAILABLE", "idempotency store unavailable");
+        throw new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" });
       }
     }
   }

@@ -53,13 +53,13 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
   return async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return next();
-    if (!IdempotencyKey.safeParse(key).success) return jsonError(c, 400, `${IDEMPOTENCY_KEY_HEADER}: must be 1 to 64 printable ASCII characters`);
+    if (!IdempotencyKey.safeParse(key).success) return jsonError(c, new DomainError("IDEMPOTENCY_KEY_INVALID", { header: IDEMPOTENCY_KEY_HEADER }));
     const shopId = c.get("shop").shopId;
     const kvKey = sha256Hex(`${shopId}\n${key}`);
     const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
     // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
     // taken over after its lease.
-    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency store").catch((err) => {
+    const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency").catch((err) => {
       if (!(err instanceof DomainError && err.code === "UNAVAILABLE")) throw err;
       return undefined;
     });
@@ -74,9 +74,9 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
     idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
     switch (claim.kind) {
       case "mismatch":
-        return jsonError(c, 422, `${IDEMPOTENCY_KEY_HEADER} ${key} was already used with another request (method, path or body); use a new key for a new request`);
+        return jsonError(c, new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key }));
       case "busy":
-        return jsonError(c, 409, `a request with ${IDEMPOTENCY_KEY_HEADER} ${key} is still in progress; retry later`, { "Retry-After": "1" });
+        return jsonError(c, new DomainError("IDEMPOTENCY_KEY_IN_PROGRESS", { header: IDEMPOTENCY_KEY_HEADER, key }), { "Retry-After": "1" });
       case "replay":
         c.get("log").add({ idempotentReplay: true });
         return c.body(claim.body, claim.status as 200, { "Content-Type": "application/json", [IDEMPOTENT_REPLAYED_HEADER]: "true" });

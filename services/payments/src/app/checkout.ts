@@ -16,14 +16,14 @@ export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutVie
 
 /** The buyer's start refused by the state machine, as the buyer's CONFLICT. */
 function startRefused(d: Extract<StartDecision, { kind: "refused" }>): DomainError {
-  if (d.why === "notPayable") return new DomainError("CONFLICT", `payment is ${d.status} and cannot be paid`);
-  if (d.why === "expired") return new DomainError("CONFLICT", "payment is EXPIRED and cannot be paid");
-  return new DomainError("CONFLICT", `this payment is to be paid by ${d.method}`);
+  if (d.why === "notPayable") return new DomainError("PAYMENT_NOT_PAYABLE", { status: d.status });
+  if (d.why === "expired") return new DomainError("PAYMENT_NOT_PAYABLE", { status: "EXPIRED" });
+  return new DomainError("PAYMENT_METHOD_FIXED", { method: d.method });
 }
 
 function refuseShop(shop: ShopRecord, method: PaymentMethod): void {
-  if (!shop.active) throw new DomainError("CONFLICT", "the shop is not accepting payments");
-  if (!shop.methods.includes(method)) throw new DomainError("CONFLICT", `method ${method} is not available to this shop`);
+  if (!shop.active) throw new DomainError("SHOP_NOT_ACCEPTING");
+  if (!shop.methods.includes(method)) throw new DomainError("METHOD_NOT_AVAILABLE", { method });
 }
 
 const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
@@ -46,7 +46,7 @@ async function openSession(d: PaymentsDeps, row: PaymentRow, method: PaymentMeth
       expiresAt,
     });
   } catch (e) {
-    return providerFailure(e, "the start of the payment");
+    return providerFailure(e);
   }
 }
 
@@ -60,8 +60,8 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
   try {
     await d.provider.cancelSession(row.providerSessionId);
   } catch (e) {
-    if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("CONFLICT", `payment is already being paid by ${row.method}`);
-    providerFailure(e, "the change of payment method");
+    if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("PAYMENT_BEING_PAID", { method: row.method! });
+    providerFailure(e);
   }
 }
 
@@ -93,18 +93,18 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   }
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
   if (decideStart(after, method, d.now()).kind === "current") return toCheckoutView(after, shop, d.paypageUrl);
-  throw new DomainError("CONFLICT", `payment is ${after.status} and cannot be paid`);
+  throw new DomainError("PAYMENT_NOT_PAYABLE", { status: after.status });
 }
 
 /** The outcome a tester picks on a sandbox payment page; no provider, no money. */
 export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
-  if (!row.isTest) throw new DomainError("CONFLICT", "only a sandbox payment takes a chosen outcome");
+  if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
   const now = d.now();
   const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGERS[outcome], now, {
     sandbox: true,
     patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
   }))!;
-  if (decision.kind === "refused") throw new DomainError("CONFLICT", `payment is ${after.status}; a sandbox outcome needs a PENDING payment`);
+  if (decision.kind === "refused") throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: after.status });
   return toCheckoutView(after, await shopOf(d, after), d.paypageUrl);
 }

@@ -30,7 +30,7 @@ export type PaymentsDeps = {
   pendingTtlMs: number;
 };
 
-export const paymentNotFound = () => new DomainError("NOT_FOUND", "payment not found");
+export const paymentNotFound = () => new DomainError("PAYMENT_NOT_FOUND");
 
 /** The payment, if it belongs to the shop; another shop's payment does not exist for it (§5.1). */
 export async function ownedPayment(d: PaymentsDeps, shopId: string, id: string): Promise<PaymentRow> {
@@ -48,6 +48,6 @@ export async function anyPayment(d: PaymentsDeps, id: string): Promise<PaymentRo
 /** The shop a payment belongs to; payments are only ever created for shops in the directory. */
 export async function shopOf(d: PaymentsDeps, row: PaymentRow): Promise<ShopRecord> {
   const shop = await d.shops.shop(row.shopId);
-  if (!shop) throw new DomainError("UNAVAILABLE", "shop directory has no entry for this payment's shop yet");
+  if (!shop) throw new DomainError("SHOP_NOT_IN_DIRECTORY");
   return shop;
 }

@@ -1,6 +1,9 @@
 import {
   DomainError,
   IsoDateTime,
+  issuesOf,
+  validationFailed,
+  type ValidationIssue,
   type BrowsePaymentsRequest,
   type CreatePaymentRequest,
   type ListPaymentsQuery,
@@ -18,9 +21,9 @@ import { ownedPayment, paymentNotFound, type PaymentsDeps } from "./deps.ts";
 export async function createPayment(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest): Promise<Payment> {
   const shop = await d.shops.shop(shopId);
   // The gateway already refused unknown keys and inactive shops; this holds for every other caller.
-  if (!shop?.active) throw new DomainError("UNAUTHORIZED", "shop is not active");
-  if (req.method && !shop.methods.includes(req.method)) throw new DomainError("CONFLICT", `method ${req.method} is not available to this shop`);
-  if (shop.methods.length === 0) throw new DomainError("CONFLICT", "no payment method is available to this shop");
+  if (!shop?.active) throw new DomainError("SHOP_NOT_ACTIVE");
+  if (req.method && !shop.methods.includes(req.method)) throw new DomainError("METHOD_NOT_AVAILABLE", { method: req.method });
+  if (shop.methods.length === 0) throw new DomainError("NO_METHOD_AVAILABLE");
   const commissionKopecks = req.method
     ? commissionFor(req.amountKopecks, shop.tariff[req.method])
     : quoteCommission(req.amountKopecks, shop.tariff, shop.methods);
@@ -49,7 +52,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest }, "payment created");
     return toPayment(row, d.paypageUrl);
   } catch (e) {
-    if (e instanceof OrderIdTaken) throw new DomainError("CONFLICT", "a payment with this orderId already exists");
+    if (e instanceof OrderIdTaken) throw new DomainError("ORDER_ID_TAKEN");
     throw e;
   }
 }
@@ -78,12 +81,7 @@ export async function cancelPayment(d: PaymentsDeps, shopId: string, id: string)
   await ownedPayment(d, shopId, id);
   const { decision, row } = (await d.repo.transition(id, "cancel", d.now(), { requestId: d.requestId }))!;
   if (decision.kind === "refused") {
-    throw new DomainError(
-      "CONFLICT",
-      row.status === "PENDING"
-        ? "the buyer has already started paying; wait for the final status"
-        : `the payment is ${row.status} and can no longer be canceled`,
-    );
+    throw row.status === "PENDING" ? new DomainError("CANCEL_WHILE_PAYING") : new DomainError("PAYMENT_NOT_CANCELABLE", { status: row.status });
   }
   return toPayment(row, d.paypageUrl);
 }
@@ -98,16 +96,17 @@ export type ExportRequest = {
 };
 
 export async function exportPayments(d: PaymentsDeps, req: ExportRequest): Promise<{ items: Payment[] }> {
-  const problems: string[] = [];
+  const problems: ValidationIssue[] = [];
   const instant = (name: string, v: string | undefined) => {
     if (v === undefined) return undefined;
-    if (!IsoDateTime.safeParse(v).success) problems.push(`${name}: must be an ISO 8601 date-time`);
+    const checked = IsoDateTime.safeParse(v);
+    if (!checked.success) problems.push(...issuesOf(checked.error, name));
     return Date.parse(v);
   };
   const fromMs = instant("from", req.from);
   const toMs = instant("to", req.to);
   const afterMs = instant("after.createdAt", req.after?.createdAt);
-  if (problems.length) throw new DomainError("BAD_REQUEST", problems);
+  if (problems.length) throw validationFailed(problems);
   const rows = await d.repo.exportPage(req.shopId, {
     fromMs,
     toMs,

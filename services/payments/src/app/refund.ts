@@ -21,7 +21,7 @@ export async function requestRefund(d: PaymentsDeps, shopId: string, id: string,
   const { refund, created } = await d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
   if (!created) return toRefund(refund);
   const ended = await driveRefund(d, refund);
-  if (ended.status === "FAILED" && ended.balanceRefusal) throw new DomainError("CONFLICT", ended.failureReason!);
+  if (ended.status === "FAILED" && ended.balanceRefusal) throw DomainError.of(ended.failureCode!, ended.failureParams ?? {});
   return toRefund(ended);
 }
 
@@ -39,7 +39,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
   const payment = (await d.repo.byId(refund.paymentId))!;
   // Sandbox money is pretend money: no balance, no provider.
   if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now(), d.requestId);
-  if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failureReason: "the payment has no provider session to refund" }, d.now(), d.requestId);
+  if (!payment.providerSessionId) return d.refunds.end(refund.id, { status: "FAILED", failure: new DomainError("REFUND_NO_PROVIDER_SESSION") }, d.now(), d.requestId);
   if (refund.balanceKopecks > 0) {
     try {
       const { reserved } = await d.balance.reserveRefund({
@@ -53,8 +53,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       if (e.code !== "CONFLICT") return unknownOutcome(d, refund, "balance", e);
-      const failureReason = `the balance cannot cover the refund: ${e.message}`;
-      return { ...(await d.refunds.end(refund.id, { status: "FAILED", failureReason }, d.now(), d.requestId)), balanceRefusal: true };
+      return { ...(await d.refunds.end(refund.id, { status: "FAILED", failure: e }, d.now(), d.requestId)), balanceRefusal: true };
     }
   }
   try {
@@ -62,12 +61,12 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
     const outcome =
       answer.status === "SUCCEEDED"
         ? ({ status: "SUCCEEDED" } as const)
-        : ({ status: "FAILED", failureReason: `the acquirer declined the refund${answer.reason ? `: ${answer.reason}` : ""}` } as const);
+        : ({ status: "FAILED", failure: new DomainError("REFUND_DECLINED", { detail: answer.reason ?? "-" }) } as const);
     return d.refunds.end(refund.id, outcome, d.now(), d.requestId);
   } catch (e) {
     if (!(e instanceof ProviderError)) throw e;
     if (e.kind === "unavailable") return unknownOutcome(d, refund, "acquirer", e);
-    return d.refunds.end(refund.id, { status: "FAILED", failureReason: e.message }, d.now(), d.requestId);
+    return d.refunds.end(refund.id, { status: "FAILED", failure: new DomainError("PROVIDER_REFUSED") }, d.now(), d.requestId);
   }
 }
 

@@ -1,4 +1,4 @@
-import { DomainError, itemAmountKopecks, type ReceiptCustomer, type ReceiptData, type ReceiptRequest, type ShopReceiptSettings } from "@payaccept/contracts";
+import { customIssue, itemAmountKopecks, validationFailed, type ValidationIssue, type ReceiptCustomer, type ReceiptData, type ReceiptRequest, type ShopReceiptSettings } from "@payaccept/contracts";
 
 /**
  * The receipt payments stores and carries in its events: the merchant's request with the shop's
@@ -7,18 +7,18 @@ import { DomainError, itemAmountKopecks, type ReceiptCustomer, type ReceiptData,
  */
 export function resolveReceipt(req: ReceiptRequest | undefined, settings: ShopReceiptSettings | undefined): ReceiptData | null {
   if (!req) {
-    if (settings?.required) throw new DomainError("BAD_REQUEST", ["receipt: required: the shop issues a fiscal receipt for every payment"]);
+    if (settings?.required) throw validationFailed([customIssue("receipt", "RECEIPT_REQUIRED", "required: the shop issues a fiscal receipt for every payment")]);
     return null;
   }
-  const problems: string[] = [];
+  const problems: ValidationIssue[] = [];
   const taxation = req.taxation ?? settings?.taxation ?? null;
-  if (taxation === null) problems.push("receipt.taxation: required: the shop has no default taxation system");
+  if (taxation === null) problems.push(customIssue("receipt.taxation", "RECEIPT_TAXATION_REQUIRED", "required: the shop has no default taxation system"));
   const items = req.items.map((item, i) => {
     const vat = item.vat ?? settings?.vat ?? null;
-    if (vat === null) problems.push(`receipt.items.${i}.vat: required: the shop has no default VAT rate`);
+    if (vat === null) problems.push(customIssue(`receipt.items.${i}.vat`, "RECEIPT_VAT_REQUIRED", "required: the shop has no default VAT rate"));
     return { ...item, vat: vat!, amountKopecks: itemAmountKopecks(item.priceKopecks, item.quantity) };
   });
-  if (problems.length > 0) throw new DomainError("BAD_REQUEST", problems);
+  if (problems.length > 0) throw validationFailed(problems);
   return { customer: req.customer, taxation: taxation!, items };
 }
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { DomainError } from "@payaccept/contracts";
-import { balanceShare, refundAmount, rublesAndKopecks, type RefundablePayment } from "./refund-rules.ts";
+import { DomainError, rublesAndKopecks } from "@payaccept/contracts";
+import { balanceShare, refundAmount, type RefundablePayment } from "./refund-rules.ts";
 
 const paid = (over: Partial<RefundablePayment> = {}): RefundablePayment => ({
   status: "SUCCESS",
@@ -15,7 +15,7 @@ const refusal = (fn: () => unknown) => {
   try {
     fn();
   } catch (e) {
-    if (e instanceof DomainError) return { code: e.code, message: e.message };
+    if (e instanceof DomainError) return { code: e.code, reason: e.reason, params: e.params, message: e.message };
   }
   throw new Error("expected a DomainError");
 };
@@ -31,17 +31,20 @@ test("without an amount the refund is of everything left, refunds in progress in
   expect(refundAmount(paid({ refundedKopecks: 30_000 }), 70_000)).toBe(70_000);
 });
 
-test("above what is left, or nothing left, or not SUCCESS: CONFLICT saying why", () => {
+test("above what is left, or nothing left, or not SUCCESS: CONFLICT with the reason and its amounts", () => {
   expect(refusal(() => refundAmount(paid({ refundedKopecks: 60_000, refundingKopecks: 10_000 }), 40_000))).toEqual({
     code: "CONFLICT",
+    reason: "REFUND_EXCEEDS_REFUNDABLE",
+    params: { refundKopecks: 40_000, refundableKopecks: 30_000, paymentKopecks: 100_000, refundingKopecks: 10_000 },
     message:
       "refund of 400.00 RUB (40000 kopecks) exceeds what is left to refund, 300.00 RUB (30000 kopecks) of 1000.00 RUB (100000 kopecks); 100.00 RUB (10000 kopecks) are in refunds still in progress",
   });
-  expect(refusal(() => refundAmount(paid({ refundedKopecks: 50_000, refundingKopecks: 50_000 }), undefined)).message).toStartWith("nothing is left to refund");
-  expect(refusal(() => refundAmount(paid({ status: "REFUNDED", refundedKopecks: 100_000 }), 1)).message).toBe(
-    "only a SUCCESS payment can be refunded; it is already fully refunded",
-  );
-  expect(refusal(() => refundAmount(paid({ status: "PENDING" }), 1)).message).toBe("only a SUCCESS payment can be refunded; it is PENDING");
+  expect(refusal(() => refundAmount(paid({ refundedKopecks: 50_000, refundingKopecks: 50_000 }), undefined))).toMatchObject({
+    reason: "REFUND_NOTHING_LEFT",
+    params: { refundedKopecks: 50_000, refundingKopecks: 50_000 },
+  });
+  expect(refusal(() => refundAmount(paid({ status: "REFUNDED", refundedKopecks: 100_000 }), 1)).reason).toBe("REFUND_ALREADY_FULL");
+  expect(refusal(() => refundAmount(paid({ status: "PENDING" }), 1))).toMatchObject({ reason: "REFUND_NOT_SUCCESS", params: { status: "PENDING" } });
 });
 
 test("a partial refund takes its share of the net receipt, rounded down; the last one takes the rest", () => {

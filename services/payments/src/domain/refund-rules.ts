@@ -4,11 +4,6 @@ import { decideRefund, refundableKopecks, type RefundState } from "./state-machi
 /** The figures of a payment that decide what may still be refunded, and how much of the balance each refund takes. */
 export type RefundablePayment = RefundState & { commissionKopecks: number };
 
-/** Kopecks as a merchant reads them in an error: "1500.50 RUB (150050 kopecks)". */
-export function rublesAndKopecks(kopecks: number): string {
-  const rubles = `${Math.floor(kopecks / 100)}.${String(kopecks % 100).padStart(2, "0")}`;
-  return `${rubles} RUB (${kopecks} kopecks)`;
-}
 
 /**
  * The amount of a new refund as the state machine decides it (decideRefund). CONFLICT, with what
@@ -19,15 +14,16 @@ export function refundAmount(p: RefundablePayment, requested: number | undefined
   const d = decideRefund(p, requested);
   if (d.kind === "refund") return d.amountKopecks;
   if (d.why === "notPaid") {
-    const why = d.status === "REFUNDED" ? "it is already fully refunded" : `it is ${d.status}`;
-    throw new DomainError("CONFLICT", `only a SUCCESS payment can be refunded; ${why}`);
+    if (d.status === "REFUNDED") throw new DomainError("REFUND_ALREADY_FULL");
+    throw new DomainError("REFUND_NOT_SUCCESS", { status: d.status });
   }
-  const inProgress = p.refundingKopecks > 0 ? `; ${rublesAndKopecks(p.refundingKopecks)} are in refunds still in progress` : "";
-  if (d.why === "nothingLeft") throw new DomainError("CONFLICT", `nothing is left to refund: ${rublesAndKopecks(p.refundedKopecks)} refunded${inProgress}`);
-  throw new DomainError(
-    "CONFLICT",
-    `refund of ${rublesAndKopecks(d.amountKopecks)} exceeds what is left to refund, ${rublesAndKopecks(d.leftKopecks)} of ${rublesAndKopecks(p.amountKopecks)}${inProgress}`,
-  );
+  if (d.why === "nothingLeft") throw new DomainError("REFUND_NOTHING_LEFT", { refundedKopecks: p.refundedKopecks, refundingKopecks: p.refundingKopecks });
+  throw new DomainError("REFUND_EXCEEDS_REFUNDABLE", {
+    refundKopecks: d.amountKopecks,
+    refundableKopecks: d.leftKopecks,
+    paymentKopecks: p.amountKopecks,
+    refundingKopecks: p.refundingKopecks,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import {
+  englishMessage,
   paymentEventId,
   refundEventId,
   type Refund,
@@ -40,6 +41,13 @@ export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
   };
 }
 
+/** A FAILED refund's reason: as stored (code and parameters) and in English for the API. */
+function failureOf(row: RefundRow): Pick<Refund, "failureReason" | "failureCode" | "failureParams"> {
+  if (row.failureCode === null) return { failureReason: null, failureCode: null, failureParams: null };
+  const params = row.failureParams ?? {};
+  return { failureReason: String(englishMessage(row.failureCode, params)), failureCode: row.failureCode, failureParams: params };
+}
+
 export function toRefund(row: RefundRow): Refund {
   return {
     id: row.id,
@@ -47,7 +55,7 @@ export function toRefund(row: RefundRow): Refund {
     amountKopecks: row.amountKopecks,
     reason: row.reason,
     status: row.status,
-    failureReason: row.failureReason,
+    ...failureOf(row),
     createdAt: iso(row.createdAt),
     completedAt: row.completedAt === null ? null : iso(row.completedAt),
   };
@@ -69,7 +77,7 @@ export function toRefundEvent(refund: RefundRow, payment: PaymentRow, occurredAt
     paymentAmountKopecks: payment.amountKopecks,
     isTest: payment.isTest,
     reason: refund.reason,
-    failureReason: refund.failureReason,
+    failureReason: failureOf(refund).failureReason,
     occurredAt: iso(occurredAt),
     ...(requestId === undefined ? {} : { requestId }),
   };

@@ -1,6 +1,6 @@
 import { bodyLimit } from "hono/body-limit";
 import { Hono } from "hono";
-import { formatIssues, ProviderCallback } from "@payaccept/contracts";
+import { DomainError, invalidRequest, ProviderCallback } from "@payaccept/contracts";
 import { jsonError, type AppEnv } from "@payaccept/platform";
 import { applyProviderCallback } from "../app/provider-callback.ts";
 import type { PaymentsDeps } from "../app/deps.ts";
@@ -12,7 +12,7 @@ import { verifyCallbackSignature } from "../provider/callback-signature.ts";
  */
 export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post("/provider/callback", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, 413, "callback body too large") }), async (c) => {
+  app.post("/provider/callback", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 64 * 1024 })) }), async (c) => {
     const rawBody = await c.req.text();
     const check = verifyCallbackSignature({
       secret,
@@ -23,16 +23,16 @@ export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<Ap
     });
     if (!check.ok) {
       c.get("log").warn({ reason: check.reason }, "provider callback refused");
-      return jsonError(c, 401, `invalid callback signature: ${check.reason}`);
+      return jsonError(c, new DomainError("CALLBACK_SIGNATURE_INVALID", { detail: check.reason }));
     }
     let json: unknown;
     try {
       json = JSON.parse(rawBody);
     } catch {
-      return jsonError(c, 400, "malformed JSON");
+      return jsonError(c, new DomainError("MALFORMED_JSON"));
     }
     const parsed = ProviderCallback.safeParse(json);
-    if (!parsed.success) return jsonError(c, 400, formatIssues(parsed.error));
+    if (!parsed.success) return jsonError(c, invalidRequest(parsed.error));
     const cb = parsed.data;
     const outcome = await applyProviderCallback(d, cb);
     // Money that moved but could not be applied needs a person: a PAID that was ignored or returned is a warning.

@@ -16,14 +16,6 @@ const SORT_WINDOW_MAX = 20_000;
 
 const ph = sql.placeholder;
 
-function isOrderIdUniqueViolation(e: unknown): boolean {
-  // drizzle wraps driver errors; the SQLite one is the cause.
-  for (let err = e as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; err && depth < 3; err = err.cause as typeof err, depth++) {
-    if (err.code === "SQLITE_CONSTRAINT_UNIQUE" && err.message?.includes("payments.order_id")) return true;
-  }
-  return false;
-}
-
 /**
  * All reads and writes of payments.db. Every write runs in one IMMEDIATE transaction, so the status,
  * the per-status counters and the outbox row change together or not at all, also with several
@@ -70,6 +62,8 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       updatedAt: ph("createdAt"),
       expiresAt: ph("expiresAt"),
     })
+    // The UNIQUE index (shop_id, order_id) decides a taken order id: no row comes back.
+    .onConflictDoNothing({ target: [p.shopId, p.orderId] })
     .returning()
     .prepare();
   const bumpCountQ = db
@@ -235,8 +229,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
 
     /** Inserts a CREATED payment expiring at createdAt + ttlMs; throws OrderIdTaken. */
     insert(input: NewPayment, now: number, ttlMs: number): PaymentRow {
-      try {
-        return db.transaction(
+      return db.transaction(
           () => {
             const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
             const row = insertQ.get({
@@ -245,17 +238,14 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
               methodFixed: input.method != null,
               ...next,
               expiresAt: next.createdAt + ttlMs,
-            })!;
+            });
+            if (!row) throw new OrderIdTaken();
             bumpCount(input.shopId, "CREATED", 1);
             bumpDaily(row, 1);
             return row;
           },
           { behavior: "immediate" },
         );
-      } catch (e) {
-        if (isOrderIdUniqueViolation(e)) throw new OrderIdTaken();
-        throw e;
-      }
     },
 
     /**

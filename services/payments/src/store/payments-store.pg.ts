@@ -451,7 +451,13 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
         const done = (await first(
           tx
             .update(r)
-            .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
+            .set({
+              status: outcome.status,
+              failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
+              failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
+              completedAt: now,
+              retryAt: null,
+            })
             .where(eq(r.id, id))
             .returning(),
         ))!;

@@ -122,7 +122,7 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect((await s.refunds.claim(again.refund.id, 2100, 10_000))).toBeUndefined();
     expect((await s.refunds.due(20_000, 10)).sort()).toEqual([...ok, again.refund.id].sort());
     for (const id of [...ok, again.refund.id]) await s.refunds.end(id, { status: "SUCCEEDED" }, 3000);
-    expect((await s.refunds.end(ok[0]!, { status: "FAILED", failureReason: "late" }, 3100)).status).toBe("SUCCEEDED");
+    expect((await s.refunds.end(ok[0]!, { status: "FAILED", failure: new DomainError("PROVIDER_REFUSED") }, 3100)).status).toBe("SUCCEEDED");
     expect(await s.payments.byId(paid.id)).toMatchObject({ status: "REFUNDED", refundedKopecks: 10_000, refundingKopecks: 0 });
     expect(s.ended.map((e) => e.becameRefunded)).toEqual([false, false, true]);
     const events = await unpublished(s);

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
 import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import { openPgPaymentsStore } from "./payments-store.pg.ts";
@@ -30,7 +30,7 @@ export type BrowseFilter = {
 export class OrderIdTaken extends Error {}
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
-export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failureReason: string };
+export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: Failure };
 export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
 export type OutboxRow = typeof outbox.$inferSelect;
 

@@ -2,7 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RefundEvent } from "@payaccept/contracts";
+import { DomainError, RefundEvent } from "@payaccept/contracts";
 import { eq } from "drizzle-orm";
 import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
 import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
@@ -107,7 +107,7 @@ describe("end", () => {
     const [a, b, c] = [1_000, 2_000, 3_000].map((amountKopecks, i) => refunds.open(p, { amountKopecks }, 10 + i, LEASE).refund);
     refunds.end(a!.id, { status: "SUCCEEDED" }, lateDay1);
     refunds.end(b!.id, { status: "SUCCEEDED" }, day2);
-    refunds.end(c!.id, { status: "FAILED", failureReason: "declined" }, day2);
+    refunds.end(c!.id, { status: "FAILED", failure: new DomainError("REFUND_DECLINED", { detail: "refund_declined" }) }, day2);
     expect(repo.dailyRefunds(["S"], "2026-03-01", "2026-03-02")).toEqual([
       { day: "2026-03-01", count: 1, sumKopecks: 1_000 },
       { day: "2026-03-02", count: 1, sumKopecks: 2_000 },
@@ -117,8 +117,14 @@ describe("end", () => {
   test("a FAILED refund frees its amount and moves nothing else; a second end changes nothing", () => {
     const p = paid();
     const r = refunds.open(p, {}, 10, LEASE).refund;
-    refunds.end(r.id, { status: "FAILED", failureReason: "declined" }, 20);
-    expect(refunds.end(r.id, { status: "SUCCEEDED" }, 21)).toMatchObject({ status: "FAILED", failureReason: "declined", completedAt: 20, retryAt: null });
+    refunds.end(r.id, { status: "FAILED", failure: new DomainError("REFUND_DECLINED", { detail: "refund_declined" }) }, 20);
+    expect(refunds.end(r.id, { status: "SUCCEEDED" }, 21)).toMatchObject({
+      status: "FAILED",
+      failureCode: "REFUND_DECLINED",
+      failureParams: { detail: "refund_declined" },
+      completedAt: 20,
+      retryAt: null,
+    });
     expect(repo.byId(p.id)).toMatchObject({ status: "SUCCESS", refundedKopecks: 0, refundingKopecks: 0 });
     expect(events().map((e) => [e.kind, e.status])).toEqual([
       ["payment", "SUCCESS"],

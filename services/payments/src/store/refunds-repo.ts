@@ -112,7 +112,13 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
         if (refundHasEnded(row.status)) return row;
         const done = db
           .update(r)
-          .set({ status: outcome.status, failureReason: outcome.status === "FAILED" ? outcome.failureReason : null, completedAt: now, retryAt: null })
+          .set({
+            status: outcome.status,
+            failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
+            failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
+            completedAt: now,
+            retryAt: null,
+          })
           .where(eq(r.id, id))
           .returning()
           .get();

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, check, index, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { FinalStatus, PaymentMethod, PaymentStatus, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
+import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
 
 /**
  * payments' tables on PostgreSQL: the same tables, keys and indexes as schema.ts (whose comments
@@ -78,7 +78,9 @@ export const refunds = pgTable(
     balanceKopecks: int("balance_kopecks").notNull(),
     reason: text("reason"),
     status: text("status").$type<RefundStatus>().notNull(),
-    failureReason: text("failure_reason"),
+    /** Why a FAILED refund failed: a reason of the catalogue (contracts reasons.ts) and its parameters, never text. */
+    failureCode: text("failure_code").$type<Reason>(),
+    failureParams: jsonb("failure_params").$type<AnyReasonParams>(),
     idempotencyKey: text("idempotency_key"),
     createdAt: int("created_at").notNull(),
     completedAt: int("completed_at"),

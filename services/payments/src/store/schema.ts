@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { FinalStatus, PaymentMethod, PaymentStatus, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
+import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = sqliteTable(
@@ -93,7 +93,9 @@ export const refunds = sqliteTable(
     balanceKopecks: integer("balance_kopecks").notNull(),
     reason: text("reason"),
     status: text("status").$type<RefundStatus>().notNull(),
-    failureReason: text("failure_reason"),
+    /** Why a FAILED refund failed: a reason of the catalogue (contracts reasons.ts) and its parameters, never text. */
+    failureCode: text("failure_code").$type<Reason>(),
+    failureParams: text("failure_params", { mode: "json" }).$type<AnyReasonParams>(),
     idempotencyKey: text("idempotency_key"),
     createdAt: integer("created_at").notNull(),
     completedAt: integer("completed_at"),

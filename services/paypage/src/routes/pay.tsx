@@ -29,7 +29,7 @@ async function act(c: Context, id: string, action: () => Promise<unknown>, refus
     await action();
   } catch (e) {
     if (!(e instanceof DomainError && e.code === "CONFLICT")) throw e;
-    c.get("log").info({ paymentId: id, reason: e.messages }, "buyer action no longer applies");
+    c.get("log").info({ paymentId: id, reason: e.reason, params: e.params }, "buyer action no longer applies");
     query = refused;
   }
   return c.redirect(`/pay/${id}${query}`, 303);
@@ -38,11 +38,11 @@ async function act(c: Context, id: string, action: () => Promise<unknown>, refus
 /** GET the payment page; POST a choice of method or, in a sandbox, an outcome. */
 export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
   const r = new Hono<AppEnv>();
-  r.use("/pay/:id/*", bodyLimit({ maxSize: 8 * 1024, onError: (c) => renderError(c, new DomainError("PAYLOAD_TOO_LARGE", "form too large"), deps.secureCookies) }));
+  r.use("/pay/:id/*", bodyLimit({ maxSize: 8 * 1024, onError: (c) => renderError(c, new DomainError("FORM_TOO_LARGE"), deps.secureCookies) }));
 
   const verifiedForm = async (c: Context, id: string) => {
     const form = await formOf(c);
-    if (!deps.csrf.verify(c, id, form.csrf)) throw new DomainError("FORBIDDEN", "missing or stale CSRF token");
+    if (!deps.csrf.verify(c, id, form.csrf)) throw new DomainError("CSRF_TOKEN_INVALID");
     return form;
   };
 
@@ -59,14 +59,14 @@ export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
   r.post("/pay/:id/start", async (c) => {
     const id = paymentIdOf(c);
     const method = PaymentMethod.safeParse((await verifiedForm(c, id)).method);
-    if (!method.success) throw new DomainError("BAD_REQUEST", "unknown payment method");
+    if (!method.success) throw new DomainError("PAYMENT_METHOD_UNKNOWN");
     return act(c, id, () => deps.checkout.start(id, method.data), `?tried=${method.data}`);
   });
 
   r.post("/pay/:id/sandbox", async (c) => {
     const id = paymentIdOf(c);
     const outcome = SandboxOutcome.safeParse((await verifiedForm(c, id)).outcome);
-    if (!outcome.success) throw new DomainError("BAD_REQUEST", "unknown outcome");
+    if (!outcome.success) throw new DomainError("SANDBOX_OUTCOME_UNKNOWN");
     return act(c, id, () => deps.checkout.sandboxOutcome(id, outcome.data));
   });
 

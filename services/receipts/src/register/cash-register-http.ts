@@ -1,4 +1,4 @@
-import { CashRegisterDocument, type CashRegisterDocumentRequest } from "@payaccept/contracts";
+import { CashRegisterDocument, failure, type CashRegisterDocumentRequest } from "@payaccept/contracts";
 import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./port.ts";
 
 export type CashRegisterHttpOptions = { baseUrl: string; apiKey: string; timeoutMs: number };
@@ -27,10 +27,14 @@ export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterP
       });
       text = await res.text();
     } catch (e) {
-      const reason = (e as Error).name === "TimeoutError" ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message;
-      throw new RegisterCallFailed(`register unreachable: ${reason}`);
+      const err = e as { name?: unknown; code?: unknown };
+      throw new RegisterCallFailed(
+        err.name === "TimeoutError"
+          ? failure("REGISTER_TIMEOUT", { timeoutMs: opts.timeoutMs })
+          : failure("REGISTER_UNREACHABLE", { detail: String(typeof err.code === "string" ? err.code : err.name) }),
+      );
     }
-    if (res.status < 200 || res.status >= 300) throw new RegisterCallFailed(`register answered ${res.status}: ${text.slice(0, 300)}`);
+    if (res.status < 200 || res.status >= 300) throw new RegisterCallFailed(failure("REGISTER_HTTP_STATUS", { httpStatus: res.status }));
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -38,7 +42,7 @@ export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterP
       json = undefined;
     }
     const parsed = CashRegisterDocument.safeParse(json);
-    if (!parsed.success) throw new RegisterCallFailed(`register reply to ${method} ${path} does not follow the protocol`);
+    if (!parsed.success) throw new RegisterCallFailed(failure("REGISTER_BAD_REPLY"));
     return toState(parsed.data);
   }
 

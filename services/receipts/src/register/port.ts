@@ -1,4 +1,4 @@
-import type { FiscalData, ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
+import { failureText, type Failure, type FiscalData, type ReceiptCustomer, type ReceiptItem, type ReceiptKind, type TaxationSystem } from "@payaccept/contracts";
 
 /** One fiscal document as the receipts service hands it to a register. */
 export type FiscalDocument = {
@@ -29,4 +29,8 @@ export interface FiscalRegisterPort {
 }
 
 /** No usable answer: network, timeout, a non-2xx or a reply that breaks the protocol. Retried until the attempts run out. */
-export class RegisterCallFailed extends Error {}
+export class RegisterCallFailed extends Error {
+  constructor(readonly failure: Failure) {
+    super(failureText(failure));
+  }
+}

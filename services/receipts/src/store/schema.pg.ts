@@ -1,5 +1,5 @@
 import { bigint, boolean, index, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import type { ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
+import type { AnyReasonParams, Reason, ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
 import { RECEIPT_ROW_STATUSES } from "./schema.ts";
 
 /**
@@ -30,7 +30,8 @@ export const receipts = pgTable(
     generation: int("generation").notNull().default(0),
     attempts: int("attempts").notNull().default(0),
     nextAttemptAt: int("next_attempt_at"),
-    lastError: text("last_error"),
+    lastErrorCode: text("last_error_code").$type<Reason>(),
+    lastErrorParams: jsonb("last_error_params").$type<AnyReasonParams>(),
     registerDocumentId: text("register_document_id"),
     fiscalDocumentNumber: int("fiscal_document_number"),
     fiscalSign: text("fiscal_sign"),

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import type { ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
+import type { AnyReasonParams, Reason, ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
 
 /**
  * PENDING: to be sent to the register. SENT: the register accepted it and is fiscalising it (we
@@ -41,7 +41,9 @@ export const receipts = sqliteTable(
     attempts: integer("attempts").notNull().default(0),
     /** When the sender next works on it; null once REGISTERED or FAILED. */
     nextAttemptAt: integer("next_attempt_at"),
-    lastError: text("last_error"),
+    /** Why the last attempt did not register it: a reason of the catalogue and its parameters, never text. */
+    lastErrorCode: text("last_error_code").$type<Reason>(),
+    lastErrorParams: text("last_error_params", { mode: "json" }).$type<AnyReasonParams>(),
     /** The register's id of the current document. */
     registerDocumentId: text("register_document_id"),
     fiscalDocumentNumber: integer("fiscal_document_number"),

@@ -1,3 +1,4 @@
+import { failure, type Failure } from "@payaccept/contracts";
 import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
 import { signatureHeaders } from "./signature.ts";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
@@ -5,8 +6,8 @@ import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
 /** What one HTTP attempt came to. durationMs runs from the start (DNS included) to the response headers. */
 export type AttemptOutcome =
   | { kind: "delivered"; httpStatus: number; durationMs: number }
-  | { kind: "failed"; httpStatus: number | null; error: string; durationMs: number }
-  | { kind: "blocked"; error: string; durationMs: number };
+  | { kind: "failed"; httpStatus: number | null; error: Failure; durationMs: number }
+  | { kind: "blocked"; error: Failure; durationMs: number };
 
 export type SendOptions = {
   timeoutMs: number;
@@ -54,22 +55,22 @@ export async function sendWebhook(
     return { kind: "failed", httpStatus: res.status, error: describeStatus(res.status), durationMs };
   } catch (e) {
     const durationMs = elapsed();
-    if (e instanceof NonPublicAddressError) return { kind: "blocked", error: `blocked: ${e.message}`, durationMs };
-    if (signal.aborted) return { kind: "failed", httpStatus: null, error: `no response within ${opts.timeoutMs} ms`, durationMs };
+    if (e instanceof NonPublicAddressError) return { kind: "blocked", error: failure("WEBHOOK_ADDRESS_BLOCKED", { host: e.hostname }), durationMs };
+    if (signal.aborted) return { kind: "failed", httpStatus: null, error: failure("WEBHOOK_TIMEOUT", { timeoutMs: opts.timeoutMs }), durationMs };
     return { kind: "failed", httpStatus: null, error: describeError(e), durationMs };
   }
 }
 
-function describeStatus(status: number): string {
-  return status >= 300 && status < 400 ? `HTTP ${status}: redirects are not followed` : `HTTP ${status}`;
+function describeStatus(httpStatus: number): Failure {
+  return failure(httpStatus >= 300 && httpStatus < 400 ? "WEBHOOK_REDIRECT" : "WEBHOOK_HTTP_STATUS", { httpStatus });
 }
 
-function describeError(e: unknown): string {
-  if (e instanceof InvalidWebhookUrlError) return e.message;
-  const err = e as { code?: unknown; message?: unknown };
-  const message = typeof err.message === "string" ? err.message : String(e);
-  const text = typeof err.code === "string" && !message.startsWith(err.code) ? `${err.code}: ${message}` : message;
-  return text.slice(0, 300);
+/** The system's error code (ECONNREFUSED, CERT_HAS_EXPIRED…) is the detail: a name, shown as it is. */
+function describeError(e: unknown): Failure {
+  if (e instanceof InvalidWebhookUrlError) return e.failure;
+  const code = (e as { code?: unknown }).code;
+  const name = (e as { name?: unknown }).name;
+  return failure("WEBHOOK_CONNECTION_FAILED", { detail: String(typeof code === "string" ? code : typeof name === "string" ? name : "Error").slice(0, 100) });
 }
 
 /** DNS lookups cannot be cancelled; stop waiting for one when the attempt's time is up. */

@@ -1,3 +1,4 @@
+import { failure, failureText, type Failure } from "@payaccept/contracts";
 import { isIpLiteral, resolvePublicAddresses, systemResolver, type Resolver } from "@payaccept/domain";
 
 /**
@@ -15,7 +16,11 @@ export type WebhookTarget = {
 };
 
 /** The URL cannot be used as it is (not a URL, not http/https, no address): the merchant must fix it. */
-export class InvalidWebhookUrlError extends Error {}
+export class InvalidWebhookUrlError extends Error {
+  constructor(readonly failure: Failure) {
+    super(failureText(failure));
+  }
+}
 
 const unbracket = (host: string) => host.replace(/^\[(.*)\]$/, "$1");
 
@@ -27,10 +32,10 @@ export async function resolveTarget(
   try {
     url = new URL(webhookUrl);
   } catch {
-    throw new InvalidWebhookUrlError("the webhook URL is not a valid URL");
+    throw new InvalidWebhookUrlError(failure("WEBHOOK_URL_INVALID"));
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new InvalidWebhookUrlError(`the webhook URL scheme ${url.protocol} is not http or https`);
+    throw new InvalidWebhookUrlError(failure("WEBHOOK_URL_SCHEME", { scheme: url.protocol }));
   }
   const resolve = opts.resolve ?? systemResolver;
   const host = unbracket(url.hostname);
@@ -41,7 +46,7 @@ export async function resolveTarget(
       : (await resolve(host)).map((a) => a.address)
     : await resolvePublicAddresses(host, resolve);
   const address = addresses[0];
-  if (address === undefined) throw new InvalidWebhookUrlError(`${host} has no address`);
+  if (address === undefined) throw new InvalidWebhookUrlError(failure("WEBHOOK_HOST_NO_ADDRESS", { host }));
   const connect = new URL(url);
   connect.hostname = address.includes(":") ? `[${address}]` : address;
   return {

@@ -1,5 +1,6 @@
 import { and, eq, lt, type Column } from "drizzle-orm";
-import type { DeliveryHealth } from "@payaccept/contracts";
+import type { DeliveryHealth, Failure } from "@payaccept/contracts";
+import { failureFields } from "../delivery-view.ts";
 import type { LogQuery } from "./delivery-store.ts";
 import { FAILING, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
@@ -19,7 +20,7 @@ export type HealthCell = { shopId: string; state: HealthState; count: number };
  * The overview's figures of each shop from its rollup cells (summed over the days asked for);
  * `latestError` is only asked for shops with failing or retrying deliveries.
  */
-export async function healthFigures(cells: HealthCell[], latestError: (shopId: string) => Promise<string | null>): Promise<DeliveryHealth[]> {
+export async function healthFigures(cells: HealthCell[], latestError: (shopId: string) => Promise<Failure | null>): Promise<DeliveryHealth[]> {
   const shops = [...Map.groupBy(cells, (c) => c.shopId)].map(([shopId, states]) => {
     const n = (state: HealthState) => states.find((s) => s.state === state)?.count ?? 0;
     const total = states.reduce((sum, s) => sum + s.count, 0);
@@ -28,7 +29,7 @@ export async function healthFigures(cells: HealthCell[], latestError: (shopId: s
   return Promise.all(
     shops
       .filter((figures) => figures.total > 0)
-      .map(async (figures) => ({ ...figures, lastError: figures.failed + figures.retrying === 0 ? null : await latestError(figures.shopId) })),
+      .map(async (figures) => ({ ...figures, ...failureFields(figures.failed + figures.retrying === 0 ? null : await latestError(figures.shopId), "lastError") })),
   );
 }
 

@@ -4,6 +4,7 @@ import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { FAILING } from "./schema.ts";
 import { attempts, deliveries, healthDaily, type pgSchema } from "./schema.pg.ts";
+import { failureFrom } from "./failure-columns.ts";
 
 export type PgDeliveryDb = BunSQLDatabase<typeof pgSchema>;
 
@@ -32,7 +33,8 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
     series: sql`${deliveries.series} + 1`,
     seriesAttempts: 0,
     result: "pending" as const,
-    lastError: null,
+    lastErrorCode: null,
+    lastErrorParams: null,
     nextAttemptAt: at,
     updatedAt: at,
   });
@@ -68,7 +70,14 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
         // Only the series the attempt belongs to: a resend may have started a newer one meanwhile.
         await tx
           .update(deliveries)
-          .set({ seriesAttempts: a.attempt, result: next.result, lastError: next.lastError, nextAttemptAt: next.nextAttemptAt, updatedAt: next.at })
+          .set({
+            seriesAttempts: a.attempt,
+            result: next.result,
+            lastErrorCode: next.lastErrorCode,
+            lastErrorParams: next.lastErrorParams,
+            nextAttemptAt: next.nextAttemptAt,
+            updatedAt: next.at,
+          })
           .where(and(eq(deliveries.id, a.deliveryId), eq(deliveries.series, a.series)));
         return true;
       });
@@ -135,12 +144,12 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
         .orderBy(healthDaily.shopId, healthDaily.state);
       return healthFigures(cells, async (shopId) => {
         const [row] = await db
-          .select({ error: deliveries.lastError })
+          .select({ code: deliveries.lastErrorCode, params: deliveries.lastErrorParams })
           .from(deliveries)
-          .where(and(eq(deliveries.shopId, shopId), FAILING, isNotNull(deliveries.lastError)))
+          .where(and(eq(deliveries.shopId, shopId), FAILING, isNotNull(deliveries.lastErrorCode)))
           .orderBy(desc(deliveries.id))
           .limit(1);
-        return row?.error ?? null;
+        return row ? failureFrom(row.code, row.params) : null;
       });
     },
 

@@ -4,6 +4,7 @@ import { openStore } from "@payaccept/platform";
 import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { attempts, deliveries, FAILING, healthDaily, schema } from "./schema.ts";
+import { failureFrom } from "./failure-columns.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 const p = sql.placeholder;
@@ -46,7 +47,8 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       startedAt: p("startedAt"),
       durationMs: p("durationMs"),
       httpStatus: p("httpStatus"),
-      error: p("error"),
+      errorCode: p("errorCode"),
+      errorParams: p("errorParams"),
     })
     .onConflictDoNothing()
     .returning({ attempt: attempts.attempt })
@@ -58,7 +60,8 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     .set({
       seriesAttempts: sql`${p("attempt")}`,
       result: sql`${p("result")}`,
-      lastError: sql`${p("lastError")}`,
+      lastErrorCode: sql`${p("lastErrorCode")}`,
+      lastErrorParams: sql`${p("lastErrorParams")}`,
       nextAttemptAt: sql`${p("nextAttemptAt")}`,
       updatedAt: sql`${p("at")}`,
     })
@@ -69,7 +72,8 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     series: sql`${deliveries.series} + 1`,
     seriesAttempts: 0,
     result: "pending" as const,
-    lastError: null,
+    lastErrorCode: null,
+    lastErrorParams: null,
     nextAttemptAt: at,
     updatedAt: at,
   });
@@ -96,9 +100,9 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     .prepare();
 
   const latestError = db
-    .select({ error: deliveries.lastError })
+    .select({ code: deliveries.lastErrorCode, params: deliveries.lastErrorParams })
     .from(deliveries)
-    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastError)))
+    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastErrorCode)))
     .orderBy(desc(deliveries.id))
     .limit(1)
     .prepare();
@@ -171,7 +175,10 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
         .groupBy(healthDaily.shopId, healthDaily.state)
         .orderBy(healthDaily.shopId, healthDaily.state)
         .all();
-      return healthFigures(cells, async (shopId) => latestError.get({ shopId })?.error ?? null);
+      return healthFigures(cells, async (shopId) => {
+        const row = latestError.get({ shopId });
+        return row ? failureFrom(row.code, row.params) : null;
+      });
     },
 
     async attemptsOf(id) {

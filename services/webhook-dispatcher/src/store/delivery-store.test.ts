@@ -1,7 +1,12 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ENGINES, storesPerFile } from "../../../../tests/harness/engines.ts";
+import { failure } from "@payaccept/contracts";
+import { failureFields } from "../delivery-view.ts";
 import { openDeliveryStore, type DeliveryStore, type NewDelivery } from "./delivery-store.ts";
+import { failureColumns, lastErrorColumns } from "./failure-columns.ts";
+
+const http = (httpStatus: number) => failure("WEBHOOK_HTTP_STATUS", { httpStatus });
 
 const stores = storesPerFile();
 const SHOP = "shop-1";
@@ -85,13 +90,13 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
     await a.insertDeliveries([d]);
     const attempt = { deliveryId: d.id, series: 1, attempt: 1, startedAt: T0, durationMs: 10 };
     const [byA, byB] = await Promise.all([
-      a.recordAttempt({ ...attempt, httpStatus: 500, error: "HTTP 500" }, { result: "pending", lastError: "HTTP 500", nextAttemptAt: T0 + 60_000, at: T0 }),
-      b.recordAttempt({ ...attempt, httpStatus: 200, error: null }, { result: "delivered", lastError: null, nextAttemptAt: null, at: T0 }),
+      a.recordAttempt({ ...attempt, httpStatus: 500, ...failureColumns(http(500)) }, { result: "pending", ...lastErrorColumns(http(500)), nextAttemptAt: T0 + 60_000, at: T0 }),
+      b.recordAttempt({ ...attempt, httpStatus: 200, ...failureColumns(null) }, { result: "delivered", ...lastErrorColumns(null), nextAttemptAt: null, at: T0 }),
     ]);
     expect(byA !== byB).toBe(true);
     const logged = await b.attemptsOf(d.id);
     expect(logged).toHaveLength(1);
-    expect(await a.get(d.id)).toMatchObject({ seriesAttempts: 1, result: byA ? "pending" : "delivered", lastError: logged[0]!.error });
+    expect(await a.get(d.id)).toMatchObject({ seriesAttempts: 1, result: byA ? "pending" : "delivered", lastErrorCode: logged[0]!.errorCode });
   });
 
   test("resends at once each start a series of their own; confirming an older series never lowers the mark", async () => {
@@ -131,8 +136,8 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
     ]);
     const attempt = (id: string, n: number, httpStatus: number, result: "delivered" | "pending" | "exhausted") =>
       store.recordAttempt(
-        { deliveryId: id, series: 1, attempt: n, startedAt: 1100 + n, durationMs: 5, httpStatus, error: httpStatus === 200 ? null : `HTTP ${httpStatus}` },
-        { result, lastError: httpStatus === 200 ? null : `HTTP ${httpStatus}`, nextAttemptAt: result === "pending" ? 5000 : null, at: 1100 + n },
+        { deliveryId: id, series: 1, attempt: n, startedAt: 1100 + n, durationMs: 5, httpStatus, ...failureColumns(httpStatus === 200 ? null : http(httpStatus)) },
+        { result, ...lastErrorColumns(httpStatus === 200 ? null : http(httpStatus)), nextAttemptAt: result === "pending" ? 5000 : null, at: 1100 + n },
       );
     await attempt("d-001", 1, 200, "delivered");
     await attempt("d-002", 1, 500, "pending");
@@ -151,17 +156,17 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
     // Every event above but d-006 occurred on 1970-01-01 in Moscow; d-006 two days later.
     const day1 = "1970-01-01";
     expect(await store.health(["A", "B"], day1, day1)).toEqual([
-      { shopId: "A", total: 4, firstAttempt: 1, delivered: 2, failed: 1, retrying: 1, lastError: "HTTP 503" },
-      { shopId: "B", total: 1, firstAttempt: 1, delivered: 1, failed: 0, retrying: 0, lastError: null },
+      { shopId: "A", total: 4, firstAttempt: 1, delivered: 2, failed: 1, retrying: 1, ...failureFields(http(503), "lastError") },
+      { shopId: "B", total: 1, firstAttempt: 1, delivered: 1, failed: 0, retrying: 0, ...failureFields(null, "lastError") },
     ]);
-    expect(await store.health(["A"], "1970-01-03", "1970-01-31")).toEqual([{ shopId: "A", total: 1, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0, lastError: null }]);
+    expect(await store.health(["A"], "1970-01-03", "1970-01-31")).toEqual([{ shopId: "A", total: 1, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0, ...failureFields(null, "lastError") }]);
     expect(await store.health(["B"], "1970-01-02", "1970-01-02")).toEqual([]);
     // The rollup follows every change of a delivery, one by one (resend) or in bulk (replay).
     await store.restart("A", "d-003", 2000);
     expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, delivered: 2, failed: 0, retrying: 1 });
     await store.recordAttempt(
-      { deliveryId: "d-003", series: 2, attempt: 1, startedAt: 2001, durationMs: 5, httpStatus: 200, error: null },
-      { result: "delivered", lastError: null, nextAttemptAt: null, at: 2001 },
+      { deliveryId: "d-003", series: 2, attempt: 1, startedAt: 2001, durationMs: 5, httpStatus: 200, ...failureColumns(null) },
+      { result: "delivered", ...lastErrorColumns(null), nextAttemptAt: null, at: 2001 },
     );
     expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstAttempt: 1, delivered: 3, failed: 0 });
     await store.restartSince("A", 0, 3000);
@@ -177,7 +182,7 @@ test("on SQLite, each filter of the log is served by its index", async () => {
   const plan = (where: string) => sqlite.query(`EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE ${where} ORDER BY id DESC LIMIT 20`).all().map((r) => (r as { detail: string }).detail).join("; ");
   expect(plan("shop_id = 'A' AND status = 'SUCCESS'")).toContain("deliveries_shop_status_id");
   expect(plan("shop_id = 'A' AND order_id = 'o-1'")).toContain("deliveries_shop_order_id");
-  expect(plan("shop_id = 'A' AND (result in ('exhausted', 'blocked') or (result = 'pending' and last_error is not null))")).toContain("deliveries_shop_failing");
+  expect(plan("shop_id = 'A' AND (result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null))")).toContain("deliveries_shop_failing");
   sqlite.close();
   await store.close();
 });
@@ -188,8 +193,8 @@ test("a move to PostgreSQL copies webhooks.db once: deliveries, attempts and sch
   const old = await openDeliveryStore(file);
   await old.insertDeliveries([numbered(1, "A", "SUCCESS", 1000), numbered(2, "A", "CANCELED", 1001)]);
   await old.recordAttempt(
-    { deliveryId: "d-001", series: 1, attempt: 1, startedAt: 1100, durationMs: 5, httpStatus: 503, error: "HTTP 503" },
-    { result: "pending", lastError: "HTTP 503", nextAttemptAt: 61_100, at: 1100 },
+    { deliveryId: "d-001", series: 1, attempt: 1, startedAt: 1100, durationMs: 5, httpStatus: 503, ...failureColumns(http(503)) },
+    { result: "pending", ...lastErrorColumns(http(503)), nextAttemptAt: 61_100, at: 1100 },
   );
   await old.markQueuedMany([{ id: "d-001", series: 1 }]);
   const before = await old.list({ shopId: "A", limit: 10 });
@@ -199,7 +204,7 @@ test("a move to PostgreSQL copies webhooks.db once: deliveries, attempts and sch
   expect(await moved.list({ shopId: "A", limit: 10 })).toEqual(before);
   expect(await moved.unqueued(10)).toEqual([{ id: "d-002", shopId: "A", series: 1 }]);
   expect(await moved.health(["A"], "1970-01-01", "1970-01-01")).toEqual([
-    { shopId: "A", total: 2, firstAttempt: 0, delivered: 0, failed: 0, retrying: 1, lastError: "HTTP 503" },
+    { shopId: "A", total: 2, firstAttempt: 0, delivered: 0, failed: 0, retrying: 1, ...failureFields(http(503), "lastError") },
   ]);
   await moved.close();
 

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { DeliveryHealth, DeliveryResult } from "@payaccept/contracts";
+import type { DeliveryHealth, DeliveryResult, Reason } from "@payaccept/contracts";
 import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { pgDeliveryStore } from "./delivery-store.pg.ts";
 import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
@@ -10,7 +10,8 @@ import { attempts, deliveries, pgSchema } from "./schema.pg.ts";
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
-export type SeriesState = { result: DeliveryResult; lastError: string | null; nextAttemptAt: number | null; at: number };
+/** Where a series goes after an attempt; its last failure as the columns of lastErrorColumns (failure-columns.ts). */
+export type SeriesState = { result: DeliveryResult; lastErrorCode: Reason | null; lastErrorParams: string | null; nextAttemptAt: number | null; at: number };
 export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
 export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
-import { DELIVERY_RESULTS } from "@payaccept/contracts";
+import { DELIVERY_RESULTS, type Reason } from "@payaccept/contracts";
 import { FAILING, HEALTH_STATES } from "./schema.ts";
 
 /**
@@ -24,7 +24,8 @@ export const deliveries = pgTable(
     queuedSeries: integer("queued_series").notNull().default(0),
     seriesAttempts: integer("series_attempts").notNull().default(0),
     result: text("result", { enum: DELIVERY_RESULTS }).notNull().default("pending"),
-    lastError: text("last_error"),
+    lastErrorCode: text("last_error_code").$type<Reason>(),
+    lastErrorParams: text("last_error_params"),
     nextAttemptAt: epochMs("next_attempt_at"),
     updatedAt: epochMs("updated_at").notNull(),
   },
@@ -50,7 +51,8 @@ export const attempts = pgTable(
     startedAt: epochMs("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
     httpStatus: integer("http_status"),
-    error: text("error"),
+    errorCode: text("error_code").$type<Reason>(),
+    errorParams: text("error_params"),
   },
   (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
 );

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { DELIVERY_RESULTS } from "@payaccept/contracts";
+import { DELIVERY_RESULTS, type Reason } from "@payaccept/contracts";
 
 /** A delivery that is failing: given up on, blocked, or still retrying after an error. */
-export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error is not null))`;
+export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null))`;
 
 /**
  * One row per payment event (payment id, status): the webhook body serialised once, and the state
@@ -28,7 +28,9 @@ export const deliveries = sqliteTable(
     /** Attempts made in the current series. */
     seriesAttempts: integer("series_attempts").notNull().default(0),
     result: text("result", { enum: DELIVERY_RESULTS }).notNull().default("pending"),
-    lastError: text("last_error"),
+    /** Why the series' last attempt failed: a reason of the catalogue and its parameters as JSON (failure-columns.ts). */
+    lastErrorCode: text("last_error_code").$type<Reason>(),
+    lastErrorParams: text("last_error_params"),
     /** No attempt of the current series starts before this moment. */
     nextAttemptAt: integer("next_attempt_at"),
     updatedAt: integer("updated_at").notNull(),
@@ -79,7 +81,8 @@ export const attempts = sqliteTable(
     startedAt: integer("started_at").notNull(),
     durationMs: integer("duration_ms").notNull(),
     httpStatus: integer("http_status"),
-    error: text("error"),
+    errorCode: text("error_code").$type<Reason>(),
+    errorParams: text("error_params"),
   },
   (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
 );

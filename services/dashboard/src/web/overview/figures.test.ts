@@ -37,8 +37,8 @@ test("days with nothing paid are zero; REFUNDED counts as paid, refunds come fro
 });
 
 test("health sums the shops and names the failing ones", () => {
-  const ok = { shopId: "a", total: 10, firstAttempt: 9, delivered: 10, failed: 0, retrying: 0, lastError: null };
-  const bad = { shopId: "b", total: 5, firstAttempt: 1, delivered: 2, failed: 2, retrying: 1, lastError: "HTTP 500" };
+  const ok = { shopId: "a", total: 10, firstAttempt: 9, delivered: 10, failed: 0, retrying: 0, lastError: null, lastErrorCode: null, lastErrorParams: null };
+  const bad = { shopId: "b", total: 5, firstAttempt: 1, delivered: 2, failed: 2, retrying: 1, lastError: "HTTP 500", lastErrorCode: "WEBHOOK_HTTP_STATUS" as const, lastErrorParams: { httpStatus: 500 } };
   expect(healthFigures([ok, bad])).toEqual({ total: 15, firstAttempt: 10, failing: [bad] });
   expect(percent(10, 15)).toBe(67);
   expect(percent(0, 0)).toBeUndefined();

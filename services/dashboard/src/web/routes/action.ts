@@ -1,10 +1,10 @@
 import { DomainError } from "@payaccept/contracts";
+import { describeReason } from "@payaccept/web-ui";
 import type { Context } from "hono";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import type { FlashMessage } from "../flash.ts";
 import { viewerOf } from "../middleware.ts";
-import { describeProblems } from "../problems.ts";
 
 /** After an action: the one-shot message for the next page, then post → redirect → get. */
 export async function done(c: Context<WebEnv>, deps: WebDeps, location: string, message?: FlashMessage): Promise<Response> {
@@ -40,7 +40,7 @@ export async function refusalsOf(c: Context<WebEnv>, action: () => Promise<unkno
     await action();
     return [];
   } catch (e) {
-    if (e instanceof DomainError && (e.code === "BAD_REQUEST" || e.code === "CONFLICT")) return describeProblems(e.messages, c.get("page").t);
+    if (e instanceof DomainError && (e.code === "BAD_REQUEST" || e.code === "CONFLICT")) return describeReason(c.get("page").lang, e.reason, e.params);
     throw e;
   }
 }

@@ -17,7 +17,7 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
     const now = deps.now();
     const query = readOverviewQuery((n) => c.req.query(n), now);
     // Another account's shop (or a made-up id) is as absent as on every other page.
-    if (query.shopId && !shops.some((s) => s.id === query.shopId)) throw new DomainError("NOT_FOUND", "shop not found");
+    if (query.shopId && !shops.some((s) => s.id === query.shopId)) throw new DomainError("SHOP_NOT_FOUND");
     const shopIds = query.shopId ? [query.shopId] : shops.map((s) => s.id);
     const problems = periodProblems(query);
     let data: OverviewData = { kind: "invalid", problems };

@@ -59,7 +59,7 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
     const shop = await shopOf(c);
     const filter = { ...filterOf(c), orderId: "" };
     const query = planQuery(filter);
-    if (query.kind !== "list") throw new DomainError("BAD_REQUEST", "invalid period");
+    if (query.kind !== "list") throw new DomainError("PERIOD_INVALID");
     const stream = await paymentsCsvStream(
       async (after) => {
         const { items } = await deps.backend.call(rpcs.payments.exportPage, { shopId: shop.id, ...query.period, after, limit: EXPORT_PAGE_SIZE });
@@ -108,9 +108,9 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
   /** A refund of the amount typed in rubles; one the bank declined is a refusal with the bank's reason. */
   const refund = async (c: Context<WebEnv>, shop: ShopDetail, p: Payment, form: RefundForm | undefined) => {
     const amountKopecks = parseRubles(form?.amount ?? "");
-    if (!amountKopecks) throw new DomainError("BAD_REQUEST", c.get("page").t.refundAmountInvalid);
+    if (!amountKopecks) throw new DomainError("REFUND_AMOUNT_INVALID");
     const made = await deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id, amountKopecks, idempotencyKey: form?.idempotencyKey || undefined });
-    if (made.status === "FAILED") throw new DomainError("CONFLICT", made.failureReason ?? "the refund failed");
+    if (made.status === "FAILED") throw DomainError.of(made.failureCode ?? "REFUND_FAILED", made.failureParams ?? {});
   };
   const confirmable: [PaymentAction, (c: Context<WebEnv>, shop: ShopDetail, payment: Payment, form: RefundForm | undefined) => Promise<unknown>][] = [
     ["refund", refund],

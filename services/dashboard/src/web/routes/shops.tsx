@@ -1,4 +1,4 @@
-import { DomainError, formatIssues, rpcs, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
+import { DomainError, invalidRequest, rpcs, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -66,7 +66,7 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
       taxation: text(form, "taxation") || null,
       vat: text(form, "vat") || null,
     });
-    if (!parsed.success) throw new DomainError("BAD_REQUEST", formatIssues(parsed.error));
+    if (!parsed.success) throw invalidRequest(parsed.error);
     await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, receipts: parsed.data });
     return done(c, deps, `/shops/${shop.id}#receipts`, { kind: "notice", text: "saved" });
   });

@@ -1,5 +1,7 @@
 import type { Child } from "hono/jsx";
-import { formatMoscow, formatRubles } from "@payaccept/web-ui";
+import type { Reason } from "@payaccept/contracts";
+import { describeReason, formatRubles, serviceName } from "@payaccept/web-ui";
+import { formatMoscow } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
 
 /** The hidden token every form carries (checked on every POST). */
@@ -24,8 +26,11 @@ export function Alert(props: { kind: "ok" | "error" | "warn"; title?: string; it
 /** A service that did not answer: said in place of the part it would have filled. */
 export function Unavailable(props: { page: Page; service: string }) {
   const { t } = props.page;
-  return <Alert kind="warn">{t.unavailableInline(t.services[props.service] ?? t.someService)}</Alert>;
+  return <Alert kind="warn">{t.unavailableInline(serviceName(props.page.lang, props.service))}</Alert>;
 }
+
+/** A stored failure (a delivery's error) in the page's language, from its code and parameters. */
+export const failureSaid = (page: Page, code: Reason, params: Record<string, unknown> | null) => describeReason(page.lang, code, params ?? {}).join(" ");
 
 export function TextField(props: {
   name: string;

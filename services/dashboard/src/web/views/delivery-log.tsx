@@ -1,6 +1,6 @@
 import type { WebhookDelivery } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
-import { ActionButton, Badge, StatusBadge, When } from "./components.tsx";
+import { ActionButton, Badge, failureSaid, StatusBadge, When } from "./components.tsx";
 
 const RESULT_TONE: Record<string, "ok" | "bad" | "neutral"> = { delivered: "ok", exhausted: "bad", blocked: "bad" };
 
@@ -61,7 +61,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
                   {t.nextAttempt}: <When page={page} at={d.nextAttemptAt} />
                 </span>
               ) : null}
-              {d.lastError ? <span class="small error-text block">{t.lastErrorIs(d.lastError)}</span> : null}
+              {d.lastErrorCode ? <span class="small error-text block">{t.lastErrorIs(failureSaid(page, d.lastErrorCode, d.lastErrorParams))}</span> : null}
             </td>
             <td data-label={t.attempts} class="attempt-count">
               {d.attempts.length > 0 ? (
@@ -72,7 +72,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
                       <li>
                         {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} ·{" "}
                         {t.ms(Math.round(a.durationMs))}
-                        {a.error ? <span class="error-text"> · {a.error}</span> : null}
+                        {a.errorCode ? <span class="error-text"> · {failureSaid(page, a.errorCode, a.errorParams)}</span> : null}
                       </li>
                     ))}
                   </ol>

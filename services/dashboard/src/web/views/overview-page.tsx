@@ -5,7 +5,7 @@ import { percent, type HealthFigures, type OverviewFigures } from "../overview/f
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";
 import type { Page } from "../page.ts";
 import { BarChart, ShareBar, type Bar } from "./charts.tsx";
-import { Alert, Money, SelectField, TextField, Unavailable } from "./components.tsx";
+import { Alert, failureSaid, Money, SelectField, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
 export type OverviewData =
@@ -162,7 +162,7 @@ function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
                     {s.retrying}
                   </td>
                   <td data-label={t.lastError} class="error-text wrap">
-                    {s.lastError ?? t.none}
+                    {s.lastErrorCode ? failureSaid(page, s.lastErrorCode, s.lastErrorParams) : t.none}
                   </td>
                 </tr>
               );

@@ -1,7 +1,7 @@
 import type { Receipt } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
-import { Badge, Money, When } from "./components.tsx";
+import { Badge, failureSaid, Money, When } from "./components.tsx";
 import { TAXATION_LABELS, VAT_LABELS } from "./receipt-settings.tsx";
 
 const STATUS_TONE = { REGISTERED: "ok", FAILED: "bad", PENDING: "neutral" } as const;
@@ -38,7 +38,7 @@ export function ReceiptsBlock(props: { page: Page; receipts: Receipt[] }) {
               </>
             ) : null}
           </dl>
-          {r.lastError && r.status !== "REGISTERED" ? <p class="muted">{t.receiptError(r.attempts, r.lastError)}</p> : null}
+          {r.lastErrorCode && r.status !== "REGISTERED" ? <p class="muted">{t.receiptError(r.attempts, failureSaid(page, r.lastErrorCode, r.lastErrorParams))}</p> : null}
           <ul>
             {r.items.map((i) => (
               <li>

@@ -4,7 +4,7 @@ import type { FlashMessage } from "../flash.ts";
 import type { Page } from "../page.ts";
 import { PAYMENT_STATUSES } from "@payaccept/contracts";
 import { logFilterQuery, type LogFilter } from "../delivery-filter.ts";
-import { ActionButton, Alert, CsrfField, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
+import { ActionButton, Alert, CsrfField, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
@@ -34,14 +34,14 @@ function TestResult(props: { page: Page; flash: Extract<FlashMessage, { kind: "t
         <p class="small">
           {t.sentAt} <When page={page} at={props.flash.sentAt} />
         </p>
-        {result.error ? <p class="error-text">{result.error}</p> : null}
+        {result.errorCode ? <p class="error-text">{failureSaid(page, result.errorCode, result.errorParams)}</p> : null}
       </Alert>
     );
   }
   return (
     <Alert kind="error">
-      <p class="test-result">{result.error === "no webhook URL configured" ? t.noWebhookUrl : t.testWebhookNoReply(ms)}</p>
-      {result.error && result.error !== "no webhook URL configured" ? <p class="error-text">{result.error}</p> : null}
+      <p class="test-result">{result.errorCode === "WEBHOOK_URL_MISSING" ? t.noWebhookUrl : t.testWebhookNoReply(ms)}</p>
+      {result.errorCode && result.errorCode !== "WEBHOOK_URL_MISSING" ? <p class="error-text">{failureSaid(page, result.errorCode, result.errorParams)}</p> : null}
     </Alert>
   );
 }

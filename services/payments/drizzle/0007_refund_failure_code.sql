@@ -1,0 +1,2 @@
+ALTER TABLE `refunds` ADD `failure_code` text;--> statement-breakpoint
+ALTER TABLE `refunds` ADD `failure_params` text;
