@@ -139,7 +139,9 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     expect(out.payout).toMatchObject({ accountId: shop.accountId, amountKopecks: 20_000 });
     expect(out.payoutAgain).toEqual(out.payout);
     expect(out.payoutRefusal.statusCode).toBe(409);
-    expect(out.payoutRefusal.message).toContain("exceeds the available balance 25000 kopecks");
+    // The typed error carries the machine reason and its figures, not only the English text.
+    expect(out.payoutRefusal).toMatchObject({ code: "PAYOUT_EXCEEDS_AVAILABLE", params: { payoutKopecks: 1_000_000, availableKopecks: 25_000 } });
+    expect(out.payoutRefusal.message).toContain("exceeds the available balance 250.00 RUB (25000 kopecks)");
     expect(out.payouts).toEqual([out.second.id, out.payout.id]);
     expect(out.balance).toMatchObject({ availableKopecks: 25_000, frozenKopecks: 0 });
   }

@@ -98,7 +98,7 @@ let payoutRefusal;
 try {
   await sdk.createPayout({ amountKopecks: 1_000_000 });
 } catch (e) {
-  payoutRefusal = { statusCode: e.statusCode, message: e.message };
+  payoutRefusal = { statusCode: e.statusCode, code: e.code, params: e.params, message: e.message };
 }
 const payouts = [];
 for await (const p of sdk.iteratePayouts({ limit: 1 })) payouts.push(p.id);
