@@ -19,3 +19,4 @@ export * from "./database.ts";
 export * from "./serial-sqlite.ts";
 export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
+export * from "./ticker.ts";

@@ -1,4 +1,4 @@
-import type { Logger } from "@payaccept/platform";
+import { Ticker, type Logger } from "@payaccept/platform";
 import type { PaymentsRepo } from "../store/payments-store.ts";
 
 /**
@@ -8,32 +8,22 @@ import type { PaymentsRepo } from "../store/payments-store.ts";
  * status, so a payment paid a moment before its deadline stays paid.
  */
 export class ExpirySweeper {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly ticker: Ticker;
 
   constructor(
     private readonly repo: PaymentsRepo,
-    private readonly log: Logger,
+    log: Logger,
     private readonly opts: { everyMs: number; batchSize?: number; maxBatchesPerTick?: number },
-  ) {}
+  ) {
+    this.ticker = new Ticker(() => this.sweep(Date.now()), opts.everyMs, (err) => log.error({ err }, "expiry sweep failed"));
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.opts.everyMs);
-    this.tick();
+    this.ticker.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = Promise.resolve()
-      .then(() => this.sweep(Date.now()))
-      .then(() => undefined)
-      .catch((err) => this.log.error({ err }, "expiry sweep failed"))
-      .finally(() => (this.running = undefined));
+  stop(): Promise<void> {
+    return this.ticker.stop();
   }
 
   /** Expires up to batchSize × maxBatchesPerTick payments; the rest wait for the next tick. */

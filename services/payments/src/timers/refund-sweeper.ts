@@ -1,3 +1,4 @@
+import { Ticker } from "@payaccept/platform";
 import { driveRefund } from "../app/refund.ts";
 import type { PaymentsDeps } from "../app/deps.ts";
 import { refundHasEnded } from "../domain/state-machine.ts";
@@ -9,30 +10,22 @@ import { refundHasEnded } from "../domain/state-machine.ts";
  * ticks do not drive the same one at once (and if they did, every step is idempotent).
  */
 export class RefundSweeper {
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private running: Promise<void> | undefined;
+  private readonly ticker: Ticker;
 
   constructor(
     private readonly d: PaymentsDeps,
     private readonly opts: { everyMs: number; batchSize?: number },
     private readonly log: PaymentsDeps["log"] = d.log,
-  ) {}
+  ) {
+    this.ticker = new Ticker(() => this.sweep(d.now()), opts.everyMs, (err) => log.error({ err }, "refund sweep failed"));
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.tick(), this.opts.everyMs);
-    this.tick();
+    this.ticker.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private tick(): void {
-    if (this.running) return;
-    this.running = this.sweep(this.d.now())
-      .then(() => undefined, (err) => this.log.error({ err }, "refund sweep failed"))
-      .finally(() => (this.running = undefined));
+  stop(): Promise<void> {
+    return this.ticker.stop();
   }
 
   /** Drives up to batchSize due refunds at once; returns how many of them ended. */
