@@ -9,13 +9,18 @@
  * also reaches a live replica must have no second effect.
  *
  * Copies cost load when the reason for silence is not a lost message but a slow responder, so the
- * copies of one process are bounded by a budget: each call earns one, each copy spends one, at most
+ * copies of a connection are bounded by a budget: each call earns one, each copy spends one, at most
  * HEDGE_BURST saved. A process that hedges every call (an overload where every answer is late)
  * thus at most doubles its requests, and never multiplies them.
  */
 
-/** Copies that may be sent back to back before the budget runs dry. */
-export const HEDGE_BURST = 100;
+/**
+ * Copies that may be sent back to back before the budget runs dry. The first seconds of a hung
+ * node take hundreds: until the connection is noticed stale, every waiting call is copied into it
+ * in vain. With 100, those copies emptied the budget, and the calls of the next seconds, which a
+ * copy would have saved, failed for want of one (9 of 522 creates in tests/nats-failover.test.ts).
+ */
+export const HEDGE_BURST = 1_000;
 
 export class HedgeBudget {
   private tokens = HEDGE_BURST;
