@@ -6,11 +6,11 @@ import {
   databaseOf,
   Lifecycle,
   loadConfig,
-  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvent } from "./ledger.ts";
@@ -26,8 +26,7 @@ const log = createLogger("balance", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const clock = () => Date.now();
 
-const store = await orExit(openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
-lifecycle.onClose("store", () => store.close());
+const store = await storeAtStart(lifecycle, openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 const settled = await settlePendingPayouts(store, clock());
 if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
 

@@ -1,7 +1,8 @@
-import { and, desc, eq, gt, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
 import * as schema from "./schema.pg.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.pg.ts";
 
@@ -27,7 +28,7 @@ function pgOps(db: Runner): LedgerOps {
         .values({ accountId, moscowDay, amountKopecks })
         .onConflictDoUpdate({
           target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
-          set: { amountKopecks: sql`${frozenBuckets.amountKopecks} + excluded.amount_kopecks` },
+          set: addToBucketSet(frozenBuckets),
         });
     },
     releasedFrozen: async (accountId, lastReleasedDay) =>
@@ -35,10 +36,10 @@ function pgOps(db: Runner): LedgerOps {
         db
           .select({ total: sql`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) })
           .from(frozenBuckets)
-          .where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))),
+          .where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay)),
       ))!,
     deleteReleasedFrozen: async (accountId, lastReleasedDay) => {
-      await db.delete(frozenBuckets).where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay)));
+      await db.delete(frozenBuckets).where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay));
     },
     balanceSnapshot: async (accountId, lastReleasedDay) => toSnapshot(await db.execute(snapshotOf(accountId, lastReleasedDay))),
     available: async (accountId) =>
@@ -49,7 +50,7 @@ function pgOps(db: Runner): LedgerOps {
         .values({ accountId, availableKopecks: deltaKopecks, updatedAt: at })
         .onConflictDoUpdate({
           target: accounts.accountId,
-          set: { availableKopecks: sql`${accounts.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` },
+          set: adjustAvailableSet(accounts),
         });
     },
     debitIfAvailable: async (accountId, amountKopecks, at) =>
@@ -57,7 +58,7 @@ function pgOps(db: Runner): LedgerOps {
         await db
           .update(accounts)
           .set({ availableKopecks: sql`${accounts.availableKopecks} - ${amountKopecks}`, updatedAt: at })
-          .where(and(eq(accounts.accountId, accountId), gte(accounts.availableKopecks, amountKopecks)))
+          .where(availableCovers(accounts, accountId, amountKopecks))
           .returning({ v: accounts.availableKopecks })
       ).length > 0,
     receiptDay: async (paymentId) =>
@@ -65,18 +66,18 @@ function pgOps(db: Runner): LedgerOps {
         db
           .select({ day: appliedEvents.moscowDay })
           .from(appliedEvents)
-          .where(and(eq(appliedEvents.paymentId, paymentId), eq(appliedEvents.status, "SUCCESS"))),
+          .where(successOf(appliedEvents, paymentId)),
       ))?.day ?? undefined,
     frozenOfDay: async (accountId, moscowDay) =>
       (await first(
-        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay))),
+        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(bucketOfDay(frozenBuckets, accountId, moscowDay)),
       ))?.v ?? 0,
     takeFrozen: async (accountId, moscowDay, amountKopecks) =>
       (
         await db
           .update(frozenBuckets)
           .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${amountKopecks}` })
-          .where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay), gte(frozenBuckets.amountKopecks, amountKopecks)))
+          .where(bucketCovers(frozenBuckets, accountId, moscowDay, amountKopecks))
           .returning({ v: frozenBuckets.amountKopecks })
       ).length > 0,
     refundHold: (refundId) => first(db.select().from(refundHolds).where(eq(refundHolds.refundId, refundId))),
@@ -93,9 +94,9 @@ function pgOps(db: Runner): LedgerOps {
       (await db.insert(appliedRefundEvents).values(e).onConflictDoNothing().returning({ id: appliedRefundEvents.refundId })).length > 0,
     insertPayout: async (r) => (await first(db.insert(payouts).values({ ...r, status: "PENDING" }).returning()))!,
     payoutByKey: (accountId, idempotencyKey) =>
-      first(db.select().from(payouts).where(and(eq(payouts.accountId, accountId), eq(payouts.idempotencyKey, idempotencyKey)))),
+      first(db.select().from(payouts).where(payoutOfKey(payouts, accountId, idempotencyKey))),
     markPaid: async (id, at) => {
-      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(and(eq(payouts.id, id), eq(payouts.status, "PENDING")));
+      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(pendingPayout(payouts, id));
     },
     payout: (id) => first(db.select().from(payouts).where(eq(payouts.id, id))),
     pendingPayoutIds: async () => (await db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING"))).map((r) => r.id),
@@ -115,7 +116,7 @@ function snapshotOf(accountId: string, lastReleasedDay: string): SQL {
   return sql`select
     coalesce((select ${accounts.availableKopecks} from ${accounts} where ${eq(accounts.accountId, accountId)}), 0)::text as available,
     coalesce((select sum(${frozenBuckets.amountKopecks}) from ${frozenBuckets} where ${and(ofAccount(accountId), gt(frozenBuckets.moscowDay, lastReleasedDay))}), 0)::text as frozen,
-    (select count(*) from ${frozenBuckets} where ${and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))})::int as due`;
+    (select count(*) from ${frozenBuckets} where ${releasedBuckets(frozenBuckets, accountId, lastReleasedDay)})::int as due`;
 }
 
 function toSnapshot(rows: unknown): BalanceSnapshot {

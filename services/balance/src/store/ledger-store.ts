@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
 import { openPgLedgerStore } from "./ledger-store.pg.ts";
 import { openSqliteLedgerStore } from "./ledger-store.sqlite.ts";
@@ -73,6 +73,5 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
 /** The ledger on the engine the configuration chose (BALANCE_DATABASE_URL), migrated. */
 export async function openLedgerStore(choice: DatabaseChoice, log?: Logger): Promise<LedgerStore> {
-  if (choice.engine === "sqlite") return openSqliteLedgerStore(choice.path, MIGRATIONS);
-  return openPgLedgerStore(await openPgStore(choice, pgSchema, PG_MIGRATIONS, log));
+  return openOnEngine(choice, (path) => openSqliteLedgerStore(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgLedgerStore }, log);
 }
