@@ -43,6 +43,14 @@ export const accounts = pgTable("accounts", {
   updatedAt: int("updated_at").notNull(),
 });
 
+export const refunds = pgTable("refunds", {
+  paymentId: text("payment_id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  amountKopecks: int("amount_kopecks").notNull(),
+  reservedAt: int("reserved_at"),
+  refundedAt: int("refunded_at"),
+});
+
 export const refundHolds = pgTable(
   "refund_holds",
   {
