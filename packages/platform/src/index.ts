@@ -16,6 +16,7 @@ export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
 export * from "./database.ts";
+export * from "./store-readiness.ts";
 export * from "./serial-sqlite.ts";
 export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
