@@ -137,7 +137,7 @@ describe("a PostgreSQL store", () => {
           runs++;
           await tx.execute(sql`insert into hits values (${`run${runs}`})`);
           if (runs === 1) {
-            const [{ pid }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[];
+            const pid = ((await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[])[0]!.pid;
             await terminate(store, pid);
             await tx.execute(sql`select 1`);
           }
@@ -158,7 +158,7 @@ describe("a PostgreSQL store", () => {
           .transaction(async (tx) => {
             runs++;
             await tx.execute(sql`insert into hits values ('once')`);
-            const [{ pid }] = (await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[];
+            const pid = ((await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[])[0]!.pid;
             await terminate(store, pid);
           })
           .catch((e) => e);

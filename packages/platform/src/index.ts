@@ -12,6 +12,7 @@ export * from "./client-ip.ts";
 export * from "./consumer-loop.ts";
 export * from "./consumer-metrics.ts";
 export * from "./group-commit.ts";
+export * from "./batcher.ts";
 export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
