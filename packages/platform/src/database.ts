@@ -9,6 +9,8 @@ import { duration } from "./config.ts";
 import type { Lifecycle } from "./lifecycle.ts";
 import type { Logger } from "./log.ts";
 import { importSqliteIntoPg } from "./sqlite-import.ts";
+import { reconnectingClient } from "./pg-reconnect.ts";
+import { registerStoreProbe } from "./store-readiness.ts";
 
 /**
  * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
@@ -92,7 +94,8 @@ const RETRY_PAUSE_MS = 1000;
 
 /**
  * Opens a pool on the service's PostgreSQL (search_path = its schema, statement_timeout set on
- * every connection), waits for the server up to connectTimeoutMs (a log line naming the variable
+ * every connection; drizzle's statements and transactions sent again after a server restart,
+ * pg-reconnect.ts; part of the process's /readyz, store-readiness.ts), waits for the server up to connectTimeoutMs (a log line naming the variable
  * at each failed try: a compose stack starts the database and the services together), then
  * applies the service's committed drizzle migrations under an advisory lock, so replicas
  * starting at once apply each migration once.
@@ -106,9 +109,18 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
   });
   try {
     await waitForServer(client, choice, log);
-    const db = drizzle({ client, schema });
+    const pooled = reconnectingClient(client, choice.pool, log);
+    const db = drizzle({ client: pooled, schema });
     await migrateLocked(client, db, choice.schema, migrationsFolder);
-    return { client, db, close: () => client.close() };
+    const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    return {
+      client,
+      db,
+      close: () => {
+        unregister();
+        return client.close();
+      },
+    };
   } catch (e) {
     await client.close();
     throw e;

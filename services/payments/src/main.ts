@@ -104,7 +104,6 @@ let serving = false;
 const app = createServiceApp(log, {
   nats: natsUp,
   rpc: () => serving,
-  store: () => store.ping(),
 });
 app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
 const server = Bun.serve({ hostname: cfg.HOST, port: cfg.PAYMENTS_PORT, fetch: app.fetch });

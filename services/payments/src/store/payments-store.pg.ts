@@ -491,12 +491,11 @@ function outboxRepo(db: Db): OutboxRepo {
   };
 }
 
-export function openPgPaymentsStore({ db, client, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
+export function openPgPaymentsStore({ db, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
   return {
     payments: paymentsRepo(db, hooks),
     refunds: refundsRepo(db, hooks),
     outbox: outboxRepo(db),
-    ping: async () => (await client`select 1 as ok`).length === 1,
     close,
   };
 }

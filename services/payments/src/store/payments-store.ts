@@ -116,8 +116,6 @@ export type PaymentsStore = {
   payments: PaymentsRepo;
   refunds: RefundsRepo;
   outbox: OutboxRepo;
-  /** For the health check: the store answers. */
-  ping(): Promise<boolean>;
   close(): Promise<void>;
 };
 
