@@ -1,9 +1,15 @@
 import type { PaymentEvent } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
-import type { LedgerStore } from "./store/ledger-store.ts";
+import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 
 /** What an event did to the ledger (for logs and metrics). */
 export type EventEffect = "receipt" | "duplicate" | "sandbox" | "no-money";
+
+/**
+ * A live payment's SUCCESS as the ledger credits it: from its PaymentEvent, or from the
+ * PaymentCredit of a refund hold that reached the balance first (refunds.ts).
+ */
+export type PaymentSuccess = Pick<PaymentEvent, "paymentId" | "accountId" | "shopId" | "amountKopecks" | "commissionKopecks" | "paidAt" | "occurredAt">;
 
 /**
  * Applies one payment event in one transaction. Idempotent by (paymentId, status): the
@@ -15,26 +21,32 @@ export type EventEffect = "receipt" | "duplicate" | "sandbox" | "no-money";
 export async function applyPaymentEvent(store: LedgerStore, event: PaymentEvent, now: number): Promise<EventEffect> {
   if (event.isTest) return "sandbox";
   if (event.status !== "SUCCESS") return "no-money";
-  const netKopecks = event.amountKopecks - event.commissionKopecks;
-  const paidAt = event.paidAt === null ? null : Date.parse(event.paidAt);
+  return store.tx(event.accountId, (t) => creditReceipt(t, event, now));
+}
+
+/**
+ * Credits a live SUCCESS inside the caller's transaction, once per payment: a second credit of it
+ * (the event after a refund hold, a redelivery) fails the applied_events key and moves nothing.
+ */
+export async function creditReceipt(t: LedgerOps, success: PaymentSuccess, now: number): Promise<"receipt" | "duplicate"> {
+  const netKopecks = success.amountKopecks - success.commissionKopecks;
+  const paidAt = success.paidAt === null ? null : Date.parse(success.paidAt);
   // A SUCCESS always carries paidAt; occurredAt (the moment it became SUCCESS) is the same instant if it ever does not.
-  const day = moscowDay(paidAt ?? Date.parse(event.occurredAt));
-  return store.tx(event.accountId, async (t) => {
-    const first = await t.recordEvent({
-      paymentId: event.paymentId,
-      status: event.status,
-      accountId: event.accountId,
-      shopId: event.shopId,
-      amountKopecks: event.amountKopecks,
-      commissionKopecks: event.commissionKopecks,
-      netKopecks,
-      paidAt,
-      moscowDay: day,
-      occurredAt: Date.parse(event.occurredAt),
-      appliedAt: now,
-    });
-    if (!first) return "duplicate";
-    await t.addFrozen(event.accountId, day, netKopecks);
-    return "receipt";
+  const day = moscowDay(paidAt ?? Date.parse(success.occurredAt));
+  const first = await t.recordEvent({
+    paymentId: success.paymentId,
+    status: "SUCCESS",
+    accountId: success.accountId,
+    shopId: success.shopId,
+    amountKopecks: success.amountKopecks,
+    commissionKopecks: success.commissionKopecks,
+    netKopecks,
+    paidAt,
+    moscowDay: day,
+    occurredAt: Date.parse(success.occurredAt),
+    appliedAt: now,
   });
+  if (!first) return "duplicate";
+  await t.addFrozen(success.accountId, day, netKopecks);
+  return "receipt";
 }
