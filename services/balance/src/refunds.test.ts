@@ -139,6 +139,18 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(await applyPaymentEvent(ledger.store, paid, NOW)).toBe("duplicate");
       expect(await balance()).toMatchObject({ availableKopecks: 7_000, frozenKopecks: 0 });
     });
+
+    test("refused, it credits nothing either: the event credits the receipt when it comes", async () => {
+      // A debt of 2 000 (a refund the provider paid beyond the receipt), then a late SUCCESS of a released day.
+      await ended(await paidToday(5_000), Bun.randomUUIDv7(), 7_000, "SUCCEEDED");
+      const late = paymentEvent({ paidAt: new Date(msk("2025-03-07T10:00:00")).toISOString(), amountKopecks: 1_000, commissionKopecks: 0 });
+      expect(await thrownBy(() => reserveRefund(ledger.store, holdOf(late, 1_000), NOW, HOLD_HOUR))).toEqual(
+        new DomainError("REFUND_EXCEEDS_AVAILABLE", { neededKopecks: 1_000, availableKopecks: -1_000, frozenKopecks: 0 }),
+      );
+      expect(await balance()).toMatchObject({ availableKopecks: -2_000, frozenKopecks: 0 });
+      expect(await applyPaymentEvent(ledger.store, late, NOW)).toBe("receipt");
+      expect(await balance()).toMatchObject({ availableKopecks: -1_000, frozenKopecks: 0 });
+    });
   });
 
   describe("SUCCEEDED event without a hold", () => {
