@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
-import { ENGINES, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
+import { ENGINES, holdOf, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
@@ -155,7 +155,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
         const results = await Promise.allSettled(
           Array.from({ length: 30 }, (_, i) =>
             i % 3 === 0
-              ? stack.call(rpcs.balance.reserveRefund, { refundId: Bun.randomUUIDv7(), accountId, paymentId: receipt.paymentId, amountKopecks: 4_000 })
+              ? stack.call(rpcs.balance.reserveRefund, holdOf(receipt, 4_000))
               : stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 4_000 }),
           ),
         );
@@ -179,7 +179,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       const accountId = newAccount();
       const receipt = await feed.fund(accountId, 8_000);
       const refundId = Bun.randomUUIDv7();
-      const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 8_000 };
+      const hold = holdOf(receipt, 8_000, refundId);
       expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
       expect(await stack.call(rpcs.balance.reserveRefund, hold)).toEqual({ reserved: true });
       expect((await balanceOf(accountId)).availableKopecks).toBe(0);
@@ -197,11 +197,10 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     test("a hold beyond available is refused; a FAILED refund gives its hold back, and a late hold request then takes nothing", async () => {
       const accountId = newAccount();
       const receipt = await feed.fund(accountId, 5_000);
-      const other = { refundId: Bun.randomUUIDv7(), accountId, paymentId: Bun.randomUUIDv7(), amountKopecks: 5_001 };
-      const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, other));
+      const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, holdOf(receipt, 5_001)));
       expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
       const refundId = Bun.randomUUIDv7();
-      const hold = { refundId, accountId, paymentId: receipt.paymentId, amountKopecks: 5_000 };
+      const hold = holdOf(receipt, 5_000, refundId);
       await stack.call(rpcs.balance.reserveRefund, hold);
       expect((await balanceOf(accountId)).availableKopecks).toBe(0);
       await feed.publishRefund(refundEvent(receipt, { refundId, balanceKopecks: 5_000, status: "FAILED", at: Date.now() }));

@@ -34,6 +34,18 @@ export const PaymentEvent = z.object({
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 
 /**
+ * A live payment's SUCCESS as the balance credits it: the fields of its PaymentEvent that move
+ * money. Payments sends it with every refund hold (rpcs.balance.reserveRefund), because the hold
+ * can reach the balance before the event does (the stream is asynchronous); the balance credits it
+ * under the event's own key (paymentId, SUCCESS), so whichever comes first credits the receipt and
+ * the other changes nothing (docs/balance.md, "A refund before its payment's event").
+ */
+export const PaymentCredit = PaymentEvent.pick({ shopId: true, amountKopecks: true, commissionKopecks: true, occurredAt: true }).extend({
+  paidAt: IsoDateTime,
+});
+export type PaymentCredit = z.infer<typeof PaymentCredit>;
+
+/**
  * Refund events share the PAYMENTS stream under their own prefix, so the payment-event consumers
  * (filtering on payments.events.>) never see them.
  */

@@ -4,6 +4,7 @@ import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./
 import { ShopDetail, ShopRecord, ShopWithKey, Tariff } from "./directory.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
+import { PaymentCredit } from "./events.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -287,12 +288,14 @@ export const rpcs = {
      * kopecks exceeds the available balance Y kopecks" when it does not fit; a repeat is
      * { reserved: true } again; { reserved: false } when the refund already ended FAILED (the
      * hold was released, so a late copy of this request holds nothing). The hold becomes a
-     * debit on the refund's SUCCEEDED event and is given back on its FAILED event.
+     * debit on the refund's SUCCEEDED event and is given back on its FAILED event. `credit` is the
+     * payment's SUCCESS, credited first unless its event already was, so a refund right after the
+     * payment never waits for the stream.
      * Not for sandbox (isTest) payments: they never touch a balance.
      */
     reserveRefund: rpc(
       "balance.v1.refund.reserve",
-      z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
+      z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive(), credit: PaymentCredit }),
       z.object({ reserved: z.boolean() }),
       { idempotent: true },
     ),

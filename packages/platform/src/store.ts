@@ -35,8 +35,10 @@ class ProbedDatabase extends Database {
 
   constructor(path: string) {
     super(path, { create: true, strict: true });
-    const selectOne = this.prepare("SELECT 1");
-    this.unregister = registerStoreProbe(`SQLite ${basename(path)}`, () => selectOne.get());
+    // Prepared on the first probe, not here: preparing reads the schema, which fails at once while
+    // another replica migrates a fresh file, before openStore has set the busy timeout.
+    let selectOne: ReturnType<Database["prepare"]> | undefined;
+    this.unregister = registerStoreProbe(`SQLite ${basename(path)}`, () => (selectOne ??= this.prepare("SELECT 1")).get());
   }
 
   override close(throwOnError?: boolean): void {

@@ -4,7 +4,7 @@ import { readBalance } from "./balance.ts";
 import { applyPaymentEvent, applyPaymentEvents } from "./ledger.ts";
 import { listPayouts, payOut } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
-import { ENGINES, fundAccount, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
+import { ENGINES, fundAccount, holdOf, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
 
 /**
  * What replicas racing on one account must never do: spend the same money twice, apply an
@@ -22,7 +22,7 @@ describe.each(ENGINES)("replicas on %s", (engine) => {
     const requests = Array.from({ length: 24 }, (_, i): Promise<unknown> => {
       const store = i % 2 === 0 ? a : b;
       return i % 3 === 0
-        ? reserveRefund(store, { refundId: Bun.randomUUIDv7(), accountId: "account-1", paymentId: paid.paymentId, amountKopecks: 1_000 }, NOW, HOLD_HOUR)
+        ? reserveRefund(store, holdOf(paid, 1_000), NOW, HOLD_HOUR)
         : payOut(store, { accountId: "account-1", amountKopecks: 1_000 }, NOW, HOLD_HOUR);
     });
     const outcomes = await Promise.allSettled(requests);
@@ -62,8 +62,8 @@ describe.each(ENGINES)("replicas on %s", (engine) => {
   test("one refund held from both replicas at once, then ended on both, takes its amount once", async () => {
     const [a, b] = await ledgers.replicas(engine);
     const paid = await fundAccount(a, "account-1", 10_000, NOW);
-    const req = { refundId: Bun.randomUUIDv7(), accountId: "account-1", paymentId: paid.paymentId, amountKopecks: 4_000 };
-    expect(await Promise.all([a, b, a, b].map((s) => reserveRefund(s, req, NOW, HOLD_HOUR)))).toEqual(Array(4).fill({ reserved: true }));
+    const req = holdOf(paid, 4_000);
+    expect(await Promise.all([a, b, a, b].map(async (s) => (await reserveRefund(s, req, NOW, HOLD_HOUR)).reserved))).toEqual(Array(4).fill(true));
     const end = refundEvent(paid, { refundId: req.refundId, balanceKopecks: 4_000, status: "SUCCEEDED", at: NOW });
     const effects = await Promise.all([a, b].map((s) => applyRefundEvent(s, end, NOW, HOLD_HOUR)));
     expect(effects.toSorted()).toEqual(["duplicate", "refund-taken"]);

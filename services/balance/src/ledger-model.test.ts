@@ -4,7 +4,7 @@ import { readBalance } from "./balance.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import { payOut } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
-import { ENGINES, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
+import { ENGINES, holdOf, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
 
 /**
  * The aggregates (hold buckets released lazily, running available) against a naive model that
@@ -78,7 +78,7 @@ test.each(ENGINES)("on %s, aggregates always equal the sum of every movement", a
       const fits = net - fromFrozen === 0 || model(movements, e.accountId, now).availableKopecks >= net - fromFrozen;
       const refundId = Bun.randomUUIDv7();
       try {
-        await reserveRefund(store, { refundId, accountId: e.accountId, paymentId: e.paymentId, amountKopecks: net }, now, HOLD_HOUR);
+        await reserveRefund(store, holdOf(e, net, refundId), now, HOLD_HOUR);
         expect(fits).toBe(true);
       } catch (err) {
         expect(err).toBeInstanceOf(DomainError);

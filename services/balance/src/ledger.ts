@@ -1,9 +1,15 @@
 import type { PaymentEvent } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
-import type { AppliedEvent, FrozenAddition, LedgerStore } from "./store/ledger-store.ts";
+import type { AppliedEvent, FrozenAddition, LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 
 /** What an event did to the ledger (for logs and metrics). */
 export type EventEffect = "receipt" | "duplicate" | "sandbox" | "no-money";
+
+/**
+ * A live payment's SUCCESS as the ledger credits it: from its PaymentEvent, or from the
+ * PaymentCredit of a refund hold that reached the balance first (refunds.ts).
+ */
+export type PaymentSuccess = Pick<PaymentEvent, "paymentId" | "accountId" | "shopId" | "amountKopecks" | "commissionKopecks" | "paidAt" | "occurredAt">;
 
 /**
  * Applies one payment event in one transaction. Idempotent by (paymentId, status): the
@@ -38,7 +44,7 @@ export async function applyPaymentEvents(store: LedgerStore, events: readonly Pa
         const key = `${row.accountId}\u0000${row.moscowDay}`;
         const sum = sums.get(key);
         if (sum) sum.amountKopecks += row.netKopecks;
-        else sums.set(key, { accountId: row.accountId, moscowDay: row.moscowDay!, amountKopecks: row.netKopecks });
+        else sums.set(key, { accountId: row.accountId, moscowDay: row.moscowDay, amountKopecks: row.netKopecks });
       });
       if (sums.size > 0) await t.addFrozenSums([...sums.values()]);
     },
@@ -46,20 +52,33 @@ export async function applyPaymentEvents(store: LedgerStore, events: readonly Pa
   return effects as EventEffect[];
 }
 
-function receiptRow(event: PaymentEvent, now: number): Required<AppliedEvent> {
-  const paidAt = event.paidAt === null ? null : Date.parse(event.paidAt);
+/**
+ * Credits a live SUCCESS inside the caller's transaction, once per payment: a second credit of it
+ * (the event after a refund hold, a redelivery) fails the applied_events key and moves nothing.
+ */
+export async function creditReceipt(t: LedgerOps, success: PaymentSuccess, now: number): Promise<"receipt" | "duplicate"> {
+  const row = receiptRow(success, now);
+  const [first] = await t.recordEvents([row]);
+  if (!first) return "duplicate";
+  await t.addFrozen(row.accountId, row.moscowDay, row.netKopecks);
+  return "receipt";
+}
+
+/** The applied_events row of a SUCCESS: its receipt (amount − commission) frozen on its Moscow day. */
+function receiptRow(success: PaymentSuccess, now: number): Required<AppliedEvent> & { moscowDay: string } {
+  const paidAt = success.paidAt === null ? null : Date.parse(success.paidAt);
   return {
-    paymentId: event.paymentId,
-    status: event.status,
-    accountId: event.accountId,
-    shopId: event.shopId,
-    amountKopecks: event.amountKopecks,
-    commissionKopecks: event.commissionKopecks,
-    netKopecks: event.amountKopecks - event.commissionKopecks,
+    paymentId: success.paymentId,
+    status: "SUCCESS",
+    accountId: success.accountId,
+    shopId: success.shopId,
+    amountKopecks: success.amountKopecks,
+    commissionKopecks: success.commissionKopecks,
+    netKopecks: success.amountKopecks - success.commissionKopecks,
     paidAt,
     // A SUCCESS always carries paidAt; occurredAt (the moment it became SUCCESS) is the same instant if it ever does not.
-    moscowDay: moscowDay(paidAt ?? Date.parse(event.occurredAt)),
-    occurredAt: Date.parse(event.occurredAt),
+    moscowDay: moscowDay(paidAt ?? Date.parse(success.occurredAt)),
+    occurredAt: Date.parse(success.occurredAt),
     appliedAt: now,
   };
 }

@@ -1,15 +1,18 @@
-import { DomainError, type RefundEvent } from "@payaccept/contracts";
+import { DomainError, type RefundEvent, type RpcRequest, type rpcs } from "@payaccept/contracts";
 import { releaseDueReceipts } from "./balance.ts";
+import { creditReceipt } from "./ledger.ts";
 import type { LedgerOps, LedgerStore, RefundHoldRow } from "./store/ledger-store.ts";
 
-export type RefundHoldRequest = { refundId: string; accountId: string; paymentId: string; amountKopecks: number };
+export type RefundHoldRequest = RpcRequest<typeof rpcs.balance.reserveRefund>;
+/** What a refund takes, and from which payment's receipt. */
+type RefundShare = Omit<RefundHoldRequest, "credit">;
 
 /**
  * Where a refund's amount comes from: first the frozen bucket of the payment's own Moscow day while
  * that day is still on hold (the receipt being refunded has not reached available yet), then
  * available. Call inside a transaction, after releaseDueReceipts (whose cut-off it takes).
  */
-async function sourcesOf(t: LedgerOps, req: RefundHoldRequest, cutoff: string): Promise<Pick<RefundHoldRow, "frozenDay" | "frozenKopecks" | "availableKopecks">> {
+async function sourcesOf(t: LedgerOps, req: RefundShare, cutoff: string): Promise<Pick<RefundHoldRow, "frozenDay" | "frozenKopecks" | "availableKopecks">> {
   const day = await t.receiptDay(req.paymentId);
   const frozen = day !== undefined && day > cutoff ? Math.min(req.amountKopecks, await t.frozenOfDay(req.accountId, day)) : 0;
   return { frozenDay: frozen > 0 ? day! : null, frozenKopecks: frozen, availableKopecks: req.amountKopecks - frozen };
@@ -20,11 +23,19 @@ async function sourcesOf(t: LedgerOps, req: RefundHoldRequest, cutoff: string): 
  * can never spend the same money. Unique per refund id: a repeat holds nothing more, and after the
  * refund ended FAILED (its hold RELEASED, or a tombstone written because the request arrived late)
  * it holds nothing at all and answers { reserved: false }.
+ * The payment's SUCCESS is credited first when its event has not been applied yet (`creditedReceipt`):
+ * a refund requested right after the payment must not be refused because the stream is behind.
  */
-export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: number, holdHour: number): Promise<{ reserved: boolean }> {
+export function reserveRefund(
+  store: LedgerStore,
+  { credit, ...req }: RefundHoldRequest,
+  now: number,
+  holdHour: number,
+): Promise<{ reserved: boolean; creditedReceipt: boolean }> {
   return store.tx(req.accountId, async (t) => {
+    const creditedReceipt = (await creditReceipt(t, { ...credit, paymentId: req.paymentId, accountId: req.accountId }, now)) === "receipt";
     const earlier = await t.refundHold(req.refundId);
-    if (earlier) return { reserved: earlier.state !== "RELEASED" };
+    if (earlier) return { reserved: earlier.state !== "RELEASED", creditedReceipt };
     const sources = await sourcesOf(t, req, await releaseDueReceipts(t, req.accountId, now, holdHour));
     if (sources.availableKopecks > 0 && !(await t.debitIfAvailable(req.accountId, sources.availableKopecks, now))) {
       throw new DomainError("REFUND_EXCEEDS_AVAILABLE", {
@@ -35,7 +46,7 @@ export function reserveRefund(store: LedgerStore, req: RefundHoldRequest, now: n
     }
     if (sources.frozenDay) await t.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
     await t.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });
-    return { reserved: true };
+    return { reserved: true, creditedReceipt };
   });
 }
 

@@ -2,6 +2,7 @@ import { beforeEach } from "bun:test";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { applyPaymentEvent } from "./ledger.ts";
+import type { RefundHoldRequest } from "./refunds.ts";
 import { repositoriesPerFile, type Engine } from "../../../tests/harness/engines.ts";
 import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
 
@@ -53,6 +54,13 @@ export function paymentEvent(overrides: Partial<PaymentEvent> = {}): PaymentEven
     ...overrides,
   };
   return { ...event, eventId: paymentEventId(event.paymentId, event.status) };
+}
+
+/** A refund hold on `paid`'s receipt as payments asks for it: with the payment's SUCCESS as its event credits it. */
+export function holdOf(paid: PaymentEvent, amountKopecks: number, refundId: string = Bun.randomUUIDv7()): RefundHoldRequest {
+  const { shopId, commissionKopecks, occurredAt } = paid;
+  const credit = { shopId, amountKopecks: paid.amountKopecks, commissionKopecks, paidAt: paid.paidAt ?? occurredAt, occurredAt };
+  return { refundId, accountId: paid.accountId, paymentId: paid.paymentId, amountKopecks, credit };
 }
 
 /** The same payment's later event (REFUNDED after SUCCESS, SUCCESS after EXPIRED, ...). */

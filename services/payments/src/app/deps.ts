@@ -1,4 +1,4 @@
-import { DomainError, type ShopRecord } from "@payaccept/contracts";
+import { DomainError, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import type { RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
 import type { PaymentsRepo, RefundsRepo } from "../store/payments-store.ts";
@@ -7,7 +7,7 @@ import type { PaymentRow } from "../store/schema.ts";
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
 export type BalancePort = {
   /** requestId: the API request being served, passed on to balance's log lines. */
-  reserveRefund(req: { refundId: string; accountId: string; paymentId: string; amountKopecks: number }, requestId?: string): Promise<{ reserved: boolean }>;
+  reserveRefund(req: RpcRequest<typeof rpcs.balance.reserveRefund>, requestId?: string): Promise<{ reserved: boolean }>;
 };
 
 /** Everything the use cases need, passed in so they run the same under tests and in main. */

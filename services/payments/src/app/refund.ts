@@ -1,14 +1,15 @@
-import { DomainError, type Refund, type RefundList } from "@payaccept/contracts";
-import { toRefund } from "../domain/views.ts";
+import { DomainError, type PaymentCredit, type Refund, type RefundList } from "@payaccept/contracts";
+import { toPaymentCredit, toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
 import type { RefundRequest } from "../store/payments-store.ts";
-import type { RefundRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow } from "../store/schema.ts";
 import { ownedPayment, type PaymentsDeps } from "./deps.ts";
 
 /**
  * A full or partial refund, as a saga that survives any interruption (docs/payments.md, "Refunds"):
  * 1. the refund is recorded PENDING and its amount promised on the payment (one transaction);
- * 2. the balance holds the refund's share, keyed by the refund id (a repeat holds nothing more);
+ * 2. the balance holds the refund's share, keyed by the refund id (a repeat holds nothing more),
+ *    crediting the payment's SUCCESS first if the stream has not brought its event yet;
  * 3. the provider returns the money, keyed by the refund id (a repeat refunds nothing more);
  * 4. the refund ends SUCCEEDED or FAILED with its RefundEvent (and the payment's REFUNDED event
  *    when it is now fully refunded), in one transaction; the balance turns its hold into a debit
@@ -47,6 +48,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
         accountId: payment.accountId,
         paymentId: payment.id,
         amountKopecks: refund.balanceKopecks,
+        credit: await successCredit(d, payment),
       }, d.requestId);
       // The hold was already given back: the refund ended FAILED meanwhile.
       if (!reserved) return (await d.refunds.byId(refund.id))!;
@@ -68,6 +70,17 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
     if (e.kind === "unavailable") return unknownOutcome(d, refund, "acquirer", e);
     return d.refunds.end(refund.id, { status: "FAILED", failure: new DomainError("PROVIDER_REFUSED") }, d.now(), d.requestId);
   }
+}
+
+/**
+ * The payment's SUCCESS as its event credits the balance. The hold carries it because the refund can
+ * reach the balance before the event (docs/balance.md, "A refund before its payment's event").
+ */
+async function successCredit(d: PaymentsDeps, payment: PaymentRow): Promise<PaymentCredit> {
+  const success = (await d.repo.finalEvents(payment.id)).find((e) => e.status === "SUCCESS");
+  // Only a SUCCESS payment opens a refund, and its move to SUCCESS wrote paidAt and this event in one transaction.
+  if (!success || payment.paidAt === null) throw new Error(`payment ${payment.id} has a refund but no SUCCESS event`);
+  return toPaymentCredit(payment, payment.paidAt, success.at);
 }
 
 async function unknownOutcome(d: PaymentsDeps, refund: RefundRow, step: string, err: Error): Promise<RefundRow> {

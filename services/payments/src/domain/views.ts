@@ -7,6 +7,7 @@ import {
   type CheckoutView,
   type FinalStatus,
   type Payment,
+  type PaymentCredit,
   type PaymentEvent,
   type PaymentStatus,
   type ShopRecord,
@@ -135,4 +136,12 @@ export function toPaymentEvent(
     ...(requestId === undefined ? {} : { requestId }),
     ...(row.receipt ? { receipt: row.receipt } : {}),
   };
+}
+
+/**
+ * What the payment's SUCCESS event credits to the balance, sent with a refund's hold:
+ * `paidAt` as the event carries it, `successAt` the event's occurredAt (when it became SUCCESS).
+ */
+export function toPaymentCredit(row: PaymentRow, paidAt: number, successAt: number): PaymentCredit {
+  return { shopId: row.shopId, amountKopecks: row.amountKopecks, commissionKopecks: row.commissionKopecks, paidAt: iso(paidAt), occurredAt: iso(successAt) };
 }
