@@ -18,6 +18,7 @@ const echo: Rpc<z.ZodType<{ text: string }>, z.ZodType<{ text: string; items: nu
   subject: "relaytest.echo",
   request: z.object({ text: z.string() }),
   response: z.object({ text: z.string(), items: z.array(z.number()) }),
+  idempotent: true,
 };
 const foreign = { ...echo, subject: "relaytest.foreign" };
 const failing = { ...echo, subject: "relaytest.failing" };

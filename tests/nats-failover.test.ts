@@ -16,7 +16,9 @@ setDefaultTimeout(300_000);
  * A hung NATS node (a frozen host, a partition: SIGSTOP here) rather than a dead one. The gateway
  * and payments (and the directory and the dispatcher) are connected to the node that is paused,
  * under a steady load of creates. Promised in docs/operations.md, "Several hosts": the creates fail
- * for at most 5 s in a row, JetStream (the relay's publishes, the dispatcher's pulls, the
+ * for at most 5 s in a row, and the failed ones add up to no more than 5 s of the load: after the
+ * clients have moved, the requests that the peers still route to the frozen node's stale queue
+ * members are answered by copies (hedging), not lost for as long as the node stays frozen. JetStream (the relay's publishes, the dispatcher's pulls, the
  * directory's KV watch) works again while the node is still frozen, and a create answered with an
  * error never takes effect later than its own NATS deadline, so a §7 lookup made after the error
  * tells the truth.
@@ -25,8 +27,9 @@ const RATE_PER_S = 20;
 const BEFORE_MS = 5_000;
 const FROZEN_AT_LEAST_MS = 15_000;
 const AFTER_MS = 6_000;
-/** The promise under test. */
+/** The promise under test, for the longest run of failures and for all of them together. */
 const LONGEST_FAILED_RUN_MS = 5_000;
+const FAILED_LOAD_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 3_000;
 const HANDLING_SLACK_MS = 1_000;
 
@@ -128,7 +131,7 @@ describe("a hung NATS node", () => {
     for (const name of ["gateway", "payments", "directory", "webhook-dispatcher"]) expect(onFirst).toContain(name);
   });
 
-  test("pausing it under load costs at most 5 s of failed creates, JetStream goes on without it, and no failed create lands late", async () => {
+  test("pausing it under load costs at most 5 s of failed creates, in a row and in all, JetStream goes on without it, and no failed create lands late", async () => {
     const first = nodes[0]!;
     const load = steadyCreates(shop.apiKey);
     await Bun.sleep(BEFORE_MS);
@@ -167,6 +170,8 @@ describe("a hung NATS node", () => {
         `longest failed run ${run.ms} ms (${run.failed} creates), frozen ${resumedAt - frozenAt} ms`,
     );
     expect(run.ms).toBeLessThanOrEqual(LONGEST_FAILED_RUN_MS);
+    // Not scattered failures all through the freeze either: all of them are at most 5 s of creates.
+    expect((failures.length * 1000) / RATE_PER_S).toBeLessThanOrEqual(FAILED_LOAD_MS);
     // Every failure is an answered error (503), not a hung or dropped HTTP request.
     for (const f of failures) expect(f.status).toBe(503);
 

@@ -6,4 +6,5 @@ export const noopRpc: Rpc<z.ZodObject<{ shopId: z.ZodString }>, z.ZodObject<{ ok
   subject: "bench.v1.noop",
   request: z.object({ shopId: z.string() }),
   response: z.object({ ok: z.boolean() }),
+  idempotent: true,
 };

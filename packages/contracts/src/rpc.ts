@@ -14,12 +14,22 @@ export interface Rpc<Req extends z.ZodType, Res extends z.ZodType> {
   subject: string;
   request: Req;
   response: Res;
+  /**
+   * Handling two copies of one call has the effect of handling one: a read, or a write that
+   * recognises a copy by the call's id (platform's repeatKey) or by a key of its own. The caller
+   * may then send a copy while the first one goes unanswered (docs/operations.md, "A hung node and
+   * copies of a call"): a request that fell into a hung NATS node is answered by another replica.
+   */
+  idempotent: boolean;
 }
-const rpc = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res): Rpc<Req, Res> => ({
+const rpc = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res, opts: { idempotent?: true } = {}): Rpc<Req, Res> => ({
   subject,
   request,
   response,
+  idempotent: opts.idempotent ?? false,
 });
+/** rpc() for a read: nothing changes, so a copy is always harmless. */
+const read = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res) => rpc(subject, request, response, { idempotent: true });
 export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : never;
 export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
 
@@ -120,27 +130,35 @@ const ShopCreated = z.object({
 
 export const rpcs = {
   payments: {
-    create: rpc("payments.v1.create", ShopScoped.extend({ request: CreatePaymentRequest }), Payment),
-    get: rpc("payments.v1.get", ById, Payment),
-    lookup: rpc("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
-    list: rpc("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),
-    cancel: rpc("payments.v1.cancel", ById, Payment),
+    /** A copy of the same call (its call id) gets the payment the first one made, not ORDER_ID_TAKEN. */
+    create: rpc("payments.v1.create", ShopScoped.extend({ request: CreatePaymentRequest }), Payment, { idempotent: true }),
+    get: read("payments.v1.get", ById, Payment),
+    lookup: read("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
+    list: read("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),
+    /** Spec §4.4: a repeat returns the canceled payment again. */
+    cancel: rpc("payments.v1.cancel", ById, Payment, { idempotent: true }),
     /**
      * A full or partial refund of a SUCCESS payment (API, dashboard, admin CLI); amountKopecks
      * defaults to what is not yet refunded. The same idempotencyKey for the same payment returns
      * the first refund. CONFLICT when the payment is not SUCCESS, the amount exceeds the remainder
      * or the balance cannot cover it; a refund the acquirer declines is returned FAILED.
      */
-    refund: rpc("payments.v1.refund", ById.extend(CreateRefundRequest.shape).extend({ idempotencyKey: z.string().min(1).max(128).optional() }), Refund),
+    refund: rpc(
+      "payments.v1.refund",
+      ById.extend(CreateRefundRequest.shape).extend({ idempotencyKey: z.string().min(1).max(128).optional() }),
+      Refund,
+      // Without a key, the call's own id is the key (repeatKey).
+      { idempotent: true },
+    ),
     /** The payment's refunds, oldest first. */
-    listRefunds: rpc("payments.v1.refund.list", ById, RefundList),
+    listRefunds: read("payments.v1.refund.list", ById, RefundList),
     /**
      * Operators only (admin CLI): which shop and account a payment belongs to, so shop-scoped
      * commands such as refund can be given just a payment id. Never exposed to merchants or buyers.
      */
-    owner: rpc("payments.v1.owner", z.object({ id: Uuid }), z.object({ id: Uuid, shopId: z.string(), accountId: z.string() })),
+    owner: read("payments.v1.owner", z.object({ id: Uuid }), z.object({ id: Uuid, shopId: z.string(), accountId: z.string() })),
     /** Buyer side: what the payment page shows. No shop scope: the payment id is the capability. */
-    checkout: rpc("payments.v1.checkout.get", z.object({ id: Uuid }), CheckoutView),
+    checkout: read("payments.v1.checkout.get", z.object({ id: Uuid }), CheckoutView),
     start: rpc("payments.v1.checkout.start", z.object({ id: Uuid, method: PaymentMethod }), CheckoutView),
     sandboxOutcome: rpc(
       "payments.v1.checkout.sandbox",
@@ -153,20 +171,20 @@ export const rpcs = {
      * over the shops: payments by day of creation, method and status (kept with every insert and
      * status change), and SUCCEEDED refunds by day of completion (kept as each refund ends).
      */
-    stats: rpc(
+    stats: read(
       "payments.v1.stats",
       ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }),
       z.object({ rows: z.array(DailyStatsRow), refunds: z.array(DailyRefundsRow) }),
     ),
     /** Dashboard payment page: when the payment reached each final status (paid, refunded…), oldest first. */
-    history: rpc(
+    history: read(
       "payments.v1.history",
       ById,
       z.object({ items: z.array(z.object({ status: FinalStatus, at: IsoDateTime })) }),
     ),
     /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set. */
-    browse: rpc("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
-    exportPage: rpc(
+    browse: read("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
+    exportPage: read(
       "payments.v1.export",
       ShopScoped.extend({
         from: z.string().optional(),
@@ -207,11 +225,11 @@ export const rpcs = {
     ),
     rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
     /** One shop with its live key's hint; the signing secret only with withSecret. NOT_FOUND when unknown. */
-    getShop: rpc("directory.v1.shop.get", ShopScoped.extend({ withSecret: z.boolean().default(false) }), ShopWithKey),
+    getShop: read("directory.v1.shop.get", ShopScoped.extend({ withSecret: z.boolean().default(false) }), ShopWithKey),
     /** The account's shops, oldest first, each with its live key's hint (none carries its secret). */
-    listShops: rpc("directory.v1.shop.list", z.object({ accountId: z.string() }), z.object({ items: z.array(ShopWithKey) })),
+    listShops: read("directory.v1.shop.list", z.object({ accountId: z.string() }), z.object({ items: z.array(ShopWithKey) })),
     /** Every shop, oldest first, a page at a time (operators' list). */
-    browseShops: rpc(
+    browseShops: read(
       "directory.v1.shop.browse",
       z.object({ offset: z.number().int().min(0), limit: z.number().int().min(1).max(500) }),
       z.object({ items: z.array(ShopDetail), total: z.number().int() }),
@@ -219,7 +237,7 @@ export const rpcs = {
     /** A new account with no shop yet (a merchant signing up in the dashboard). */
     createAccount: rpc("directory.v1.account.create", z.object({}), z.object({ accountId: z.string(), createdAt: z.number().int() })),
     /** NOT_FOUND when the account does not exist. */
-    getAccount: rpc("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
+    getAccount: read("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
   },
   dashboard: {
     /**
@@ -240,7 +258,7 @@ export const rpcs = {
   },
   balance: {
     /** The account's figures (spec §2.4); an account the ledger has never seen has zeros. */
-    get: rpc("balance.v1.get", z.object({ accountId: z.string() }), Balance),
+    get: read("balance.v1.get", z.object({ accountId: z.string() }), Balance),
     /**
      * Takes amountKopecks out of the available balance (CONFLICT when it exceeds it). A retry with
      * the same idempotencyKey returns the first payout; the same key with another amount is CONFLICT.
@@ -253,9 +271,11 @@ export const rpcs = {
         idempotencyKey: z.string().min(1).max(128).optional(),
       }),
       Payout,
+      // Without a key, the call's own id is the key (repeatKey).
+      { idempotent: true },
     ),
     /** Newest first; `startingAfter` is a payout id of the previous page (the next page holds older ones). */
-    listPayouts: rpc(
+    listPayouts: read(
       "balance.v1.payout.list",
       z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
       PayoutList,
@@ -274,13 +294,14 @@ export const rpcs = {
       "balance.v1.refund.reserve",
       z.object({ refundId: Uuid, accountId: z.string(), paymentId: z.string(), amountKopecks: z.number().int().positive() }),
       z.object({ reserved: z.boolean() }),
+      { idempotent: true },
     ),
   },
   receipts: {
     /** Receipts of the shop's payments (API, payment detail), oldest first per payment. */
-    list: rpc("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(100) }), ReceiptList),
+    list: read("receipts.v1.list", ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(100) }), ReceiptList),
     /** The same without the lines (a line is up to 100 items), small enough for a whole export page. */
-    summaries: rpc(
+    summaries: read(
       "receipts.v1.summaries",
       ShopScoped.extend({ paymentIds: z.array(Uuid).min(1).max(1000) }),
       z.object({ items: z.array(ReceiptSummary) }),
@@ -293,7 +314,7 @@ export const rpcs = {
   },
   webhooks: {
     /** Newest first; `before` is a delivery id from the previous page. */
-    log: rpc(
+    log: read(
       "webhooks.v1.log",
       ShopScoped.extend({
         paymentId: z.string().optional(),
@@ -307,7 +328,7 @@ export const rpcs = {
      * Dashboard overview: delivery health per shop for events of Moscow days [fromDay, toDay], from a
      * daily rollup; lastError is the endpoint's latest error, whenever it was.
      */
-    health: rpc("webhooks.v1.health", ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }), z.object({ shops: z.array(DeliveryHealth) })),
+    health: read("webhooks.v1.health", ShopSet.extend({ fromDay: MoscowDay, toDay: MoscowDay }), z.object({ shops: z.array(DeliveryHealth) })),
     /** Same body, fresh signatures, a new attempt series (also after exhaustion). */
     resend: rpc("webhooks.v1.resend", ShopScoped.extend({ deliveryId: z.string() }), WebhookDelivery),
     /** Sends at once and waits for the reply: call with a timeout above WEBHOOK_TIMEOUT_MS. */

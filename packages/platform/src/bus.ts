@@ -3,7 +3,8 @@ import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, 
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
+import { HedgeBudget, hedged } from "./hedge.ts";
+import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 
 export type { NatsConnection, Msg, Subscription };
@@ -35,6 +36,7 @@ export async function connectBus(url: string, name: string, log: Logger, tuning:
   const nc = await warnWhilePending(connecting, NATS_WAIT_WARNINGS, (waitedMs) =>
     log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
   );
+  hedging.set(nc, { afterMs: tuning.NATS_HEDGE_AFTER, budget: new HedgeBudget() });
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
@@ -94,16 +96,60 @@ export function requestIdOf(msg: Msg): string | undefined {
  */
 export const DEADLINE_HEADER = "Payaccept-Deadline";
 
-/** The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). */
-async function request(nc: NatsConnection, subject: string, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+/**
+ * Header of every request: one id per call, the same on each copy of it (hedging), so that an
+ * idempotent write recognises a copy of a call it has already acted on (repeatKey).
+ */
+export const CALL_ID_HEADER = "Payaccept-Call-Id";
+
+/** The call id a caller sent with this message, if a sane one. */
+export function callIdOf(msg: Msg): string | undefined {
+  const id = msg.headers?.get(CALL_ID_HEADER);
+  return id && REQUEST_ID.test(id) ? id : undefined;
+}
+
+/**
+ * The key an idempotent write is deduplicated by: the one its caller gave (an Idempotency-Key),
+ * else the call's own id, so that copies of one call make one refund or one payout, while two
+ * calls without a key make two.
+ */
+export function repeatKey(explicitKey: string | undefined, msg: Msg): string | undefined {
+  if (explicitKey !== undefined) return explicitKey;
+  const callId = callIdOf(msg);
+  return callId === undefined ? undefined : `call:${callId}`;
+}
+
+/** When copies of a connection's idempotent calls go out (connectBus sets it from NATS_HEDGE_AFTER). */
+type Hedging = { afterMs: number; budget: HedgeBudget };
+const hedging = new WeakMap<NatsConnection, Hedging>();
+let defaultHedgeAfterMs: number | undefined;
+
+function hedgingOf(nc: NatsConnection): Hedging {
+  let h = hedging.get(nc);
+  if (!h) hedging.set(nc, (h = { afterMs: (defaultHedgeAfterMs ??= defaultBusTuning().NATS_HEDGE_AFTER), budget: new HedgeBudget() }));
+  return h;
+}
+
+/**
+ * The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). An
+ * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
+ */
+async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+  const deadline = Date.now() + timeoutMs;
   const h = headers();
-  h.set(DEADLINE_HEADER, String(Date.now() + timeoutMs));
+  h.set(DEADLINE_HEADER, String(deadline));
+  h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
   if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
+  const data = encodeJson(payload);
+  const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
-    return (await nc.request(subject, encodeJson(payload), { timeout: timeoutMs, headers: h })).data as Uint8Array<ArrayBuffer>;
+    if (!rpc.idempotent) return (await attempt(timeoutMs)).data as Uint8Array<ArrayBuffer>;
+    const { afterMs, budget } = hedgingOf(nc);
+    const onCopy = () => natsRequestCopies.inc({ subject: rpc.subject });
+    return (await hedged(attempt, { deadline, afterMs, budget, onCopy })).data as Uint8Array<ArrayBuffer>;
   } catch {
-    natsRequestDuration.observe({ subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
-    throw new DomainError("SERVICE_UNAVAILABLE", { service: subject.split(".")[0]! });
+    natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
+    throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
   }
 }
 
@@ -126,7 +172,7 @@ export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   requestId?: string,
 ): Promise<RpcResponse<R>> {
   const started = performance.now();
-  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc.subject, req, timeoutMs, started, requestId));
+  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc, req, timeoutMs, started, requestId));
   const error = replyError(rpc.subject, reply, started);
   if (error) throw error;
   return (reply as { data: RpcResponse<R> }).data;
@@ -149,7 +195,7 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   requestId?: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const started = performance.now();
-  const data = await request(nc, rpc.subject, req, timeoutMs, started, requestId);
+  const data = await request(nc, rpc, req, timeoutMs, started, requestId);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "ok" }, (performance.now() - started) / 1000);
     return data.subarray(OK_REPLY_PREFIX.length, -1);

@@ -43,6 +43,11 @@ function busEnv() {
     NATS_RECONNECT_WAIT: duration("250ms"),
     /** random spreads the clients over the nodes; given tries them in NATS_URL's order (the nearest first). */
     NATS_SERVER_ORDER: z.enum(["random", "given"]).default("random"),
+    /**
+     * Silence after which an idempotent request is sent again (hedge.ts); 0 never. Well above the
+     * services' answer times (milliseconds), well below NATS_REQUEST_TIMEOUT_MS.
+     */
+    NATS_HEDGE_AFTER: duration("300ms"),
   };
 }
 

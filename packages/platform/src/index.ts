@@ -20,3 +20,4 @@ export * from "./serial-sqlite.ts";
 export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
 export * from "./ticker.ts";
+export * from "./hedge.ts";

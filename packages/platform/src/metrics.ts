@@ -24,6 +24,13 @@ const natsLatency = (name: string, help: string) =>
 
 export const natsRequestDuration = natsLatency("nats_request_duration_seconds", "Latency of NATS requests this service makes, by subject and outcome");
 
+export const natsRequestCopies = new client.Counter({
+  name: "nats_request_copies_total",
+  help: "Copies of unanswered idempotent NATS requests this service sent (hedging), by subject",
+  labelNames: ["subject"] as const,
+  registers: [registry],
+});
+
 export const rpcHandled = new client.Counter({
   name: "nats_rpc_handled_total",
   help: "NATS requests this service answered, by subject and outcome",

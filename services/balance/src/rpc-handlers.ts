@@ -1,5 +1,5 @@
 import { rpcs } from "@payaccept/contracts";
-import { requestIdOf, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { repeatKey, requestIdOf, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { readBalance } from "./balance.ts";
 import { listPayouts, payOut } from "./payouts.ts";
 import { reserveRefund } from "./refunds.ts";
@@ -13,7 +13,7 @@ export function serveBalanceRpcs(nc: NatsConnection, { store, holdHour, clock, l
   return [
     serve(nc, rpcs.balance.get, (req) => readBalance(store, req.accountId, clock(), holdHour), opts),
     serve(nc, rpcs.balance.createPayout, async (req, msg) => {
-      const payout = await payOut(store, req, clock(), holdHour);
+      const payout = await payOut(store, { ...req, idempotencyKey: repeatKey(req.idempotencyKey, msg) }, clock(), holdHour);
       log.info({ requestId: requestIdOf(msg), payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks }, "payout");
       return payout;
     }, opts),

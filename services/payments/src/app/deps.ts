@@ -24,6 +24,8 @@ export type PaymentsDeps = {
   log: Pick<RequestLog, "info" | "warn" | "error">;
   /** While serving an API request: its X-Request-Id, written into the events it causes. */
   requestId?: string;
+  /** While serving a call: its id (platform's callIdOf), the same on every copy of the call. */
+  callId?: string;
   now: () => number;
   paypageUrl: string;
   createdTtlMs: number;

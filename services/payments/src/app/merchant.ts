@@ -45,6 +45,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
           failUrl: req.failUrl ?? null,
           isTest: shop.sandbox,
           receipt,
+          createCallId: d.callId ?? null,
         },
         d.now(),
         d.createdTtlMs,
@@ -52,8 +53,11 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest }, "payment created");
     return toPayment(row, d.paypageUrl);
   } catch (e) {
-    if (e instanceof OrderIdTaken) throw new DomainError("ORDER_ID_TAKEN");
-    throw e;
+    if (!(e instanceof OrderIdTaken)) throw e;
+    // A copy of this very call (hedged by the caller) may have made it already: its answer is that payment.
+    const made = d.callId === undefined ? undefined : await d.repo.byOrderId(shopId, req.orderId);
+    if (made?.createCallId === d.callId && made) return toPayment(made, d.paypageUrl);
+    throw new DomainError("ORDER_ID_TAKEN");
   }
 }
 

@@ -1,5 +1,5 @@
 import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
-import { requestIdOf, RequestLog, serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { callIdOf, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
@@ -16,7 +16,7 @@ const QUEUE = "payments";
 export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger): Subscription[] {
   const handle = <R extends Rpc<z.ZodType, z.ZodType>>(
     rpc: R,
-    fn: (req: z.output<R["request"]>, d: PaymentsDeps) => RpcResponse<R> | Promise<RpcResponse<R>>,
+    fn: (req: z.output<R["request"]>, d: PaymentsDeps, msg: Msg) => RpcResponse<R> | Promise<RpcResponse<R>>,
   ) =>
     serve(
       nc,
@@ -24,11 +24,12 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
       async (req, msg) => {
         const started = performance.now();
         const requestId = requestIdOf(msg);
-        const rd = requestId === undefined ? d : { ...d, requestId, log: new RequestLog(log, requestId) };
+        const callId = callIdOf(msg);
+        const rd = requestId === undefined ? { ...d, callId } : { ...d, requestId, callId, log: new RequestLog(log, requestId) };
         const ids = { requestId, shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
         const line = (extra: Record<string, unknown>) => ({ rpc: rpc.subject, ...ids, ms: Math.round((performance.now() - started) * 10) / 10, ...extra });
         try {
-          const res = await fn(req, rd);
+          const res = await fn(req, rd, msg);
           log.info(line({ paymentId: ids.paymentId ?? (res as { id?: string }).id, outcome: "ok" }), "rpc");
           return res;
         } catch (e) {
@@ -46,7 +47,7 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
     handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),
     handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
-    handle(p.refund, ({ shopId, id, ...req }, rd) => requestRefund(rd, shopId, id, req)),
+    handle(p.refund, ({ shopId, id, idempotencyKey, ...req }, rd, msg) => requestRefund(rd, shopId, id, { ...req, idempotencyKey: repeatKey(idempotencyKey, msg) })),
     handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
     handle(p.owner, async (r) => {
       const row = await anyPayment(d, r.id);

@@ -55,6 +55,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       telegramId: ph("telegramId"),
       metadata: ph("metadata"),
       receipt: ph("receipt"),
+      createCallId: ph("createCallId"),
       successUrl: ph("successUrl"),
       failUrl: ph("failUrl"),
       isTest: ph("isTest"),
@@ -235,6 +236,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
             const row = insertQ.get({
               ...input,
               receipt: input.receipt ?? null,
+              createCallId: input.createCallId ?? null,
               methodFixed: input.method != null,
               ...next,
               expiresAt: next.createdAt + ttlMs,

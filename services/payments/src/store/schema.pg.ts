@@ -40,6 +40,7 @@ export const payments = pgTable(
     refundedKopecks: int("refunded_kopecks").notNull().default(0),
     refundingKopecks: int("refunding_kopecks").notNull().default(0),
     receipt: jsonb("receipt").$type<ReceiptData>(),
+    createCallId: text("create_call_id"),
   },
   (t) => [
     uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),

@@ -49,6 +49,11 @@ export const payments = sqliteTable(
     refundingKopecks: integer("refunding_kopecks").notNull().default(0),
     /** The fiscal receipt with the shop's defaults applied (docs/receipts.md); carried in the payment's events. */
     receipt: text("receipt", { mode: "json" }).$type<ReceiptData>(),
+    /**
+     * The call id (platform's CALL_ID_HEADER) of the create that made it: a copy of that call
+     * (a hedged request) is answered with this payment instead of ORDER_ID_TAKEN.
+     */
+    createCallId: text("create_call_id"),
   },
   (t) => [
     uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),

@@ -1,0 +1,1 @@
+ALTER TABLE "payments" ADD COLUMN "create_call_id" text;

@@ -1,0 +1,1 @@
+ALTER TABLE `payments` ADD `create_call_id` text;
