@@ -55,6 +55,19 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
   }
   const payments = () => stack.service("payments").proc!;
   const lookup = (id: string) => stack.call(rpcs.payments.lookup, { shopId: shop.shopId, orderId: id });
+  /**
+   * Resolves once NATS holds the gateway's create of the order (a plain subscriber gets a copy of
+   * every request). The key's pending record is put before the call is sent, so a gateway killed on
+   * seeing the record alone may not have sent it yet, as happened under load.
+   */
+  async function createSent(order: string): Promise<() => Promise<void>> {
+    const sub = stack.nc.subscribe(rpcs.payments.create.subject, { timeout: 30_000 });
+    await stack.nc.flush();
+    return async () => {
+      for await (const m of sub) if (m.json<{ request: { orderId: string } }>().request.orderId === order) break;
+      sub.unsubscribe();
+    };
+  }
 
   describe("Idempotency-Key on POST /v1/payments", () => {
     test("the same key and body replay the first answer, byte for byte, with Idempotent-Replayed", async () => {
@@ -196,11 +209,13 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
       test("the gateway SIGKILLed mid-request: after restart the key waits out the lease, then gives the original payment", async () => {
         const key = newKey();
         const body = { orderId: orderId(), amountKopecks: 15000 };
+        const sent = await createSent(body.orderId);
         payments().kill("SIGSTOP");
         let inFlight: Promise<unknown>;
         try {
           inFlight = create(key, body).then((r) => r.status, () => "connection lost");
           await eventually(async () => (await recordOf(key))?.state === "pending");
+          await sent();
           await stack.service("gateway").stop("SIGKILL");
         } finally {
           payments().kill("SIGCONT");
