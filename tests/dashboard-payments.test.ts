@@ -4,7 +4,7 @@ import { moscowDay } from "@payaccept/domain";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { ENGINES, sqliteOnly } from "./harness/engines.ts";
+import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 /**
@@ -110,7 +110,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
       expect(text((await merchant.get(`/shops/${shop.shopId}/payments?orderId=nope`)).html)).toContain("Платежа с таким номером заказа нет.");
     });
 
-    sqliteOnly(engine, () => {
+    sqliteRunOnly(engine, () => {
       test("a malformed or reversed period is explained instead of sent", async () => {
         const answer = await merchant.get(`/shops/${shop.shopId}/payments?from=2026-11-30&to=2026-11-01`);
         expect(answer.status).toBe(200);
@@ -260,7 +260,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
     });
   });
 
-  sqliteOnly(engine, () => {
+  sqliteRunOnly(engine, () => {
     describe("when the payments service is down", () => {
       test("the list says so in the page, detail and export answer 503 with a clear message, and all recovers", async () => {
         const shop = await merchant.createShop("Outage shop");

@@ -5,7 +5,7 @@ import { hmacSha256Hex } from "@payaccept/platform";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { ENGINES, sqliteOnly } from "./harness/engines.ts";
+import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 // Real stacks: the Webhook tab's writes (directory, deliveries) on both engines; bunfig's [test] timeout is not applied by this Bun.
@@ -66,7 +66,7 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
   });
 
   // The test webhook is sent at once and never stored as a delivery.
-  sqliteOnly(engine, () => {
+  sqliteRunOnly(engine, () => {
     test("Send test webhook shows the receiver's HTTP code, response time and when it was sent", async () => {
       reply = 200;
       const ok = await merchant.follow(await merchant.submit(tab, `${tab}/test`));
@@ -150,7 +150,7 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
   });
 
   // The dispatcher is down: no store answers.
-  sqliteOnly(engine, () => {
+  sqliteRunOnly(engine, () => {
     test("with the webhook service down the tab still opens and says so; the test webhook answers 503", async () => {
       await stack.kill("webhook-dispatcher");
       try {

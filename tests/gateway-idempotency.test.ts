@@ -5,7 +5,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, operations, Payment, Refund, rpcs } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
-import { ENGINES, sqliteOnly } from "./harness/engines.ts";
+import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
 
@@ -127,7 +127,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
   });
 
   // Refused by the gateway before any record or call.
-  sqliteOnly(engine, () => {
+  sqliteRunOnly(engine, () => {
     describe("every POST of the API", () => {
       /** A valid body where a route reads one; the others ignore it. */
       const validBodies: Record<string, unknown> = { "/v1/payments": { orderId: "every-post", amountKopecks: 15000 }, "/v1/payouts": { amountKopecks: 100 } };
@@ -164,7 +164,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
     // A twin meets the pending record; a 503 leaves a retry record and payments drops the late
     // request before its store; a dead gateway's lease runs out in the bucket, and the retry then
     // takes the orderId-conflict path of the case above.
-    sqliteOnly(engine, () => {
+    sqliteRunOnly(engine, () => {
       test("a twin of a request still in flight is a 409; the first one's answer is then replayed", async () => {
         const key = newKey();
         const body = { orderId: orderId(), amountKopecks: 15000 };
@@ -305,7 +305,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
   });
 
   // The bucket lives in NATS; payments' store plays no part.
-  sqliteOnly(engine, () => {
+  sqliteRunOnly(engine, () => {
     // Last on purpose: it restarts NATS without its store under the whole stack.
     describe("after NATS loses its store", () => {
       test("the bucket is recreated on the next request with a key: keys work again, without restarting the gateway", async () => {

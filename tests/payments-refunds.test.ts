@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody, Refund, RefundList, rpcs, WebhookBody } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { ENGINES, sqliteOnly } from "./harness/engines.ts";
+import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { createShop, eventsOf, failure, paidSandbox, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -80,7 +80,7 @@ describe.each(ENGINES)("refunds on %s", (engine) => {
     });
 
     // Refused before any write (the gateway's schema, the payment's owner): nothing the engines differ on.
-    sqliteOnly(engine, () => {
+    sqliteRunOnly(engine, () => {
       test("bad input is a 400 listing every problem; another shop's payment is a 404", async () => {
         const p = await paidSandbox(stack, shop.shopId);
         const bad = await refundByApi(p.id, { amountKopecks: 10.5, reason: "x".repeat(256) });

@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { ErrorBody, PAYMENTS_STREAM, paymentEventSubject, ReceiptList, rpcs, type Payment, type Receipt } from "@payaccept/contracts";
 import { createClient } from "../packages/sdk/src/index.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { ENGINES, sqliteOnly } from "./harness/engines.ts";
+import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { BankApp, createShop, type TestShop } from "./payments-fixtures.ts";
 import { createWithReceipt, paySandbox, RECEIPT_AMOUNT, receiptRequest, receiptsOf, registered, setRegister } from "./receipts-fixtures.ts";
@@ -47,7 +47,7 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
 
   describe("creation", () => {
     // Refused by payments' checks before anything is written.
-    sqliteOnly(engine, () => {
+    sqliteRunOnly(engine, () => {
       test("a bad receipt is a 400 listing every problem at once", async () => {
         const res = await stack.api(live.apiKey, "/v1/payments", {
           method: "POST",
@@ -152,7 +152,7 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
     });
 
     // An empty list and a 404: reads the other cases already make.
-    sqliteOnly(engine, () => {
+    sqliteRunOnly(engine, () => {
       test("a payment without a receipt has none, and another shop's payment is a 404", async () => {
         const payment = await stack.call(rpcs.payments.create, { shopId: sandbox.shopId, request: { orderId: `plain-${Bun.randomUUIDv7()}`, amountKopecks: 10_000 } });
         await paySandbox(stack, payment);

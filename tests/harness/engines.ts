@@ -15,7 +15,7 @@ export type Engine = (typeof ENGINES)[number];
  * PostgreSQL run of a long file stays short. The PostgreSQL run does not have them at all (no skip).
  * The caller says in a comment why its cases are here.
  */
-export function sqliteOnly(engine: Engine, define: () => void): void {
+export function sqliteRunOnly(engine: Engine, define: () => void): void {
   if (engine === "sqlite") define();
 }
 
