@@ -10,7 +10,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readBalance } from "../services/balance/src/balance.ts";
-import { applyPaymentEvent } from "../services/balance/src/ledger.ts";
+import type { PaymentEvent } from "@payaccept/contracts";
+import { Batcher } from "@payaccept/platform";
+import { applyPaymentEvents } from "../services/balance/src/ledger.ts";
+import { PAYMENT_EVENT_BATCH } from "../services/balance/src/payment-event-consumer.ts";
 import { openLedgerStore } from "../services/balance/src/store/ledger-store.ts";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 import { startPostgres } from "../tests/harness/postgres.ts";
@@ -33,12 +36,21 @@ const store = await openLedgerStore(
     : { engine: "sqlite", path },
 );
 
-/** Receipts evenly over the last two years, one transaction each as the consumer applies them; the newest are still on hold at NOW. */
+/**
+ * Receipts evenly over the last two years, as the consumer applies them: a pull's worth
+ * (PAYMENT_EVENT_BATCH) handed to the Batcher at once, one transaction per batch. The newest are
+ * still on hold at NOW.
+ */
 async function fill(accountId: string, count: number): Promise<number> {
+  const intake = new Batcher((events: PaymentEvent[]) => applyPaymentEvents(store, events, NOW), PAYMENT_EVENT_BATCH);
   const started = performance.now();
-  for (let i = 0; i < count; i++) {
-    const paidAt = new Date(NOW - Math.floor(((count - 1 - i) / count) * HISTORY_DAYS * DAY)).toISOString();
-    await applyPaymentEvent(store, paymentEvent({ accountId, paidAt, amountKopecks: 10_000, commissionKopecks: 70 }), NOW);
+  for (let from = 0; from < count; from += PAYMENT_EVENT_BATCH) {
+    const pull = Array.from({ length: Math.min(PAYMENT_EVENT_BATCH, count - from) }, (_, k) => {
+      const i = from + k;
+      const paidAt = new Date(NOW - Math.floor(((count - 1 - i) / count) * HISTORY_DAYS * DAY)).toISOString();
+      return intake.add(paymentEvent({ accountId, paidAt, amountKopecks: 10_000, commissionKopecks: 70 }));
+    });
+    await Promise.all(pull);
   }
   return performance.now() - started;
 }

@@ -7,7 +7,7 @@ const ROOT = join(import.meta.dir, "..");
 async function admin(...args: string[]) {
   const proc = Bun.spawn(["bun", "run", "--silent", "admin", ...args], {
     cwd: ROOT,
-    env: { ...process.env, NATS_URL: "nats://127.0.0.1:1" },
+    env: { ...process.env, NATS_URL: "nats://127.0.0.1:1", LOG_LEVEL: "info" },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -55,9 +55,12 @@ describe("admin CLI help", () => {
     expect(JSON.parse(r.stdout)).toEqual({ error: { code: "USAGE", message: "unknown command: shop:explode" } });
   });
 
-  test("NATS unreachable with --json is one JSON error on stdout, exit 1", async () => {
+  test("NATS unreachable with --json: one JSON error on stdout, exit 1, while the bus's warning is logged on stderr", async () => {
     const r = await admin("balance:get", "--account", "a", "--json");
-    expect(r).toMatchObject({ code: 1, stderr: "" });
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split("\n")).toHaveLength(1);
     expect(JSON.parse(r.stdout).error).toMatchObject({ code: "FAILED", message: expect.stringContaining("cannot reach NATS") });
+    const logged = r.stderr.trim().split("\n").map((line) => JSON.parse(line));
+    expect(logged).toContainEqual(expect.objectContaining({ level: 40, service: "admin", msg: "NATS not reachable yet; still trying" }));
   });
 });

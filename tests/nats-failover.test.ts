@@ -165,6 +165,7 @@ describe("a hung NATS node", () => {
     const { outcomes } = load;
     const run = longestFailedRun(outcomes);
     const failures = outcomes.filter((o) => o.status !== 201);
+    console.log(`failover: failed creates sent at (s after the pause) ${failures.map((f) => ((f.sentAt - frozenAt) / 1000).toFixed(1)).join(" ")}`);
     console.log(
       `failover: ${outcomes.length} creates, ${failures.length} failed (${[...new Set(failures.map((f) => f.status))].join(",")}), ` +
         `longest failed run ${run.ms} ms (${run.failed} creates), frozen ${resumedAt - frozenAt} ms`,

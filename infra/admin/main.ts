@@ -29,9 +29,9 @@ if (argv.some(isHelpFlag)) {
 }
 
 const cfg = loadConfig(commonEnv);
-// Errors only: log lines go to stdout, which --json keeps for one JSON document; a NATS that cannot
-// be reached is the error below, not the bus's "still trying" warnings.
-const log = createLogger("admin", "error");
+// Log lines (the bus's "still trying" while NATS cannot be reached, …) go to stderr at the
+// configured level: stdout carries only the command's output, one JSON document with --json.
+const log = createLogger("admin", cfg.LOG_LEVEL, "stderr");
 let code = 0;
 try {
   const flags = parseFlags(cmd, argv);

@@ -3,8 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./stack.ts";
 
-/** A throwaway PostgreSQL server: `url` connects as the superuser `app` to the `postgres` database. */
-export type Postgres = { url: string; port: number; dir: string; stop: () => Promise<void> };
+/**
+ * A throwaway PostgreSQL server: `url` connects as the superuser `app` to the `postgres` database.
+ * `down()` shuts the server down (fast: its sessions are terminated) keeping its data, `up()`
+ * starts it again on the same port, `restart()` is both, as an operator's restart or a failover.
+ */
+export type Postgres = { url: string; port: number; dir: string; down: () => void; up: () => void; restart: () => void; stop: () => Promise<void> };
 
 /** Where Debian puts the server binaries: /usr/lib/postgresql/<major>/bin, the newest major if several. */
 export function findPostgresBin(): string {
@@ -40,25 +44,34 @@ export async function startPostgres(): Promise<Postgres> {
   user.chown(dir);
   const db = join(dir, "db");
   const port = await freePort();
+  const pgCtl = (...args: string[]) =>
+    run([...user.prefix, join(bin, "pg_ctl"), "-D", db, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-m", "fast", "-w", ...args], `pg_ctl ${args.join(" ")}`);
   try {
     run([...user.prefix, join(bin, "initdb"), "-D", db, "-U", "app", "--auth=trust", "--no-sync", "-E", "UTF8"], "initdb");
-    run(
-      [...user.prefix, join(bin, "pg_ctl"), "-D", db, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-w", "start"],
-      "pg_ctl start",
-    );
+    pgCtl("start");
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
   let stopped = false;
+  let running = true;
   return {
     url: `postgres://app@127.0.0.1:${port}/postgres`,
     port,
     dir,
+    down: () => {
+      pgCtl("stop");
+      running = false;
+    },
+    up: () => {
+      pgCtl("start");
+      running = true;
+    },
+    restart: () => pgCtl("restart"),
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      run([...user.prefix, join(bin, "pg_ctl"), "-D", db, "-m", "fast", "-w", "stop"], "pg_ctl stop");
+      if (running) pgCtl("stop");
       if (!process.env.KEEP_TEST_DATA) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -3,7 +3,7 @@ import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, 
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
-import { HedgeBudget, hedged } from "./hedge.ts";
+import { Hedger } from "./hedge.ts";
 import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 
@@ -36,7 +36,7 @@ export async function connectBus(url: string, name: string, log: Logger, tuning:
   const nc = await warnWhilePending(connecting, NATS_WAIT_WARNINGS, (waitedMs) =>
     log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
   );
-  hedging.set(nc, { afterMs: tuning.NATS_HEDGE_AFTER, budget: new HedgeBudget() });
+  hedgers.set(nc, new Hedger(tuning.NATS_HEDGE_AFTER));
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
@@ -119,14 +119,13 @@ export function repeatKey(explicitKey: string | undefined, msg: Msg): string | u
   return callId === undefined ? undefined : `call:${callId}`;
 }
 
-/** When copies of a connection's idempotent calls go out (connectBus sets it from NATS_HEDGE_AFTER). */
-type Hedging = { afterMs: number; budget: HedgeBudget };
-const hedging = new WeakMap<NatsConnection, Hedging>();
+/** What sends the copies of a connection's idempotent calls (connectBus sets it from NATS_HEDGE_AFTER). */
+const hedgers = new WeakMap<NatsConnection, Hedger>();
 let defaultHedgeAfterMs: number | undefined;
 
-function hedgingOf(nc: NatsConnection): Hedging {
-  let h = hedging.get(nc);
-  if (!h) hedging.set(nc, (h = { afterMs: (defaultHedgeAfterMs ??= defaultBusTuning().NATS_HEDGE_AFTER), budget: new HedgeBudget() }));
+function hedgerOf(nc: NatsConnection): Hedger {
+  let h = hedgers.get(nc);
+  if (!h) hedgers.set(nc, (h = new Hedger((defaultHedgeAfterMs ??= defaultBusTuning().NATS_HEDGE_AFTER))));
   return h;
 }
 
@@ -144,9 +143,8 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
     if (!rpc.idempotent) return (await attempt(timeoutMs)).data as Uint8Array<ArrayBuffer>;
-    const { afterMs, budget } = hedgingOf(nc);
     const onCopy = () => natsRequestCopies.inc({ subject: rpc.subject });
-    return (await hedged(attempt, { deadline, afterMs, budget, onCopy })).data as Uint8Array<ArrayBuffer>;
+    return (await hedgerOf(nc).run(attempt, deadline, onCopy)).data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });

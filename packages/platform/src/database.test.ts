@@ -7,7 +7,10 @@ import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core
 import { bigint, pgTable, text as pgText, uniqueIndex as pgUniqueIndex } from "drizzle-orm/pg-core";
 import { startPostgres, type Postgres } from "../../../tests/harness/postgres.ts";
 import { commonEnv, parseConfig } from "./config.ts";
-import { databaseEnv, databaseOf, DatabaseUnreachable, openPgStore, type PgChoice } from "./database.ts";
+import { sql } from "drizzle-orm";
+import { databaseEnv, databaseOf, DatabaseUnreachable, openPgStore, type PgChoice, type PgStore } from "./database.ts";
+import { eventually } from "../../../tests/harness/stack.ts";
+import { healthRoutes } from "./http.ts";
 import { schemaDrift } from "./schema-drift.ts";
 import { SerialSqlite } from "./serial-sqlite.ts";
 
@@ -90,6 +93,107 @@ describe("a PostgreSQL store", () => {
     const store = await openPgStore(choice({ schema: "timeouts", statementTimeoutMs: 100 }), {}, dir);
     try {
       await expect(store.client`select pg_sleep(1)`).rejects.toThrow("statement timeout");
+    } finally {
+      await store.close();
+    }
+  });
+
+  describe("when the server ends the pool's sessions", () => {
+    /** Every pooled connection opened, so that each holds a session the server can end. */
+    const fillPool = (store: PgStore<Record<string, unknown>>, pool: number) => Promise.all(Array.from({ length: pool }, () => store.db.execute(sql`select pg_sleep(0.05)`)));
+    const count = async (store: PgStore<Record<string, unknown>>) => Number((await store.client`select count(*)::int as n from hits`)[0].n);
+
+    test("after a server restart the next statements and transactions succeed, each applied once", async () => {
+      const store = await openPgStore(choice({ schema: "restarts", pool: 4 }), {}, dir);
+      try {
+        await store.db.execute(sql`create table hits (id text primary key)`);
+        await fillPool(store, 4);
+        pg.restart();
+        expect(await store.db.execute(sql`select 1 as ok`)).toEqual([{ ok: 1 }]);
+        await store.db.transaction(async (tx) => void (await tx.execute(sql`insert into hits values ('first')`)));
+        await fillPool(store, 4);
+        pg.restart();
+        // More requests at once than connections: some land on two stale connections in turn.
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            i % 2 ? store.db.execute(sql`insert into hits values (${`s${i}`})`) : store.db.transaction(async (tx) => void (await tx.execute(sql`insert into hits values (${`t${i}`})`))),
+          ),
+        );
+        expect(await count(store)).toBe(9);
+      } finally {
+        await store.close();
+      }
+    });
+
+    /** Ends the session of the given backend from another connection, as a restart would. */
+    const terminate = (store: PgStore<Record<string, unknown>>, pid: number) => store.client`select pg_terminate_backend(${pid})`;
+
+    test("a transaction whose session ended before its COMMIT is run again", async () => {
+      const store = await openPgStore(choice({ schema: "ended_before_commit", pool: 3 }), {}, dir);
+      try {
+        await store.db.execute(sql`create table hits (id text primary key)`);
+        let runs = 0;
+        await store.db.transaction(async (tx) => {
+          runs++;
+          await tx.execute(sql`insert into hits values (${`run${runs}`})`);
+          if (runs === 1) {
+            const pid = ((await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[])[0]!.pid;
+            await terminate(store, pid);
+            await tx.execute(sql`select 1`);
+          }
+        });
+        expect(runs).toBe(2);
+        expect(await store.client`select id from hits`).toEqual([{ id: "run2" }]);
+      } finally {
+        await store.close();
+      }
+    });
+
+    test("a transaction whose session ended once its body was done (COMMIT sent) is not run again: the caller gets the error", async () => {
+      const store = await openPgStore(choice({ schema: "ended_at_commit", pool: 3 }), {}, dir);
+      try {
+        await store.db.execute(sql`create table hits (id text primary key)`);
+        let runs = 0;
+        const outcome = await store.db
+          .transaction(async (tx) => {
+            runs++;
+            await tx.execute(sql`insert into hits values ('once')`);
+            const pid = ((await tx.execute(sql`select pg_backend_pid() as pid`)) as unknown as { pid: number }[])[0]!.pid;
+            await terminate(store, pid);
+          })
+          .catch((e) => e);
+        expect(outcome).toBeInstanceOf(Error);
+        expect(runs).toBe(1);
+        // Here the server ended the session before the COMMIT arrived, so nothing was kept; in general the caller cannot know.
+        expect(await count(store)).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
+  });
+
+  test("/readyz: 503 naming the variable while the server is down, without its URL; ready again once it is back", async () => {
+    const store = await openPgStore(choice({ schema: "readiness", pool: 2 }), {}, dir);
+    const app = healthRoutes({});
+    const readyz = async () => {
+      const res = await app.request("/readyz");
+      return { status: res.status, text: await res.text() };
+    };
+    try {
+      expect(await readyz()).toEqual({ status: 200, text: JSON.stringify({ status: "ready", checks: { database: true } }) });
+      pg.down();
+      let down: { status: number; text: string } | undefined;
+      try {
+        down = await eventually(async () => {
+          const r = await readyz();
+          return r.status === 503 && r;
+        });
+      } finally {
+        pg.up();
+      }
+      expect(JSON.parse(down.text)).toEqual({ status: "not ready", checks: { database: false }, down: { database: expect.stringMatching(/^THING_DATABASE_URL: ERR_POSTGRES_/) } });
+      expect(down.text).not.toContain("127.0.0.1");
+      await eventually(async () => (await readyz()).status === 200);
     } finally {
       await store.close();
     }

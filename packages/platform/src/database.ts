@@ -1,11 +1,16 @@
-import { join } from "node:path";
+import { resolve } from "node:path";
 import { SQL } from "bun";
 import { sql } from "drizzle-orm";
 import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { z } from "zod";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { duration } from "./config.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 import type { Logger } from "./log.ts";
+import { importSqliteIntoPg } from "./sqlite-import.ts";
+import { reconnectingClient } from "./pg-reconnect.ts";
+import { registerStoreProbe } from "./store-readiness.ts";
 
 /**
  * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
@@ -65,7 +70,8 @@ export type DatabaseChoice =
 export function databaseOf(cfg: Record<string, unknown>, service: string, file: string): DatabaseChoice {
   const variable = `${service}_DATABASE_URL`;
   const value = cfg[variable] as string | undefined;
-  if (!value) return { engine: "sqlite", path: join(cfg.DATA_DIR as string, file) };
+  // Absolute, so the file stays the same whatever the working directory is when something opens it.
+  if (!value) return { engine: "sqlite", path: resolve(cfg.DATA_DIR as string, file) };
   const parsed = parsePostgresUrl(value);
   if (!parsed) throw new Error(`${variable}: not a postgres:// URL`);
   return {
@@ -88,7 +94,8 @@ const RETRY_PAUSE_MS = 1000;
 
 /**
  * Opens a pool on the service's PostgreSQL (search_path = its schema, statement_timeout set on
- * every connection), waits for the server up to connectTimeoutMs (a log line naming the variable
+ * every connection; drizzle's statements and transactions sent again after a server restart,
+ * pg-reconnect.ts; part of the process's /readyz, store-readiness.ts), waits for the server up to connectTimeoutMs (a log line naming the variable
  * at each failed try: a compose stack starts the database and the services together), then
  * applies the service's committed drizzle migrations under an advisory lock, so replicas
  * starting at once apply each migration once.
@@ -102,9 +109,18 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
   });
   try {
     await waitForServer(client, choice, log);
-    const db = drizzle({ client, schema });
+    const pooled = reconnectingClient(client, choice.pool, log);
+    const db = drizzle({ client: pooled, schema });
     await migrateLocked(client, db, choice.schema, migrationsFolder);
-    return { client, db, close: () => client.close() };
+    const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    return {
+      client,
+      db,
+      close: () => {
+        unregister();
+        return client.close();
+      },
+    };
   } catch (e) {
     await client.close();
     throw e;
@@ -164,4 +180,57 @@ export async function orExit<T>(opening: Promise<T>): Promise<T> {
     }
     throw e;
   }
+}
+
+/**
+ * A deployment moving to PostgreSQL: its SQLite file is copied once into the empty store
+ * (importSqliteIntoPg, which names the tables, the file's mark and the lock).
+ */
+export type SqliteImport<S extends Record<string, unknown>> = {
+  /** The service's old file; unset, nothing is imported. */
+  from?: string;
+  tables: [string, PgTable][];
+  mark: string;
+  lock: string;
+  /** What the log line says came over ("payments", "users and sessions"). */
+  what: string;
+  /** Runs after a copy, before the store is used (an identity moved past the copied ids). */
+  afterCopy?: (pg: PgStore<S>) => Promise<void>;
+};
+
+/** How one service's store opens on PostgreSQL: its schema and migrations, and its engine file's opener. */
+export type PgEngine<T, S extends Record<string, unknown>> = { schema: S; migrationsFolder: string; open: (pg: PgStore<S>) => T; importFrom?: SqliteImport<S> };
+
+/**
+ * The service's store on the engine its configuration chose: its SQLite file (`sqlite` opens it
+ * and applies the file's migrations), or its PostgreSQL pool migrated (openPgStore) and, on a deployment
+ * moving over, filled once from the old file. The domain gets the one interface either way.
+ */
+export async function openOnEngine<T, S extends Record<string, unknown>>(
+  choice: DatabaseChoice,
+  sqlite: (path: string) => T | Promise<T>,
+  { schema, migrationsFolder, open, importFrom }: PgEngine<T, S>,
+  log?: Logger,
+): Promise<T> {
+  if (choice.engine === "sqlite") return sqlite(choice.path);
+  const pg = await openPgStore(choice, schema, migrationsFolder, log);
+  if (importFrom?.from) {
+    const imported = await importSqliteIntoPg(pg.db, importFrom.from, importFrom);
+    if (imported) {
+      await importFrom.afterCopy?.(pg);
+      log?.warn({ imported, from: importFrom.from }, `${importFrom.what} imported from the SQLite file; never again from that file`);
+    }
+  }
+  return open(pg);
+}
+
+/**
+ * A service's store at start: an unreachable PostgreSQL ends the process with one line (orExit),
+ * and the store's closer is registered ("store"); registered before what uses it, it closes after
+ * them (docs/conventions.md, the closers' order).
+ */
+export async function storeAtStart<T extends { close(): Promise<void> }>(lifecycle: Lifecycle, opening: Promise<T>): Promise<T> {
+  const store = await orExit(opening);
+  lifecycle.onClose("store", () => store.close());
+  return store;
 }

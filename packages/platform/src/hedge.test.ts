@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { HEDGE_BURST, HedgeBudget, hedged } from "./hedge.ts";
+import { HEDGE_BURST, HedgeBudget, Hedger } from "./hedge.ts";
 
 /** An attempt that answers what it is told to, when it is told to: the test drives each one. */
 function attempts() {
@@ -12,19 +12,18 @@ function attempts() {
 }
 
 const AFTER_MS = 20;
-const options = (over: Partial<Parameters<typeof hedged>[1]> = {}) => {
+/** A hedger's run of one call (afterMs AFTER_MS unless told, deadline 2 s away unless told), counting its copies. */
+function hedge<T>(attempt: (msLeft: number) => Promise<T>, over: { afterMs?: number; deadline?: number; budget?: HedgeBudget } = {}) {
   let copies = 0;
-  return {
-    o: { deadline: Date.now() + 2_000, afterMs: AFTER_MS, budget: new HedgeBudget(), onCopy: () => void copies++, ...over },
-    copies: () => copies,
-  };
-};
+  const hedger = new Hedger(over.afterMs ?? AFTER_MS, over.budget);
+  const call = hedger.run(attempt, over.deadline ?? Date.now() + 2_000, () => void copies++);
+  return { call, copies: () => copies };
+}
 
-describe("hedged: copies of an unanswered call", () => {
+describe("Hedger: copies of an unanswered call", () => {
   test("an attempt answered in time is the only one sent", async () => {
     const { sent, attempt } = attempts();
-    const { o, copies } = options();
-    const call = hedged(attempt, o);
+    const { call, copies } = hedge(attempt);
     sent[0]!.answer("first");
     expect(await call).toBe("first");
     await Bun.sleep(AFTER_MS * 3);
@@ -32,10 +31,9 @@ describe("hedged: copies of an unanswered call", () => {
     expect(copies()).toBe(0);
   });
 
-  test("while nothing answers, a copy goes out every afterMs; the first answer wins, whichever attempt gives it", async () => {
+  test("while nothing answers, a copy goes out about every afterMs; the first answer wins, whichever attempt gives it", async () => {
     const { sent, attempt } = attempts();
-    const { o, copies } = options();
-    const call = hedged(attempt, o);
+    const { call, copies } = hedge(attempt);
     while (sent.length < 3) await Bun.sleep(5);
     sent[2]!.answer("third");
     sent[0]!.answer("first, too late");
@@ -47,10 +45,20 @@ describe("hedged: copies of an unanswered call", () => {
     expect(sent[2]!.msLeft).toBeLessThan(sent[0]!.msLeft);
   });
 
+  test("one hedger serves many waiting calls, each copied on its own and answered by its own attempts", async () => {
+    const hedger = new Hedger(AFTER_MS);
+    const calls = Array.from({ length: 5 }, (_, i) => {
+      const a = attempts();
+      return { ...a, call: hedger.run(a.attempt, Date.now() + 2_000, () => {}), i };
+    });
+    while (calls.some((c) => c.sent.length < 2)) await Bun.sleep(5);
+    for (const c of calls) c.sent[1]!.answer(`copy of ${c.i}`);
+    expect(await Promise.all(calls.map((c) => c.call))).toEqual(calls.map((c) => `copy of ${c.i}`));
+  });
+
   test("a failed attempt does not end the call while a copy is pending", async () => {
     const { sent, attempt } = attempts();
-    const { o } = options();
-    const call = hedged(attempt, o);
+    const { call } = hedge(attempt);
     while (sent.length < 2) await Bun.sleep(5);
     sent[1]!.fail(new Error("no responders"));
     sent[0]!.answer("the first, after all");
@@ -59,16 +67,14 @@ describe("hedged: copies of an unanswered call", () => {
 
   test("a failure with nothing else pending ends the call at once, as without hedging", async () => {
     const { sent, attempt } = attempts();
-    const { o } = options({ afterMs: 60_000 });
-    const call = hedged(attempt, o);
+    const { call } = hedge(attempt, { afterMs: 60_000 });
     sent[0]!.fail(new Error("no responders"));
     await expect(call).rejects.toThrow("no responders");
   });
 
   test("no copy is sent that could not be answered before the deadline", async () => {
     const { sent, attempt } = attempts();
-    const { o, copies } = options({ deadline: Date.now() + AFTER_MS * 2.5 });
-    const call = hedged(attempt, o);
+    const { call, copies } = hedge(attempt, { deadline: Date.now() + AFTER_MS * 2.5 });
     await Bun.sleep(AFTER_MS * 4);
     expect(sent).toHaveLength(2);
     expect(copies()).toBe(1);
@@ -79,8 +85,7 @@ describe("hedged: copies of an unanswered call", () => {
 
   test("afterMs 0 sends no copy", async () => {
     const { sent, attempt } = attempts();
-    const { o } = options({ afterMs: 0 });
-    const call = hedged(attempt, o);
+    const { call } = hedge(attempt, { afterMs: 0 });
     await Bun.sleep(30);
     expect(sent).toHaveLength(1);
     sent[0]!.answer("only");
@@ -91,8 +96,7 @@ describe("hedged: copies of an unanswered call", () => {
     const budget = new HedgeBudget();
     while (budget.take());
     const { sent, attempt } = attempts();
-    const { o, copies } = options({ budget });
-    const call = hedged(attempt, o);
+    const { call, copies } = hedge(attempt, { budget });
     await Bun.sleep(AFTER_MS * 4);
     // The call itself earned one copy; after that, none.
     expect(copies()).toBe(1);

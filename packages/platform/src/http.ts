@@ -6,6 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
+import { NotReady, storeReadiness } from "./store-readiness.ts";
 
 /**
  * The logger of one request: every line carries the request's fields (its id, and what
@@ -89,21 +90,30 @@ export function installErrorHandlers(app: Hono<AppEnv>): void {
 
 export type ReadinessCheck = () => boolean | Promise<boolean>;
 
-/** /healthz (alive), /readyz (every dependency ready), /metrics (Prometheus). */
+/**
+ * /healthz (alive), /readyz (every dependency ready), /metrics (Prometheus). /readyz also asks
+ * the store this process opened (`database`, store-readiness.ts), so no service wires that
+ * check itself; `down` says what is not ready, for a check that says (NotReady).
+ */
 export function healthRoutes(checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/healthz", (c) => c.json({ status: "ok", pid: process.pid, uptimeSeconds: Math.round(process.uptime()) }));
   app.get("/readyz", async (c) => {
+    const database = storeReadiness();
+    const all = database ? { ...checks, database } : checks;
     const results: Record<string, boolean> = {};
-    for (const [name, check] of Object.entries(checks)) {
+    const down: Record<string, string> = {};
+    for (const [name, check] of Object.entries(all)) {
       try {
         results[name] = await check();
-      } catch {
+      } catch (e) {
         results[name] = false;
+        if (e instanceof NotReady) down[name] = e.message;
       }
     }
     const ok = Object.values(results).every(Boolean);
-    return c.json({ status: ok ? "ready" : "not ready", checks: results }, ok ? 200 : 503);
+    const body = Object.keys(down).length > 0 ? { status: "not ready", checks: results, down } : { status: ok ? "ready" : "not ready", checks: results };
+    return c.json(body, ok ? 200 : 503);
   });
   app.get("/metrics", async (c) => c.text(await registry.metrics(), 200, { "Content-Type": registry.contentType }));
   return app;

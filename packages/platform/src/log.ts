@@ -34,8 +34,13 @@ export function redactSecrets(obj: Record<string, unknown>, depth = 0): Record<s
   return out;
 }
 
-/** Structured JSON, one line per request or event; secrets and card data are redacted by key. */
-export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream): Logger {
+/**
+ * Structured JSON, one line per request or event; secrets and card data are redacted by key.
+ * Services log to stdout; "stderr" is for a command whose stdout is its output (the admin CLI's
+ * `--json`), written synchronously so that no line is lost when the command exits.
+ */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream | "stderr"): Logger {
   const options: pino.LoggerOptions = { level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { log: redactSecrets } };
+  if (destination === "stderr") return pino(options, pino.destination({ dest: 2, sync: true }));
   return destination ? pino(options, destination) : pino(options);
 }

@@ -1,8 +1,9 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { registerStoreProbe } from "./store-readiness.ts";
 
 export type Store<S extends Record<string, unknown>> = { sqlite: Database; db: BunSQLiteDatabase<S> };
 
@@ -16,7 +17,7 @@ const MIGRATE_ATTEMPTS = 3;
  */
 export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string): Store<S> {
   mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path, { create: true, strict: true });
+  const sqlite = new ProbedDatabase(path);
   // First, so that every later statement waits for a lock another process holds instead of failing.
   sqlite.exec("PRAGMA busy_timeout = 5000");
   enableWal(sqlite);
@@ -26,6 +27,22 @@ export function openStore<S extends Record<string, unknown>>(path: string, schem
   const db = drizzle(sqlite, { schema });
   migrateAlongsideReplicas(db, migrationsFolder);
   return { sqlite, db };
+}
+
+/** The file, part of the process's /readyz (store-readiness.ts) from opening to close. */
+class ProbedDatabase extends Database {
+  private readonly unregister: () => void;
+
+  constructor(path: string) {
+    super(path, { create: true, strict: true });
+    const selectOne = this.prepare("SELECT 1");
+    this.unregister = registerStoreProbe(`SQLite ${basename(path)}`, () => selectOne.get());
+  }
+
+  override close(throwOnError?: boolean): void {
+    this.unregister();
+    super.close(throwOnError);
+  }
 }
 
 /**

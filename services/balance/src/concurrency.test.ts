@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { DomainError } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
-import { applyPaymentEvent } from "./ledger.ts";
+import { applyPaymentEvent, applyPaymentEvents } from "./ledger.ts";
 import { listPayouts, payOut } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
 import { ENGINES, fundAccount, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
@@ -41,6 +41,22 @@ describe.each(ENGINES)("replicas on %s", (engine) => {
     const effects = await Promise.all([a, b, a, b].map((s) => applyPaymentEvent(s, event, NOW)));
     expect(effects.toSorted()).toEqual(["duplicate", "duplicate", "duplicate", "receipt"]);
     expect(await readBalance(a, "account-1", NOW, HOLD_HOUR)).toMatchObject({ availableKopecks: 0, frozenKopecks: 5_000 });
+  });
+
+  test("batches sharing accounts on both replicas at once, in opposite orders: no deadlock, each receipt once", async () => {
+    const [a, b] = await ledgers.replicas(engine);
+    const accounts = Array.from({ length: 6 }, (_, i) => `account-batch-${i}`);
+    // Half the accounts exist already, half are new: both paths of the row lock.
+    for (const accountId of accounts.slice(0, 3)) await fundAccount(a, accountId, 1_000, NOW);
+    const events = accounts.map((accountId) => paymentEvent({ accountId, amountKopecks: 300, commissionKopecks: 0 }));
+    const effects = await Promise.all([
+      applyPaymentEvents(a, events, NOW),
+      applyPaymentEvents(b, events.toReversed(), NOW),
+      applyPaymentEvents(a, events.slice(2), NOW),
+      applyPaymentEvents(b, events.slice(0, 4).toReversed(), NOW),
+    ]);
+    expect(effects.flat().filter((e) => e === "receipt")).toHaveLength(6);
+    for (const accountId of accounts) expect((await readBalance(b, accountId, NOW, HOLD_HOUR)).frozenKopecks).toBe(300);
   });
 
   test("one refund held from both replicas at once, then ended on both, takes its amount once", async () => {

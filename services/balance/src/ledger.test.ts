@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, test } from "bun:test";
 import { readBalance } from "./balance.ts";
-import { applyPaymentEvent } from "./ledger.ts";
+import { applyPaymentEvent, applyPaymentEvents } from "./ledger.ts";
 import { ENGINES, msk, nextEvent, paymentEvent, ledgerPerTest } from "./testing.ts";
 
 describe.each(ENGINES)("on %s", (engine) => {
@@ -103,6 +103,21 @@ describe.each(ENGINES)("on %s", (engine) => {
       for (const e of receipts) await applyPaymentEvent(ledger.store, e, msk("2025-03-10T10:00:00"));
       expect((await balanceAt(msk("2025-03-10T11:00:00"))).frozenKopecks).toBe(2_970);
       expect((await balanceAt(msk("2025-03-10T11:00:00"), "account-2")).frozenKopecks).toBe(4_000);
+    });
+
+    test("a batch applies each event as alone, in order: copies within it and of earlier events are duplicates", async () => {
+      const now = msk("2025-03-10T10:00:00");
+      const earlier = paymentEvent({ amountKopecks: 500, commissionKopecks: 0 });
+      await applyPaymentEvent(ledger.store, earlier, now);
+      const a = paymentEvent({ amountKopecks: 1_000, commissionKopecks: 10 });
+      const b = paymentEvent({ accountId: "account-2", amountKopecks: 4_000, commissionKopecks: 0 });
+      const yesterday = paymentEvent({ paidAt: paidAtMsk("2025-03-09T10:00:00"), amountKopecks: 2_000, commissionKopecks: 0 });
+      const batch = [a, b, { ...a, eventId: "again" }, paymentEvent({ isTest: true }), earlier, nextEvent(a, "REFUNDED", paidAtMsk("2025-03-10T10:30:00")), yesterday];
+      expect(await applyPaymentEvents(ledger.store, batch, now)).toEqual(["receipt", "receipt", "duplicate", "sandbox", "duplicate", "no-money", "receipt"]);
+      // At 12:00 Moscow time on 10 March the receipt of the 9th is released, those of the 10th are not.
+      expect(await balanceAt(msk("2025-03-10T12:00:00"))).toMatchObject({ availableKopecks: 2_000, frozenKopecks: 500 + 990 });
+      expect(await balanceAt(msk("2025-03-10T11:00:00"), "account-2")).toMatchObject({ availableKopecks: 0, frozenKopecks: 4_000 });
+      expect(await applyPaymentEvents(ledger.store, batch, now)).toEqual(["duplicate", "duplicate", "duplicate", "sandbox", "duplicate", "no-money", "duplicate"]);
     });
 
     test("an account the ledger has never seen has zeros", async () => {

@@ -1,21 +1,22 @@
-import { PAYMENTS_STREAM } from "@payaccept/contracts";
+import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
 import {
+  Batcher,
   connectBus,
   createLogger,
   createServiceApp,
   databaseOf,
   Lifecycle,
   loadConfig,
-  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
-import { applyPaymentEvent } from "./ledger.ts";
+import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
-import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
+import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_BATCH, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
 import { applyRefundEvent } from "./refunds.ts";
 import { settlePendingPayouts } from "./payouts.ts";
 import { serveBalanceRpcs } from "./rpc-handlers.ts";
@@ -26,23 +27,25 @@ const log = createLogger("balance", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const clock = () => Date.now();
 
-const store = await orExit(openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
-lifecycle.onClose("store", () => store.close());
+const store = await storeAtStart(lifecycle, openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 const settled = await settlePendingPayouts(store, clock());
 if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
 
 const nc = await connectBus(resolveNatsUrl(cfg), "balance", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 
+// The events pulled in one turn are applied in one transaction, in stream order (docs/balance.md, "Event consumer").
+const intake = new Batcher((events: PaymentEvent[]) => applyPaymentEvents(store, events, clock()), PAYMENT_EVENT_BATCH);
 const consumer = await consumeEvents(
   nc,
   paymentEventFeed,
   async (event) => {
-    const effect = await applyPaymentEvent(store, event, clock());
+    const effect = await intake.add(event);
     paymentEventsApplied.inc({ status: event.status, effect });
     return effect;
   },
   log,
+  PAYMENT_EVENT_BATCH,
 );
 const refundConsumer = await consumeEvents(
   nc,

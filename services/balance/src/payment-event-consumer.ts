@@ -43,8 +43,24 @@ export async function handleEventMessage<S extends z.ZodType>(m: JsMsg, feed: Ev
   log.debug({ subject: m.subject, effect, seq: m.seq }, `${feed.what} applied`);
 }
 
-/** A durable pull consumer of the feed's events, from the start of the stream. */
-export async function consumeEvents<S extends z.ZodType>(nc: NatsConnection, feed: EventFeed<S>, sink: EventSink<z.output<S>>, log: Logger): Promise<RunningLoop> {
+/**
+ * Payment events applied together at most (applyPaymentEvents: one transaction), and so handed
+ * to the sink at once: the payment consumer's pull and concurrency are this size.
+ */
+export const PAYMENT_EVENT_BATCH = 256;
+
+/**
+ * A durable pull consumer of the feed's events, from the start of the stream. `concurrency` events
+ * are with the sink at once: 1, each its own short transaction (refund ends), or a batch's worth
+ * for a sink that gathers them (payment events, Batcher).
+ */
+export async function consumeEvents<S extends z.ZodType>(
+  nc: NatsConnection,
+  feed: EventFeed<S>,
+  sink: EventSink<z.output<S>>,
+  log: Logger,
+  concurrency = 1,
+): Promise<RunningLoop> {
   const jsm = await ensurePaymentsStream(nc);
   await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: feed.durable,
@@ -55,6 +71,5 @@ export async function consumeEvents<S extends z.ZodType>(nc: NatsConnection, fee
     max_ack_pending: 1000,
   }, log);
   const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, feed.durable);
-  // One at a time: each event is one short transaction on its account.
-  return runConsumerLoop(consumer, { name: feed.durable, concurrency: 1, handle: (m) => handleEventMessage(m, feed, sink, log), log });
+  return runConsumerLoop(consumer, { name: feed.durable, concurrency, handle: (m) => handleEventMessage(m, feed, sink, log), log });
 }

@@ -1,15 +1,15 @@
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   connectBus,
   createLogger,
   databaseOf,
   Lifecycle,
   loadConfig,
-  orExit,
   randomToken,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
@@ -27,8 +27,7 @@ const lifecycle = new Lifecycle(log);
 const secureCookies = new URL(cfg.PUBLIC_DASHBOARD_URL).protocol === "https:";
 if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random CSRF key for this process (open forms need a reload after a restart)");
 
-const userStore = await orExit(openUserStore(databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
-lifecycle.onClose("store", () => userStore.close());
+const userStore = await storeAtStart(lifecycle, openUserStore(databaseOf(cfg, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
 
 const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());

@@ -8,10 +8,10 @@ import {
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
-  orExit,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { directoryEnv } from "./config.ts";
 import { KvPublisher } from "./kv-publisher.ts";
@@ -23,8 +23,7 @@ const log = createLogger("directory", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 
 const choice = databaseOf(cfg, "DIRECTORY", "directory.db");
-const store = await orExit(openDirectoryStore(choice, log));
-lifecycle.onClose("store", () => store.close());
+const store = await storeAtStart(lifecycle, openDirectoryStore(choice, log));
 for (const from of cfg.DIRECTORY_IMPORT_FROM ?? (choice.engine === "sqlite" ? [join(cfg.DATA_DIR, "dashboard.db")] : [])) {
   const imported = await store.importLegacy(from);
   if (!imported) continue;

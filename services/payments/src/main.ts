@@ -1,4 +1,3 @@
-import { resolve } from "node:path";
 import { jetstream } from "@nats-io/jetstream";
 import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
 import {
@@ -13,10 +12,10 @@ import {
   Lifecycle,
   loadConfig,
   openDirectoryBucket,
-  orExit,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
@@ -48,9 +47,10 @@ life.onClose("directory", () => directory.stop());
 // The relay is woken by the store's after-commit hooks, so it is made before the store and started after.
 let wakeRelay = () => {};
 const announce = announceTransitions(log, () => wakeRelay());
-const store = await orExit(
+const store = await storeAtStart(
+  life,
   openPaymentsStore(
-    databaseOf({ ...cfg, DATA_DIR: resolve(cfg.DATA_DIR) }, "PAYMENTS", "payments.db"),
+    databaseOf(cfg, "PAYMENTS", "payments.db"),
     {
       onCommitted: announce,
       onEnded: ({ refund, requestId }) => {
@@ -63,7 +63,6 @@ const store = await orExit(
     { importFrom: cfg.PAYMENTS_IMPORT_FROM, log },
   ),
 );
-life.onClose("store", () => store.close());
 const { payments: repo, refunds, outbox } = store;
 registerOutboxGauges(outbox);
 const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
@@ -105,7 +104,6 @@ let serving = false;
 const app = createServiceApp(log, {
   nats: natsUp,
   rpc: () => serving,
-  store: () => store.ping(),
 });
 app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
 const server = Bun.serve({ hostname: cfg.HOST, port: cfg.PAYMENTS_PORT, fetch: app.fetch });

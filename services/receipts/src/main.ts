@@ -6,11 +6,11 @@ import {
   databaseOf,
   Lifecycle,
   loadConfig,
-  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { importNeedsPostgres, receiptsEnv } from "./config.ts";
 import { registerReceiptGauges } from "./metrics.ts";
@@ -26,8 +26,7 @@ if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variable
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const repo = await orExit(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
-lifecycle.onClose("store", () => repo.close());
+const repo = await storeAtStart(lifecycle, openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
 registerReceiptGauges(repo);
 
 const nc = await connectBus(resolveNatsUrl(cfg), "receipts", log, cfg);

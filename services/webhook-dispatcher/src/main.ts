@@ -7,12 +7,12 @@ import {
   DirectoryCache,
   Lifecycle,
   openDirectoryBucket,
-  orExit,
   registerConsumerGauges,
   resolveNatsUrl,
   runConsumerLoop,
   servingConfirmed,
   stopServing,
+  storeAtStart,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
@@ -36,8 +36,7 @@ const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const store = await orExit(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
-lifecycle.onClose("store", () => store.close());
+const store = await storeAtStart(lifecycle, openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 
 const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());

@@ -1,7 +1,8 @@
-import { and, desc, eq, gt, gte, lt, lte, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
-import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
 import * as schema from "./schema.pg.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.pg.ts";
 
@@ -19,26 +20,28 @@ const ofAccount = (accountId: string) => eq(frozenBuckets.accountId, accountId);
 function pgOps(db: Runner): LedgerOps {
   const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
   return {
-    recordEvent: async (e) =>
-      (await db.insert(appliedEvents).values(e).onConflictDoNothing().returning({ paymentId: appliedEvents.paymentId })).length > 0,
-    addFrozen: async (accountId, moscowDay, amountKopecks) => {
-      await db
-        .insert(frozenBuckets)
-        .values({ accountId, moscowDay, amountKopecks })
-        .onConflictDoUpdate({
-          target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
-          set: { amountKopecks: sql`${frozenBuckets.amountKopecks} + excluded.amount_kopecks` },
-        });
+    // One statement for the batch: a round trip each was most of a batch's time.
+    recordEvents: async (es) => {
+      const inserted = await db
+        .insert(appliedEvents)
+        .values([...es])
+        .onConflictDoNothing()
+        .returning({ paymentId: appliedEvents.paymentId, status: appliedEvents.status });
+      const fresh = new Set(inserted.map((r) => eventKey(r.paymentId, r.status)));
+      // A second copy in the same list was skipped by the key: only the first counts as new.
+      return es.map((e) => fresh.delete(eventKey(e.paymentId, e.status)));
     },
+    addFrozen: (accountId, moscowDay, amountKopecks) => addToBuckets(db, [{ accountId, moscowDay, amountKopecks }]),
+    addFrozenSums: (sums) => addToBuckets(db, sums),
     releasedFrozen: async (accountId, lastReleasedDay) =>
       (await first(
         db
           .select({ total: sql`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) })
           .from(frozenBuckets)
-          .where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))),
+          .where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay)),
       ))!,
     deleteReleasedFrozen: async (accountId, lastReleasedDay) => {
-      await db.delete(frozenBuckets).where(and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay)));
+      await db.delete(frozenBuckets).where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay));
     },
     balanceSnapshot: async (accountId, lastReleasedDay) => toSnapshot(await db.execute(snapshotOf(accountId, lastReleasedDay))),
     available: async (accountId) =>
@@ -49,7 +52,7 @@ function pgOps(db: Runner): LedgerOps {
         .values({ accountId, availableKopecks: deltaKopecks, updatedAt: at })
         .onConflictDoUpdate({
           target: accounts.accountId,
-          set: { availableKopecks: sql`${accounts.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` },
+          set: adjustAvailableSet(accounts),
         });
     },
     debitIfAvailable: async (accountId, amountKopecks, at) =>
@@ -57,7 +60,7 @@ function pgOps(db: Runner): LedgerOps {
         await db
           .update(accounts)
           .set({ availableKopecks: sql`${accounts.availableKopecks} - ${amountKopecks}`, updatedAt: at })
-          .where(and(eq(accounts.accountId, accountId), gte(accounts.availableKopecks, amountKopecks)))
+          .where(availableCovers(accounts, accountId, amountKopecks))
           .returning({ v: accounts.availableKopecks })
       ).length > 0,
     receiptDay: async (paymentId) =>
@@ -65,18 +68,18 @@ function pgOps(db: Runner): LedgerOps {
         db
           .select({ day: appliedEvents.moscowDay })
           .from(appliedEvents)
-          .where(and(eq(appliedEvents.paymentId, paymentId), eq(appliedEvents.status, "SUCCESS"))),
+          .where(successOf(appliedEvents, paymentId)),
       ))?.day ?? undefined,
     frozenOfDay: async (accountId, moscowDay) =>
       (await first(
-        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay))),
+        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(bucketOfDay(frozenBuckets, accountId, moscowDay)),
       ))?.v ?? 0,
     takeFrozen: async (accountId, moscowDay, amountKopecks) =>
       (
         await db
           .update(frozenBuckets)
           .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${amountKopecks}` })
-          .where(and(ofAccount(accountId), eq(frozenBuckets.moscowDay, moscowDay), gte(frozenBuckets.amountKopecks, amountKopecks)))
+          .where(bucketCovers(frozenBuckets, accountId, moscowDay, amountKopecks))
           .returning({ v: frozenBuckets.amountKopecks })
       ).length > 0,
     refundHold: (refundId) => first(db.select().from(refundHolds).where(eq(refundHolds.refundId, refundId))),
@@ -93,9 +96,9 @@ function pgOps(db: Runner): LedgerOps {
       (await db.insert(appliedRefundEvents).values(e).onConflictDoNothing().returning({ id: appliedRefundEvents.refundId })).length > 0,
     insertPayout: async (r) => (await first(db.insert(payouts).values({ ...r, status: "PENDING" }).returning()))!,
     payoutByKey: (accountId, idempotencyKey) =>
-      first(db.select().from(payouts).where(and(eq(payouts.accountId, accountId), eq(payouts.idempotencyKey, idempotencyKey)))),
+      first(db.select().from(payouts).where(payoutOfKey(payouts, accountId, idempotencyKey))),
     markPaid: async (id, at) => {
-      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(and(eq(payouts.id, id), eq(payouts.status, "PENDING")));
+      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(pendingPayout(payouts, id));
     },
     payout: (id) => first(db.select().from(payouts).where(eq(payouts.id, id))),
     pendingPayoutIds: async () => (await db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING"))).map((r) => r.id),
@@ -110,12 +113,25 @@ function pgOps(db: Runner): LedgerOps {
   };
 }
 
+const eventKey = (paymentId: string, status: string) => `${paymentId}\u0000${status}`;
+
+/** Several buckets in one statement; each (account, day) once, as ON CONFLICT DO UPDATE requires. */
+async function addToBuckets(db: Runner, sums: readonly FrozenAddition[]): Promise<void> {
+  await db
+    .insert(frozenBuckets)
+    .values([...sums])
+    .onConflictDoUpdate({
+      target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
+      set: addToBucketSet(frozenBuckets),
+    });
+}
+
 /** The GET's one statement: the account's available, its frozen past the cut-off, its buckets due. */
 function snapshotOf(accountId: string, lastReleasedDay: string): SQL {
   return sql`select
     coalesce((select ${accounts.availableKopecks} from ${accounts} where ${eq(accounts.accountId, accountId)}), 0)::text as available,
     coalesce((select sum(${frozenBuckets.amountKopecks}) from ${frozenBuckets} where ${and(ofAccount(accountId), gt(frozenBuckets.moscowDay, lastReleasedDay))}), 0)::text as frozen,
-    (select count(*) from ${frozenBuckets} where ${and(ofAccount(accountId), lte(frozenBuckets.moscowDay, lastReleasedDay))})::int as due`;
+    (select count(*) from ${frozenBuckets} where ${releasedBuckets(frozenBuckets, accountId, lastReleasedDay)})::int as due`;
 }
 
 function toSnapshot(rows: unknown): BalanceSnapshot {
@@ -124,24 +140,39 @@ function toSnapshot(rows: unknown): BalanceSnapshot {
 }
 
 /**
- * Takes the account's row lock for the rest of the transaction: every unit that reads the
+ * Takes the accounts' row locks for the rest of the transaction: every unit that reads an
  * account's money and then writes it starts here, so two units on one account (payouts and
- * refund holds from replicas on different hosts, an event being applied) run one after the
- * other. A first unit on a new account creates its row (0 available) to have something to lock.
+ * refund holds from replicas on different hosts, a batch of events being applied) run one after
+ * the other. A first unit on a new account creates its row (0 available) to have something to
+ * lock. Several accounts (a batch) are locked in one statement in account order, and missing
+ * rows are inserted in that order too, so two batches sharing accounts wait for each other
+ * instead of deadlocking.
  */
-async function lockAccount(tx: Runner, accountId: string, at: number): Promise<void> {
-  const lockRow = () => tx.select({ id: accounts.accountId }).from(accounts).where(eq(accounts.accountId, accountId)).for("update");
-  if ((await lockRow()).length > 0) return;
-  await tx.insert(accounts).values({ accountId, availableKopecks: 0, updatedAt: at }).onConflictDoNothing();
-  await lockRow();
+async function lockAccounts(tx: Runner, ids: readonly string[], at: number): Promise<void> {
+  const lockRows = () =>
+    tx
+      .select({ id: accounts.accountId })
+      .from(accounts)
+      .where(ids.length === 1 ? eq(accounts.accountId, ids[0]!) : inArray(accounts.accountId, [...ids]))
+      .orderBy(accounts.accountId)
+      .for("update");
+  const found = await lockRows();
+  if (found.length === ids.length) return;
+  const present = new Set(found.map((r) => r.id));
+  const missing = ids.filter((id) => !present.has(id));
+  await tx
+    .insert(accounts)
+    .values(missing.map((accountId) => ({ accountId, availableKopecks: 0, updatedAt: at })))
+    .onConflictDoNothing();
+  await lockRows();
 }
 
 export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): LedgerStore {
   return {
     ...pgOps(db),
-    tx: (accountId, fn) =>
+    tx: (accountIds, fn) =>
       db.transaction(async (tx) => {
-        await lockAccount(tx, accountId, Date.now());
+        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), Date.now());
         return fn(pgOps(tx));
       }),
     close,

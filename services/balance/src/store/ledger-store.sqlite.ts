@@ -1,6 +1,7 @@
-import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { REPLACE_HOLD_FIGURES, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
 import * as schema from "./schema.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
 
@@ -34,18 +35,18 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     amountKopecks: p("amountKopecks"),
   }).onConflictDoUpdate({
     target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
-    set: { amountKopecks: sql`${frozenBuckets.amountKopecks} + excluded.amount_kopecks` },
+    set: addToBucketSet(frozenBuckets),
   }).prepare();
 
   const releasedSum = db
     .select({ total: sql<number>`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`, buckets: sql<number>`count(*)` })
     .from(frozenBuckets)
-    .where(and(eq(frozenBuckets.accountId, p("accountId")), lte(frozenBuckets.moscowDay, p("lastReleasedDay"))))
+    .where(releasedBuckets(frozenBuckets, p("accountId"), p("lastReleasedDay")))
     .prepare();
 
   const deleteReleased = db
     .delete(frozenBuckets)
-    .where(and(eq(frozenBuckets.accountId, p("accountId")), lte(frozenBuckets.moscowDay, p("lastReleasedDay"))))
+    .where(releasedBuckets(frozenBuckets, p("accountId"), p("lastReleasedDay")))
     .prepare();
 
   const snapshot = sqlite.prepare<{ availableKopecks: number; frozenKopecks: number; dueBuckets: number }, { accountId: string; lastReleasedDay: string }>(
@@ -60,17 +61,13 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     updatedAt: p("at"),
   }).onConflictDoUpdate({
     target: accounts.accountId,
-    set: {
-      availableKopecks: sql`${accounts.availableKopecks} + excluded.available_kopecks`,
-      updatedAt: sql`excluded.updated_at`,
-    },
+    set: adjustAvailableSet(accounts),
   }).prepare();
 
-  // The check and the debit are one statement, so no interleaving can take the same money twice.
   const debitWithin = db
     .update(accounts)
     .set({ availableKopecks: sql`${accounts.availableKopecks} - ${p("amountKopecks")}`, updatedAt: sql`${p("at")}` })
-    .where(and(eq(accounts.accountId, p("accountId")), gte(accounts.availableKopecks, p("amountKopecks"))))
+    .where(availableCovers(accounts, p("accountId"), p("amountKopecks")))
     .returning({ availableKopecks: accounts.availableKopecks })
     .prepare();
 
@@ -83,17 +80,17 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   const receiptDay = db
     .select({ moscowDay: appliedEvents.moscowDay })
     .from(appliedEvents)
-    .where(and(eq(appliedEvents.paymentId, p("paymentId")), eq(appliedEvents.status, "SUCCESS")))
+    .where(successOf(appliedEvents, p("paymentId")))
     .prepare();
   const frozenOfDay = db
     .select({ amountKopecks: frozenBuckets.amountKopecks })
     .from(frozenBuckets)
-    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay"))))
+    .where(bucketOfDay(frozenBuckets, p("accountId"), p("moscowDay")))
     .prepare();
   const takeFrozen = db
     .update(frozenBuckets)
     .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${p("amountKopecks")}` })
-    .where(and(eq(frozenBuckets.accountId, p("accountId")), eq(frozenBuckets.moscowDay, p("moscowDay")), gte(frozenBuckets.amountKopecks, p("amountKopecks"))))
+    .where(bucketCovers(frozenBuckets, p("accountId"), p("moscowDay"), p("amountKopecks")))
     .returning({ amountKopecks: frozenBuckets.amountKopecks })
     .prepare();
   const holdOf = db.select().from(refundHolds).where(eq(refundHolds.refundId, p("refundId"))).prepare();
@@ -132,12 +129,12 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   const payoutByKey = db
     .select()
     .from(payouts)
-    .where(and(eq(payouts.accountId, p("accountId")), eq(payouts.idempotencyKey, p("idempotencyKey"))))
+    .where(payoutOfKey(payouts, p("accountId"), p("idempotencyKey")))
     .prepare();
   const markPaid = db
     .update(payouts)
     .set({ status: "PAID", paidAt: sql`${p("at")}` })
-    .where(and(eq(payouts.id, p("id")), eq(payouts.status, "PENDING")))
+    .where(pendingPayout(payouts, p("id")))
     .prepare();
   const payoutById = db.select().from(payouts).where(eq(payouts.id, p("id"))).prepare();
   const pendingPayouts = db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING")).prepare();
@@ -150,8 +147,10 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     .prepare();
 
   const ops: LedgerOps = {
-    recordEvent: async (e) => insertEvent.get(e) !== undefined,
+    // In-process statements: one each costs microseconds, the batch's gain is its one commit.
+    recordEvents: async (es) => es.map((e) => insertEvent.get(e) !== undefined),
     addFrozen: async (accountId, moscowDay, amountKopecks) => void addToBucket.run({ accountId, moscowDay, amountKopecks }),
+    addFrozenSums: async (sums) => sums.forEach((s) => addToBucket.run(s)),
     releasedFrozen: async (accountId, lastReleasedDay) => releasedSum.get({ accountId, lastReleasedDay })!,
     deleteReleasedFrozen: async (accountId, lastReleasedDay) => void deleteReleased.run({ accountId, lastReleasedDay }),
     balanceSnapshot: async (accountId, lastReleasedDay) => snapshot.get({ accountId, lastReleasedDay })!,

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
 import { openPgLedgerStore } from "./ledger-store.pg.ts";
 import { openSqliteLedgerStore } from "./ledger-store.sqlite.ts";
@@ -11,6 +11,8 @@ export type RefundHoldRow = typeof refundHolds.$inferSelect;
 export type AppliedRefundEvent = typeof appliedRefundEvents.$inferInsert;
 export type PayoutRow = typeof payouts.$inferSelect;
 export type NewPayout = { id: string; accountId: string; amountKopecks: number; idempotencyKey: string | null; createdAt: number };
+/** Kopecks to add to an account's frozen bucket of a Moscow day. */
+export type FrozenAddition = { accountId: string; moscowDay: string; amountKopecks: number };
 /** An account's balance as stored, and how many of its hold buckets are due for release at the cut-off. */
 export type BalanceSnapshot = { availableKopecks: number; frozenKopecks: number; dueBuckets: number };
 
@@ -19,9 +21,11 @@ export type BalanceSnapshot = { availableKopecks: number; frozenKopecks: number;
  * repository, two engines"). Inside tx() they go through the transaction's handle.
  */
 export interface LedgerOps {
-  /** False when (paymentId, status) was applied before. */
-  recordEvent(e: Required<AppliedEvent>): Promise<boolean>;
+  /** One flag per event, in order: false when its (paymentId, status) was applied before, or earlier in the same list. */
+  recordEvents(es: readonly Required<AppliedEvent>[]): Promise<boolean[]>;
   addFrozen(accountId: string, moscowDay: string, amountKopecks: number): Promise<void>;
+  /** addFrozen of each, one (account, day) at most once in the list. */
+  addFrozenSums(sums: readonly FrozenAddition[]): Promise<void>;
   releasedFrozen(accountId: string, lastReleasedDay: string): Promise<{ total: number; buckets: number }>;
   deleteReleasedFrozen(accountId: string, lastReleasedDay: string): Promise<void>;
   /** One statement: available, frozen past the cut-off, and buckets due at it. */
@@ -51,11 +55,12 @@ export interface LedgerOps {
 
 export interface LedgerStore extends LedgerOps {
   /**
-   * One atomic unit of work on one account, serialised with every other unit on that account,
-   * from any process on any host: on SQLite by the file's write lock (BEGIN IMMEDIATE), on
-   * PostgreSQL by the account's row (SELECT … FOR UPDATE). The body uses `t`, never the store.
+   * One atomic unit of work on one account (or several: a batch of events), serialised with every
+   * other unit on those accounts, from any process on any host: on SQLite by the file's write lock
+   * (BEGIN IMMEDIATE), on PostgreSQL by the accounts' rows (SELECT … FOR UPDATE, in account order).
+   * The body uses `t`, never the store.
    */
-  tx<T>(accountId: string, fn: (t: LedgerOps) => Promise<T>): Promise<T>;
+  tx<T>(accounts: string | readonly string[], fn: (t: LedgerOps) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -73,6 +78,5 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
 /** The ledger on the engine the configuration chose (BALANCE_DATABASE_URL), migrated. */
 export async function openLedgerStore(choice: DatabaseChoice, log?: Logger): Promise<LedgerStore> {
-  if (choice.engine === "sqlite") return openSqliteLedgerStore(choice.path, MIGRATIONS);
-  return openPgLedgerStore(await openPgStore(choice, pgSchema, PG_MIGRATIONS, log));
+  return openOnEngine(choice, (path) => openSqliteLedgerStore(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgLedgerStore }, log);
 }

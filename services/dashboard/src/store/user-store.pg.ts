@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { asc, eq, inArray, lte } from "drizzle-orm";
 import type { PgStore } from "@payaccept/platform";
 import * as pg from "./schema.pg.ts";
 import { flashMessages, loginThrottle, sessions, users } from "./schema.pg.ts";
 import type { UserStore } from "./user-store.ts";
+import { merchantOf, merchantsOf } from "./user-terms.ts";
 
 /** The dashboard's store on PostgreSQL; locks as UserStore.updateThrottles says. */
 export function openPgUserStore({ db, close }: PgStore<typeof pg.schema>): UserStore {
@@ -10,13 +11,13 @@ export function openPgUserStore({ db, close }: PgStore<typeof pg.schema>): UserS
   return {
     userByEmail: (email) => first(db.select().from(users).where(eq(users.email, email))),
     merchantEmail: async (accountId) =>
-      (await first(db.select({ email: users.email }).from(users).where(and(eq(users.accountId, accountId), eq(users.role, "merchant")))))?.email,
+      (await first(db.select({ email: users.email }).from(users).where(merchantOf(users, accountId))))?.email,
     merchantEmails: async (accountIds) => {
       if (accountIds.length === 0) return new Map();
       const rows = await db
         .select({ accountId: users.accountId, email: users.email })
         .from(users)
-        .where(and(inArray(users.accountId, accountIds), eq(users.role, "merchant")));
+        .where(merchantsOf(users, accountIds));
       return new Map(rows.map((r) => [r.accountId!, r.email]));
     },
     insertUser: async (row) => void (await db.insert(users).values(row)),

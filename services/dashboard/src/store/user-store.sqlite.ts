@@ -1,7 +1,8 @@
-import { and, eq, inArray, lte } from "drizzle-orm";
+import { eq, lte } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { flashMessages, loginThrottle, schema, sessions, users } from "./schema.ts";
 import type { UserStore } from "./user-store.ts";
+import { merchantOf, merchantsOf } from "./user-terms.ts";
 
 /** The dashboard's store on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteUserStore(path: string, migrationsFolder: string): UserStore {
@@ -13,13 +14,13 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
     ...serial.outsideTx({
       userByEmail: async (email: string) => db.select().from(users).where(eq(users.email, email)).get(),
       merchantEmail: async (accountId: string) =>
-        db.select({ email: users.email }).from(users).where(and(eq(users.accountId, accountId), eq(users.role, "merchant"))).get()?.email,
+        db.select({ email: users.email }).from(users).where(merchantOf(users, accountId)).get()?.email,
       merchantEmails: async (accountIds: string[]) => {
         if (accountIds.length === 0) return new Map<string, string>();
         const rows = db
           .select({ accountId: users.accountId, email: users.email })
           .from(users)
-          .where(and(inArray(users.accountId, accountIds), eq(users.role, "merchant")))
+          .where(merchantsOf(users, accountIds))
           .all();
         return new Map(rows.map((r) => [r.accountId!, r.email]));
       },

@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { FlashRow, SessionRow, ThrottleRow, UserRow } from "./schema.ts";
+import type { PgTable } from "drizzle-orm/pg-core";
 import * as pgSchema from "./schema.pg.ts";
 import { openPgUserStore } from "./user-store.pg.ts";
 import { openSqliteUserStore } from "./user-store.sqlite.ts";
@@ -63,18 +64,7 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
  * sessions are copied once into the empty store (nobody signs up or in again).
  */
 export async function openUserStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<UserStore> {
-  if (choice.engine === "sqlite") return openSqliteUserStore(choice.path, MIGRATIONS);
-  const pg = await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, opts.log);
-  const imported =
-    opts.importFrom &&
-    (await importSqliteIntoPg(pg.db, opts.importFrom, {
-      tables: [
-        ["users", pgSchema.users],
-        ["sessions", pgSchema.sessions],
-      ],
-      mark: "dashboard_imported",
-      lock: "payaccept.dashboard.import",
-    }));
-  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "users and sessions imported from the dashboard's SQLite file; never again from that file");
-  return openPgUserStore(pg);
+  const tables: [string, PgTable][] = [["users", pgSchema.users], ["sessions", pgSchema.sessions]];
+  const importFrom = { from: opts.importFrom, tables, mark: "dashboard_imported", lock: "payaccept.dashboard.import", what: "users and sessions" };
+  return openOnEngine(choice, (path) => openSqliteUserStore(path, MIGRATIONS), { schema: pgSchema.schema, migrationsFolder: PG_MIGRATIONS, open: openPgUserStore, importFrom }, opts.log);
 }

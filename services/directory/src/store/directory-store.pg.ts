@@ -1,7 +1,8 @@
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { count, eq, isNull } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
+import { liveKeyHintOf, liveKeyOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyIntoPg } from "./legacy-import.ts";
 import * as pg from "./schema.pg.ts";
 import { accounts, apiKeys, shops } from "./schema.pg.ts";
@@ -11,7 +12,7 @@ type Db = BunSQLDatabase<typeof pg.schema>;
 type Runner = Pick<Db, "select" | "insert" | "update" | "delete">;
 
 const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
-const liveKeyHint = { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt };
+const liveKeyHint = liveKeyHintOf(apiKeys);
 
 function pgOps(db: Runner): DirectoryOps {
   return {
@@ -23,19 +24,19 @@ function pgOps(db: Runner): DirectoryOps {
     saveShop: async ({ id, ...rest }) => void (await db.update(shops).set(rest).where(eq(shops.id, id))),
     allShops: () => db.select().from(shops),
     insertApiKey: async (row) => void (await db.insert(apiKeys).values(row)),
-    revokeKeys: (shopId, at) => db.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).returning(),
+    revokeKeys: (shopId, at) => db.update(apiKeys).set({ revokedAt: at }).where(liveKeyOf(apiKeys, shopId)).returning(),
     key: (keyHash) => first(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
     shopsOfAccount: (accountId) =>
       db
         .select({ shop: shops, key: liveKeyHint })
         .from(shops)
-        .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
+        .leftJoin(apiKeys, liveKeyOf(apiKeys, shops.id))
         .where(eq(shops.accountId, accountId))
-        .orderBy(asc(shops.createdAt), asc(shops.id)),
-    liveKeyHint: async (shopId) => (await first(db.select(liveKeyHint).from(apiKeys).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))))) ?? null,
+        .orderBy(...shopOrder(shops)),
+    liveKeyHint: async (shopId) => (await first(db.select(liveKeyHint).from(apiKeys).where(liveKeyOf(apiKeys, shopId)))) ?? null,
     shopsPage: async (offset, limit) => {
       const [items, total] = await Promise.all([
-        db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset),
+        db.select().from(shops).orderBy(...shopOrder(shops)).limit(limit).offset(offset),
         first(db.select({ n: count() }).from(shops)),
       ]);
       return { items, total: total?.n ?? 0 };

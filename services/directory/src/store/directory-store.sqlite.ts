@@ -1,6 +1,7 @@
-import { and, asc, count, eq, isNull } from "drizzle-orm";
+import { count, eq, isNull } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
+import { liveKeyHintOf, liveKeyOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyDirectory } from "./legacy-import.ts";
 import { accounts, apiKeys, schema, shops } from "./schema.ts";
 
@@ -8,7 +9,7 @@ import { accounts, apiKeys, schema, shops } from "./schema.ts";
 export function openSqliteDirectoryStore(path: string, migrationsFolder: string): DirectoryStore {
   const { sqlite, db } = openStore(path, schema, migrationsFolder);
   const serial = new SerialSqlite(sqlite);
-  const liveKeyHint = { displayPrefix: apiKeys.displayPrefix, createdAt: apiKeys.createdAt };
+  const liveKeyHint = liveKeyHintOf(apiKeys);
   const shop = async (shopId: string) => db.select().from(shops).where(eq(shops.id, shopId)).get();
 
   const ops: DirectoryOps = {
@@ -21,20 +22,20 @@ export function openSqliteDirectoryStore(path: string, migrationsFolder: string)
     allShops: async () => db.select().from(shops).all(),
     insertApiKey: async (row) => void db.insert(apiKeys).values(row).run(),
     revokeKeys: async (shopId, at) =>
-      db.update(apiKeys).set({ revokedAt: at }).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).returning().all(),
+      db.update(apiKeys).set({ revokedAt: at }).where(liveKeyOf(apiKeys, shopId)).returning().all(),
     key: async (keyHash) => db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get(),
     shopsOfAccount: async (accountId) =>
       db
         .select({ shop: shops, key: liveKeyHint })
         .from(shops)
-        .leftJoin(apiKeys, and(eq(apiKeys.shopId, shops.id), isNull(apiKeys.revokedAt)))
+        .leftJoin(apiKeys, liveKeyOf(apiKeys, shops.id))
         .where(eq(shops.accountId, accountId))
-        .orderBy(asc(shops.createdAt), asc(shops.id))
+        .orderBy(...shopOrder(shops))
         .all(),
     liveKeyHint: async (shopId) =>
-      db.select(liveKeyHint).from(apiKeys).where(and(eq(apiKeys.shopId, shopId), isNull(apiKeys.revokedAt))).get() ?? null,
+      db.select(liveKeyHint).from(apiKeys).where(liveKeyOf(apiKeys, shopId)).get() ?? null,
     shopsPage: async (offset, limit) => ({
-      items: db.select().from(shops).orderBy(asc(shops.createdAt), asc(shops.id)).limit(limit).offset(offset).all(),
+      items: db.select().from(shops).orderBy(...shopOrder(shops)).limit(limit).offset(offset).all(),
       total: db.select({ n: count() }).from(shops).get()?.n ?? 0,
     }),
     liveKeys: async () => db.select().from(apiKeys).where(isNull(apiKeys.revokedAt)).all(),

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { KeyHint } from "@payaccept/contracts";
-import { openPgStore, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
 import { openPgDirectoryStore } from "./directory-store.pg.ts";
 import { openSqliteDirectoryStore } from "./directory-store.sqlite.ts";
 import * as pgSchema from "./schema.pg.ts";
@@ -52,6 +52,5 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
 /** The directory's store on the engine the configuration chose (DIRECTORY_DATABASE_URL), migrated. */
 export async function openDirectoryStore(choice: DatabaseChoice, log?: Logger): Promise<DirectoryStore> {
-  if (choice.engine === "sqlite") return openSqliteDirectoryStore(choice.path, MIGRATIONS);
-  return openPgDirectoryStore(await openPgStore(choice, pgSchema.schema, PG_MIGRATIONS, log));
+  return openOnEngine(choice, (path) => openSqliteDirectoryStore(path, MIGRATIONS), { schema: pgSchema.schema, migrationsFolder: PG_MIGRATIONS, open: openPgDirectoryStore }, log);
 }

@@ -1,12 +1,13 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import { FINAL_STATUSES, paymentEventId, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentMethod, type PaymentSort, type PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { dailyCell, decideFor, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
+import { countersOf, createdAtOrAfter, createdAtOrBefore, expired, exportConditions, finalEventIds, onlyFinal, rollupConditions, seqRange, seqsOf, shopsDays } from "./conditions.ts";
+import { dailyCell, decideFor, inSeqOrder, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow, type TransitionOptions } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
 export type SqliteStore = Store<typeof schema>;
@@ -75,27 +76,27 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const firstAtOrAfterQ = db
     .select({ seq: p.seq })
     .from(p)
-    .where(and(eq(p.shopId, ph("shopId")), gte(p.createdAt, ph("at"))))
+    .where(createdAtOrAfter(p, ph("shopId"), ph("at")))
     .orderBy(asc(p.createdAt), asc(p.id))
     .limit(1)
     .prepare();
   const lastAtOrBeforeQ = db
     .select({ seq: p.seq })
     .from(p)
-    .where(and(eq(p.shopId, ph("shopId")), lte(p.createdAt, ph("at"))))
+    .where(createdAtOrBefore(p, ph("shopId"), ph("at")))
     .orderBy(desc(p.createdAt), desc(p.id))
     .limit(1)
     .prepare();
   const seqRangeQ = db
     .select()
     .from(p)
-    .where(and(eq(p.shopId, ph("shopId")), gte(p.seq, ph("first")), lte(p.seq, ph("last"))))
+    .where(seqRange(p, ph("shopId"), ph("first"), ph("last")))
     .orderBy(asc(p.seq))
     .prepare();
   const dueQ = db
     .select({ id: p.id })
     .from(p)
-    .where(and(isNotNull(p.expiresAt), lte(p.expiresAt, ph("now"))))
+    .where(expired(p, ph("now")))
     .orderBy(asc(p.expiresAt))
     .limit(ph("limit"))
     .prepare();
@@ -152,8 +153,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   /** Rows of the shop by seq, in the order of `seqs`. */
   function rowsBySeq(shopId: string, seqs: number[]): PaymentRow[] {
     if (seqs.length === 0) return [];
-    const bySeq = new Map(db.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs))).all().map((r) => [r.seq, r]));
-    return seqs.map((seq) => bySeq.get(seq)!);
+    return inSeqOrder(db.select().from(p).where(seqsOf(p, shopId, seqs)).all(), seqs);
   }
 
   function statusWalk(shopId: string, plan: Extract<ListPlan, { kind: "statusWalk" }>): { items: PaymentRow[]; total: number } {
@@ -163,7 +163,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
         ? (db
             .select({ n: sql<number>`coalesce(sum(${statusCounts.count}), 0)` })
             .from(statusCounts)
-            .where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))
+            .where(countersOf(statusCounts, shopId, plan.statuses))
             .get()?.n ?? 0)
         : plan.statuses.reduce(
             (sum, status) =>
@@ -212,14 +212,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     const r = db
       .select({ n: sql<number>`coalesce(sum(${dailyStats.count}), 0)`, sum: sql<number>`coalesce(sum(${dailyStats.sumKopecks}), 0)` })
       .from(dailyStats)
-      .where(
-        and(
-          eq(dailyStats.shopId, shopId),
-          f.fromDay ? gte(dailyStats.day, f.fromDay) : undefined,
-          f.toDay ? lte(dailyStats.day, f.toDay) : undefined,
-          f.statuses?.length ? inArray(dailyStats.status, f.statuses) : undefined,
-        ),
-      )
+      .where(rollupConditions(dailyStats, shopId, f))
       .get();
     return { total: r?.n ?? 0, sumKopecks: r?.sum ?? 0 };
   }
@@ -310,7 +303,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       return db
         .select({ day: dailyRefunds.day, count: sql<number>`sum(${dailyRefunds.count})`, sumKopecks: sql<number>`sum(${dailyRefunds.sumKopecks})` })
         .from(dailyRefunds)
-        .where(and(inArray(dailyRefunds.shopId, shopIds), gte(dailyRefunds.day, fromDay), lte(dailyRefunds.day, toDay)))
+        .where(shopsDays(dailyRefunds, shopIds, fromDay, toDay))
         .groupBy(dailyRefunds.day)
         .orderBy(dailyRefunds.day)
         .all();
@@ -327,12 +320,12 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
           sumKopecks: sql<number>`sum(${dailyStats.sumKopecks})`,
         })
         .from(dailyStats)
-        .where(and(inArray(dailyStats.shopId, shopIds), gte(dailyStats.day, fromDay), lte(dailyStats.day, toDay)))
+        .where(shopsDays(dailyStats, shopIds, fromDay, toDay))
         .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
         .having(sql`sum(${dailyStats.count}) <> 0`)
         .orderBy(dailyStats.day)
         .all()
-        .map((r) => ({ ...r, method: (r.method || null) as PaymentMethod | null }));
+        .map(toDailyStatsRow);
     },
 
     /** When the payment reached each final status: its events in the outbox (kept, and unique per status). */
@@ -340,11 +333,10 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       return db
         .select({ status: outbox.status, at: outbox.createdAt })
         .from(outbox)
-        .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
+        .where(finalEventIds(outbox, id))
         .orderBy(asc(outbox.seq))
         .all()
-        // The outbox also holds refund events; the ids asked for are payment events only.
-        .filter((e): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus));
+        .filter(onlyFinal);
     },
 
     /** List mode of §4.2, planned so that unfiltered and time-window pages never scan the shop. */
@@ -365,15 +357,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       return db
         .select()
         .from(p)
-        .where(
-          and(
-            eq(p.shopId, shopId),
-            f.fromMs === undefined ? undefined : gte(p.createdAt, f.fromMs),
-            f.toMs === undefined ? undefined : lte(p.createdAt, f.toMs),
-            f.statuses?.length ? inArray(p.status, f.statuses) : undefined,
-            f.after ? sql`(${p.createdAt}, ${p.id}) > (${f.after.createdAt}, ${f.after.id})` : undefined,
-          ),
-        )
+        .where(exportConditions(p, shopId, f))
         .orderBy(asc(p.createdAt), asc(p.id))
         .limit(f.limit)
         .all();

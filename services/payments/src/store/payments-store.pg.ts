@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lte, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
+import type { PaymentStatus } from "@payaccept/contracts";
 import { type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
-import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { refundAmount } from "../domain/refund-rules.ts";
 import { fullyRefunded, isFinal, refundHasEnded } from "../domain/state-machine.ts";
 import {
   OrderIdTaken,
@@ -18,7 +18,40 @@ import {
   type RefundsRepo,
   type StoreHooks,
 } from "./payments-store.ts";
-import { dailyCell, decideFor, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, type TransitionOptions } from "./rows.ts";
+import {
+  claimable,
+  byIdempotencyKey,
+  countersOf,
+  createdAtOrAfter,
+  createdAtOrBefore,
+  expired,
+  exportConditions,
+  finalEventIds,
+  holdingAmount,
+  onlyFinal,
+  promiseRefund,
+  refundDue,
+  rollupConditions,
+  seqRange,
+  seqsOf,
+  settleRefund,
+  shopsDays,
+} from "./conditions.ts";
+import {
+  dailyCell,
+  decideFor,
+  endedRefund,
+  inSeqOrder,
+  newRefundRow,
+  nextOfShop,
+  paymentEventRow,
+  refundEventRow,
+  seqsOfPage,
+  seqWindowOf,
+  succeededKopecks,
+  toDailyStatsRow,
+  type TransitionOptions,
+} from "./rows.ts";
 import * as schema from "./schema.pg.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
@@ -250,19 +283,17 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     const bounds: SeqBounds = { lastSeq: (await lastOfShop(run, shopId))?.seq ?? 0 };
     if (fromMs !== undefined) {
       bounds.fromSeq =
-        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), gte(p.createdAt, fromMs))).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
+        (await first(run.select({ seq: p.seq }).from(p).where(createdAtOrAfter(p, shopId, fromMs)).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
     }
     if (toMs !== undefined) {
       bounds.toSeq =
-        (await first(run.select({ seq: p.seq }).from(p).where(and(eq(p.shopId, shopId), lte(p.createdAt, toMs))).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
+        (await first(run.select({ seq: p.seq }).from(p).where(createdAtOrBefore(p, shopId, toMs)).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
     }
     return bounds;
   };
   const rowsBySeq = async (run: Runner, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
     if (seqs.length === 0) return [];
-    const rows = (await run.select().from(p).where(and(eq(p.shopId, shopId), inArray(p.seq, seqs)))) as PaymentRow[];
-    const bySeq = new Map(rows.map((row) => [row.seq, row]));
-    return seqs.map((seq) => bySeq.get(seq)!);
+    return inSeqOrder((await run.select().from(p).where(seqsOf(p, shopId, seqs))) as PaymentRow[], seqs);
   };
   /** The seqs of a status-filtered page: one walk of (shop, status, seq). */
   const statusSeqs = async (run: Runner, shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
@@ -270,7 +301,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
       await run
         .select({ seq: p.seq })
         .from(p)
-        .where(and(eq(p.shopId, shopId), inArray(p.status, statuses), gte(p.seq, lo), lte(p.seq, hi)))
+        .where(and(seqRange(p, shopId, lo, hi), inArray(p.status, statuses)))
         .orderBy(descending ? desc(p.seq) : asc(p.seq))
         .limit(limit)
         .offset(offset)
@@ -295,14 +326,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
             tx
               .select({ n: sql`coalesce(sum(${dailyStats.count}), 0)`.mapWith(num), sum: sql`coalesce(sum(${dailyStats.sumKopecks}), 0)`.mapWith(num) })
               .from(dailyStats)
-              .where(
-                and(
-                  eq(dailyStats.shopId, shopId),
-                  f.fromDay ? gte(dailyStats.day, f.fromDay) : undefined,
-                  f.toDay ? lte(dailyStats.day, f.toDay) : undefined,
-                  f.statuses?.length ? inArray(dailyStats.status, f.statuses) : undefined,
-                ),
-              ),
+              .where(rollupConditions(dailyStats, shopId, f)),
           );
           return { items, total: totals?.n ?? 0, sumKopecks: totals?.sum ?? 0 };
         },
@@ -312,7 +336,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
       db
         .select({ day: dailyRefunds.day, count: sql`sum(${dailyRefunds.count})`.mapWith(num), sumKopecks: sql`sum(${dailyRefunds.sumKopecks})`.mapWith(num) })
         .from(dailyRefunds)
-        .where(and(inArray(dailyRefunds.shopId, shopIds), gte(dailyRefunds.day, fromDay), lte(dailyRefunds.day, toDay)))
+        .where(shopsDays(dailyRefunds, shopIds, fromDay, toDay))
         .groupBy(dailyRefunds.day)
         .orderBy(dailyRefunds.day),
     dailyStats: async (shopIds, fromDay, toDay) =>
@@ -326,33 +350,33 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
             sumKopecks: sql`sum(${dailyStats.sumKopecks})`.mapWith(num),
           })
           .from(dailyStats)
-          .where(and(inArray(dailyStats.shopId, shopIds), gte(dailyStats.day, fromDay), lte(dailyStats.day, toDay)))
+          .where(shopsDays(dailyStats, shopIds, fromDay, toDay))
           .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
           .having(sql`sum(${dailyStats.count}) <> 0`)
           .orderBy(dailyStats.day, dailyStats.method, dailyStats.status)
-      ).map((row) => ({ ...row, method: (row.method || null) as PaymentMethod | null })),
+      ).map(toDailyStatsRow),
     finalEvents: async (id) =>
       (
         await db
           .select({ status: outbox.status, at: outbox.createdAt })
           .from(outbox)
-          .where(inArray(outbox.eventId, FINAL_STATUSES.map((s) => paymentEventId(id, s))))
+          .where(finalEventIds(outbox, id))
           .orderBy(asc(outbox.seq))
-      ).filter((e): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus)),
+      ).filter(onlyFinal),
     list: (shopId, query) =>
       db.transaction(
         async (tx) => {
           const plan = planList(query, await seqBounds(tx, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
           if (plan.kind === "empty") return { items: [], total: plan.total };
           if (plan.kind === "seqRange") {
-            const items = (await tx.select().from(p).where(and(eq(p.shopId, shopId), gte(p.seq, plan.first), lte(p.seq, plan.last))).orderBy(asc(p.seq))) as PaymentRow[];
+            const items = (await tx.select().from(p).where(seqRange(p, shopId, plan.first, plan.last)).orderBy(asc(p.seq))) as PaymentRow[];
             return { items, total: plan.total };
           }
           const items = await rowsBySeq(tx, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
           const total =
             plan.total === "counters"
-              ? num((await first(tx.select({ n: sql`coalesce(sum(${statusCounts.count}), 0)` }).from(statusCounts).where(and(eq(statusCounts.shopId, shopId), inArray(statusCounts.status, plan.statuses)))))?.n)
-              : num((await first(tx.select({ n: sql`count(*)` }).from(p).where(and(eq(p.shopId, shopId), inArray(p.status, plan.statuses), gte(p.seq, plan.first), lte(p.seq, plan.last)))))?.n);
+              ? num((await first(tx.select({ n: sql`coalesce(sum(${statusCounts.count}), 0)` }).from(statusCounts).where(countersOf(statusCounts, shopId, plan.statuses))))?.n)
+              : num((await first(tx.select({ n: sql`count(*)` }).from(p).where(and(seqRange(p, shopId, plan.first, plan.last), inArray(p.status, plan.statuses)))))?.n);
           return { items, total };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
@@ -361,19 +385,11 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
       (await db
         .select()
         .from(p)
-        .where(
-          and(
-            eq(p.shopId, shopId),
-            f.fromMs === undefined ? undefined : gte(p.createdAt, f.fromMs),
-            f.toMs === undefined ? undefined : lte(p.createdAt, f.toMs),
-            f.statuses?.length ? inArray(p.status, f.statuses) : undefined,
-            f.after ? sql`(${p.createdAt}, ${p.id}) > (${f.after.createdAt}, ${f.after.id})` : undefined,
-          ),
-        )
+        .where(exportConditions(p, shopId, f))
         .orderBy(asc(p.createdAt), asc(p.id))
         .limit(f.limit)) as PaymentRow[],
     dueForExpiry: async (now, limit) =>
-      (await db.select({ id: p.id }).from(p).where(and(isNotNull(p.expiresAt), lte(p.expiresAt, now))).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
+      (await db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
   };
 
   /** A page of the dashboard's list in its order: by seq as a range or a status walk, by amount along its index. */
@@ -386,7 +402,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         await tx
           .select({ seq: p.seq })
           .from(p)
-          .where(and(eq(p.shopId, shopId), gte(p.seq, window.first), lte(p.seq, window.last), f.statuses?.length ? inArray(p.status, f.statuses) : undefined))
+          .where(and(seqRange(p, shopId, window.first, window.last), f.statuses?.length ? inArray(p.status, f.statuses) : undefined))
           .orderBy(dir(p.amountKopecks), dir(p.seq))
           .limit(f.limit)
           .offset(offset)
@@ -408,60 +424,28 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
       db.transaction(async (tx) => {
         const row = (await first(tx.select().from(p).where(eq(p.id, payment.id)).for("update"))) as PaymentRow;
         if (req.idempotencyKey !== undefined) {
-          const earlier = await first(tx.select().from(r).where(and(eq(r.paymentId, payment.id), eq(r.idempotencyKey, req.idempotencyKey))));
+          const earlier = await first(tx.select().from(r).where(byIdempotencyKey(r, payment.id, req.idempotencyKey)));
           if (earlier) return { refund: earlier, created: false };
         }
         const amountKopecks = refundAmount(row, req.amountKopecks);
-        const taken = num(
-          (await first(tx.select({ total: sql`coalesce(sum(${r.balanceKopecks}), 0)` }).from(r).where(and(eq(r.paymentId, row.id), ne(r.status, "FAILED")))))?.total,
-        );
-        const refund = (await first(
-          tx
-            .insert(r)
-            .values({
-              id: Bun.randomUUIDv7(),
-              paymentId: row.id,
-              shopId: row.shopId,
-              amountKopecks,
-              balanceKopecks: balanceShare(row, amountKopecks, taken),
-              reason: req.reason ?? null,
-              status: "PENDING",
-              idempotencyKey: req.idempotencyKey ?? null,
-              createdAt: now,
-              retryAt: now + leaseMs,
-            })
-            .returning(),
-        ))!;
-        await tx.update(p).set({ refundingKopecks: sql`${p.refundingKopecks} + ${amountKopecks}`, updatedAt: now }).where(eq(p.id, row.id));
+        const taken = num((await first(tx.select({ total: sql`coalesce(sum(${r.balanceKopecks}), 0)` }).from(r).where(holdingAmount(r, row.id))))?.total);
+        const refund = (await first(tx.insert(r).values(newRefundRow(row, req, amountKopecks, taken, now, leaseMs)).returning()))!;
+        await tx.update(p).set(promiseRefund(p, amountKopecks, now)).where(eq(p.id, row.id));
         return { refund, created: true };
       }),
     pending: async () => {
       const row = await first(db.select({ count: sql`count(*)`.mapWith(num), oldest: sql`min(${r.createdAt})` }).from(r).where(isNotNull(r.retryAt)));
       return { count: row?.count ?? 0, oldest: row?.oldest == null ? null : num(row.oldest) };
     },
-    due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(and(isNotNull(r.retryAt), lte(r.retryAt, now))).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
-    // One conditional UPDATE: of two sweepers, the second finds retry_at moved and claims nothing.
-    claim: (id, now, leaseMs) =>
-      first(db.update(r).set({ retryAt: now + leaseMs }).where(and(eq(r.id, id), eq(r.status, "PENDING"), lte(r.retryAt, now))).returning()),
+    due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(refundDue(r, now)).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
+    claim: (id, now, leaseMs) => first(db.update(r).set({ retryAt: now + leaseMs }).where(claimable(r, id, now)).returning()),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
     async end(id, outcome, now, requestId) {
       const { refund, ended, moved } = await db.transaction(async (tx) => {
         const row = (await first(tx.select().from(r).where(eq(r.id, id)).for("update")))!;
         if (refundHasEnded(row.status)) return { refund: row };
-        const done = (await first(
-          tx
-            .update(r)
-            .set({
-              status: outcome.status,
-              failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
-              failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
-              completedAt: now,
-              retryAt: null,
-            })
-            .where(eq(r.id, id))
-            .returning(),
-        ))!;
-        const succeeded = outcome.status === "SUCCEEDED" ? done.amountKopecks : 0;
+        const done = (await first(tx.update(r).set(endedRefund(outcome, now)).where(eq(r.id, id)).returning()))!;
+        const succeeded = succeededKopecks(outcome, done);
         if (succeeded > 0) {
           await tx
             .insert(dailyRefunds)
@@ -471,13 +455,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
               set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
             });
         }
-        const payment = (await first(
-          tx
-            .update(p)
-            .set({ refundingKopecks: sql`${p.refundingKopecks} - ${done.amountKopecks}`, refundedKopecks: sql`${p.refundedKopecks} + ${succeeded}`, updatedAt: now })
-            .where(eq(p.id, done.paymentId))
-            .returning(),
-        )) as PaymentRow;
+        const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning())) as PaymentRow;
         await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId));
         const full = fullyRefunded(payment);
         const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId }) : undefined;
@@ -513,12 +491,11 @@ function outboxRepo(db: Db): OutboxRepo {
   };
 }
 
-export function openPgPaymentsStore({ db, client, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
+export function openPgPaymentsStore({ db, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
   return {
     payments: paymentsRepo(db, hooks),
     refunds: refundsRepo(db, hooks),
     outbox: outboxRepo(db),
-    ping: async () => (await client`select 1 as ok`).length === 1,
     close,
   };
 }

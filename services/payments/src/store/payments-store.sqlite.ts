@@ -34,12 +34,10 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
     insert: (...args) => group.run(() => insert(...args)),
     transition: (...args) => group.run(() => transition(...args)),
   };
-  const ping = store.sqlite.prepare("SELECT 1 AS ok");
   return {
     payments: paymentsRepo,
     refunds: asAsync(refunds) satisfies RefundsRepo,
     outbox: createOutboxRepo(store),
-    ping: async () => ping.get() !== null,
     close: async () => store.sqlite.close(),
   };
 }

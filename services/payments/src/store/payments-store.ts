@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
-import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger, type PgStore, type SqliteImport } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import { openPgPaymentsStore } from "./payments-store.pg.ts";
 import { openSqlitePaymentsStore } from "./payments-store.sqlite.ts";
@@ -116,8 +116,6 @@ export type PaymentsStore = {
   payments: PaymentsRepo;
   refunds: RefundsRepo;
   outbox: OutboxRepo;
-  /** For the health check: the store answers. */
-  ping(): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -139,26 +137,22 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
  * events still to be published).
  */
 export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHooks, opts: { importFrom?: string; log?: Logger } = {}): Promise<PaymentsStore> {
-  if (choice.engine === "sqlite") return openSqlitePaymentsStore(choice.path, hooks);
-  const pg = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
-  const imported =
-    opts.importFrom &&
-    (await importSqliteIntoPg(pg.db, opts.importFrom, {
-      tables: [
-        ["payments", pgSchema.payments],
-        ["status_counts", pgSchema.statusCounts],
-        ["refunds", pgSchema.refunds],
-        ["daily_stats", pgSchema.dailyStats],
-        ["daily_refunds", pgSchema.dailyRefunds],
-        ["outbox", pgSchema.outbox],
-      ],
-      mark: "payments_imported",
-      lock: "payaccept.payments.import",
-    }));
-  if (imported) {
+  const importFrom: SqliteImport<typeof pgSchema> = {
+    from: opts.importFrom,
+    tables: [
+      ["payments", pgSchema.payments],
+      ["status_counts", pgSchema.statusCounts],
+      ["refunds", pgSchema.refunds],
+      ["daily_stats", pgSchema.dailyStats],
+      ["daily_refunds", pgSchema.dailyRefunds],
+      ["outbox", pgSchema.outbox],
+    ],
+    mark: "payments_imported",
+    lock: "payaccept.payments.import",
+    what: "payments",
     // The outbox's seqs came with its rows: the identity goes on after the last of them.
-    await pg.db.execute(sql`select setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((select max(seq) from outbox), 0) + 1, false)`);
-    opts.log?.warn({ imported, from: opts.importFrom }, "payments imported from the SQLite file; never again from that file");
-  }
-  return openPgPaymentsStore(pg, hooks);
+    afterCopy: async ({ db }) => void (await db.execute(sql`select setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((select max(seq) from outbox), 0) + 1, false)`)),
+  };
+  const pg = { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: (store: PgStore<typeof pgSchema>) => openPgPaymentsStore(store, hooks), importFrom };
+  return openOnEngine(choice, (path) => openSqlitePaymentsStore(path, hooks), pg, opts.log);
 }

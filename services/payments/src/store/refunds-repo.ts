@@ -1,9 +1,10 @@
-import { and, asc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
-import { balanceShare, refundAmount } from "../domain/refund-rules.ts";
+import { asc, eq, isNotNull, sql } from "drizzle-orm";
+import { refundAmount } from "../domain/refund-rules.ts";
 import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
-import { refundEventRow } from "./rows.ts";
+import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund } from "./conditions.ts";
+import { endedRefund, newRefundRow, refundEventRow, succeededKopecks } from "./rows.ts";
 import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
 
 
@@ -21,25 +22,25 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
   const byKeyQ = db
     .select()
     .from(r)
-    .where(and(eq(r.paymentId, ph("paymentId")), eq(r.idempotencyKey, ph("key"))))
+    .where(byIdempotencyKey(r, ph("paymentId"), ph("key")))
     .prepare();
   const ofPaymentQ = db.select().from(r).where(eq(r.paymentId, ph("paymentId"))).orderBy(asc(r.id)).prepare();
   const takenQ = db
     .select({ total: sql<number>`coalesce(sum(${r.balanceKopecks}), 0)` })
     .from(r)
-    .where(and(eq(r.paymentId, ph("paymentId")), ne(r.status, "FAILED")))
+    .where(holdingAmount(r, ph("paymentId")))
     .prepare();
   const dueQ = db
     .select({ id: r.id })
     .from(r)
-    .where(and(isNotNull(r.retryAt), lte(r.retryAt, ph("now"))))
+    .where(refundDue(r, ph("now")))
     .orderBy(asc(r.retryAt))
     .limit(ph("limit"))
     .prepare();
   const claimQ = db
     .update(r)
     .set({ retryAt: sql`${ph("until")}` })
-    .where(and(eq(r.id, ph("id")), eq(r.status, "PENDING"), lte(r.retryAt, ph("now"))))
+    .where(claimable(r, ph("id"), ph("now")))
     .returning()
     .prepare();
   const pendingQ = db
@@ -67,26 +68,9 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
         }
         const row = payments.byId(payment.id)!;
         const amountKopecks = refundAmount(row, req.amountKopecks);
-        const refund = db
-          .insert(r)
-          .values({
-            id: Bun.randomUUIDv7(),
-            paymentId: row.id,
-            shopId: row.shopId,
-            amountKopecks,
-            balanceKopecks: balanceShare(row, amountKopecks, takenQ.get({ paymentId: row.id })!.total),
-            reason: req.reason ?? null,
-            status: "PENDING",
-            idempotencyKey: req.idempotencyKey ?? null,
-            createdAt: now,
-            retryAt: now + leaseMs,
-          })
-          .returning()
-          .get();
-        db.update(p)
-          .set({ refundingKopecks: sql`${p.refundingKopecks} + ${amountKopecks}`, updatedAt: now })
-          .where(eq(p.id, row.id))
-          .run();
+        const taken = takenQ.get({ paymentId: row.id })!.total;
+        const refund = db.insert(r).values(newRefundRow(row, req, amountKopecks, taken, now, leaseMs)).returning().get();
+        db.update(p).set(promiseRefund(p, amountKopecks, now)).where(eq(p.id, row.id)).run();
         return { refund, created: true };
       });
     },
@@ -110,26 +94,10 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
       const refund = tx(() => {
         const row = byIdQ.get({ id })!;
         if (refundHasEnded(row.status)) return row;
-        const done = db
-          .update(r)
-          .set({
-            status: outcome.status,
-            failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
-            failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
-            completedAt: now,
-            retryAt: null,
-          })
-          .where(eq(r.id, id))
-          .returning()
-          .get();
-        const succeeded = outcome.status === "SUCCEEDED" ? done.amountKopecks : 0;
+        const done = db.update(r).set(endedRefund(outcome, now)).where(eq(r.id, id)).returning().get();
+        const succeeded = succeededKopecks(outcome, done);
         if (succeeded > 0) payments.countRefund(done.shopId, now, succeeded);
-        let payment = db
-          .update(p)
-          .set({ refundingKopecks: sql`${p.refundingKopecks} - ${done.amountKopecks}`, refundedKopecks: sql`${p.refundedKopecks} + ${succeeded}`, updatedAt: now })
-          .where(eq(p.id, done.paymentId))
-          .returning()
-          .get();
+        let payment = db.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning().get();
         db.insert(outbox).values(refundEventRow(done, payment, now, requestId)).run();
         const full = fullyRefunded(payment);
         if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;

@@ -1,8 +1,10 @@
-import { paymentEventId, refundEventId, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
+import { paymentEventId, refundEventId, type PaymentMethod, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
 import type { SeqBounds } from "../domain/list-plan.ts";
+import { balanceShare } from "../domain/refund-rules.ts";
 import { decide, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent, toRefundEvent } from "../domain/views.ts";
+import type { RefundOutcome, RefundRequest } from "./payments-store.ts";
 import type { PaymentRow, RefundRow } from "./schema.ts";
 
 /** What both engines compute the same way, around their own statements. */
@@ -86,4 +88,43 @@ export function seqsOfPage(window: { first: number; last: number }, offset: numb
   const [lo, hi] = descending ? [Math.max(first, last - offset - limit + 1), last - offset] : [first + offset, Math.min(last, first + offset + limit - 1)];
   if (lo > hi) return [];
   return Array.from({ length: hi - lo + 1 }, (_, i) => (descending ? hi - i : lo + i));
+}
+
+/** The PENDING refund row `open` inserts, driven by the caller for leaseMs before the sweeper may take it. */
+export function newRefundRow(payment: PaymentRow, req: RefundRequest, amountKopecks: number, takenKopecks: number, now: number, leaseMs: number) {
+  return {
+    id: Bun.randomUUIDv7(),
+    paymentId: payment.id,
+    shopId: payment.shopId,
+    amountKopecks,
+    balanceKopecks: balanceShare(payment, amountKopecks, takenKopecks),
+    reason: req.reason ?? null,
+    status: "PENDING" as const,
+    idempotencyKey: req.idempotencyKey ?? null,
+    createdAt: now,
+    retryAt: now + leaseMs,
+  };
+}
+
+/** The refund's SET when it ends: its outcome (a failure as its reason and params), and no more retries. */
+export function endedRefund(outcome: RefundOutcome, now: number) {
+  return {
+    status: outcome.status,
+    failureCode: outcome.status === "FAILED" ? outcome.failure.reason : null,
+    failureParams: outcome.status === "FAILED" ? outcome.failure.params : null,
+    completedAt: now,
+    retryAt: null,
+  };
+}
+
+/** What a SUCCEEDED refund adds to the refunded sums; a failed one adds nothing. */
+export const succeededKopecks = (outcome: RefundOutcome, refund: RefundRow) => (outcome.status === "SUCCEEDED" ? refund.amountKopecks : 0);
+
+/** A row of the daily rollup as the contract has it: the rollup keys "no method" as "". */
+export const toDailyStatsRow = <R extends { method: string }>(row: R) => ({ ...row, method: (row.method || null) as PaymentMethod | null });
+
+/** The rows of a page read by seq, put in the page's order. */
+export function inSeqOrder<R extends { seq: number }>(rows: R[], seqs: number[]): R[] {
+  const bySeq = new Map(rows.map((row) => [row.seq, row]));
+  return seqs.map((seq) => bySeq.get(seq)!);
 }

@@ -1,8 +1,9 @@
-import { and, asc, count, eq, inArray, isNotNull, lte, min } from "drizzle-orm";
+import { count, eq, inArray, isNotNull, min } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import { saleKey } from "../recording.ts";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
+import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import * as schema from "./schema.pg.ts";
 import { receipts } from "./schema.pg.ts";
 
@@ -18,13 +19,13 @@ function pgOps(db: Runner): ReceiptsOps {
     insert: (input, now) => first(db.insert(receipts).values(newReceiptRow(input, now)).onConflictDoNothing({ target: receipts.dedupeKey }).returning()),
     existsKey: async (dedupeKey) => (await first(db.select({ id: receipts.id }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)))) !== undefined,
     statusOf: async (dedupeKey) => (await first(db.select({ status: receipts.status }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey))))?.status,
-    ofPayment: (paymentId) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(asc(receipts.createdAt), asc(receipts.id)),
+    ofPayment: (paymentId) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(...receiptOrder(receipts)),
     ofPayments: (shopId, paymentIds) =>
       db
         .select()
         .from(receipts)
-        .where(and(eq(receipts.shopId, shopId), inArray(receipts.paymentId, paymentIds)))
-        .orderBy(asc(receipts.paymentId), asc(receipts.createdAt), asc(receipts.id)),
+        .where(ofShopPayments(receipts, shopId, paymentIds))
+        .orderBy(...byPaymentOrder(receipts)),
     countsByStatus: async () =>
       (await db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status)).map((c) => ({ status: c.status, n: Number(c.n) })),
     // One statement: the due rows another replica is claiming right now are skipped, not waited for.
@@ -32,8 +33,8 @@ function pgOps(db: Runner): ReceiptsOps {
       const due = db
         .select({ id: receipts.id })
         .from(receipts)
-        .where(lte(receipts.nextAttemptAt, now))
-        .orderBy(asc(receipts.nextAttemptAt))
+        .where(isDue(receipts, now))
+        .orderBy(dueOrder(receipts))
         .limit(limit)
         .for("update", { skipLocked: true });
       return db.update(receipts).set({ nextAttemptAt: leaseUntil }).where(inArray(receipts.id, due)).returning();

@@ -1,6 +1,7 @@
-import { and, asc, count, eq, inArray, isNotNull, lte, min } from "drizzle-orm";
+import { count, eq, inArray, isNotNull, min } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
+import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.ts";
 
 /**
@@ -16,18 +17,18 @@ export function openSqliteReceiptsRepo(path: string, migrationsFolder: string): 
     insert: async (input, now) => db.insert(receipts).values(newReceiptRow(input, now)).onConflictDoNothing({ target: receipts.dedupeKey }).returning().get(),
     existsKey: async (dedupeKey) => db.select({ id: receipts.id }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get() !== undefined,
     statusOf: async (dedupeKey) => db.select({ status: receipts.status }).from(receipts).where(eq(receipts.dedupeKey, dedupeKey)).get()?.status,
-    ofPayment: async (paymentId) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(asc(receipts.createdAt), asc(receipts.id)).all(),
+    ofPayment: async (paymentId) => db.select().from(receipts).where(eq(receipts.paymentId, paymentId)).orderBy(...receiptOrder(receipts)).all(),
     ofPayments: async (shopId, paymentIds) =>
       db
         .select()
         .from(receipts)
-        .where(and(eq(receipts.shopId, shopId), inArray(receipts.paymentId, paymentIds)))
-        .orderBy(asc(receipts.paymentId), asc(receipts.createdAt), asc(receipts.id))
+        .where(ofShopPayments(receipts, shopId, paymentIds))
+        .orderBy(...byPaymentOrder(receipts))
         .all(),
     countsByStatus: async () => db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status).all(),
     // Called inside tx(): the file's write lock makes the read and the moves one step for every process.
     claimDue: async (now, limit, leaseUntil) => {
-      const ids = db.select({ id: receipts.id }).from(receipts).where(lte(receipts.nextAttemptAt, now)).orderBy(asc(receipts.nextAttemptAt)).limit(limit).all();
+      const ids = db.select({ id: receipts.id }).from(receipts).where(isDue(receipts, now)).orderBy(dueOrder(receipts)).limit(limit).all();
       if (ids.length === 0) return [];
       return db.update(receipts).set({ nextAttemptAt: leaseUntil }).where(inArray(receipts.id, ids.map((r) => r.id))).returning().all();
     },

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger, type SqliteImport } from "@payaccept/platform";
 import { openPgReceiptsRepo } from "./receipts-repo.pg.ts";
 import { openSqliteReceiptsRepo } from "./receipts-repo.sqlite.ts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
@@ -64,11 +64,6 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
  * sender carries on with them and the register's idempotency keeps each one document.
  */
 export async function openReceiptsRepo(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<ReceiptsRepo> {
-  if (choice.engine === "sqlite") return openSqliteReceiptsRepo(choice.path, MIGRATIONS);
-  const pg = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
-  const imported =
-    opts.importFrom &&
-    (await importSqliteIntoPg(pg.db, opts.importFrom, { tables: [["receipts", pgSchema.receipts]], mark: "receipts_imported", lock: "payaccept.receipts.import" }));
-  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "receipts imported from the service's SQLite file; never again from that file");
-  return openPgReceiptsRepo(pg);
+  const importFrom: SqliteImport<typeof pgSchema> = { from: opts.importFrom, tables: [["receipts", pgSchema.receipts]], mark: "receipts_imported", lock: "payaccept.receipts.import", what: "receipts" };
+  return openOnEngine(choice, (path) => openSqliteReceiptsRepo(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgReceiptsRepo, importFrom }, opts.log);
 }

@@ -1,9 +1,20 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { FAILING } from "./schema.ts";
 import { attempts, deliveries, healthDaily, type pgSchema } from "./schema.pg.ts";
+import {
+  attemptOrder,
+  attemptsOfDeliveries,
+  attemptSeries,
+  failingWithError,
+  healthCells,
+  healthDays,
+  newSeriesSet,
+  occurredSince,
+  shopDelivery,
+  unqueuedSeries,
+} from "./delivery-terms.ts";
 import { failureFrom } from "./failure-columns.ts";
 
 export type PgDeliveryDb = BunSQLDatabase<typeof pgSchema>;
@@ -29,20 +40,10 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
   const lockedInIdOrder = (where: SQL | undefined) =>
     inArray(deliveries.id, db.select({ id: deliveries.id }).from(deliveries).where(where).orderBy(asc(deliveries.id)).for("update"));
 
-  const newSeriesSet = (at: number) => ({
-    series: sql`${deliveries.series} + 1`,
-    seriesAttempts: 0,
-    result: "pending" as const,
-    lastErrorCode: null,
-    lastErrorParams: null,
-    nextAttemptAt: at,
-    updatedAt: at,
-  });
-
   const attemptsOf = async (ids: string[]) =>
     ids.length === 0
       ? []
-      : db.select().from(attempts).where(inArray(attempts.deliveryId, ids)).orderBy(asc(attempts.series), asc(attempts.attempt));
+      : db.select().from(attempts).where(attemptsOfDeliveries(attempts, ids)).orderBy(...attemptOrder(attempts));
 
   return {
     async insertDeliveries(ds) {
@@ -67,7 +68,6 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
       return db.transaction(async (tx) => {
         const logged = await tx.insert(attempts).values(a).onConflictDoNothing().returning({ attempt: attempts.attempt });
         if (logged.length === 0) return false;
-        // Only the series the attempt belongs to: a resend may have started a newer one meanwhile.
         await tx
           .update(deliveries)
           .set({
@@ -78,7 +78,7 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
             nextAttemptAt: next.nextAttemptAt,
             updatedAt: next.at,
           })
-          .where(and(eq(deliveries.id, a.deliveryId), eq(deliveries.series, a.series)));
+          .where(attemptSeries(deliveries, a.deliveryId, a.series));
         return true;
       });
     },
@@ -87,8 +87,8 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
       // series + 1 is evaluated under the row lock: two resends at once make two series, one after the other.
       const [row] = await db
         .update(deliveries)
-        .set(newSeriesSet(at))
-        .where(and(eq(deliveries.id, id), eq(deliveries.shopId, shopId)))
+        .set(newSeriesSet(deliveries, at))
+        .where(shopDelivery(deliveries, shopId, id))
         .returning();
       return row;
     },
@@ -96,8 +96,8 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
     async restartSince(shopId, since, at) {
       const rows = await db
         .update(deliveries)
-        .set(newSeriesSet(at))
-        .where(lockedInIdOrder(and(eq(deliveries.shopId, shopId), gte(deliveries.occurredAt, since))))
+        .set(newSeriesSet(deliveries, at))
+        .where(lockedInIdOrder(occurredSince(deliveries, shopId, since)))
         .returning({ id: deliveries.id });
       return rows.length;
     },
@@ -106,7 +106,7 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
       return db
         .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series })
         .from(deliveries)
-        .where(sql`${deliveries.queuedSeries} < ${deliveries.series}`)
+        .where(unqueuedSeries(deliveries))
         .orderBy(asc(deliveries.id))
         .limit(limit);
     },
@@ -137,16 +137,16 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
 
     async health(shopIds, fromDay, toDay) {
       const cells = await db
-        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})`.mapWith(Number) })
+        .select(healthCells(healthDaily))
         .from(healthDaily)
-        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .where(healthDays(healthDaily, shopIds, fromDay, toDay))
         .groupBy(healthDaily.shopId, healthDaily.state)
         .orderBy(healthDaily.shopId, healthDaily.state);
       return healthFigures(cells, async (shopId) => {
         const [row] = await db
           .select({ code: deliveries.lastErrorCode, params: deliveries.lastErrorParams })
           .from(deliveries)
-          .where(and(eq(deliveries.shopId, shopId), FAILING, isNotNull(deliveries.lastErrorCode)))
+          .where(failingWithError(deliveries, shopId))
           .orderBy(desc(deliveries.id))
           .limit(1);
         return row ? failureFrom(row.code, row.params) : null;

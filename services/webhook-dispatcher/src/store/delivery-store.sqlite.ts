@@ -1,9 +1,10 @@
 import { join } from "node:path";
-import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { asc, desc, eq, sql } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
 import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { attempts, deliveries, FAILING, healthDaily, schema } from "./schema.ts";
+import { attempts, deliveries, healthDaily, schema } from "./schema.ts";
+import { attemptOrder, attemptsOfDeliveries, attemptSeries, failingWithError, healthCells, healthDays, newSeriesSet, occurredSince, shopDelivery, unqueuedSeries } from "./delivery-terms.ts";
 import { failureFrom } from "./failure-columns.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
@@ -54,7 +55,6 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     .returning({ attempt: attempts.attempt })
     .prepare();
 
-  // Only the series the attempt belongs to: a resend may have started a newer one meanwhile.
   const applyAttempt = db
     .update(deliveries)
     .set({
@@ -65,30 +65,20 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       nextAttemptAt: sql`${p("nextAttemptAt")}`,
       updatedAt: sql`${p("at")}`,
     })
-    .where(and(eq(deliveries.id, p("deliveryId")), eq(deliveries.series, p("series"))))
+    .where(attemptSeries(deliveries, p("deliveryId"), p("series")))
     .prepare();
-
-  const newSeriesSet = (at: SQL | number) => ({
-    series: sql`${deliveries.series} + 1`,
-    seriesAttempts: 0,
-    result: "pending" as const,
-    lastErrorCode: null,
-    lastErrorParams: null,
-    nextAttemptAt: at,
-    updatedAt: at,
-  });
 
   const restartOne = db
     .update(deliveries)
-    .set(newSeriesSet(sql`${p("at")}`))
-    .where(and(eq(deliveries.id, p("id")), eq(deliveries.shopId, p("shopId"))))
+    .set(newSeriesSet(deliveries, sql`${p("at")}`))
+    .where(shopDelivery(deliveries, p("shopId"), p("id")))
     .returning()
     .prepare();
 
   const unqueued = db
     .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series })
     .from(deliveries)
-    .where(sql`${deliveries.queuedSeries} < ${deliveries.series}`)
+    .where(unqueuedSeries(deliveries))
     .orderBy(asc(deliveries.id))
     .limit(p("limit"))
     .prepare();
@@ -102,7 +92,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
   const latestError = db
     .select({ code: deliveries.lastErrorCode, params: deliveries.lastErrorParams })
     .from(deliveries)
-    .where(and(eq(deliveries.shopId, p("shopId")), FAILING, isNotNull(deliveries.lastErrorCode)))
+    .where(failingWithError(deliveries, p("shopId")))
     .orderBy(desc(deliveries.id))
     .limit(1)
     .prepare();
@@ -110,7 +100,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
   const attemptsOf = (ids: string[]) =>
     ids.length === 0
       ? []
-      : db.select().from(attempts).where(inArray(attempts.deliveryId, ids)).orderBy(asc(attempts.series), asc(attempts.attempt)).all();
+      : db.select().from(attempts).where(attemptsOfDeliveries(attempts, ids)).orderBy(...attemptOrder(attempts)).all();
 
   return {
     async insertDeliveries(ds: NewDelivery[]) {
@@ -136,8 +126,8 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     async restartSince(shopId, since, at) {
       return db
         .update(deliveries)
-        .set(newSeriesSet(at))
-        .where(and(eq(deliveries.shopId, shopId), gte(deliveries.occurredAt, since)))
+        .set(newSeriesSet(deliveries, at))
+        .where(occurredSince(deliveries, shopId, since))
         .returning({ id: deliveries.id })
         .all().length;
     },
@@ -169,9 +159,9 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
     async health(shopIds, fromDay, toDay) {
       const cells = db
-        .select({ shopId: healthDaily.shopId, state: healthDaily.state, count: sql<number>`sum(${healthDaily.count})`.mapWith(Number) })
+        .select(healthCells(healthDaily))
         .from(healthDaily)
-        .where(and(inArray(healthDaily.shopId, shopIds), gte(healthDaily.day, fromDay), lte(healthDaily.day, toDay)))
+        .where(healthDays(healthDaily, shopIds, fromDay, toDay))
         .groupBy(healthDaily.shopId, healthDaily.state)
         .orderBy(healthDaily.shopId, healthDaily.state)
         .all();

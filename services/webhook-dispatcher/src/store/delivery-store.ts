@@ -1,10 +1,11 @@
 import { join } from "node:path";
 import type { DeliveryHealth, DeliveryResult, Reason } from "@payaccept/contracts";
-import { importSqliteIntoPg, openPgStore, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import { pgDeliveryStore } from "./delivery-store.pg.ts";
 import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
 import type { DeliveryPage } from "./delivery-log.ts";
 import type { AttemptRow, DeliveryRow } from "./schema.ts";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { attempts, deliveries, pgSchema } from "./schema.pg.ts";
 
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
@@ -59,18 +60,7 @@ export interface DeliveryStore {
  * stream still holds their messages); the health rollup is rebuilt by the trigger as they go in.
  */
 export async function openDeliveryStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<DeliveryStore> {
-  if (choice.engine === "sqlite") return openSqliteDeliveryStore(choice.path);
-  const { db, close } = await openPgStore(choice, pgSchema, PG_MIGRATIONS, opts.log);
-  const imported =
-    opts.importFrom &&
-    (await importSqliteIntoPg(db, opts.importFrom, {
-      tables: [
-        ["deliveries", deliveries],
-        ["attempts", attempts],
-      ],
-      mark: "webhooks_imported",
-      lock: "payaccept.webhooks.import",
-    }));
-  if (imported) opts.log?.warn({ imported, from: opts.importFrom }, "deliveries imported from the SQLite file; never again from that file");
-  return pgDeliveryStore(db, close);
+  const tables: [string, PgTable][] = [["deliveries", deliveries], ["attempts", attempts]];
+  const importFrom = { from: opts.importFrom, tables, mark: "webhooks_imported", lock: "payaccept.webhooks.import", what: "deliveries" };
+  return openOnEngine(choice, openSqliteDeliveryStore, { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: ({ db, close }) => pgDeliveryStore(db, close), importFrom }, opts.log);
 }

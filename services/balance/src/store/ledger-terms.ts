@@ -1,0 +1,45 @@
+import { and, eq, gte, lte, sql, type Placeholder } from "drizzle-orm";
+import type * as pg from "./schema.pg.ts";
+import type * as sqlite from "./schema.ts";
+
+/**
+ * The terms both engines' ledger statements share, on either schema's columns: each engine file
+ * keeps only its own statements (prepared ones on SQLite, row locks on PostgreSQL) around them. A
+ * value may be a placeholder, for SQLite's prepared statements.
+ */
+
+type Accounts = typeof sqlite.accounts | typeof pg.accounts;
+type AppliedEvents = typeof sqlite.appliedEvents | typeof pg.appliedEvents;
+type FrozenBuckets = typeof sqlite.frozenBuckets | typeof pg.frozenBuckets;
+type Payouts = typeof sqlite.payouts | typeof pg.payouts;
+type Value<T> = T | Placeholder;
+
+/** The account's buckets released by now: every Moscow day up to the last released one. */
+export const releasedBuckets = (f: FrozenBuckets, accountId: Value<string>, lastReleasedDay: Value<string>) =>
+  and(eq(f.accountId, accountId), lte(f.moscowDay, lastReleasedDay));
+
+/** The account's bucket of one Moscow day. */
+export const bucketOfDay = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>) => and(eq(f.accountId, accountId), eq(f.moscowDay, moscowDay));
+
+/** The check of a take from a bucket, made by the UPDATE itself: the bucket holds the amount. */
+export const bucketCovers = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>, amountKopecks: Value<number>) =>
+  and(bucketOfDay(f, accountId, moscowDay), gte(f.amountKopecks, amountKopecks));
+
+/** The check of a debit, made by the UPDATE itself, so no interleaving can take the same money twice. */
+export const availableCovers = (a: Accounts, accountId: Value<string>, amountKopecks: Value<number>) =>
+  and(eq(a.accountId, accountId), gte(a.availableKopecks, amountKopecks));
+
+/** A bucket's upsert adds to what the day holds. */
+export const addToBucketSet = (f: FrozenBuckets) => ({ amountKopecks: sql`${f.amountKopecks} + excluded.amount_kopecks` });
+
+/** An account's upsert adds the delta to what is available. */
+export const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` });
+
+/** The payment's applied SUCCESS event (its day is the day its money froze). */
+export const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
+
+/** The payout this idempotency key already made for the account. */
+export const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey: Value<string>) => and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey));
+
+/** A payout still PENDING: marking it paid twice changes nothing. */
+export const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));

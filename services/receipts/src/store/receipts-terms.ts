@@ -1,0 +1,21 @@
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import type * as pg from "./schema.pg.ts";
+import type * as sqlite from "./schema.ts";
+
+/**
+ * The terms both engines' receipt statements share, on either schema's columns; each engine file
+ * keeps only its own statements (the claim's lock on PostgreSQL, the file's on SQLite) around them.
+ */
+
+type Receipts = typeof sqlite.receipts | typeof pg.receipts;
+
+/** A payment's receipts in the order they were made (sale first). */
+export const receiptOrder = (r: Receipts) => [asc(r.createdAt), asc(r.id)];
+
+/** The shop's receipts of these payments, grouped by payment, each payment's in the order they were made. */
+export const ofShopPayments = (r: Receipts, shopId: string, paymentIds: string[]) => and(eq(r.shopId, shopId), inArray(r.paymentId, paymentIds));
+export const byPaymentOrder = (r: Receipts) => [asc(r.paymentId), ...receiptOrder(r)];
+
+/** Receipts whose next attempt is due, and their order: the longest waiting first. */
+export const isDue = (r: Receipts, now: number) => lte(r.nextAttemptAt, now);
+export const dueOrder = (r: Receipts) => asc(r.nextAttemptAt);
