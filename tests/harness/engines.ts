@@ -10,6 +10,16 @@ export const ENGINES = ["sqlite", "postgres"] as const;
 export type Engine = (typeof ENGINES)[number];
 
 /**
+ * Cases of a stack test that do not exercise the store in a way the engines differ on (input
+ * checks, rendering, a read the other cases already make): defined in the SQLite run only, so the
+ * PostgreSQL run of a long file stays short. The PostgreSQL run does not have them at all (no skip).
+ * The caller says in a comment why its cases are here.
+ */
+export function sqliteRunOnly(engine: Engine, define: () => void): void {
+  if (engine === "sqlite") define();
+}
+
+/**
  * Fresh stores for the calling test file: one temporary folder and, when the file has a
  * PostgreSQL case, one throwaway PostgreSQL started on first use and stopped after the file.
  * `next(engine, file)` gives a new SQLite file, or a new schema of that server, each call.
