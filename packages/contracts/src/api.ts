@@ -99,7 +99,7 @@ export type Refund = z.infer<typeof Refund>;
 /** POST /v1/payments/{id}/refunds. Without amountKopecks the refund is of everything not yet refunded. */
 export const CreateRefundRequest = z.object({
   amountKopecks: z.number().int().min(1).max(MAX_AMOUNT_KOPECKS).optional(),
-  reason: z.string().max(255).optional(),
+  reason: Text.max(255).optional(),
 });
 export type CreateRefundRequest = z.output<typeof CreateRefundRequest>;
 

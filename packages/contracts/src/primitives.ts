@@ -41,7 +41,15 @@ export const METADATA_MAX_BYTES = 4096;
  * so "X-\ud800" and "X-\udc00" would become the same order id. Refused rather than replaced.
  */
 export const LONE_SURROGATE = "must not contain a lone UTF-16 surrogate";
-export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true, params: { rule: "LONE_SURROGATE" } });
+/**
+ * U+0000 is refused too: PostgreSQL's text cannot hold it (the insert fails, a 500 on that engine
+ * while SQLite kept it), and a C string in the merchant's or the register's systems ends there.
+ */
+export const NUL_CHARACTER = "must not contain the character U+0000";
+export const Text = z
+  .string()
+  .refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true, params: { rule: "LONE_SURROGATE" } })
+  .refine((s) => !s.includes("\u0000"), { message: NUL_CHARACTER, abort: true, params: { rule: "NUL_CHARACTER" } });
 
 /**
  * Problems of a free-form JSON value (metadata): a lone surrogate in any key or string, and the
