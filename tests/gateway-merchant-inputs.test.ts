@@ -51,4 +51,20 @@ describe.each(ENGINES)("merchant inputs with payments on %s", (engine) => {
     const refunds = (await (await api(`/v1/payments/${paid.id}/refunds`)).json()) as { items: unknown[] };
     expect(refunds.items).toEqual([]);
   });
+
+  test("a payment's id in capitals names the same payment on every route", async () => {
+    const paid = await paidSandbox(stack, shop.shopId);
+    const upper = paid.id.toUpperCase();
+    const got = await api(`/v1/payments/${upper}`);
+    expect(got.status).toBe(200);
+    expect(Payment.parse(await got.json()).id).toBe(paid.id);
+    const refund = await api(`/v1/payments/${upper}/refunds`, { method: "POST", json: { amountKopecks: 500 } });
+    expect(refund.status).toBe(201);
+    const refunds = (await (await api(`/v1/payments/${upper}/refunds`)).json()) as { items: { paymentId: string }[] };
+    expect(refunds.items.map((r) => r.paymentId)).toEqual([paid.id]);
+    const open = Payment.parse(await (await create({ orderId: orderId(), amountKopecks: 1000 })).json());
+    const canceled = await api(`/v1/payments/${open.id.toUpperCase()}/cancel`, { method: "POST" });
+    expect({ status: canceled.status, payment: (await canceled.json()) as unknown }).toMatchObject({ status: 200, payment: { id: open.id, status: "CANCELED" } });
+  });
 });
+

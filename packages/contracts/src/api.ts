@@ -11,6 +11,7 @@ import {
   ReturnUrl,
   Text,
   Uuid,
+  UuidInput,
 } from "./primitives.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
@@ -161,7 +162,7 @@ export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 /** §4.2 lookup mode: only orderId is read. */
 export const LookupPaymentQuery = z.object({ orderId: Text.min(1).max(64) });
 
-export const PaymentIdParam = z.object({ id: Uuid });
+export const PaymentIdParam = z.object({ id: UuidInput });
 
 /** §2.4 */
 export const Balance = z.object({
@@ -210,7 +211,7 @@ export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequest>;
 /** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
 export const PayoutsQuery = z.object({
   limit: intParam(1, 100, 20),
-  startingAfter: Uuid.optional(),
+  startingAfter: UuidInput.optional(),
 });
 export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
 export type PayoutList = z.infer<typeof PayoutList>;
@@ -250,7 +251,7 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 /** GET /v1/payments/{id}/webhooks, newest first. */
 export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery) });
 export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
-export const DeliveryIdParam = z.object({ deliveryId: Uuid });
+export const DeliveryIdParam = z.object({ deliveryId: UuidInput });
 export const TestWebhookResult = z.object({
   id: z.string(),
   httpStatus: z.number().int().nullable(),

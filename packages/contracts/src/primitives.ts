@@ -30,6 +30,12 @@ export const PayoutStatus = z.enum(PAYOUT_STATUSES);
 export type PayoutStatus = z.infer<typeof PayoutStatus>;
 
 export const Uuid = z.uuid({ message: "must be a UUID" });
+/**
+ * An id the merchant sends back (a path, a cursor). UUIDs are case-insensitive on input (RFC 9562
+ * §4) and ours are written in lowercase, which the stores compare byte for byte: a client that
+ * keeps ids in capitals (SQL Server's uniqueidentifier, some .NET code) must find the same payment.
+ */
+export const UuidInput = Uuid.transform((s) => s.toLowerCase());
 
 export const MIN_AMOUNT_KOPECKS = 100;
 export const MAX_AMOUNT_KOPECKS = 10_000_000_000;
