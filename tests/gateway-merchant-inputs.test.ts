@@ -66,5 +66,15 @@ describe.each(ENGINES)("merchant inputs with payments on %s", (engine) => {
     const canceled = await api(`/v1/payments/${open.id.toUpperCase()}/cancel`, { method: "POST" });
     expect({ status: canceled.status, payment: (await canceled.json()) as unknown }).toMatchObject({ status: 200, payment: { id: open.id, status: "CANCELED" } });
   });
+
+  test("a period's to written to the second includes the payments of that whole second (§4.2: inclusive)", async () => {
+    const p = Payment.parse(await (await create({ orderId: orderId(), amountKopecks: 1000 })).json());
+    const second = p.createdAt.replace(/\.\d+Z$/, "Z");
+    const page = PaymentListPage.parse(await (await api(`/v1/payments?from=${second}&to=${second}`)).json());
+    expect(page.items.map((i) => i.id)).toContain(p.id);
+    const before = new Date(Date.parse(second) - 1000).toISOString().replace(/\.\d+Z$/, "Z");
+    const earlier = PaymentListPage.parse(await (await api(`/v1/payments?from=${before}&to=${before}`)).json());
+    expect(earlier.items.map((i) => i.id)).not.toContain(p.id);
+  });
 });
 

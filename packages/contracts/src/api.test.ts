@@ -102,6 +102,16 @@ describe("ListPaymentsQuery", () => {
     expect(ListPaymentsQuery.safeParse({ from: "2026-01-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }).success).toBe(true);
   });
 
+  test("to is inclusive at the precision it is written in, and its own output maps to itself", () => {
+    const to = (v: string) => ListPaymentsQuery.parse({ to: v }).to;
+    expect(to("2026-01-01T23:59:59Z")).toBe("2026-01-01T23:59:59.999Z");
+    expect(to("2026-01-01T23:59:59.5Z")).toBe("2026-01-01T23:59:59.599Z");
+    expect(to("2026-01-01T23:59:59.25Z")).toBe("2026-01-01T23:59:59.259Z");
+    expect(to("2026-01-01T23:59:59.250Z")).toBe("2026-01-01T23:59:59.250Z");
+    expect(to("2026-01-02T02:59:59+03:00")).toBe("2026-01-01T23:59:59.999Z");
+    expect(to(to("2026-01-01T23:59:59Z")!)).toBe("2026-01-01T23:59:59.999Z");
+  });
+
   test("page bounds", () => {
     expect(ListPaymentsQuery.parse({ page: "10000", limit: "100" })).toMatchObject({ page: 10000, limit: 100 });
     expect(ListPaymentsQuery.safeParse({ page: "10001" }).success).toBe(false);

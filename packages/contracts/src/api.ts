@@ -142,10 +142,21 @@ const intParam = (min: number, max: number, dflt: number) =>
     .prefault(String(dflt));
 
 /** §4.2 list mode. Query values arrive as strings. */
+/**
+ * §4.2's `to` is inclusive at the precision it is written in: `…T23:59:59Z` ends at 23:59:59.999,
+ * `…T23:59:59.5Z` at .599, three or more decimals at that millisecond. createdAt has milliseconds,
+ * so read as an instant a day's `to=…23:59:59Z` left out the payments of its last second.
+ * Idempotent: its own output (three decimals) maps to itself, as payments parses the query again.
+ */
+export function inclusiveEnd(iso: string): string {
+  const decimals = /\.(\d+)/.exec(iso)?.[1]?.length ?? 0;
+  return new Date(Date.parse(iso) + (decimals >= 3 ? 0 : 10 ** (3 - decimals) - 1)).toISOString();
+}
+
 export const ListPaymentsQuery = z
   .object({
     from: IsoDateTime.optional(),
-    to: IsoDateTime.optional(),
+    to: IsoDateTime.transform(inclusiveEnd).optional(),
     status: statusList.optional(),
     page: intParam(1, 10000, 1),
     limit: intParam(1, 100, 20),
