@@ -89,6 +89,11 @@ describe("POST /v1/payments body (§2.1)", () => {
     expect(fields(await errorOf(await create({ orderId: "o-1", amountKopecks: 100, ...patch }), 400))).toEqual([field]);
   });
 
+  test("a telegramId integer past 2^53 (it would lose digits) is one problem, listed once", async () => {
+    const messages = await errorOf(await create({ orderId: "o-1", amountKopecks: 100, telegramId: 12345678901234567890 }), 400);
+    expect(messages).toEqual(["telegramId: Too big: expected int to be <=9007199254740991"]);
+  });
+
   test("values on the edges of every limit pass validation", async () => {
     await passesValidation(await create({ orderId: "o".repeat(64), amountKopecks: 100 }));
     await passesValidation(

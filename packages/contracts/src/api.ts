@@ -34,7 +34,8 @@ export const Metadata = z.preprocess(
 export const TelegramId = z
   .union([
     z.string().regex(/^\d{1,20}$/, { message: "must be a string of 1 to 20 digits or an integer" }),
-    z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    // int() is a safe integer already: a second max() listed the same problem twice
+    z.number().int().nonnegative(),
   ])
   .transform((v) => String(v));
 
