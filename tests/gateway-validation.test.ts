@@ -140,6 +140,16 @@ describe("POST /v1/payments body (§2.1)", () => {
     );
   });
 
+  test("a body with a Content-Encoding is a 415 naming the encoding it accepts, compressed or not", async () => {
+    const body = JSON.stringify({ orderId: "1", amountKopecks: 100 });
+    for (const [encoding, bytes] of [["gzip", Bun.gzipSync(body)], ["gzip", body], ["br", body]] as const) {
+      const res = await api("/v1/payments", { method: "POST", body: bytes, headers: { "Content-Type": "application/json", "Content-Encoding": encoding } });
+      expect(res.headers.get("Accept-Encoding")).toBe("identity");
+      expect(await errorOf(res, 415)).toEqual(["Content-Encoding is not accepted: send the body uncompressed"]);
+    }
+    await passesValidation(await api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json", "Content-Encoding": "identity" } }));
+  });
+
   test("a body over 64 KB is a 413, whether announced by Content-Length or streamed", async () => {
     const big = JSON.stringify({ orderId: "1", amountKopecks: 100, description: "x".repeat(70_000) });
     expect(await errorOf(await api("/v1/payments", { method: "POST", body: big, headers: { "Content-Type": "application/json" } }), 413)).toEqual([

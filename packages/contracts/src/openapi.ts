@@ -229,7 +229,7 @@ const errorResponses = (facts: ApiFacts) => ({
     `The ${IDEMPOTENCY_KEY_HEADER} was already used with another request (another method, path or body) in the last ${spokenDuration(IDEMPOTENCY_TTL_MS)}. Use a new key for a new request.`,
   ),
   PayloadTooLarge: errorResponse(`The body is larger than the gateway accepts, ${bodySize(facts.maxBodyBytes)} (a valid request is a few KB).`),
-  UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`."),
+  UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`, or it is sent with a `Content-Encoding` (send it uncompressed; the answer carries `Accept-Encoding: identity`)."),
   TooManyRequests: errorResponse(
     `Rate limit exceeded (§8): the operation's own limit per API key (in its description), or ${facts.rateLimitsPerMinute.perIp} requests per minute from one client address over the whole API. Wait Retry-After seconds.`,
     { "Retry-After": headerRef("RetryAfter") },

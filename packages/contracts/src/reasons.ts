@@ -50,6 +50,7 @@ export const REASONS = {
   BODY_NOT_UTF8: def("BAD_REQUEST", "request body must be UTF-8"),
   BODY_REQUIRED: def("BAD_REQUEST", "request body is required"),
   CONTENT_TYPE_NOT_JSON: def("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"),
+  CONTENT_ENCODING_UNSUPPORTED: def("UNSUPPORTED_MEDIA_TYPE", "Content-Encoding is not accepted: send the body uncompressed"),
   BODY_TOO_LARGE: def("PAYLOAD_TOO_LARGE", "request body must be at most {maxBytes} bytes", { maxBytes: "int" }),
   ROUTE_NOT_FOUND: def("NOT_FOUND", "Cannot {method} {path}", { method: "text", path: "text" }),
   METHOD_NOT_ALLOWED: def("METHOD_NOT_ALLOWED", "method {method} is not allowed here; allowed: {allowed}", { method: "text", allowed: "text" }),
