@@ -83,6 +83,8 @@ describe("POST /v1/payments body (§2.1)", () => {
     ["negative telegramId", { telegramId: -5 }, "telegramId"],
     ["email over 255 chars", { email: `${"a".repeat(250)}@example.com` }, "email"],
     ["successUrl over 300 chars", { successUrl: `https://shop.example.com/${"p".repeat(280)}` }, "successUrl"],
+    ["successUrl with a line break", { successUrl: "https://shop.example.com/ok\r\nSet-Cookie: a=b" }, "successUrl"],
+    ["failUrl with a tab", { failUrl: "https://shop.example.com/\tfail" }, "failUrl"],
     ["metadata that is not an object", { metadata: [1, 2] }, "metadata"],
     ["metadata over 4 KB", { metadata: { a: "x".repeat(4090) } }, "metadata"],
   ])("%s is refused", async (_name, patch, field) => {

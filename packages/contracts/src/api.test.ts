@@ -66,6 +66,14 @@ describe("return links", () => {
     ["ftp://x", false],
     ["tg:", false],
     ["", false],
+    ["https://shop.example/ok\r\nSet-Cookie: a=b", false],
+    ["https://shop.example/\tok", false],
+    ["https://shop.example/o k", false],
+    ["https://shop.example/ok\u0085", false],
+    ["t.me/shop_bot\n", false],
+    ["https:shop.example/ok", false],
+    ["HTTPS://SHOP.EXAMPLE/OK", true],
+    ["https://пример.рф/ok?q=%20", true],
   ])("%s → %p", (url, ok) => {
     expect(isAllowedReturnUrl(url)).toBe(ok);
   });

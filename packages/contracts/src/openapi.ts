@@ -97,7 +97,7 @@ docs.add(TestWebhookResult, {
   description: "What the shop's receiver answered to a test webhook (`test: true`, never stored as a delivery). `error` is null when it answered 2xx.",
 });
 // Refinements have no JSON Schema form, so their rules travel as descriptions.
-docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
+docs.add(ReturnUrl, { description: "Link with scheme https://, t.me or tg://, at most 300 characters, without spaces or control characters (percent-encode them)." });
 docs.add(Metadata, {
   description:
     "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth) and lone UTF-16 surrogates are refused with a 400.",

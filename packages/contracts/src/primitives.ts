@@ -75,8 +75,16 @@ export function jsonValueProblems(value: unknown, path: string[] = []): JsonValu
   });
 }
 
-/** Return links: https URLs (t.me included), tg:// deep links, or bare t.me/... links. */
+/**
+ * Control characters and spaces: the URL parser silently drops tabs and line breaks and encodes
+ * spaces, so "https://shop.ru/ok\r\nSet-Cookie: a=b" parsed as a fine URL and was stored and
+ * echoed as sent, ready to split a header wherever the merchant puts it in a Location.
+ */
+const NOT_IN_A_URL = /[\u0000-\u0020\u007f-\u009f]/;
+
+/** Return links: https:// URLs (t.me included), tg:// deep links, or bare t.me/... links. */
 export function isAllowedReturnUrl(value: string): boolean {
+  if (NOT_IN_A_URL.test(value)) return false;
   if (/^t\.me\/\S+$/i.test(value)) return true;
   let url: URL;
   try {
@@ -85,10 +93,11 @@ export function isAllowedReturnUrl(value: string): boolean {
     return false;
   }
   if (url.protocol === "tg:") return value.toLowerCase().startsWith("tg://") && value.length > 5;
-  return url.protocol === "https:" && url.hostname.length > 0;
+  // "https:shop.ru" parses as https://shop.ru/ too, but is not what the merchant meant to echo.
+  return url.protocol === "https:" && value.toLowerCase().startsWith("https://") && url.hostname.length > 0;
 }
 
-export const ReturnUrl = Text.max(300).refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://", params: { rule: "RETURN_URL" } });
+export const ReturnUrl = Text.max(300).refine(isAllowedReturnUrl, { message: "must be a link with scheme https, t.me or tg://, without spaces or control characters", params: { rule: "RETURN_URL" } });
 
 /** Unix epoch milliseconds → ISO string; the wire format of every timestamp. */
 export const IsoDateTime = z.iso.datetime({ offset: true });
