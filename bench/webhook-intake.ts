@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { JsMsg } from "@nats-io/jetstream";
 import { paymentEventSubject, type FinalStatus, type PaymentEvent } from "@payaccept/contracts";
 import { createLogger, type DatabaseChoice } from "@payaccept/platform";
-import { createPaymentEventIntake, INTAKE_BATCH } from "../services/webhook-dispatcher/src/intake.ts";
+import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from "../services/webhook-dispatcher/src/intake.ts";
 import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
 import { paymentEvent, shopRecord } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 import { startPostgres } from "../tests/harness/postgres.ts";
@@ -30,12 +30,12 @@ function message(event: PaymentEvent, seq: number, acked: () => void): JsMsg {
 
 async function takeIn(choice: DatabaseChoice, events: PaymentEvent[]) {
   const store = await openDeliveryStore(choice);
-  const intake = createPaymentEventIntake({ store, now: Date.now, log, onRecorded: () => {} });
+  const record = paymentEventRecorder({ store, now: Date.now, log, onRecorded: () => {} });
   const pass = async () => {
     let acked = 0;
     const started = performance.now();
     for (let from = 0; from < events.length; from += INTAKE_BATCH) {
-      const pull = events.slice(from, from + INTAKE_BATCH).map((e, k) => intake.handle(message(e, from + k + 1, () => acked++)));
+      const pull = events.slice(from, from + INTAKE_BATCH).map((e, k) => handlePaymentEventMessage(message(e, from + k + 1, () => acked++), record, log));
       await Promise.all(pull);
     }
     if (acked !== events.length) throw new Error(`${acked} of ${events.length} acked`);
