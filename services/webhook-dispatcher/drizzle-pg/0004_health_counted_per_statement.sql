@@ -11,29 +11,9 @@ BEGIN
 END
 $$;
 --> statement-breakpoint
--- The row trigger now counts changes only (0001's function without its INSERT branch).
+-- The row trigger now counts changes only; its function (0001) keeps an INSERT branch that no
+-- longer runs, left there rather than written out again here.
 DROP TRIGGER deliveries_health ON deliveries;
---> statement-breakpoint
-CREATE OR REPLACE FUNCTION deliveries_health() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
-DECLARE
-  new_state text := delivery_health_state(NEW.result, NEW.series, NEW.series_attempts);
-  new_day text := delivery_health_day(NEW.occurred_at);
-  old_state text := delivery_health_state(OLD.result, OLD.series, OLD.series_attempts);
-  old_day text := delivery_health_day(OLD.occurred_at);
-BEGIN
-  IF (OLD.shop_id, old_day, old_state) IS NOT DISTINCT FROM (NEW.shop_id, new_day, new_state) THEN
-    RETURN NULL;
-  END IF;
-  IF (OLD.shop_id, old_day, old_state) < (NEW.shop_id, new_day, new_state) THEN
-    PERFORM delivery_health_count(OLD.shop_id, old_day, old_state, -1);
-    PERFORM delivery_health_count(NEW.shop_id, new_day, new_state, 1);
-  ELSE
-    PERFORM delivery_health_count(NEW.shop_id, new_day, new_state, 1);
-    PERFORM delivery_health_count(OLD.shop_id, old_day, old_state, -1);
-  END IF;
-  RETURN NULL;
-END
-$$;
 --> statement-breakpoint
 CREATE TRIGGER deliveries_health AFTER UPDATE OF result, series, series_attempts, occurred_at, shop_id ON deliveries
   FOR EACH ROW EXECUTE FUNCTION deliveries_health();
