@@ -249,7 +249,7 @@ const enIssues: IssueTexts = {
 
 const ruRules: Record<IssueRule, string> = {
   LONE_SURROGATE: "текст содержит одиночный суррогат UTF-16",
-  NUL_CHARACTER: "текст содержит символ U+0000",
+  NUL_CHARACTER: "текст содержит нулевой символ U+0000",
   PROTO_KEY: "ключ __proto__ недопустим",
   METADATA_TOO_LARGE: "не больше {maxBytes} байт в JSON",
   RETURN_URL: "нужна ссылка https://, t.me/… или tg://… без пробелов и управляющих символов",
