@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -150,6 +150,20 @@ describe("POST /v1/payments body (§2.1)", () => {
       expect(await errorOf(res, 415)).toEqual(["Content-Encoding is not accepted: send the body uncompressed"]);
     }
     await passesValidation(await api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json", "Content-Encoding": "identity" } }));
+  });
+
+  test("a client that hangs up before its Content-Length is a client's 400 in the log, not an unhandled 500", async () => {
+    const requestId = `cut-body-${Date.now()}`;
+    const { hostname, port } = new URL(stack.gateway);
+    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data: () => {} } });
+    socket.write(
+      `POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${shop.apiKey}\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"orderId":"cut`,
+    );
+    socket.end();
+    const lines = () => stack.log("gateway").split("\n").filter((l) => l.includes(requestId)).map((l) => JSON.parse(l) as { msg: string; status?: number; level: number });
+    await eventually(() => lines().find((l) => l.msg === "request"), 20_000);
+    expect(lines().map((l) => ({ msg: l.msg, status: l.status }))).toEqual([{ msg: "request", status: 400 }]);
   });
 
   test("a body over 64 KB is a 413, whether announced by Content-Length or streamed", async () => {

@@ -48,6 +48,7 @@ export const REASONS = {
   VALIDATION_FAILED: def("BAD_REQUEST", "{issues}", { issues: "issues" }),
   MALFORMED_JSON: def("BAD_REQUEST", "malformed JSON"),
   BODY_NOT_UTF8: def("BAD_REQUEST", "request body must be UTF-8"),
+  BODY_INCOMPLETE: def("BAD_REQUEST", "the request body ended before it was complete"),
   BODY_REQUIRED: def("BAD_REQUEST", "request body is required"),
   CONTENT_TYPE_NOT_JSON: def("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"),
   CONTENT_ENCODING_UNSUPPORTED: def("UNSUPPORTED_MEDIA_TYPE", "Content-Encoding is not accepted: send the body uncompressed"),

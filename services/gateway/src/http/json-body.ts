@@ -53,12 +53,17 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
     const tooLarge = () => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes }));
     if (Number(length ?? 0) > maxBytes) return tooLarge();
     let bytes: Uint8Array | null;
-    // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
-    else {
-      bytes = await readCapped(c.req.raw.body, maxBytes);
-      if (bytes === null) return tooLarge();
+    try {
+      // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
+      if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
+      else bytes = await readCapped(c.req.raw.body, maxBytes);
+    } catch {
+      // The client closed the connection, or stalled past the server's idle timeout, before its
+      // Content-Length or last chunk: its request, not our failure (it was an "unhandled error"
+      // logged as an error and counted as a 500). Nobody may be left to read this answer.
+      return jsonError(c, new DomainError("BODY_INCOMPLETE"));
     }
+    if (bytes === null) return tooLarge();
     let text: string;
     try {
       text = decoder.decode(bytes);
