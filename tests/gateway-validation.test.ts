@@ -87,6 +87,7 @@ describe("POST /v1/payments body (§2.1)", () => {
     ["failUrl with a tab", { failUrl: "https://shop.example.com/\tfail" }, "failUrl"],
     ["metadata that is not an object", { metadata: [1, 2] }, "metadata"],
     ["metadata over 4 KB", { metadata: { a: "x".repeat(4090) } }, "metadata"],
+    ["metadata with an integer JSON.parse rounds (it would be echoed changed)", { metadata: { crmId: 12345678901234567890 } }, "metadata.crmId"],
   ])("%s is refused", async (_name, patch, field) => {
     expect(fields(await errorOf(await create({ orderId: "o-1", amountKopecks: 100, ...patch }), 400))).toEqual([field]);
   });

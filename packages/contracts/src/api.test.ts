@@ -152,6 +152,15 @@ describe("text that comes in", () => {
     expect(jsonValueProblems({ constructor: 1, prototype: { toString: "x" } })).toEqual([]);
   });
 
+  test("metadata: an integer JSON.parse would round is refused at its path; safe integers, floats and strings pass", () => {
+    const metadata = JSON.parse('{"id":12345678901234567890,"a":[-9007199254740993,1e300],"ok":9007199254740991,"f":0.1,"s":"12345678901234567890"}');
+    expect(problems({ ...valid, metadata })).toEqual([
+      "metadata.id: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+      "metadata.a.0: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+      "metadata.a.1: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+    ]);
+  });
+
   test("the character U+0000 is refused in every string and in metadata's keys and values", () => {
     expect(problems({ ...valid, orderId: "A\u0000B" })).toEqual(["orderId: must not contain the character U+0000"]);
     expect(problems({ ...valid, description: "\u0000" })).toEqual(["description: must not contain the character U+0000"]);

@@ -100,7 +100,7 @@ docs.add(TestWebhookResult, {
 docs.add(ReturnUrl, { description: "Link with scheme https://, t.me or tg://, at most 300 characters, without spaces or control characters (percent-encode them)." });
 docs.add(Metadata, {
   description:
-    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth), lone UTF-16 surrogates and the character U+0000 are refused with a 400.",
+    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth), lone UTF-16 surrogates, the character U+0000 and integers beyond ±(2^53 − 1) (send those as strings) are refused with a 400.",
 });
 docs.add(WebhookBody.shape.status, {
   description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,

@@ -63,9 +63,12 @@ export const Text = z
  * Problems of a free-form JSON value (metadata): a lone surrogate in any key or string, and the
  * key `__proto__` at any depth. JSON.parse keeps `__proto__` as an own property, but zod's
  * records, object spreads and `obj[key] =` copies in every consumer (ours and the merchant's)
- * drop it or set a prototype instead, so it cannot be echoed faithfully: it is refused.
+ * drop it or set a prototype instead, so it cannot be echoed faithfully: it is refused. So is an
+ * integer beyond 2^53 − 1: JSON.parse (ours and most clients') rounds it, so 12345678901234567890
+ * came back as 12345678901234567000, a different id; a string carries it exactly.
  */
-type JsonValueProblem = { path: string[]; message: string; params: { rule: "LONE_SURROGATE" | "NUL_CHARACTER" | "PROTO_KEY" } };
+export const UNSAFE_INTEGER = "must not hold an integer beyond ±(2^53 − 1): send it as a string";
+type JsonValueProblem = { path: string[]; message: string; params: { rule: "LONE_SURROGATE" | "NUL_CHARACTER" | "PROTO_KEY" | "UNSAFE_INTEGER" } };
 export function jsonValueProblems(value: unknown, path: string[] = []): JsonValueProblem[] {
   /** What is wrong with one string of it (`prefix`: "keys " for a key), if anything. */
   const textProblem = (s: string, prefix = ""): JsonValueProblem[] => {
@@ -74,6 +77,9 @@ export function jsonValueProblems(value: unknown, path: string[] = []): JsonValu
     return [];
   };
   if (typeof value === "string") return textProblem(value);
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    return [{ path, message: UNSAFE_INTEGER, params: { rule: "UNSAFE_INTEGER" } }];
+  }
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, v]) => {
     if (key === "__proto__") return [{ path, message: "must not contain the key __proto__", params: { rule: "PROTO_KEY" as const } }];

@@ -214,6 +214,7 @@ export const ISSUE_RULE_PARAMS = {
   LONE_SURROGATE: [],
   NUL_CHARACTER: [],
   PROTO_KEY: [],
+  UNSAFE_INTEGER: [],
   METADATA_TOO_LARGE: ["maxBytes"],
   RETURN_URL: [],
   WEBHOOK_URL_HTTPS: [],
