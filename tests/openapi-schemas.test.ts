@@ -102,7 +102,8 @@ describe("CreateRefundRequest and Refund", () => {
   test("rules that JSON Schema cannot express are stated in the description", () => {
     const schema = documentFor().components!.schemas!.CreatePaymentRequest as { properties: Record<string, { description?: string }> };
     const props = schema.properties;
-    expect(props.successUrl!.description).toContain("https, t.me or tg://");
+    expect(props.successUrl!.description).toContain("https://, t.me or tg://");
+    expect(props.successUrl!.description).toContain("without spaces or control characters");
     expect(props.metadata!.description).toContain("4 KB");
   });
 });
