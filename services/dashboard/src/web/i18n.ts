@@ -1,4 +1,5 @@
 import type { PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
 
 /** Russian plural forms: 1 платёж, 2 платежа, 5 платежей (11–14 take the third). */
@@ -60,7 +61,7 @@ const ru = {
   figuresByDay: "Таблица по дням",
   day: "День",
   successByMethod: "Успешные оплаты по способам",
-  shareOf: (pct: number, part: number, whole: number) => `${pct} % (${part} из ${whole})`,
+  shareOf: (pct: number, part: number, whole: number) => `${pct}\u00a0% (${part} из ${whole})`,
   noAttempts: "попыток не было",
   successRateNote: "Доля оплаченных среди платежей, где покупатель выбрал способ и оплата завершилась: оплачен, отклонён или просрочен.",
   periodNote: "Платежи относятся к дню создания по московскому времени, возвраты — к дню проведения. Оборот — до вычета возвратов.",
@@ -275,6 +276,9 @@ const ru = {
   operatorTitle: "Все магазины",
   owner: "Владелец",
   operatorShopTitle: (name: string) => `Магазин «${name}»`,
+  operatorShopHeading: (name: Child): Child[] => ["Магазин «", name, "»"],
+  tariffPercentText: (value: string) => `${value}\u00a0%`,
+  tariffMinText: (amount: string) => `мин.\u00a0${amount}`,
   activate: "Включить магазин",
   deactivate: "Отключить магазин",
   deactivateConfirm: "Отключить магазин? Его API-ключ сразу перестанет работать.",
@@ -576,6 +580,9 @@ const en: Messages = {
   operatorTitle: "All shops",
   owner: "Owner",
   operatorShopTitle: (name) => `Shop “${name}”`,
+  operatorShopHeading: (name) => ["Shop “", name, "”"],
+  tariffPercentText: (value) => `${value}%`,
+  tariffMinText: (amount) => `min\u00a0${amount}`,
   activate: "Activate shop",
   deactivate: "Deactivate shop",
   deactivateConfirm: "Deactivate the shop? Its API key stops working at once.",

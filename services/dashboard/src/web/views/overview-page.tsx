@@ -5,7 +5,7 @@ import { percent, type HealthFigures, type OverviewFigures } from "../overview/f
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";
 import type { Page } from "../page.ts";
 import { BarChart, ShareBar, type Bar } from "./charts.tsx";
-import { Alert, failureSaid, Money, SelectField, TextField, Unavailable } from "./components.tsx";
+import { Alert, failureSaid, MerchantText, Money, SelectField, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
 export type OverviewData =
@@ -150,7 +150,7 @@ function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
               return (
                 <tr>
                   <td data-label={t.tabShop}>
-                    <a href={`/shops/${s.shopId}/webhook?failed=1`}>{shop?.name ?? s.shopId}</a>
+                    <a href={`/shops/${s.shopId}/webhook?failed=1`}>{shop ? <MerchantText text={shop.name} /> : s.shopId}</a>
                   </td>
                   <td data-label={t.webhookUrl} class="wrap">
                     {shop?.webhookUrl ?? t.none}
