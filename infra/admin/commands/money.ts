@@ -18,20 +18,32 @@ export async function shopOfPayment(nc: NatsConnection, flags: Flags, id: string
   return optionalFlag(flags, "shop") ?? (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
 }
 
+/**
+ * --account, asked of the directory first: the ledger answers zeros and an empty list for an
+ * account it never saw, so a mistyped id would read as an empty balance (or a payout "over the
+ * available 0,00"); NOT_FOUND says what is wrong.
+ */
+async function knownAccount(nc: NatsConnection, flags: Flags, timeoutMs: number): Promise<string> {
+  const accountId = requireFlag(flags, "account");
+  await call(nc, rpcs.directory.getAccount, { accountId }, timeoutMs);
+  return accountId;
+}
+
 export const moneyCommands: Record<string, Command> = {
   "balance:get": {
     usage: "--account ID [--json]",
     flags: { account: "string" },
     run: async ({ nc, flags, timeoutMs, print }) =>
-      print(await call(nc, rpcs.balance.get, { accountId: requireFlag(flags, "account") }, timeoutMs)),
+      print(await call(nc, rpcs.balance.get, { accountId: await knownAccount(nc, flags, timeoutMs) }, timeoutMs)),
   },
   "payout:create": {
     usage: "--account ID --amount KOPECKS [--idempotency-key KEY] [--json]",
     flags: { account: "string", amount: "string", "idempotency-key": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
+      const amountKopecks = positiveIntFlag(flags, "amount");
       const request = {
-        accountId: requireFlag(flags, "account"),
-        amountKopecks: positiveIntFlag(flags, "amount"),
+        accountId: await knownAccount(nc, flags, timeoutMs),
+        amountKopecks,
         idempotencyKey: optionalFlag(flags, "idempotency-key"),
       };
       print(await call(nc, rpcs.balance.createPayout, request, timeoutMs));
@@ -42,7 +54,7 @@ export const moneyCommands: Record<string, Command> = {
     flags: { account: "string", limit: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const limit = flags.limit === undefined ? undefined : positiveIntFlag(flags, "limit");
-      print(await call(nc, rpcs.balance.listPayouts, { accountId: requireFlag(flags, "account"), limit }, timeoutMs));
+      print(await call(nc, rpcs.balance.listPayouts, { accountId: await knownAccount(nc, flags, timeoutMs), limit }, timeoutMs));
     },
   },
   /**
