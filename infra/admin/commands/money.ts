@@ -1,6 +1,6 @@
 import { rpcs } from "@payaccept/contracts";
 import { call, type NatsConnection } from "@payaccept/platform";
-import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
+import { requireFlag, requireShaped, UsageError, type Command, type Flags } from "../cli.ts";
 
 /** A flag that must be a positive whole number (kopecks, counts). */
 function positiveIntFlag(flags: Flags, name: string): number {
@@ -66,7 +66,7 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--payment ID [--amount KOPECKS] [--reason TEXT] [--idempotency-key KEY] [--shop ID] [--json]",
     flags: { payment: "string", shop: "string", amount: "string", reason: "string", "idempotency-key": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const id = requireFlag(flags, "payment");
+      const id = requireShaped(flags, "payment", "uuid");
       const request = {
         shopId: await shopOfPayment(nc, flags, id, timeoutMs),
         id,
@@ -81,7 +81,7 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--payment ID [--shop ID] [--json]",
     flags: { payment: "string", shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const id = requireFlag(flags, "payment");
+      const id = requireShaped(flags, "payment", "uuid");
       print(await call(nc, rpcs.payments.listRefunds, { shopId: await shopOfPayment(nc, flags, id, timeoutMs), id }, timeoutMs));
     },
   },

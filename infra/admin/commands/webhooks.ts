@@ -1,6 +1,6 @@
 import { rpcs, type WebhookDelivery } from "@payaccept/contracts";
 import { call } from "@payaccept/platform";
-import { requireFlag, UsageError, type Command } from "../cli.ts";
+import { requireFlag, requireShaped, UsageError, type Command } from "../cli.ts";
 
 /** The test webhook waits for the merchant's reply (WEBHOOK_TIMEOUT_MS, at most 30 s) before answering. */
 const TEST_WEBHOOK_TIMEOUT_MS = 35_000;
@@ -46,7 +46,7 @@ export const webhookCommands: Record<string, Command> = {
     usage: "--shop ID --since ISO_TIME [--json]",
     flags: { shop: "string", since: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const req = { shopId: requireFlag(flags, "shop"), since: requireFlag(flags, "since") };
+      const req = { shopId: requireFlag(flags, "shop"), since: requireShaped(flags, "since", "time") };
       const result = await call(nc, rpcs.webhooks.replay, req, timeoutMs);
       print(flags.json ? result : `${result.requeued} webhook(s) requeued`);
     },
