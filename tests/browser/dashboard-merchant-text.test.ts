@@ -101,6 +101,20 @@ describe("merchant text on the dashboard's pages", () => {
     });
   }
 
+  test("phone: a payment's fields stand under their labels, so a payment id is one line, not four", async () => {
+    const page = await signedIn(PHONE, merchantEmail, PASSWORD, "ru");
+    await page.goto(stack.url("dashboard") + paymentPath);
+    const idLines = await page.locator("dd code").first().evaluate((code) => {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+    expect(idLines).toBe(1);
+    const [label, value] = await Promise.all([page.locator("dl.facts dt").first().boundingBox(), page.locator("dl.facts dd").first().boundingBox()]);
+    expect(value!.y).toBeGreaterThanOrEqual(label!.y + label!.height - 1);
+    await screenshot(page, "dashboard-payment-phone");
+  });
+
   test("a right-to-left override in a shop's name stays inside the name", async () => {
     const operator = await signedIn(DESKTOP, operatorEmail, OPERATOR_PASSWORD, "ru");
     await operator.goto(`${stack.url("dashboard")}/ops/shops/${shops.rlo}`);
