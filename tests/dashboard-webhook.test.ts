@@ -76,6 +76,18 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
       expect(text(failed.html)).toMatch(/Ваш сервер ответил HTTP 503 за \d+ мс\./);
       reply = 200;
     });
+
+    test("a receiver that refuses the connection is said in words, with the system's code after them", async () => {
+      // Nothing listens on port 1 of loopback: the connection is refused at once.
+      await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://127.0.0.1:1/hook" });
+      const refused = text((await merchant.follow(await merchant.submit(tab, `${tab}/test`))).html);
+      expect(refused).toContain("Не удалось соединиться: сервер отказал в соединении (ECONNREFUSED).");
+      await merchant.get(`${tab}?lang=en`);
+      const inEnglish = text((await merchant.follow(await merchant.submit(tab, `${tab}/test`))).html);
+      expect(inEnglish).toContain("Could not connect: the server refused the connection (ECONNREFUSED).");
+      await merchant.get(`${tab}?lang=ru`);
+      await merchant.submit(tab, `${tab}/url`, { webhookUrl: receiver.url });
+    });
   });
 
   test("the delivery log shows result, attempts, error and next attempt; resend sends the same body again", async () => {
