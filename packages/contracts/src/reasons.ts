@@ -187,7 +187,7 @@ export const ValidationIssue = z.object({
 });
 export type ValidationIssue = z.infer<typeof ValidationIssue>;
 
-type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; issues: ValidationIssue[] };
+type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; systemError: string; issues: ValidationIssue[] };
 export type ParamsOf<R extends Reason> = { [K in keyof (typeof REASONS)[R]["params"]]: KindValue[(typeof REASONS)[R]["params"][K] & ParamKind] };
 /** `[]` for a reason without parameters, `[params]` otherwise. */
 export type ParamArgs<R extends Reason> = keyof (typeof REASONS)[R]["params"] extends never ? [] : [ParamsOf<R>];
