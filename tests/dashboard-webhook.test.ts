@@ -137,6 +137,9 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
     const row = text(/<tr class="delivery"[\s\S]*?<\/tr>/.exec(page)![0]);
     expect(row).toContain("no-url-1");
     expect(row).toContain("Ошибка: Не указан URL вебхука.");
+    // Nothing was sent, so there is no reply time to show ("нет ответа · 0 мс" read as a server asked).
+    expect(row).toContain("не отправлен");
+    expect(row).not.toMatch(/нет ответа|0 мс/);
     expect(row).not.toMatch(/no webhook URL|configured/);
     const [delivery] = (await stack.call(rpcs.webhooks.log, { shopId: bare.shopId, paymentId: payment.id, limit: 5 })).items;
     expect(delivery).toMatchObject({ lastError: "no webhook URL configured", lastErrorCode: "WEBHOOK_URL_MISSING", lastErrorParams: {} });
