@@ -170,6 +170,17 @@ describe("text that cannot be stored as it was sent", () => {
     expect(fields(await errorOf(await raw(body), 400))).toEqual(["description", "metadata.k.0", "successUrl"]);
   });
 
+  test("the character U+0000 is a 400 in every string and in metadata, before any store sees it", async () => {
+    const body = '{"orderId":"o\\u0000","amountKopecks":100,"description":"\\u0000","metadata":{"k":"a\\u0000","\\u0000":1}}';
+    expect(await errorOf(await raw(body), 400)).toEqual([
+      "orderId: must not contain the character U+0000",
+      "description: must not contain the character U+0000",
+      "metadata.k: must not contain the character U+0000",
+      "metadata: keys must not contain the character U+0000",
+    ]);
+    expect((await api("/v1/payments?orderId=a%00b")).status).toBe(400);
+  });
+
   test("a surrogate pair (an emoji) is text and passes", async () => {
     await passesValidation(await create({ orderId: "X-\ud83d\ude00", amountKopecks: 100, description: "\ud83d\ude00" }));
   });

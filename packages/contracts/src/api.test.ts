@@ -133,6 +133,16 @@ describe("text that comes in", () => {
     ]);
     expect(jsonValueProblems({ constructor: 1, prototype: { toString: "x" } })).toEqual([]);
   });
+
+  test("the character U+0000 is refused in every string and in metadata's keys and values", () => {
+    expect(problems({ ...valid, orderId: "A\u0000B" })).toEqual(["orderId: must not contain the character U+0000"]);
+    expect(problems({ ...valid, description: "\u0000" })).toEqual(["description: must not contain the character U+0000"]);
+    const metadata = JSON.parse('{"a":["ok","x\\u0000"],"k\\u0000":1}');
+    expect(problems({ ...valid, metadata })).toEqual(["metadata.a.1: must not contain the character U+0000", "metadata: keys must not contain the character U+0000"]);
+    expect(LookupPaymentQuery.safeParse({ orderId: "\u0000" }).success).toBe(false);
+    // Other control characters are text (a tab in a description is fine).
+    expect(problems({ ...valid, description: "a\tb\u0001" })).toEqual([]);
+  });
 });
 
 describe("CreatePaymentRequest.receipt", () => {

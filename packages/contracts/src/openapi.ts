@@ -79,7 +79,7 @@ docs.add(WebhookBody, { id: "WebhookBody", description: "Body of the payment-res
 docs.add(ErrorBody, {
   id: "Error",
   description:
-    "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode. `code` says what happened as a stable name from a fixed catalogue (more codes may be added: treat an unknown one by its statusCode) and `params` gives its figures, amounts in kopecks; `message` is English for people and may be reworded, so never parse it. A 400 has code VALIDATION_FAILED, `message` lists every problem and `params.issues` gives each as {path, issue, params, message}: `issue` is the validation rule broken (too_small, too_big, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom…), its params the limits (minimum, maximum, format…), and a custom issue's `params.rule` names our own rule (RETURN_URL, LONE_SURROGATE, PROTO_KEY, METADATA_TOO_LARGE, UNKNOWN_STATUS, FROM_AFTER_TO…).",
+    "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode. `code` says what happened as a stable name from a fixed catalogue (more codes may be added: treat an unknown one by its statusCode) and `params` gives its figures, amounts in kopecks; `message` is English for people and may be reworded, so never parse it. A 400 has code VALIDATION_FAILED, `message` lists every problem and `params.issues` gives each as {path, issue, params, message}: `issue` is the validation rule broken (too_small, too_big, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom…), its params the limits (minimum, maximum, format…), and a custom issue's `params.rule` names our own rule (RETURN_URL, LONE_SURROGATE, NUL_CHARACTER, PROTO_KEY, METADATA_TOO_LARGE, UNKNOWN_STATUS, FROM_AFTER_TO…).",
 });
 docs.add(ErrorBody.shape.code, { description: "The reason: a stable machine-readable name (REFUND_EXCEEDS_REFUNDABLE, ORDER_ID_TAKEN, SERVICE_UNAVAILABLE…)." });
 docs.add(ErrorBody.shape.params, { description: "The reason's figures, e.g. { refundKopecks, refundableKopecks, paymentKopecks, refundingKopecks }; {} when it has none." });
@@ -100,7 +100,7 @@ docs.add(TestWebhookResult, {
 docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
 docs.add(Metadata, {
   description:
-    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth) and lone UTF-16 surrogates are refused with a 400.",
+    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth), lone UTF-16 surrogates and the character U+0000 are refused with a 400.",
 });
 docs.add(WebhookBody.shape.status, {
   description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,

@@ -41,7 +41,17 @@ export const METADATA_MAX_BYTES = 4096;
  * so "X-\ud800" and "X-\udc00" would become the same order id. Refused rather than replaced.
  */
 export const LONE_SURROGATE = "must not contain a lone UTF-16 surrogate";
-export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true, params: { rule: "LONE_SURROGATE" } });
+/**
+ * Nor the character U+0000 ("\u0000" in JSON): PostgreSQL's text and jsonb cannot hold it, so a
+ * payment that a SQLite store took would fail every PostgreSQL store its events reach (the
+ * dispatcher's, the receipts'), for ever; and C-based systems of the merchant cut the string there.
+ */
+export const NUL_CHARACTER = "must not contain the character U+0000";
+const hasNul = (s: string) => s.includes("\0");
+export const Text = z
+  .string()
+  .refine((s) => s.isWellFormed(), { message: LONE_SURROGATE, abort: true, params: { rule: "LONE_SURROGATE" } })
+  .refine((s) => !hasNul(s), { message: NUL_CHARACTER, abort: true, params: { rule: "NUL_CHARACTER" } });
 
 /**
  * Problems of a free-form JSON value (metadata): a lone surrogate in any key or string, and the
@@ -49,15 +59,20 @@ export const Text = z.string().refine((s) => s.isWellFormed(), { message: LONE_S
  * records, object spreads and `obj[key] =` copies in every consumer (ours and the merchant's)
  * drop it or set a prototype instead, so it cannot be echoed faithfully: it is refused.
  */
-type JsonValueProblem = { path: string[]; message: string; params: { rule: "LONE_SURROGATE" | "PROTO_KEY" } };
+type JsonValueProblem = { path: string[]; message: string; params: { rule: "LONE_SURROGATE" | "NUL_CHARACTER" | "PROTO_KEY" } };
 export function jsonValueProblems(value: unknown, path: string[] = []): JsonValueProblem[] {
-  const surrogate = { path, message: LONE_SURROGATE, params: { rule: "LONE_SURROGATE" as const } };
-  if (typeof value === "string") return value.isWellFormed() ? [] : [surrogate];
+  /** What is wrong with one string of it (`prefix`: "keys " for a key), if anything. */
+  const textProblem = (s: string, prefix = ""): JsonValueProblem[] => {
+    if (!s.isWellFormed()) return [{ path, message: `${prefix}${LONE_SURROGATE}`, params: { rule: "LONE_SURROGATE" } }];
+    if (hasNul(s)) return [{ path, message: `${prefix}${NUL_CHARACTER}`, params: { rule: "NUL_CHARACTER" } }];
+    return [];
+  };
+  if (typeof value === "string") return textProblem(value);
   if (value === null || typeof value !== "object") return [];
   return Object.entries(value).flatMap(([key, v]) => {
     if (key === "__proto__") return [{ path, message: "must not contain the key __proto__", params: { rule: "PROTO_KEY" as const } }];
-    if (!key.isWellFormed()) return [{ ...surrogate, message: `keys ${LONE_SURROGATE}` }];
-    return jsonValueProblems(v, [...path, key]);
+    const keyProblem = textProblem(key, "keys ");
+    return keyProblem.length > 0 ? keyProblem : jsonValueProblems(v, [...path, key]);
   });
 }
 

@@ -212,6 +212,7 @@ export const ZOD_ISSUE_CODES = [
 /** Our custom validation rules, with their parameters: a page says an issue of code "custom" by its `params.rule`. */
 export const ISSUE_RULE_PARAMS = {
   LONE_SURROGATE: [],
+  NUL_CHARACTER: [],
   PROTO_KEY: [],
   METADATA_TOO_LARGE: ["maxBytes"],
   RETURN_URL: [],

@@ -247,6 +247,7 @@ const enIssues: IssueTexts = {
 
 const ruRules: Record<IssueRule, string> = {
   LONE_SURROGATE: "текст содержит одиночный суррогат UTF-16",
+  NUL_CHARACTER: "текст содержит нулевой символ U+0000",
   PROTO_KEY: "ключ __proto__ недопустим",
   METADATA_TOO_LARGE: "не больше {maxBytes} байт в JSON",
   RETURN_URL: "нужна ссылка https://, t.me/… или tg://…",
@@ -270,6 +271,7 @@ const ruRules: Record<IssueRule, string> = {
 
 const enRules: Record<IssueRule, string> = {
   LONE_SURROGATE: "the text contains a lone UTF-16 surrogate",
+  NUL_CHARACTER: "the text contains the character U+0000",
   PROTO_KEY: "the key __proto__ is not allowed",
   METADATA_TOO_LARGE: "at most {maxBytes} bytes as JSON",
   RETURN_URL: "a link https://, t.me/… or tg://… is needed",
