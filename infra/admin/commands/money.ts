@@ -1,6 +1,7 @@
 import { rpcs } from "@payaccept/contracts";
 import { call, type NatsConnection } from "@payaccept/platform";
 import { requireFlag, requireShaped, UsageError, type Command, type Flags } from "../cli.ts";
+import { knownAccount } from "./known.ts";
 
 /** A flag that must be a positive whole number (kopecks, counts). */
 function positiveIntFlag(flags: Flags, name: string): number {
@@ -16,17 +17,6 @@ const optionalFlag = (flags: Flags, name: string) => (typeof flags[name] === "st
 /** --shop, or the payment's own shop looked up (operators may give just a payment id). */
 export async function shopOfPayment(nc: NatsConnection, flags: Flags, id: string, timeoutMs: number): Promise<string> {
   return optionalFlag(flags, "shop") ?? (await call(nc, rpcs.payments.owner, { id }, timeoutMs)).shopId;
-}
-
-/**
- * --account, asked of the directory first: the ledger answers zeros and an empty list for an
- * account it never saw, so a mistyped id would read as an empty balance (or a payout "over the
- * available 0,00"); NOT_FOUND says what is wrong.
- */
-async function knownAccount(nc: NatsConnection, flags: Flags, timeoutMs: number): Promise<string> {
-  const accountId = requireFlag(flags, "account");
-  await call(nc, rpcs.directory.getAccount, { accountId }, timeoutMs);
-  return accountId;
 }
 
 export const moneyCommands: Record<string, Command> = {
