@@ -44,11 +44,21 @@ export function requireShaped(flags: Flags, name: string, shape: keyof typeof SH
 export function parseFlags(cmd: Command, argv: string[]): Flags {
   const options: Record<string, { type: "string" | "boolean" }> = { json: { type: "boolean" } };
   for (const [k, t] of Object.entries(cmd.flags)) options[k] = { type: t };
+  let parsed;
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags;
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false, tokens: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  // parseArgs keeps the last of a repeated flag: "key:rotate --shop A --shop B" would rotate B's
+  // key while the operator may have meant A. Two values for one flag are a mistake, said as one.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option" || token.value === undefined) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given twice`);
+    seen.add(token.name);
+  }
+  return parsed.values as Flags;
 }
 
 export function describeError(e: unknown): string {
