@@ -81,7 +81,8 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       <p role="status">{text}</p>
       {props.status === "SUCCESS" ? <Receipt view={props.view} page={props.page} /> : null}
       {props.status === "SUCCESS" && props.view.receiptTo ? <p class="muted">{t.receiptSent(props.view.receiptTo)}</p> : null}
-      {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" ? <p class="muted">{t.lateQrHint}</p> : null}
+      {/* A late QR payment is the real bank's; a sandbox shows no QR, so it cannot happen there. */}
+      {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" && !props.view.sandbox ? <p class="muted">{t.lateQrHint}</p> : null}
       <ReturnLink href={returnHref(link)} page={props.page} />
     </section>
   );
