@@ -55,6 +55,15 @@ describe("admin CLI help", () => {
     expect(JSON.parse(r.stdout)).toEqual({ error: { code: "USAGE", message: "unknown command: shop:explode" } });
   });
 
+  test("a flag given twice is a usage mistake, not the last one silently winning (exit 2, before NATS)", async () => {
+    const r = await admin("key:rotate", "--shop", "shop-a", "--shop", "shop-b", "--json");
+    expect(r).toMatchObject({ code: 2, stderr: "" });
+    expect(JSON.parse(r.stdout)).toEqual({ error: { code: "USAGE", message: "--shop is given twice" } });
+    const plain = await admin("payout:create", "--account", "a", "--amount", "100", "--amount", "1000000");
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toStartWith("--amount is given twice\n");
+  });
+
   test("NATS unreachable with --json: one JSON error on stdout, exit 1, while the bus's warning is logged on stderr", async () => {
     const r = await admin("balance:get", "--account", "a", "--json");
     expect(r.code).toBe(1);

@@ -17,7 +17,8 @@ describe.each(ENGINES)("balance on %s", (engine) => {
   let stack: Stack;
   let feed: BalanceFeed;
   beforeAll(async () => {
-    stack = await Stack.start({ services: ["balance"], env: { HOLD_HOUR: "12" }, postgres: engine === "postgres" });
+    // The directory too: the admin CLI asks it whether an account exists before the ledger.
+    stack = await Stack.start({ services: ["balance", "directory"], env: { HOLD_HOUR: "12" }, postgres: engine === "postgres" });
     feed = await BalanceFeed.open(stack);
   });
   afterAll(() => stack?.stop());
@@ -215,9 +216,11 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       const { stdout, stderr, code } = await stack.admin(args);
       return { out: stdout.trim(), err: stderr.trim(), code };
     };
+    /** An account the directory knows, as shop:create or a dashboard sign-up makes it. */
+    const directoryAccount = async () => (await stack.call(rpcs.directory.createAccount, {})).accountId;
 
     test("balance:get, payout:create and payout:list operate the running service", async () => {
-      const accountId = newAccount();
+      const accountId = await directoryAccount();
       await feed.fund(accountId, 7_000);
       const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
       expect(payout.code).toBe(0);
@@ -229,7 +232,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     });
 
     test("a payout beyond available fails with the reason and exit code 1; a bad amount is a usage error", async () => {
-      const accountId = newAccount();
+      const accountId = await directoryAccount();
       const refused = await admin("payout:create", "--account", accountId, "--amount", "100");
       expect(refused).toMatchObject({ code: 1, err: "error: CONFLICT: payout of 1.00 RUB (100 kopecks) exceeds the available balance 0.00 RUB (0 kopecks)" });
       // With --json the same refusal is one JSON document on stdout.
@@ -246,6 +249,19 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       const bad = await admin("payout:create", "--account", accountId, "--amount", "12.5");
       expect(bad.code).toBe(2);
       expect(bad.err).toStartWith("--amount must be a positive whole number");
+    });
+
+    test("an account the directory does not know is NOT_FOUND, never an empty balance or a payout over 0,00", async () => {
+      const unknown = newAccount();
+      for (const args of [["balance:get"], ["payout:list"], ["payout:create", "--amount", "100"]]) {
+        const r = await admin(...args, "--account", unknown, "--json");
+        expect({ args, code: r.code, out: JSON.parse(r.out) }).toEqual({
+          args,
+          code: 1,
+          out: { error: { code: "NOT_FOUND", message: "no such account", reason: "ACCOUNT_NOT_FOUND", params: {} } },
+        });
+      }
+      expect(await admin("balance:get", "--account", unknown)).toMatchObject({ code: 1, err: "error: NOT_FOUND: no such account" });
     });
   });
 });

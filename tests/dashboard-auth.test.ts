@@ -199,6 +199,18 @@ describe.each(ENGINES)("the dashboard on %s", (engine) => {
       expect(card.html).toContain("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;");
     });
 
+    test("a form over the size limit is refused with 413 and a page that says why, in the page's language", async () => {
+      const client = DashboardClient.of(stack);
+      await client.signUp(uniqueEmail("big-form"));
+      const { shopId } = await client.createShop("Big forms");
+      await client.get(`/shops/${shopId}`);
+      const refused = await client.post(`/shops/${shopId}/settings`, { name: "z".repeat(40_000) });
+      expect(refused.status).toBe(413);
+      expect(text(refused.html)).toContain("Слишком большая форма. Вернитесь назад и попробуйте снова.");
+      await client.get(`/shops/${shopId}?lang=en`);
+      expect(text((await client.post(`/shops/${shopId}/settings`, { name: "z".repeat(40_000) })).html)).toContain("The form is too large. Go back and try again.");
+    });
+
     test("Russian by default, English on request, remembered", async () => {
       const client = DashboardClient.of(stack);
       expect((await client.get("/login")).html).toContain('<html lang="ru">');

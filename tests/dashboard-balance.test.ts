@@ -43,6 +43,8 @@ describe("balance", () => {
     expect(page).toContain(`Заморожено ${rub(api.frozenKopecks)}`);
     expect(page).toContain("Деньги за оплаты дня становятся доступны к выводу на следующий день в 12:00 МСК.");
     expect(page).toMatch(/Сегодняшние оплаты \(\d\d\.\d\d\.\d{4}\) станут доступны \d\d\.\d\d\.\d{4} в 12:00 МСК\./);
+    // A merchant trying a sandbox shop sees its payments paid and the balance still 0: the page says why.
+    expect(page).toContain("Баланс общий для всех боевых магазинов кабинета; тестовые платежи в него не входят.");
   });
 
   test("a payout above the available amount is refused with the reason; nothing is paid", async () => {

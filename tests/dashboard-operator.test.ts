@@ -99,7 +99,7 @@ describe("the operator pages", () => {
       methods: ["CARD"],
       tariff: { SBP: { percentBp: 150, fixedKopecks: 1000, minKopecks: 2000 }, CARD: { percentBp: 275, fixedKopecks: 0, minKopecks: 0 } },
     });
-    expect(text((await merchant.get(`/shops/${shop.shopId}`)).html)).toContain("Карта: 2,75 %");
+    expect(text((await merchant.get(`/shops/${shop.shopId}`)).html)).toContain("Карта: 2,75\u00a0%");
   });
 
   test("operator forms need the CSRF token like every other", async () => {

@@ -199,6 +199,9 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
       // The same form sent twice refunds once.
       expect((await merchant.post(`${base}/refund`, { amount: "1000", idempotencyKey: key })).status).toBe(303);
       const partly = await merchant.follow(part);
+      // A part refunded is a refund made, not the payment refunded.
+      expect(text(partly.html)).toContain("Возврат проведён.");
+      expect(text(partly.html)).not.toContain("Платёж возвращён");
       expect(text(partly.html)).toContain("Возвращено");
       expect(text(partly.html)).toContain("1\u202F000,00\u00A0₽");
       expect(partly.html).toContain(`href="${base}/refund"`);
@@ -209,7 +212,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
       const refunded = await merchant.post(`${base}/refund`, { amount: "1500,00", idempotencyKey: /name="idempotencyKey" value="([^"]+)"/.exec(rest.html)![1]! });
       expect(refunded.status).toBe(303);
       const detail = await merchant.follow(refunded);
-      expect(text(detail.html)).toContain("Платёж возвращён.");
+      expect(text(detail.html)).toContain("Возврат проведён.");
       // Its two refunds (rpcs.payments.listRefunds), each with its time, and the history up to the full refund.
       expect(text(detail.html)).toMatch(
         /Возвраты Когда Сумма Статус \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F000,00\u00A0₽ Проведён \d\d\.\d\d\.\d{4} \d\d:\d\d\sМСК 1\u202F500,00\u00A0₽ Проведён/,

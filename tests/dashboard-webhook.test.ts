@@ -76,6 +76,18 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
       expect(text(failed.html)).toMatch(/Ваш сервер ответил HTTP 503 за \d+ мс\./);
       reply = 200;
     });
+
+    test("a receiver that refuses the connection is said in words, with the system's code after them", async () => {
+      // Nothing listens on port 1 of loopback: the connection is refused at once.
+      await merchant.submit(tab, `${tab}/url`, { webhookUrl: "http://127.0.0.1:1/hook" });
+      const refused = text((await merchant.follow(await merchant.submit(tab, `${tab}/test`))).html);
+      expect(refused).toContain("Не удалось соединиться: сервер отказал в соединении (ECONNREFUSED).");
+      await merchant.get(`${tab}?lang=en`);
+      const inEnglish = text((await merchant.follow(await merchant.submit(tab, `${tab}/test`))).html);
+      expect(inEnglish).toContain("Could not connect: the server refused the connection (ECONNREFUSED).");
+      await merchant.get(`${tab}?lang=ru`);
+      await merchant.submit(tab, `${tab}/url`, { webhookUrl: receiver.url });
+    });
   });
 
   test("the delivery log shows result, attempts, error and next attempt; resend sends the same body again", async () => {
@@ -125,6 +137,9 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
     const row = text(/<tr class="delivery"[\s\S]*?<\/tr>/.exec(page)![0]);
     expect(row).toContain("no-url-1");
     expect(row).toContain("Ошибка: Не указан URL вебхука.");
+    // Nothing was sent, so there is no reply time to show ("нет ответа · 0 мс" read as a server asked).
+    expect(row).toContain("не отправлен");
+    expect(row).not.toMatch(/нет ответа|0 мс/);
     expect(row).not.toMatch(/no webhook URL|configured/);
     const [delivery] = (await stack.call(rpcs.webhooks.log, { shopId: bare.shopId, paymentId: payment.id, limit: 5 })).items;
     expect(delivery).toMatchObject({ lastError: "no webhook URL configured", lastErrorCode: "WEBHOOK_URL_MISSING", lastErrorParams: {} });

@@ -110,4 +110,17 @@ describe("admin shop commands", () => {
     expect(asJson(unknownFlag).error.code).toBe("USAGE");
     expect(asJson(unknownFlag).error.message).toContain("--colour");
   });
+
+  test("webhooks:log and webhooks:replay of a shop the directory does not know are NOT_FOUND, not an empty log or \"0 requeued\"", async () => {
+    // Only the directory runs: the command must stop at it, before asking the dispatcher.
+    const unknown = Bun.randomUUIDv7();
+    for (const args of [["webhooks:log", "--shop", unknown], ["webhooks:replay", "--shop", unknown, "--since", "2026-11-24T00:00:00Z"]]) {
+      const r = await admin(...args, "--json");
+      expect({ args, code: r.code, out: JSON.parse(r.stdout) }).toEqual({
+        args,
+        code: 1,
+        out: { error: { code: "NOT_FOUND", message: "shop not found", reason: "SHOP_NOT_FOUND", params: {} } },
+      });
+    }
+  });
 });

@@ -69,3 +69,20 @@ test("errors are one line: a payment that is not SUCCESS, an unknown payment, a 
   expect(missing.code).toBe(2);
   expect(missing.stderr).toStartWith("--payment is required");
 });
+
+test("a malformed id or time is a usage mistake named by its flag (exit 2), not the service's \"id: must be a UUID\"", async () => {
+  const shopId = shop.shopId;
+  const cases: [string[], string][] = [
+    [["payment:refund", "--payment", "order-1"], "--payment must be a UUID"],
+    [["payment:refunds", "--payment", "12345"], "--payment must be a UUID"],
+    [["receipt:list", "--payment", "nope"], "--payment must be a UUID"],
+    [["receipt:resend", "--receipt", "nope"], "--receipt must be a UUID"],
+    [["webhooks:replay", "--shop", shopId, "--since", "yesterday"], "--since must be an ISO 8601 time with its offset, e.g. 2026-11-24T00:00:00Z"],
+  ];
+  for (const [args, message] of cases) {
+    const r = await admin(...args, "--json");
+    expect({ args, code: r.code, out: JSON.parse(r.stdout) }).toEqual({ args, code: 2, out: { error: { code: "USAGE", message } } });
+    const plain = await admin(...args);
+    expect({ args, code: plain.code, first: plain.stderr.split("\n")[0] }).toEqual({ args, code: 2, first: message });
+  }
+});

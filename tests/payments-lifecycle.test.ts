@@ -93,6 +93,7 @@ describe.each(ENGINES)("payments lifecycle on %s", (engine) => {
         shopName: "Coffee beans",
         methods: ["SBP", "CARD"],
         sandbox: true,
+        accepting: true,
         successUrl: "https://shop.example/own",
         failUrl: "https://shop.example/sorry",
         expiresAt: null,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { rpcs } from "@payaccept/contracts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
 import { scanQr } from "./browser/qr.ts";
 import { cancelPayment, createPayment, statusOf } from "./browser/shop-fixtures.ts";
@@ -134,6 +135,30 @@ describe("a buyer in the browser", () => {
     expect(await page.locator("form").count()).toBe(0);
     await screenshot(page, "canceled");
     expect(await statusOf(stack, live.apiKey, p.id)).toBe("CANCELED");
+  });
+
+  test("a shop deactivated by an operator: its unpaid invoice says the shop is not accepting payments, with nothing to press", async () => {
+    const shop = await stack.createShop({ name: "Закрытая лавка", sandbox: false, methods: ["SBP", "CARD"] });
+    const p = await createPayment(stack, shop.apiKey, { failUrl: "https://example.com/fail" });
+    await stack.call(rpcs.directory.setActive, { shopId: shop.shopId, active: false });
+    const { page, errors } = await openPage(PHONE);
+    // Payments learns of the change from the directory's bucket: reload until it has.
+    await eventually(async () => {
+      await page.goto(p.payUrl);
+      return (await heading(page, "Магазин сейчас не принимает оплату").count()) > 0;
+    }, 20_000, 200);
+    expect(await page.getByText("Деньги не списаны. Попробуйте позже или свяжитесь с магазином.").isVisible()).toBe(true);
+    expect(await page.locator("form").count()).toBe(0);
+    expect(await page.getByRole("link", { name: "Вернуться в магазин" }).getAttribute("href")).toBe("https://example.com/fail");
+    await screenshot(page, "shop-not-accepting");
+    expect(errors).toEqual([]);
+    // Not final: once the shop is active again, the same link offers the methods.
+    await stack.call(rpcs.directory.setActive, { shopId: shop.shopId, active: true });
+    await eventually(async () => {
+      await page.goto(p.payUrl);
+      return (await heading(page, "Выберите способ оплаты").count()) > 0;
+    }, 20_000, 200);
+    expect(await statusOf(stack, shop.apiKey, p.id)).toBe("CREATED");
   });
 
   test("on a phone: the bank-app button comes first, the QR code scans to the bank page, nothing overflows", async () => {

@@ -237,6 +237,17 @@ describe("switching method", () => {
 });
 
 describe("outcomes", () => {
+  test("a sandbox SBP payment that expired or was declined promises no late QR payment: a sandbox shows no QR", async () => {
+    for (const outcome of ["EXPIRED", "FAILED"] as const) {
+      const p = await createPayment(stack, sandbox.apiKey);
+      await stack.call(rpcs.payments.start, { id: p.id, method: "SBP" });
+      await stack.call(rpcs.payments.sandboxOutcome, { id: p.id, outcome });
+      const { html } = await new Buyer(paypage).page(pathOf(p.payUrl));
+      expect({ outcome, shown: html.includes(outcome === "EXPIRED" ? "Время оплаты истекло" : "Оплата не прошла") }).toEqual({ outcome, shown: true });
+      expect({ outcome, promised: html.includes("по QR-коду") }).toEqual({ outcome, promised: false });
+    }
+  });
+
   test("a canceled invoice shows the canceled screen and a start is refused without an error", async () => {
     const p = await createPayment(stack, live.apiKey, { failUrl: "t.me/coffee_bot?start=failed" });
     const buyer = new Buyer(paypage);

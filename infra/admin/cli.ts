@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, IsoDateTime, Uuid } from "@payaccept/contracts";
 import type { NatsConnection } from "@payaccept/platform";
 
 export type Flags = Record<string, string | boolean | undefined>;
@@ -21,14 +21,44 @@ export function requireFlag(flags: Flags, name: string): string {
   return v;
 }
 
+/**
+ * The shapes a flag can be checked against here, with the words that say what was expected: the
+ * contract's own schemas, so a flag passes exactly when the service would take it.
+ */
+const SHAPES = {
+  uuid: [Uuid, "a UUID"],
+  time: [IsoDateTime, "an ISO 8601 time with its offset, e.g. 2026-11-24T00:00:00Z"],
+} as const;
+
+/**
+ * A required flag of a given shape. A malformed one is the caller's usage mistake, named by its
+ * flag (exit 2), not the service's BAD_REQUEST about a field the caller never typed ("id: …").
+ */
+export function requireShaped(flags: Flags, name: string, shape: keyof typeof SHAPES): string {
+  const value = requireFlag(flags, name);
+  const [schema, expected] = SHAPES[shape];
+  if (!schema.safeParse(value).success) throw new UsageError(`--${name} must be ${expected}`);
+  return value;
+}
+
 export function parseFlags(cmd: Command, argv: string[]): Flags {
   const options: Record<string, { type: "string" | "boolean" }> = { json: { type: "boolean" } };
   for (const [k, t] of Object.entries(cmd.flags)) options[k] = { type: t };
+  let parsed;
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: false }).values as Flags;
+    parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: false, tokens: true });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+  // parseArgs keeps the last of a repeated flag: "key:rotate --shop A --shop B" would rotate B's
+  // key while the operator may have meant A. Two values for one flag are a mistake, said as one.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option" || token.value === undefined) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given twice`);
+    seen.add(token.name);
+  }
+  return parsed.values as Flags;
 }
 
 export function describeError(e: unknown): string {

@@ -131,10 +131,10 @@ for (const [size, options] of [
       expect((await barValues(page, "chart-count")).at(-1)).toBe(5);
       expect(await page.locator("#chart-turnover rect.bar").last().locator("title").textContent()).toContain(rub(460_050));
       const body = await page.locator("main").innerText();
-      expect(body).toContain("100 % (4 из 4)");
-      expect(body).toContain("50 % (1 из 2)");
+      expect(body).toContain("100\u00a0% (4 из 4)");
+      expect(body).toContain("50\u00a0% (1 из 2)");
       expect(body).toContain("С первой попытки");
-      expect(body).toContain("86 % (6 из 7)");
+      expect(body).toContain("86\u00a0% (6 из 7)");
       const failing = page.locator("table.failing tbody tr");
       expect(await failing.count()).toBe(1);
       expect(await failing.innerText()).toContain("Чайная");
@@ -149,7 +149,7 @@ for (const [size, options] of [
       expect(await innerText(page, "#kpi-paid")).toBe("4");
       expect(await innerText(page, "#kpi-refunds")).toBe(rub(120_000));
       expect(await page.locator("main").innerText()).toContain("2 возврата");
-      expect(await page.locator("main").innerText()).toContain("100 % (6 из 6)");
+      expect(await page.locator("main").innerText()).toContain("100\u00a0% (6 из 6)");
       expect(await page.locator("main").innerText()).toContain("Ошибок доставки нет.");
       await page.getByRole("link", { name: "7 дней" }).click();
       await page.waitForURL(/from=/);

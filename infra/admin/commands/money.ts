@@ -1,6 +1,7 @@
 import { rpcs } from "@payaccept/contracts";
 import { call, type NatsConnection } from "@payaccept/platform";
-import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
+import { requireFlag, requireShaped, UsageError, type Command, type Flags } from "../cli.ts";
+import { knownAccount } from "./known.ts";
 
 /** A flag that must be a positive whole number (kopecks, counts). */
 function positiveIntFlag(flags: Flags, name: string): number {
@@ -23,15 +24,16 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--account ID [--json]",
     flags: { account: "string" },
     run: async ({ nc, flags, timeoutMs, print }) =>
-      print(await call(nc, rpcs.balance.get, { accountId: requireFlag(flags, "account") }, timeoutMs)),
+      print(await call(nc, rpcs.balance.get, { accountId: await knownAccount(nc, flags, timeoutMs) }, timeoutMs)),
   },
   "payout:create": {
     usage: "--account ID --amount KOPECKS [--idempotency-key KEY] [--json]",
     flags: { account: "string", amount: "string", "idempotency-key": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
+      const amountKopecks = positiveIntFlag(flags, "amount");
       const request = {
-        accountId: requireFlag(flags, "account"),
-        amountKopecks: positiveIntFlag(flags, "amount"),
+        accountId: await knownAccount(nc, flags, timeoutMs),
+        amountKopecks,
         idempotencyKey: optionalFlag(flags, "idempotency-key"),
       };
       print(await call(nc, rpcs.balance.createPayout, request, timeoutMs));
@@ -42,7 +44,7 @@ export const moneyCommands: Record<string, Command> = {
     flags: { account: "string", limit: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const limit = flags.limit === undefined ? undefined : positiveIntFlag(flags, "limit");
-      print(await call(nc, rpcs.balance.listPayouts, { accountId: requireFlag(flags, "account"), limit }, timeoutMs));
+      print(await call(nc, rpcs.balance.listPayouts, { accountId: await knownAccount(nc, flags, timeoutMs), limit }, timeoutMs));
     },
   },
   /**
@@ -54,7 +56,7 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--payment ID [--amount KOPECKS] [--reason TEXT] [--idempotency-key KEY] [--shop ID] [--json]",
     flags: { payment: "string", shop: "string", amount: "string", reason: "string", "idempotency-key": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const id = requireFlag(flags, "payment");
+      const id = requireShaped(flags, "payment", "uuid");
       const request = {
         shopId: await shopOfPayment(nc, flags, id, timeoutMs),
         id,
@@ -69,7 +71,7 @@ export const moneyCommands: Record<string, Command> = {
     usage: "--payment ID [--shop ID] [--json]",
     flags: { payment: "string", shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const id = requireFlag(flags, "payment");
+      const id = requireShaped(flags, "payment", "uuid");
       print(await call(nc, rpcs.payments.listRefunds, { shopId: await shopOfPayment(nc, flags, id, timeoutMs), id }, timeoutMs));
     },
   },

@@ -1,6 +1,6 @@
 import { rpcs } from "@payaccept/contracts";
 import { call } from "@payaccept/platform";
-import { requireFlag, type Command } from "../cli.ts";
+import { requireShaped, type Command } from "../cli.ts";
 import { shopOfPayment } from "./money.ts";
 
 export const receiptCommands: Record<string, Command> = {
@@ -9,7 +9,7 @@ export const receiptCommands: Record<string, Command> = {
     usage: "--payment ID [--shop ID] [--json]",
     flags: { payment: "string", shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const id = requireFlag(flags, "payment");
+      const id = requireShaped(flags, "payment", "uuid");
       print(await call(nc, rpcs.receipts.list, { shopId: await shopOfPayment(nc, flags, id, timeoutMs), paymentIds: [id] }, timeoutMs));
     },
   },
@@ -17,6 +17,6 @@ export const receiptCommands: Record<string, Command> = {
   "receipt:resend": {
     usage: "--receipt ID [--json]",
     flags: { receipt: "string" },
-    run: async ({ nc, flags, timeoutMs, print }) => print(await call(nc, rpcs.receipts.resend, { id: requireFlag(flags, "receipt") }, timeoutMs)),
+    run: async ({ nc, flags, timeoutMs, print }) => print(await call(nc, rpcs.receipts.resend, { id: requireShaped(flags, "receipt", "uuid") }, timeoutMs)),
   },
 };

@@ -1,6 +1,7 @@
 import { rpcs, type WebhookDelivery } from "@payaccept/contracts";
 import { call } from "@payaccept/platform";
-import { requireFlag, UsageError, type Command } from "../cli.ts";
+import { requireFlag, requireShaped, UsageError, type Command } from "../cli.ts";
+import { knownShop } from "./known.ts";
 
 /** The test webhook waits for the merchant's reply (WEBHOOK_TIMEOUT_MS, at most 30 s) before answering. */
 const TEST_WEBHOOK_TIMEOUT_MS = 35_000;
@@ -18,7 +19,7 @@ export const webhookCommands: Record<string, Command> = {
     run: async ({ nc, flags, timeoutMs, print }) => {
       const limit = flags.limit === undefined ? undefined : Number(flags.limit);
       if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 200)) throw new UsageError("--limit must be 1..200");
-      const shopId = requireFlag(flags, "shop");
+      const shopId = await knownShop(nc, flags, timeoutMs);
       const paymentId = typeof flags.payment === "string" ? flags.payment : undefined;
       const { items } = await call(nc, rpcs.webhooks.log, { shopId, paymentId, limit }, timeoutMs);
       print(flags.json ? items : items.map(describeDelivery).join("\n") || "no deliveries");
@@ -46,7 +47,8 @@ export const webhookCommands: Record<string, Command> = {
     usage: "--shop ID --since ISO_TIME [--json]",
     flags: { shop: "string", since: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
-      const req = { shopId: requireFlag(flags, "shop"), since: requireFlag(flags, "since") };
+      const since = requireShaped(flags, "since", "time");
+      const req = { shopId: await knownShop(nc, flags, timeoutMs), since };
       const result = await call(nc, rpcs.webhooks.replay, req, timeoutMs);
       print(flags.json ? result : `${result.requeued} webhook(s) requeued`);
     },

@@ -7,9 +7,11 @@ import { z } from "zod";
  * parameters from their own tables; nothing anywhere reads the English text back.
  *
  * Parameter kinds say how a page shows a value: `kopecks` as money, `status` and `method` by
- * their names in the page's language, `service` by the service's name, the rest as they are.
+ * their names in the page's language, `service` by the service's name, `systemError` (a socket's
+ * or TLS error code: ECONNREFUSED, CERT_HAS_EXPIRED…) in words with the code after them, the rest
+ * as they are.
  */
-export const PARAM_KINDS = ["kopecks", "int", "text", "status", "method", "service", "issues"] as const;
+export const PARAM_KINDS = ["kopecks", "int", "text", "status", "method", "service", "systemError", "issues"] as const;
 export type ParamKind = (typeof PARAM_KINDS)[number];
 
 /** What a `service` parameter names: the first segment of an RPC subject, or a store the gateway needs. */
@@ -132,7 +134,7 @@ export const REASONS = {
   WEBHOOK_HTTP_STATUS: def("BAD_GATEWAY", "HTTP {httpStatus}", { httpStatus: "int" }),
   WEBHOOK_REDIRECT: def("BAD_GATEWAY", "HTTP {httpStatus}: redirects are not followed", { httpStatus: "int" }),
   WEBHOOK_TIMEOUT: def("BAD_GATEWAY", "no response within {timeoutMs} ms", { timeoutMs: "int" }),
-  WEBHOOK_CONNECTION_FAILED: def("BAD_GATEWAY", "connection failed: {detail}", { detail: "text" }),
+  WEBHOOK_CONNECTION_FAILED: def("BAD_GATEWAY", "connection failed: {detail}", { detail: "systemError" }),
 
   // ── shops, accounts, users ───────────────────────────────────────────────
   SHOP_NOT_FOUND: def("NOT_FOUND", "shop not found"),
@@ -153,7 +155,7 @@ export const REASONS = {
   REGISTER_DOWN: def("UNAVAILABLE", "the register is down (sandbox switch)"),
   // What the receipts service records for a receipt not registered yet (never thrown to a caller).
   REGISTER_TIMEOUT: def("BAD_GATEWAY", "register unreachable: no answer within {timeoutMs} ms", { timeoutMs: "int" }),
-  REGISTER_UNREACHABLE: def("BAD_GATEWAY", "register unreachable: {detail}", { detail: "text" }),
+  REGISTER_UNREACHABLE: def("BAD_GATEWAY", "register unreachable: {detail}", { detail: "systemError" }),
   REGISTER_HTTP_STATUS: def("BAD_GATEWAY", "register answered {httpStatus}", { httpStatus: "int" }),
   REGISTER_BAD_REPLY: def("BAD_GATEWAY", "the register's reply does not follow the protocol"),
   RECEIPT_NOT_FISCALISED_YET: def("BAD_GATEWAY", "the register has not fiscalised it yet"),
@@ -187,7 +189,7 @@ export const ValidationIssue = z.object({
 });
 export type ValidationIssue = z.infer<typeof ValidationIssue>;
 
-type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; issues: ValidationIssue[] };
+type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; systemError: string; issues: ValidationIssue[] };
 export type ParamsOf<R extends Reason> = { [K in keyof (typeof REASONS)[R]["params"]]: KindValue[(typeof REASONS)[R]["params"][K] & ParamKind] };
 /** `[]` for a reason without parameters, `[params]` otherwise. */
 export type ParamArgs<R extends Reason> = keyof (typeof REASONS)[R]["params"] extends never ? [] : [ParamsOf<R>];

@@ -48,6 +48,12 @@ export const CheckoutView = z.object({
   shopName: z.string(),
   methods: z.array(PaymentMethod),
   sandbox: z.boolean(),
+  /**
+   * Whether the shop takes payments now (an operator may have deactivated it): a CREATED payment
+   * of a shop that does not cannot be started, and its page says so instead of offering methods.
+   * Absent from an older payments service: taken as accepting, as before.
+   */
+  accepting: z.boolean().default(true),
   /** Effective return links (payment-level, else shop-level). */
   successUrl: z.string().nullable(),
   failUrl: z.string().nullable(),

@@ -12,6 +12,7 @@ const SAMPLE: Record<ParamKind, unknown> = {
   status: "REFUNDED",
   method: "CARD",
   service: "balance",
+  systemError: "ECONNREFUSED",
   issues: [{ path: "amountKopecks", issue: "too_small", params: { origin: "number", minimum: 100 }, message: "Too small: expected number to be >=100" }],
 };
 const sampleParams = (kinds: Record<string, ParamKind>) => Object.fromEntries(Object.entries(kinds).map(([k, kind]) => [k, SAMPLE[kind]]));
@@ -30,6 +31,7 @@ describe.each(LANGS)("every reason in %s", (lang) => {
     if (Object.values(kinds).includes("kopecks")) expect(text).toContain(formatRubles(243_799, lang));
     if (Object.values(kinds).includes("status")) expect(text).toContain(REASON_TEXTS[lang].names.statuses.REFUNDED);
     if (Object.values(kinds).includes("service")) expect(text).toContain(REASON_TEXTS[lang].names.services.balance);
+    if (Object.values(kinds).includes("systemError")) expect(text).toContain(`${REASON_TEXTS[lang].names.systemErrors.ECONNREFUSED} (ECONNREFUSED)`);
     // Said in Russian, not the API's English shown inside a Russian page.
     if (lang === "ru") expect(text).toMatch(/[а-яё]{3}/i);
   });

@@ -304,6 +304,8 @@ type Names = {
   methods: Record<(typeof PAYMENT_METHODS)[number], string>;
   services: Record<(typeof SERVICE_NAMES)[number], string>;
   someService: string;
+  /** The socket and TLS error codes a receiver or a register most often causes, in words. */
+  systemErrors: Partial<Record<string, string>>;
   fields: Partial<Record<string, string>>;
 };
 
@@ -320,6 +322,22 @@ const ruNames: Names = {
     idempotency: "Хранилище ключей идемпотентности",
   },
   someService: "Один из сервисов",
+  systemErrors: {
+    ENOTFOUND: "такого имени нет в DNS",
+    EAI_AGAIN: "DNS не ответил",
+    ECONNREFUSED: "сервер отказал в соединении",
+    ECONNRESET: "сервер оборвал соединение",
+    ETIMEDOUT: "сервер не ответил на соединение",
+    EHOSTUNREACH: "сервер недоступен по сети",
+    ENETUNREACH: "сеть сервера недоступна",
+    EPROTO: "ошибка протокола TLS (например, https на порту без TLS)",
+    CERT_HAS_EXPIRED: "срок сертификата сервера истёк",
+    DEPTH_ZERO_SELF_SIGNED_CERT: "сертификат сервера самоподписанный",
+    SELF_SIGNED_CERT_IN_CHAIN: "в цепочке сертификата самоподписанный",
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "сертификат сервера не удалось проверить",
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "сертификат сервера не удалось проверить",
+    ERR_TLS_CERT_ALTNAME_INVALID: "сертификат выписан на другое имя",
+  },
   fields: {
     name: "Название",
     webhookUrl: "URL вебхука",
@@ -350,6 +368,22 @@ const enNames: Names = {
     idempotency: "The idempotency key store",
   },
   someService: "One of the services",
+  systemErrors: {
+    ENOTFOUND: "no such name in DNS",
+    EAI_AGAIN: "DNS did not answer",
+    ECONNREFUSED: "the server refused the connection",
+    ECONNRESET: "the server dropped the connection",
+    ETIMEDOUT: "the server did not answer the connection",
+    EHOSTUNREACH: "the server cannot be reached",
+    ENETUNREACH: "the server's network cannot be reached",
+    EPROTO: "TLS protocol error (https to a port without TLS, say)",
+    CERT_HAS_EXPIRED: "the server's certificate has expired",
+    DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is self-signed",
+    SELF_SIGNED_CERT_IN_CHAIN: "a self-signed certificate in the chain",
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate could not be verified",
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate could not be verified",
+    ERR_TLS_CERT_ALTNAME_INVALID: "the certificate is for another name",
+  },
   fields: {
     name: "Name",
     webhookUrl: "Webhook URL",
@@ -379,6 +413,8 @@ function formatParam(lang: Lang, kind: ParamKind | undefined, value: unknown): s
   if (kind === "status") return names.statuses[value as keyof Names["statuses"]] ?? String(value);
   if (kind === "method") return names.methods[value as keyof Names["methods"]] ?? String(value);
   if (kind === "service") return names.services[value as keyof Names["services"]] ?? names.someService;
+  // The code stays after the words: it is what the merchant's hosting support will ask for.
+  if (kind === "systemError") return Object.hasOwn(names.systemErrors, String(value)) ? `${names.systemErrors[String(value)]} (${String(value)})` : String(value);
   return String(value);
 }
 

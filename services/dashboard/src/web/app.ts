@@ -28,10 +28,12 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
   web.use("*", requestContext(deps.log));
   web.route("/", healthRoutes(deps.readiness));
   web.route("/", assetRoutes(deps.assets, { css: "/assets/dashboard.css", js: "/assets/dashboard.js" }));
+  // The page context (language, who is signed in) comes before the size limit: a too-large form
+  // is refused on a page in the reader's language, not always in Russian.
   web.use(
     "*",
-    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     webContext(deps),
+    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     csrfGuard(deps.csrf),
   );
   for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);

@@ -1,5 +1,5 @@
 import { DomainError, ERROR_HTTP_STATUS, isReason } from "@payaccept/contracts";
-import { serviceName } from "@payaccept/web-ui";
+import { describeReason, serviceName } from "@payaccept/web-ui";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { pageStatusOf } from "@payaccept/web-ui";
@@ -20,6 +20,8 @@ function copyFor(status: number, err: unknown, page: Page, method: string): [str
     return [t.unavailableTitle, method === "GET" ? t.unavailableText(what) : t.unavailableActionText(what)];
   }
   if (status >= 500) return [t.internalTitle, t.internalText];
+  // A refusal with a reason says which ("Слишком большая форма."), in the page's language, not only that it failed.
+  if (err instanceof DomainError) return [t.badRequestTitle, `${describeReason(page.lang, err.reason, err.params).join(" ")} ${t.goBackAndRetry}`];
   return [t.badRequestTitle, t.badRequestText];
 }
 

@@ -100,6 +100,7 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
     shopName: shop.name,
     methods: selectableMethods(row, shop),
     sandbox: row.isTest,
+    accepting: shop.active,
     successUrl: row.successUrl ?? shop.successUrl,
     failUrl: row.failUrl ?? shop.failUrl,
     expiresAt: row.status === "PENDING" && row.expiresAt !== null ? iso(row.expiresAt) : null,

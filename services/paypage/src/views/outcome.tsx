@@ -41,6 +41,25 @@ function Receipt(props: { view: CheckoutView; page: PageContext }) {
   );
 }
 
+/**
+ * A CREATED payment of a shop that takes no payments now (deactivated by an operator): said at
+ * once, with no method to press, rather than a choice whose every button is refused in silence.
+ * Not final: should the shop be activated again, the same link works.
+ */
+export function NotAccepting(props: { view: CheckoutView; page: PageContext }) {
+  const { t } = props.page;
+  return (
+    <section class="result" aria-labelledby="result-title" data-outcome="NOT_ACCEPTING">
+      <p class="result-icon" aria-hidden="true">
+        !
+      </p>
+      <h1 id="result-title">{t.notAcceptingTitle}</h1>
+      <p role="status">{t.notAcceptingText}</p>
+      <ReturnLink href={returnHref(props.view.failUrl)} page={props.page} />
+    </section>
+  );
+}
+
 /** The final screens. Success (and a later refund) return to successUrl; every other ending to failUrl. */
 export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: PageContext }) {
   const { t } = props.page;
@@ -62,7 +81,8 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       <p role="status">{text}</p>
       {props.status === "SUCCESS" ? <Receipt view={props.view} page={props.page} /> : null}
       {props.status === "SUCCESS" && props.view.receiptTo ? <p class="muted">{t.receiptSent(props.view.receiptTo)}</p> : null}
-      {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" ? <p class="muted">{t.lateQrHint}</p> : null}
+      {/* A late QR payment is the real bank's; a sandbox shows no QR, so it cannot happen there. */}
+      {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" && !props.view.sandbox ? <p class="muted">{t.lateQrHint}</p> : null}
       <ReturnLink href={returnHref(link)} page={props.page} />
     </section>
   );

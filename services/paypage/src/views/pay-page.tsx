@@ -1,7 +1,7 @@
 import type { CheckoutView } from "@payaccept/contracts";
 import { Layout, type PageContext } from "./layout.tsx";
 import { MethodChoice } from "./method-choice.tsx";
-import { Outcome } from "./outcome.tsx";
+import { NotAccepting, Outcome } from "./outcome.tsx";
 import { Pending } from "./pending.tsx";
 import { Summary } from "./summary.tsx";
 
@@ -27,7 +27,9 @@ export function PayPage(props: { view: CheckoutView; page: PageContext; csrf: st
           {props.notice}
         </p>
       ) : null}
-      {status === "CREATED" ? (
+      {status === "CREATED" && !view.accepting ? (
+        <NotAccepting view={view} page={page} />
+      ) : status === "CREATED" ? (
         <MethodChoice view={view} page={page} csrf={props.csrf} />
       ) : status === "PENDING" ? (
         <Pending view={view} page={page} csrf={props.csrf} qrSvg={props.qrSvg} now={props.now} />

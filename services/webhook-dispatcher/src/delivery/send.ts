@@ -65,7 +65,7 @@ function describeStatus(httpStatus: number): Failure {
   return failure(httpStatus >= 300 && httpStatus < 400 ? "WEBHOOK_REDIRECT" : "WEBHOOK_HTTP_STATUS", { httpStatus });
 }
 
-/** The system's error code (ECONNREFUSED, CERT_HAS_EXPIRED…) is the detail: a name, shown as it is. */
+/** The system's error code (ECONNREFUSED, CERT_HAS_EXPIRED…) is the detail: a `systemError`, which pages say in words. */
 function describeError(e: unknown): Failure {
   if (e instanceof InvalidWebhookUrlError) return e.failure;
   const code = (e as { code?: unknown }).code;

@@ -6,6 +6,7 @@ import type { WebEnv } from "../env.ts";
 import { accountOf } from "../middleware.ts";
 import { healthFigures, overviewFigures } from "../overview/figures.ts";
 import { lastDays, periodProblems, PRESETS, readOverviewQuery } from "../overview/period.ts";
+import { overviewScope } from "../overview/scope.ts";
 import { OverviewPage, type OverviewData } from "../views/overview-page.tsx";
 
 /** The merchant's landing page: the period's payments and webhook health, one shop or all of them. */
@@ -18,7 +19,8 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
     const query = readOverviewQuery((n) => c.req.query(n), now);
     // Another account's shop (or a made-up id) is as absent as on every other page.
     if (query.shopId && !shops.some((s) => s.id === query.shopId)) throw new DomainError("SHOP_NOT_FOUND");
-    const shopIds = query.shopId ? [query.shopId] : shops.map((s) => s.id);
+    const scope = overviewScope(shops, query.shopId);
+    const { shopIds } = scope;
     const problems = periodProblems(query);
     let data: OverviewData = { kind: "invalid", problems };
     if (problems.length === 0 && shopIds.length > 0) {
@@ -33,7 +35,7 @@ export function overviewRoutes(deps: WebDeps): Hono<WebEnv> {
       data = { kind: "figures", payments, health };
     }
     const presets = PRESETS.map((days) => ({ days, ...lastDays(days, now) }));
-    return c.html(<OverviewPage page={c.get("page")} shops={shops} query={query} presets={presets} data={data} />);
+    return c.html(<OverviewPage page={c.get("page")} shops={shops} scope={scope} query={query} presets={presets} data={data} />);
   });
 
   return r;

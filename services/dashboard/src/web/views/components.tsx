@@ -23,6 +23,13 @@ export function Alert(props: { kind: "ok" | "error" | "warn"; title?: string; it
   );
 }
 
+/**
+ * Text a merchant typed (a shop's name): isolated from the words around it (`bdi`), so a
+ * right-to-left override in it cannot reorder ours (an operator reading «…» must see the name as
+ * stored, not a spoof), and breakable anywhere, so 100 characters without a space never widen the page.
+ */
+export const MerchantText = (props: { text: string }) => <bdi class="wrap">{props.text}</bdi>;
+
 /** A service that did not answer: said in place of the part it would have filled. */
 export function Unavailable(props: { page: Page; service: string }) {
   const { t } = props.page;

@@ -4,15 +4,22 @@ import { ActionButton, Badge, failureSaid, StatusBadge, When } from "./component
 
 const RESULT_TONE: Record<string, "ok" | "bad" | "neutral"> = { delivered: "ok", exhausted: "bad", blocked: "bad" };
 
+type Attempt = WebhookDelivery["attempts"][number];
+
+/**
+ * An attempt's reply: its code and time, "no reply" and the time waited, or, with no URL to send
+ * to, "not sent" (a "no reply · 0 ms" read as if the merchant's server had been asked).
+ */
+function replyOf(page: Page, a: Attempt): string {
+  const { t } = page;
+  if (a.errorCode === "WEBHOOK_URL_MISSING") return t.notSent;
+  return `${a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} · ${t.ms(Math.round(a.durationMs))}`;
+}
+
 function LastReply(props: { page: Page; d: WebhookDelivery }) {
-  const { t } = props.page;
   const last = props.d.attempts.at(-1);
-  if (!last) return <span class="muted">{t.none}</span>;
-  return (
-    <span class="reply">
-      {last.httpStatus === null ? t.noHttpReply : `HTTP ${last.httpStatus}`} · {t.ms(Math.round(last.durationMs))}
-    </span>
-  );
+  if (!last) return <span class="muted">{props.page.t.none}</span>;
+  return <span class="reply">{replyOf(props.page, last)}</span>;
 }
 
 /**
@@ -70,8 +77,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
                   <ol class="attempts">
                     {d.attempts.map((a) => (
                       <li>
-                        {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} ·{" "}
-                        {t.ms(Math.round(a.durationMs))}
+                        {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {replyOf(page, a)}
                         {a.errorCode ? <span class="error-text"> · {failureSaid(page, a.errorCode, a.errorParams)}</span> : null}
                       </li>
                     ))}

@@ -1,7 +1,7 @@
 import { PAYMENT_METHODS, type ShopDetail } from "@payaccept/contracts";
 import { hundredthsInput } from "../amount-input.ts";
 import type { Page } from "../page.ts";
-import { ActionButton, Alert, CsrfField, Pager, TextField, When } from "./components.tsx";
+import { ActionButton, Alert, CsrfField, MerchantText, Pager, TextField, When } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 import { ShopBadges } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
@@ -34,7 +34,9 @@ export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; t
           {props.shops.map(({ shop, ownerEmail }) => (
             <tr>
               <td data-label={t.shopName}>
-                <a href={`/ops/shops/${shop.id}`}>{shop.name}</a>
+                <a href={`/ops/shops/${shop.id}`}>
+                  <MerchantText text={shop.name} />
+                </a>
               </td>
               <td data-label={t.owner}>{ownerEmail ?? t.none}</td>
               <td data-label={t.status}>
@@ -71,7 +73,7 @@ export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEma
         <a href="/ops/shops">{t.operatorTitle}</a>
       </p>
       <h1 class="shop-title">
-        <span>{t.operatorShopTitle(shop.name)}</span> <ShopBadges page={page} shop={shop} />
+        <span>{t.operatorShopHeading(<MerchantText text={shop.name} />)}</span> <ShopBadges page={page} shop={shop} />
       </h1>
       {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
       {props.errors?.length ? <Alert kind="error" title={t.actionRefused} items={props.errors} /> : null}

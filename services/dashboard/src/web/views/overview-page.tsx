@@ -3,16 +3,17 @@ import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { percent, type HealthFigures, type OverviewFigures } from "../overview/figures.ts";
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";
+import type { OverviewScope } from "../overview/scope.ts";
 import type { Page } from "../page.ts";
 import { BarChart, ShareBar, type Bar } from "./charts.tsx";
-import { Alert, failureSaid, Money, SelectField, TextField, Unavailable } from "./components.tsx";
+import { Alert, Badge, failureSaid, MerchantText, Money, SelectField, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
 export type OverviewData =
   | { kind: "invalid"; problems: PeriodProblem[] }
   | { kind: "figures"; payments: Loaded<OverviewFigures>; health: Loaded<HealthFigures> };
 
-type Props = { page: Page; shops: ShopDetail[]; query: OverviewQuery; presets: { days: number; from: string; to: string }[]; data: OverviewData };
+type Props = { page: Page; shops: ShopDetail[]; scope: OverviewScope; query: OverviewQuery; presets: { days: number; from: string; to: string }[]; data: OverviewData };
 
 /** Day labels under a chart: the first, the middle and the last day of the period. */
 const axisOf = (page: Page, days: string[]) => [...new Set([days[0]!, days[Math.floor((days.length - 1) / 2)]!, days.at(-1)!])].map((d) => formatDay(d, page.lang).slice(0, page.lang === "ru" ? 5 : 10));
@@ -150,7 +151,7 @@ function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
               return (
                 <tr>
                   <td data-label={t.tabShop}>
-                    <a href={`/shops/${s.shopId}/webhook?failed=1`}>{shop?.name ?? s.shopId}</a>
+                    <a href={`/shops/${s.shopId}/webhook?failed=1`}>{shop ? <MerchantText text={shop.name} /> : s.shopId}</a>
                   </td>
                   <td data-label={t.webhookUrl} class="wrap">
                     {shop?.webhookUrl ?? t.none}
@@ -184,7 +185,7 @@ function Filters(props: Props) {
         name="shop"
         label={t.overviewShop}
         value={query.shopId}
-        options={[["", t.allShops], ...props.shops.map((s): [string, string] => [s.id, s.name])]}
+        options={[["", props.scope.liveOnly ? t.allLiveShops : t.allShops], ...props.shops.map((s): [string, string] => [s.id, s.name])]}
       />
       <TextField name="from" type="date" label={t.periodFrom} value={query.from} />
       <TextField name="to" type="date" label={t.periodTo} value={query.to} />
@@ -231,6 +232,11 @@ export function OverviewPage(props: Props) {
         <>
           <section class="card" aria-labelledby="payments-title">
             <h2 id="payments-title">{t.overviewPayments(formatDay(props.query.from, page.lang), formatDay(props.query.to, page.lang))}</h2>
+            {props.scope.sandbox ? (
+              <p class="sandbox-note">
+                <Badge tone="test">{t.sandbox}</Badge> {t.overviewSandboxNote}
+              </p>
+            ) : null}
             {data.payments.ok ? (
               <>
                 <Figures page={page} f={data.payments.value} />

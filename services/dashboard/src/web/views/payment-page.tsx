@@ -9,6 +9,17 @@ import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 import { ReceiptsBlock } from "./receipts-block.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
+/** Unicode's bidirectional controls (marks, embeddings, overrides, isolates). */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Metadata as indented JSON, with every bidi control written as its JSON escape: the same value,
+ * but a U+202E in a string can no longer turn the rest of the line around and show quotes, keys or
+ * values that are not there.
+ */
+const metadataShown = (metadata: unknown) =>
+  JSON.stringify(metadata, null, 2).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 function Fields(props: { page: Page; payment: Payment }) {
   const { page, payment: p } = props;
   const { t } = page;
@@ -24,7 +35,7 @@ function Fields(props: { page: Page; payment: Payment }) {
     [f.description!, p.description ?? t.none],
     [f.method!, p.method ? t.methodNames[p.method] : t.none],
     [f.telegramId!, p.telegramId ?? t.none],
-    [f.metadata!, p.metadata === null ? t.none : <pre class="json">{JSON.stringify(p.metadata, null, 2)}</pre>],
+    [f.metadata!, p.metadata === null ? t.none : <pre class="json">{metadataShown(p.metadata)}</pre>],
     [f.successUrl!, link(p.successUrl)],
     [f.failUrl!, link(p.failUrl)],
     [f.payUrl!, <a href={p.payUrl} rel="noopener noreferrer" class="wrap">{p.payUrl}</a>],

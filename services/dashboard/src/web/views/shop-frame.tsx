@@ -1,7 +1,7 @@
 import type { ShopDetail } from "@payaccept/contracts";
 import type { Child } from "hono/jsx";
 import type { Page } from "../page.ts";
-import { Badge } from "./components.tsx";
+import { Badge, MerchantText } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
 export type ShopTab = "shop" | "webhook" | "payments";
@@ -28,7 +28,7 @@ export function ShopFrame(props: { page: Page; shop: ShopDetail; tab: ShopTab; t
         <a href="/shops">{t.navShops}</a>
       </p>
       <h1 class="shop-title">
-        <span>{props.shop.name}</span> <ShopBadges page={props.page} shop={props.shop} />
+        <MerchantText text={props.shop.name} /> <ShopBadges page={props.page} shop={props.shop} />
       </h1>
       <nav class="tabs" aria-label={props.shop.name}>
         {tabs.map(([tab, href, label]) => (

@@ -1,6 +1,6 @@
 import type { ShopWithKey } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
-import { Alert, CsrfField, TextField } from "./components.tsx";
+import { Alert, CsrfField, MerchantText, TextField } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 import { ShopBadges } from "./shop-frame.tsx";
 
@@ -18,7 +18,9 @@ export function ShopsPage(props: { page: Page; shops: ShopWithKey[]; form?: NewS
         {props.shops.map(({ shop, key }) => (
           <li class="card">
             <h2>
-              <a href={`/shops/${shop.id}`}>{shop.name}</a>
+              <a href={`/shops/${shop.id}`}>
+                <MerchantText text={shop.name} />
+              </a>
             </h2>
             <p>
               <ShopBadges page={props.page} shop={shop} />
