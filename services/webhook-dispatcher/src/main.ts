@@ -44,7 +44,7 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
-const shop = (shopId: string) => directory.shop(shopId);
+const shop = (shopId: string) => directory.shopOrRead(shopId);
 
 const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
 const js = await ensureStreams(nc, streamSettings, async () => {
