@@ -51,7 +51,7 @@ const js = await ensureStreams(nc, streamSettings, async () => {
   const requeued = await store.requeuePending();
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
-const relay = createSeriesRelay({ store, publish: dispatchPublisher(js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
+const relay = createSeriesRelay({ store, publish: dispatchPublisher(nc, js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
 lifecycle.onClose("relay", relay.start(RELAY_TICK_MS));
 const requeue = () => void relay.kick();
 
