@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
@@ -47,6 +47,21 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
   const missing = PAYMENTS_STREAM_SUBJECTS.filter((s) => !subjects.includes(s));
   if (missing.length > 0) await jsm.streams.update(PAYMENTS_STREAM, { ...info.config, subjects: [...subjects, ...missing] });
   return jsm;
+}
+
+/**
+ * How long a durable consumer's info request may go unanswered. nats.js asks for it before it
+ * pulls again after a reconnect or two missed heartbeats, and when no leader answers yet (the
+ * leader was on a node that hangs and is being replaced) it waits out this timeout and then about
+ * one pull expiry more before it asks again: with the client's 5 s default, events waited in the
+ * stream 2–5 s after the new leader was there. An answer takes milliseconds; a spurious timeout
+ * only means one more try.
+ */
+const CONSUMER_API_TIMEOUT_MS = 1_500;
+
+/** A durable consumer of `stream`, bound for runConsumerLoop (see CONSUMER_API_TIMEOUT_MS). */
+export function durableConsumer(nc: NatsConnection, stream: string, durable: string): Promise<Consumer> {
+  return untilItWorks(() => jetstream(nc, { timeout: CONSUMER_API_TIMEOUT_MS }).consumers.get(stream, durable));
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   createServiceApp,
   databaseOf,
   DirectoryCache,
+  durableConsumer,
   Lifecycle,
   openDirectoryBucket,
   registerConsumerGauges,
@@ -76,14 +77,14 @@ const dispatch = createDispatcher({
 // A pull's worth of events is recorded in one transaction: the loop hands over up to INTAKE_BATCH
 // messages at once, and the intake commits those of one event-loop turn together before acking them.
 const paymentEvents = createPaymentEventIntake({ store, now, log, onRecorded: requeue });
-const intake = await runConsumerLoop(await js.consumers.get(PAYMENTS_STREAM, DURABLE), {
+const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, DURABLE), {
   name: "payment events",
   concurrency: INTAKE_BATCH,
   handle: (m) => paymentEvents.handle(m),
   log,
 });
 lifecycle.essential("payment events", intake);
-const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM, DURABLE), {
+const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
   handle: (m) => handleDispatchMessage(m, dispatch, log),
