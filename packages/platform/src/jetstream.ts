@@ -66,20 +66,27 @@ export function durableConsumer(nc: NatsConnection, stream: string, durable: str
 
 /**
  * The directory KV bucket (history 1; the directory service writes, everyone else reads).
- * timeoutMs bounds each of its operations (the client's default otherwise).
- *
- * Reads ask the stream's leader (allow_direct off for this client), not any replica: a direct get
- * is a queue-group request, and while a node hangs its peers still route a share of those to the
- * frozen replica, where they vanish (docs/operations.md, "A hung node and copies of a call"). The
- * directory reads an entry before each write, and its resync reads them all, so with direct gets
- * a shop created during a freeze reached the bucket only when the node resumed (a 30 s wait
- * failed in tests/nats-failover.test.ts); the dispatcher's and the gateway's reads on a cache miss
- * vanished the same way. Reads are rare (cache misses and the directory's writes), so the leader
- * serving them all costs nothing that shows.
+ * timeoutMs bounds each of its operations (the client's default otherwise). Reads are direct gets,
+ * served by any replica: a reader's fallback read on a cache miss still answers while JetStream
+ * has lost its quorum (tests/infra-cluster.test.ts).
  */
 export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Promise<KV> {
   const client = timeoutMs === undefined ? nc : jetstream(nc, { timeout: timeoutMs });
-  return untilItWorks(() => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas(), allow_direct: false }));
+  return untilItWorks(() => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+}
+
+/**
+ * The directory bucket as its writer opens it: reads ask the stream's leader, not any replica. A
+ * direct get is a queue-group request, and while a node hangs its peers still route a share of
+ * them to the frozen replica, where they vanish (docs/operations.md, "A hung node and copies of a
+ * call"); the directory reads an entry before each write and all of them in a resync, so with
+ * direct gets a shop created during a freeze sometimes reached the bucket only when the node
+ * resumed. Its writes need the leader (and a quorum) anyway, so this costs it no availability.
+ * The bucket itself is created as for everyone (direct gets allowed): only this client reads otherwise.
+ */
+export async function openDirectoryBucketForWrites(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  await openDirectoryBucket(nc, timeoutMs);
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).open(DIRECTORY_BUCKET, { allow_direct: false });
 }
 
 /**
