@@ -94,6 +94,20 @@ describe("balance (60/min in production)", () => {
     await expect429(c!);
     expect((await from(freshIp(), shop.apiKey, "/v1/payments")).status).toBe(503);
   });
+
+  test("HEAD is the same method as GET for the limit: it cannot double a key's balance quota", async () => {
+    const shop = await stack.createShop();
+    const ip = freshIp();
+    const [a, b] = await seq(2, () => from(ip, shop.apiKey, "/v1/balance"));
+    expect(statuses([a!, b!])).toEqual([503, 503]);
+    const head = await from(ip, shop.apiKey, "/v1/balance", { method: "HEAD" });
+    expect(head.status).toBe(429);
+    expect(head.headers.get("Retry-After")).not.toBeNull();
+    const other = await stack.createShop();
+    const headFirst = await seq(3, () => from(freshIp(), other.apiKey, "/v1/balance", { method: "HEAD" }));
+    expect(statuses(headFirst)).toEqual([503, 503, 429]);
+    expect((await from(freshIp(), other.apiKey, "/v1/balance")).status).toBe(429);
+  });
 });
 
 describe("per IP over the whole API (2000/min in production)", () => {

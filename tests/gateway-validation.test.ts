@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -83,10 +83,18 @@ describe("POST /v1/payments body (§2.1)", () => {
     ["negative telegramId", { telegramId: -5 }, "telegramId"],
     ["email over 255 chars", { email: `${"a".repeat(250)}@example.com` }, "email"],
     ["successUrl over 300 chars", { successUrl: `https://shop.example.com/${"p".repeat(280)}` }, "successUrl"],
+    ["successUrl with a line break", { successUrl: "https://shop.example.com/ok\r\nSet-Cookie: a=b" }, "successUrl"],
+    ["failUrl with a tab", { failUrl: "https://shop.example.com/\tfail" }, "failUrl"],
     ["metadata that is not an object", { metadata: [1, 2] }, "metadata"],
     ["metadata over 4 KB", { metadata: { a: "x".repeat(4090) } }, "metadata"],
+    ["metadata with an integer JSON.parse rounds (it would be echoed changed)", { metadata: { crmId: 12345678901234567890 } }, "metadata.crmId"],
   ])("%s is refused", async (_name, patch, field) => {
     expect(fields(await errorOf(await create({ orderId: "o-1", amountKopecks: 100, ...patch }), 400))).toEqual([field]);
+  });
+
+  test("a telegramId integer past 2^53 (it would lose digits) is one problem, listed once", async () => {
+    const messages = await errorOf(await create({ orderId: "o-1", amountKopecks: 100, telegramId: 12345678901234567890 }), 400);
+    expect(messages).toEqual(["telegramId: Too big: expected int to be <=9007199254740991"]);
   });
 
   test("values on the edges of every limit pass validation", async () => {
@@ -135,6 +143,30 @@ describe("POST /v1/payments body (§2.1)", () => {
     );
   });
 
+  test("a body with a Content-Encoding is a 415 naming the encoding it accepts, compressed or not", async () => {
+    const body = JSON.stringify({ orderId: "1", amountKopecks: 100 });
+    for (const [encoding, bytes] of [["gzip", Bun.gzipSync(body)], ["gzip", body], ["br", body]] as const) {
+      const res = await api("/v1/payments", { method: "POST", body: bytes, headers: { "Content-Type": "application/json", "Content-Encoding": encoding } });
+      expect(res.headers.get("Accept-Encoding")).toBe("identity");
+      expect(await errorOf(res, 415)).toEqual(["Content-Encoding is not accepted: send the body uncompressed"]);
+    }
+    await passesValidation(await api("/v1/payments", { method: "POST", body, headers: { "Content-Type": "application/json", "Content-Encoding": "identity" } }));
+  });
+
+  test("a client that hangs up before its Content-Length is a client's 400 in the log, not an unhandled 500", async () => {
+    const requestId = `cut-body-${Date.now()}`;
+    const { hostname, port } = new URL(stack.gateway);
+    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data: () => {} } });
+    socket.write(
+      `POST /api/v1/payments HTTP/1.1\r\nHost: x\r\nX-Api-Key: ${shop.apiKey}\r\nX-Request-Id: ${requestId}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"orderId":"cut`,
+    );
+    socket.end();
+    const lines = () => stack.log("gateway").split("\n").filter((l) => l.includes(requestId)).map((l) => JSON.parse(l) as { msg: string; status?: number; level: number });
+    await eventually(() => lines().find((l) => l.msg === "request"), 20_000);
+    expect(lines().map((l) => ({ msg: l.msg, status: l.status }))).toEqual([{ msg: "request", status: 400 }]);
+  });
+
   test("a body over 64 KB is a 413, whether announced by Content-Length or streamed", async () => {
     const big = JSON.stringify({ orderId: "1", amountKopecks: 100, description: "x".repeat(70_000) });
     expect(await errorOf(await api("/v1/payments", { method: "POST", body: big, headers: { "Content-Type": "application/json" } }), 413)).toEqual([
@@ -168,6 +200,17 @@ describe("text that cannot be stored as it was sent", () => {
     }
     const body = '{"orderId":"o","amountKopecks":100,"description":"\\udc00","successUrl":"https://a.example/\\ud800","metadata":{"k":["\\ud800"]}}';
     expect(fields(await errorOf(await raw(body), 400))).toEqual(["description", "metadata.k.0", "successUrl"]);
+  });
+
+  test("the character U+0000 is a 400 in every string and in metadata, before any store sees it", async () => {
+    const body = '{"orderId":"o\\u0000","amountKopecks":100,"description":"\\u0000","metadata":{"k":"a\\u0000","\\u0000":1}}';
+    expect(await errorOf(await raw(body), 400)).toEqual([
+      "orderId: must not contain the character U+0000",
+      "description: must not contain the character U+0000",
+      "metadata.k: must not contain the character U+0000",
+      "metadata: keys must not contain the character U+0000",
+    ]);
+    expect((await api("/v1/payments?orderId=a%00b")).status).toBe(400);
   });
 
   test("a surrogate pair (an emoji) is text and passes", async () => {

@@ -63,6 +63,17 @@ describe("the gateway publishes the document", () => {
     expect(await res.json()).toEqual(JSON.parse(JSON.stringify(documentFor(stack.env))));
   });
 
+  test("another method on the document's paths is 405 with Allow: GET, like every path of the API", async () => {
+    for (const path of ["/openapi.json", "/docs"]) {
+      const res = await api(path, { method: "POST" }, null);
+      expect({ status: res.status, allow: res.headers.get("Allow"), code: ((await res.json()) as { code: string }).code }).toEqual({
+        status: 405,
+        allow: "GET",
+        code: "METHOD_NOT_ALLOWED",
+      });
+    }
+  });
+
   test("GET /api/docs is a self-contained page listing every operation", async () => {
     const res = await api("/docs", {}, null);
     expect(res.status).toBe(200);

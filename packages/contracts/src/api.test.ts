@@ -66,6 +66,14 @@ describe("return links", () => {
     ["ftp://x", false],
     ["tg:", false],
     ["", false],
+    ["https://shop.example/ok\r\nSet-Cookie: a=b", false],
+    ["https://shop.example/\tok", false],
+    ["https://shop.example/o k", false],
+    ["https://shop.example/ok\u0085", false],
+    ["t.me/shop_bot\n", false],
+    ["https:shop.example/ok", false],
+    ["HTTPS://SHOP.EXAMPLE/OK", true],
+    ["https://пример.рф/ok?q=%20", true],
   ])("%s → %p", (url, ok) => {
     expect(isAllowedReturnUrl(url)).toBe(ok);
   });
@@ -102,6 +110,16 @@ describe("ListPaymentsQuery", () => {
     expect(ListPaymentsQuery.safeParse({ from: "2026-01-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }).success).toBe(true);
   });
 
+  test("to is inclusive at the precision it is written in, and its own output maps to itself", () => {
+    const to = (v: string) => ListPaymentsQuery.parse({ to: v }).to;
+    expect(to("2026-01-01T23:59:59Z")).toBe("2026-01-01T23:59:59.999Z");
+    expect(to("2026-01-01T23:59:59.5Z")).toBe("2026-01-01T23:59:59.599Z");
+    expect(to("2026-01-01T23:59:59.25Z")).toBe("2026-01-01T23:59:59.259Z");
+    expect(to("2026-01-01T23:59:59.250Z")).toBe("2026-01-01T23:59:59.250Z");
+    expect(to("2026-01-02T02:59:59+03:00")).toBe("2026-01-01T23:59:59.999Z");
+    expect(to(to("2026-01-01T23:59:59Z")!)).toBe("2026-01-01T23:59:59.999Z");
+  });
+
   test("page bounds", () => {
     expect(ListPaymentsQuery.parse({ page: "10000", limit: "100" })).toMatchObject({ page: 10000, limit: 100 });
     expect(ListPaymentsQuery.safeParse({ page: "10001" }).success).toBe(false);
@@ -132,6 +150,25 @@ describe("text that comes in", () => {
       "metadata: keys must not contain a lone UTF-16 surrogate",
     ]);
     expect(jsonValueProblems({ constructor: 1, prototype: { toString: "x" } })).toEqual([]);
+  });
+
+  test("metadata: an integer JSON.parse would round is refused at its path; safe integers, floats and strings pass", () => {
+    const metadata = JSON.parse('{"id":12345678901234567890,"a":[-9007199254740993,1e300],"ok":9007199254740991,"f":0.1,"s":"12345678901234567890"}');
+    expect(problems({ ...valid, metadata })).toEqual([
+      "metadata.id: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+      "metadata.a.0: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+      "metadata.a.1: must not hold an integer beyond ±(2^53 − 1): send it as a string",
+    ]);
+  });
+
+  test("the character U+0000 is refused in every string and in metadata's keys and values", () => {
+    expect(problems({ ...valid, orderId: "A\u0000B" })).toEqual(["orderId: must not contain the character U+0000"]);
+    expect(problems({ ...valid, description: "\u0000" })).toEqual(["description: must not contain the character U+0000"]);
+    const metadata = JSON.parse('{"a":["ok","x\\u0000"],"k\\u0000":1}');
+    expect(problems({ ...valid, metadata })).toEqual(["metadata.a.1: must not contain the character U+0000", "metadata: keys must not contain the character U+0000"]);
+    expect(LookupPaymentQuery.safeParse({ orderId: "\u0000" }).success).toBe(false);
+    // Other control characters are text (a tab in a description is fine).
+    expect(problems({ ...valid, description: "a\tb\u0001" })).toEqual([]);
   });
 });
 

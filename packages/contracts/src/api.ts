@@ -11,6 +11,7 @@ import {
   ReturnUrl,
   Text,
   Uuid,
+  UuidInput,
 } from "./primitives.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
@@ -33,7 +34,8 @@ export const Metadata = z.preprocess(
 export const TelegramId = z
   .union([
     z.string().regex(/^\d{1,20}$/, { message: "must be a string of 1 to 20 digits or an integer" }),
-    z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    // int() is a safe integer already: a second max() listed the same problem twice
+    z.number().int().nonnegative(),
   ])
   .transform((v) => String(v));
 
@@ -99,7 +101,7 @@ export type Refund = z.infer<typeof Refund>;
 /** POST /v1/payments/{id}/refunds. Without amountKopecks the refund is of everything not yet refunded. */
 export const CreateRefundRequest = z.object({
   amountKopecks: z.number().int().min(1).max(MAX_AMOUNT_KOPECKS).optional(),
-  reason: z.string().max(255).optional(),
+  reason: Text.max(255).optional(),
 });
 export type CreateRefundRequest = z.output<typeof CreateRefundRequest>;
 
@@ -141,10 +143,21 @@ const intParam = (min: number, max: number, dflt: number) =>
     .prefault(String(dflt));
 
 /** §4.2 list mode. Query values arrive as strings. */
+/**
+ * §4.2's `to` is inclusive at the precision it is written in: `…T23:59:59Z` ends at 23:59:59.999,
+ * `…T23:59:59.5Z` at .599, three or more decimals at that millisecond. createdAt has milliseconds,
+ * so read as an instant a day's `to=…23:59:59Z` left out the payments of its last second.
+ * Idempotent: its own output (three decimals) maps to itself, as payments parses the query again.
+ */
+export function inclusiveEnd(iso: string): string {
+  const decimals = /\.(\d+)/.exec(iso)?.[1]?.length ?? 0;
+  return new Date(Date.parse(iso) + (decimals >= 3 ? 0 : 10 ** (3 - decimals) - 1)).toISOString();
+}
+
 export const ListPaymentsQuery = z
   .object({
     from: IsoDateTime.optional(),
-    to: IsoDateTime.optional(),
+    to: IsoDateTime.transform(inclusiveEnd).optional(),
     status: statusList.optional(),
     page: intParam(1, 10000, 1),
     limit: intParam(1, 100, 20),
@@ -161,7 +174,7 @@ export type ListPaymentsQuery = z.output<typeof ListPaymentsQuery>;
 /** §4.2 lookup mode: only orderId is read. */
 export const LookupPaymentQuery = z.object({ orderId: Text.min(1).max(64) });
 
-export const PaymentIdParam = z.object({ id: Uuid });
+export const PaymentIdParam = z.object({ id: UuidInput });
 
 /** §2.4 */
 export const Balance = z.object({
@@ -210,7 +223,7 @@ export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequest>;
 /** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
 export const PayoutsQuery = z.object({
   limit: intParam(1, 100, 20),
-  startingAfter: Uuid.optional(),
+  startingAfter: UuidInput.optional(),
 });
 export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
 export type PayoutList = z.infer<typeof PayoutList>;
@@ -250,7 +263,7 @@ export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 /** GET /v1/payments/{id}/webhooks, newest first. */
 export const WebhookDeliveryList = z.object({ items: z.array(WebhookDelivery) });
 export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryList>;
-export const DeliveryIdParam = z.object({ deliveryId: Uuid });
+export const DeliveryIdParam = z.object({ deliveryId: UuidInput });
 export const TestWebhookResult = z.object({
   id: z.string(),
   httpStatus: z.number().int().nullable(),

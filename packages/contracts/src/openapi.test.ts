@@ -126,6 +126,12 @@ describe("buildOpenApiDocument", () => {
     expect(Object.keys((op("/v1/balance", "get").responses["200"] as ResponseObject).headers ?? {})).toContain("RateLimit-Remaining");
   });
 
+  test("the headers the gateway adds to a refusal are described: Retry-After on 409 (key in progress), Accept-Encoding on 415", () => {
+    const responses = doc.components!.responses! as Record<string, ResponseObject>;
+    expect(responses.Conflict!.headers).toHaveProperty("Retry-After");
+    expect(responses.UnsupportedMediaType!.headers).toHaveProperty("Accept-Encoding");
+  });
+
   test("the webhook has the WebhookBody and both signature schemes", () => {
     const hook = (doc.webhooks!.paymentResult as Record<string, OperationObject>).post!;
     expect((hook.requestBody as { content: Record<string, { schema: ReferenceObject }> }).content["application/json"]!.schema).toEqual({

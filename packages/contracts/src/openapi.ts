@@ -79,7 +79,7 @@ docs.add(WebhookBody, { id: "WebhookBody", description: "Body of the payment-res
 docs.add(ErrorBody, {
   id: "Error",
   description:
-    "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode. `code` says what happened as a stable name from a fixed catalogue (more codes may be added: treat an unknown one by its statusCode) and `params` gives its figures, amounts in kopecks; `message` is English for people and may be reworded, so never parse it. A 400 has code VALIDATION_FAILED, `message` lists every problem and `params.issues` gives each as {path, issue, params, message}: `issue` is the validation rule broken (too_small, too_big, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom…), its params the limits (minimum, maximum, format…), and a custom issue's `params.rule` names our own rule (RETURN_URL, LONE_SURROGATE, PROTO_KEY, METADATA_TOO_LARGE, UNKNOWN_STATUS, FROM_AFTER_TO…).",
+    "Every error response (§2.6). `error` is absent in some responses (429): rely on statusCode. `code` says what happened as a stable name from a fixed catalogue (more codes may be added: treat an unknown one by its statusCode) and `params` gives its figures, amounts in kopecks; `message` is English for people and may be reworded, so never parse it. A 400 has code VALIDATION_FAILED, `message` lists every problem and `params.issues` gives each as {path, issue, params, message}: `issue` is the validation rule broken (too_small, too_big, invalid_type, invalid_format, invalid_value, unrecognized_keys, custom…), its params the limits (minimum, maximum, format…), and a custom issue's `params.rule` names our own rule (RETURN_URL, LONE_SURROGATE, NUL_CHARACTER, PROTO_KEY, METADATA_TOO_LARGE, UNKNOWN_STATUS, FROM_AFTER_TO…).",
 });
 docs.add(ErrorBody.shape.code, { description: "The reason: a stable machine-readable name (REFUND_EXCEEDS_REFUNDABLE, ORDER_ID_TAKEN, SERVICE_UNAVAILABLE…)." });
 docs.add(ErrorBody.shape.params, { description: "The reason's figures, e.g. { refundKopecks, refundableKopecks, paymentKopecks, refundingKopecks }; {} when it has none." });
@@ -97,10 +97,10 @@ docs.add(TestWebhookResult, {
   description: "What the shop's receiver answered to a test webhook (`test: true`, never stored as a delivery). `error` is null when it answered 2xx.",
 });
 // Refinements have no JSON Schema form, so their rules travel as descriptions.
-docs.add(ReturnUrl, { description: "Link with scheme https, t.me or tg://, at most 300 characters." });
+docs.add(ReturnUrl, { description: "Link with scheme https://, t.me or tg://, at most 300 characters, without spaces or control characters (percent-encode them)." });
 docs.add(Metadata, {
   description:
-    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth) and lone UTF-16 surrogates are refused with a 400.",
+    "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth), lone UTF-16 surrogates, the character U+0000 and integers beyond ±(2^53 − 1) (send those as strings) are refused with a 400.",
 });
 docs.add(WebhookBody.shape.status, {
   description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,
@@ -169,6 +169,13 @@ const headers: Record<string, HeaderObject> = {
   RateLimitRemaining: integerHeader("Requests left in the current window."),
   RateLimitReset: integerHeader("Seconds until the current window resets."),
   RetryAfter: integerHeader("Seconds to wait before trying again."),
+  // The two below come with some answers of their status only, so they are not required.
+  RetryAfterInProgress: { ...integerHeader(`Seconds to wait before retrying; sent when a request with the same ${IDEMPOTENCY_KEY_HEADER} is still in progress.`), required: false },
+  AcceptEncoding: {
+    description: "The content codings a request body may have: only `identity` (send it uncompressed); sent when the body had a Content-Encoding.",
+    required: false,
+    schema: jsonSchema(z.literal("identity"), "input"),
+  },
   IdempotentReplayed: {
     description: `\`true\` when this is the stored answer to an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}; absent on the first answer.`,
     required: false,
@@ -224,12 +231,16 @@ const errorResponses = (facts: ApiFacts) => ({
   NotFound: errorResponse("No such payment in this shop (a payment of another shop is never visible)."),
   Conflict: errorResponse(
     `The request conflicts with the state of the payment, the balance or the shop's settings; or a request with the same ${IDEMPOTENCY_KEY_HEADER} is still in progress (retry after Retry-After seconds).`,
+    { "Retry-After": headerRef("RetryAfterInProgress") },
   ),
   IdempotencyKeyReused: errorResponse(
     `The ${IDEMPOTENCY_KEY_HEADER} was already used with another request (another method, path or body) in the last ${spokenDuration(IDEMPOTENCY_TTL_MS)}. Use a new key for a new request.`,
   ),
   PayloadTooLarge: errorResponse(`The body is larger than the gateway accepts, ${bodySize(facts.maxBodyBytes)} (a valid request is a few KB).`),
-  UnsupportedMediaType: errorResponse("The body is not declared as `Content-Type: application/json`."),
+  UnsupportedMediaType: errorResponse(
+    "The body is not declared as `Content-Type: application/json`, or it is sent with a `Content-Encoding` (send it uncompressed; that answer carries `Accept-Encoding: identity`).",
+    { "Accept-Encoding": headerRef("AcceptEncoding") },
+  ),
   TooManyRequests: errorResponse(
     `Rate limit exceeded (§8): the operation's own limit per API key (in its description), or ${facts.rateLimitsPerMinute.perIp} requests per minute from one client address over the whole API. Wait Retry-After seconds.`,
     { "Retry-After": headerRef("RetryAfter") },

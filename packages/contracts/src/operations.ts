@@ -103,8 +103,8 @@ export const operations = defineOperations({
       shape: { orderId: LookupPaymentQuery.shape.orderId.optional(), ...ListPaymentsQuery.shape },
       describe: {
         orderId: "Lookup mode: the merchant's order number. When given, every other parameter is ignored and the answer is one Payment or 404.",
-        from: "Start of the period on createdAt, inclusive (ISO 8601, UTC).",
-        to: "End of the period on createdAt, inclusive. `from` later than `to` gives 400.",
+        from: "Start of the period on createdAt, inclusive: ISO 8601 date-time with seconds and `Z` or an offset (percent-encode `+` as `%2B`).",
+        to: "End of the period on createdAt, inclusive at the precision written: `…T23:59:59Z` includes 23:59:59.999. `from` later than `to` gives 400.",
         status: `Comma-separated statuses to keep, from: ${PAYMENT_STATUSES.join(", ")}.`,
         page: "Page number.",
         limit: "Page size.",

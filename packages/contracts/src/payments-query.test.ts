@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { formatIssues } from "./errors.ts";
+import { formatIssues, issuesOf } from "./errors.ts";
 import { PaymentsQuery } from "./payments-query.ts";
 
 const problems = (q: Record<string, string | string[]>) => {
@@ -31,5 +31,19 @@ describe("PaymentsQuery", () => {
     expect(p).toHaveLength(4);
     expect(p.join("\n")).toContain("from: must not be later than to");
     expect(problems({ from: "yesterday", status: "SUCCESS,", page: "1.5" })).toHaveLength(2);
+  });
+
+  test("each problem keeps its zod code, limits and our rule, as a body's do", () => {
+    const r = PaymentsQuery.safeParse({ from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z", page: "0", status: "PAID" });
+    expect(r.success).toBe(false);
+    const issues = issuesOf(r.error!).map(({ path, issue, params }) => ({ path, issue, params }));
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: "page", issue: "too_small", params: { origin: "number", minimum: 1, inclusive: true } },
+        { path: "from", issue: "custom", params: { rule: "FROM_AFTER_TO" } },
+        { path: "status", issue: "custom", params: expect.objectContaining({ rule: "UNKNOWN_STATUS", values: "PAID" }) },
+      ]),
+    );
+    expect(issuesOf(PaymentsQuery.safeParse({ orderId: "" }).error!)[0]).toMatchObject({ path: "orderId", issue: "too_small", params: { minimum: 1 } });
   });
 });

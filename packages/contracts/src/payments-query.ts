@@ -14,7 +14,9 @@ export const PaymentsQuery = z.record(z.string(), z.union([z.string(), z.array(z
   const lookup = q.orderId !== undefined;
   const checked = lookup ? LookupPaymentQuery.safeParse({ orderId: q.orderId }) : ListPaymentsQuery.safeParse(q);
   if (!checked.success) {
-    for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path });
+    // Re-raised as they are, so each keeps its code, limits and rule (too_small with minimum 1,
+    // FROM_AFTER_TO), the same as a body's issues; not collapsed into a bare "custom".
+    for (const issue of checked.error.issues) ctx.addIssue({ ...issue });
     return z.NEVER;
   }
   if (lookup) return { mode: "lookup" as const, orderId: q.orderId as string };

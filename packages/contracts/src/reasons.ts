@@ -48,8 +48,10 @@ export const REASONS = {
   VALIDATION_FAILED: def("BAD_REQUEST", "{issues}", { issues: "issues" }),
   MALFORMED_JSON: def("BAD_REQUEST", "malformed JSON"),
   BODY_NOT_UTF8: def("BAD_REQUEST", "request body must be UTF-8"),
+  BODY_INCOMPLETE: def("BAD_REQUEST", "the request body ended before it was complete"),
   BODY_REQUIRED: def("BAD_REQUEST", "request body is required"),
   CONTENT_TYPE_NOT_JSON: def("UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"),
+  CONTENT_ENCODING_UNSUPPORTED: def("UNSUPPORTED_MEDIA_TYPE", "Content-Encoding is not accepted: send the body uncompressed"),
   BODY_TOO_LARGE: def("PAYLOAD_TOO_LARGE", "request body must be at most {maxBytes} bytes", { maxBytes: "int" }),
   ROUTE_NOT_FOUND: def("NOT_FOUND", "Cannot {method} {path}", { method: "text", path: "text" }),
   METHOD_NOT_ALLOWED: def("METHOD_NOT_ALLOWED", "method {method} is not allowed here; allowed: {allowed}", { method: "text", allowed: "text" }),
@@ -210,7 +212,9 @@ export const ZOD_ISSUE_CODES = [
 /** Our custom validation rules, with their parameters: a page says an issue of code "custom" by its `params.rule`. */
 export const ISSUE_RULE_PARAMS = {
   LONE_SURROGATE: [],
+  NUL_CHARACTER: [],
   PROTO_KEY: [],
+  UNSAFE_INTEGER: [],
   METADATA_TOO_LARGE: ["maxBytes"],
   RETURN_URL: [],
   WEBHOOK_URL_HTTPS: [],

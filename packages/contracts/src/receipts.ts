@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IsoDateTime, MAX_AMOUNT_KOPECKS, Uuid } from "./primitives.ts";
+import { IsoDateTime, MAX_AMOUNT_KOPECKS, Text, Uuid } from "./primitives.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
@@ -96,7 +96,7 @@ const Quantity = z
 
 export const ReceiptItemInput = z.object({
   /** Tag 1030. */
-  name: z.string().trim().min(1).max(128),
+  name: Text.trim().min(1).max(128),
   /** Tag 1023. */
   quantity: Quantity,
   /** Tag 1079: price of one unit in kopecks. */

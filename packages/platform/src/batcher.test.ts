@@ -38,4 +38,24 @@ describe("Batcher", () => {
     expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value : (o.reason as Error).message))).toEqual([10, "cannot apply 2", 30]);
     expect(runs).toEqual([[1, 2, 3], [1], [2], [3]]);
   });
+
+  test("a store that fails every item alone (down, not refusing one) is given up after three in a row: the rest fail unrun", async () => {
+    const runs: number[][] = [];
+    const batcher = new Batcher<number, number>(async (items) => {
+      runs.push(items);
+      throw new Error("statement timeout");
+    }, 100);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.add(i)));
+    expect(outcomes.every((o) => o.status === "rejected" && (o.reason as Error).message === "statement timeout")).toBe(true);
+    expect(runs).toEqual([[0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [0], [1], [2]]);
+  });
+
+  test("bad items apart from each other still fail alone, whatever their number", async () => {
+    const batcher = new Batcher<number, number>(async (items) => {
+      if (items.some((i) => i % 2 === 1)) throw new Error("odd");
+      return items;
+    }, 100);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => batcher.add(i)));
+    expect(outcomes.map((o) => o.status)).toEqual(Array.from({ length: 10 }, (_, i) => (i % 2 === 1 ? "rejected" : "fulfilled")));
+  });
 });

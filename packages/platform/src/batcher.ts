@@ -7,8 +7,13 @@
  *
  * `run(items)` must be all or nothing (one transaction) and safe to repeat (idempotent keys):
  * when a batch of several fails, each of its items is run again alone, so an item that cannot be
- * done fails only itself and the others are kept.
+ * done fails only itself and the others are kept. A store that is down rather than refusing one
+ * item would fail every one of them in turn, each after its statement timeout (a hung server:
+ * 256 × 5 s), so after FAILURES_IN_A_ROW alone the rest of the batch fails with the same error,
+ * unrun: its items are redelivered, and a single bad item still fails alone.
  */
+const FAILURES_IN_A_ROW = 3;
+
 export class Batcher<I, O> {
   private waiting: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
   private running = false;
@@ -47,8 +52,26 @@ export class Batcher<I, O> {
       const outputs = await this.run(batch.map((w) => w.item));
       batch.forEach((w, i) => w.resolve(outputs[i]!));
     } catch (e) {
-      if (batch.length === 1) batch[0]!.reject(e);
-      else for (const w of batch) await this.settle([w]);
+      if (batch.length === 1) return batch[0]!.reject(e);
+      let inARow = 0;
+      for (const [i, w] of batch.entries()) {
+        const failure = await this.runAlone(w);
+        inARow = failure === undefined ? 0 : inARow + 1;
+        if (inARow < FAILURES_IN_A_ROW) continue;
+        for (const rest of batch.slice(i + 1)) rest.reject(failure);
+        return;
+      }
+    }
+  }
+
+  /** Runs one item by itself; its error, if it failed. */
+  private async runAlone(w: Batcher<I, O>["waiting"][number]): Promise<unknown> {
+    try {
+      w.resolve((await this.run([w.item]))[0]!);
+      return undefined;
+    } catch (e) {
+      w.reject(e);
+      return e ?? new Error("failed");
     }
   }
 }

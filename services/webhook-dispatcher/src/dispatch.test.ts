@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { failure, type ShopRecord } from "@payaccept/contracts";
+import { failure, type PaymentEvent, type ShopRecord } from "@payaccept/contracts";
 import { createLogger } from "@payaccept/platform";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
 import { createDispatcher, type DispatchDeps } from "./dispatch.ts";
-import { recordPaymentEvent } from "./intake.ts";
+import { paymentEventRecorder, recordPaymentEvents } from "./intake.ts";
 import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
 import { eventually } from "../../../tests/harness/stack.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
@@ -59,7 +59,7 @@ describe.each(ENGINES)("on %s", (engine) => {
 
   async function newDelivery(shop: ShopRecord = addShop()) {
     const event = paymentEvent(shop);
-    expect(await recordPaymentEvent(store, event, clock.t)).toBe(true);
+    expect(await recordPaymentEvents(store, [event], clock.t)).toEqual([true]);
     const id = (await store.list({ shopId: shop.shopId, paymentId: event.paymentId, limit: 1 }))[0]!.delivery.id;
     return { shop, event, id, cmd: { deliveryId: id, series: 1 } };
   }
@@ -219,23 +219,43 @@ describe.each(ENGINES)("on %s", (engine) => {
   });
 
   describe("intake", () => {
+    function recorder() {
+      const recorded: number[] = [];
+      const record = paymentEventRecorder({ store, now: () => clock.t, log: createLogger("test", "silent"), onRecorded: () => recorded.push(clock.t) });
+      return { record: (event: PaymentEvent, seq = 1) => record({ event, seq }), recorded };
+    }
+
     test("the same (payment, status) is recorded once; another status of the payment is a new delivery", async () => {
       const shop = shopRecord();
       const event = paymentEvent(shop, { status: "EXPIRED" });
-      expect(await recordPaymentEvent(store, event, clock.t)).toBe(true);
-      expect(await recordPaymentEvent(store, { ...event, eventId: "again" }, clock.t)).toBe(false);
-      expect(await recordPaymentEvent(store, { ...event, status: "SUCCESS", previousStatus: "EXPIRED" }, clock.t)).toBe(true);
+      expect(await recordPaymentEvents(store, [event], clock.t)).toEqual([true]);
+      expect(await recordPaymentEvents(store, [{ ...event, eventId: "again" }], clock.t)).toEqual([false]);
+      expect(await recordPaymentEvents(store, [{ ...event, status: "SUCCESS", previousStatus: "EXPIRED" }], clock.t)).toEqual([true]);
       expect((await store.list({ shopId: shop.shopId, limit: 10 })).map((d) => d.delivery.status).sort()).toEqual(["EXPIRED", "SUCCESS"]);
     });
 
-    test("a batch is recorded in one transaction; a copy within the batch or of an earlier one is not recorded again", async () => {
+    test("a copy within one turn or of an earlier event is not recorded again; only new rows wake the relay", async () => {
+      const { record, recorded } = recorder();
       const shop = shopRecord();
-      const a = paymentEvent(shop, { status: "EXPIRED" });
-      const b = paymentEvent(shop, { status: "EXPIRED" });
-      expect(await recordPaymentEvent(store, a, clock.t)).toBe(true);
-      const row = (e: typeof a) => ({ id: Bun.randomUUIDv7(), shopId: e.shopId, paymentId: e.paymentId, status: e.status, orderId: e.orderId, body: "{}", occurredAt: clock.t, createdAt: clock.t });
-      expect(await store.insertDeliveries([row(a), row(b), row(b)])).toEqual([false, true, false]);
+      const [a, b] = [paymentEvent(shop, { status: "EXPIRED" }), paymentEvent(shop, { status: "EXPIRED" })];
+      expect(await record(a)).toBe(true);
+      clock.t += 1;
+      expect(await Promise.all([a, b, { ...b, eventId: "copy" }].map((e, i) => record(e, 2 + i)))).toEqual([false, true, false]);
+      clock.t += 1;
+      expect(await Promise.all([a, b].map((e) => record(e)))).toEqual([false, false]);
+      expect(recorded).toEqual([clock.t - 2, clock.t - 1]);
       expect(await store.list({ shopId: shop.shopId, limit: 10 })).toHaveLength(2);
+    });
+
+    test("an event the store cannot take fails alone: the rest of its batch is recorded", async () => {
+      const { record } = recorder();
+      const shop = shopRecord();
+      // PostgreSQL's text cannot hold a NUL character (SQLite's can), a real refusal of one row.
+      const events = [paymentEvent(shop), paymentEvent(shop, { orderId: "order-\u0000" }), paymentEvent(shop)];
+      const outcomes = await Promise.allSettled(events.map((e, i) => record(e, i + 1)));
+      expect(outcomes.map((o) => o.status)).toEqual(engine === "postgres" ? ["fulfilled", "rejected", "fulfilled"] : ["fulfilled", "fulfilled", "fulfilled"]);
+      const stored = (await store.list({ shopId: shop.shopId, limit: 10 })).map((d) => d.delivery.paymentId);
+      expect(stored.sort()).toEqual(events.filter((_, i) => engine === "sqlite" || i !== 1).map((e) => e.paymentId).sort());
     });
   });
 });

@@ -20,7 +20,7 @@ import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bu
 import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook } from "./delivery/send.ts";
 import { createDispatcher } from "./dispatch.ts";
-import { createPaymentEventIntake, INTAKE_BATCH } from "./intake.ts";
+import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
@@ -75,12 +75,12 @@ const dispatch = createDispatcher({
 });
 
 // A pull's worth of events is recorded in one transaction: the loop hands over up to INTAKE_BATCH
-// messages at once, and the intake commits those of one event-loop turn together before acking them.
-const paymentEvents = createPaymentEventIntake({ store, now, log, onRecorded: requeue });
+// messages at once, and the recorder commits those of one event-loop turn together before they are acked.
+const record = paymentEventRecorder({ store, now, log, onRecorded: requeue });
 const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, DURABLE), {
   name: "payment events",
   concurrency: INTAKE_BATCH,
-  handle: (m) => paymentEvents.handle(m),
+  handle: (m) => handlePaymentEventMessage(m, record, log),
   log,
 });
 lifecycle.essential("payment events", intake);

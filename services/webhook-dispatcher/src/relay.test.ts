@@ -3,7 +3,7 @@ import { createLogger } from "@payaccept/platform";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
 import type { DispatchCommand } from "./bus/streams.ts";
 import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
-import { recordPaymentEvent } from "./intake.ts";
+import { recordPaymentEvents } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
 
@@ -17,9 +17,7 @@ describe.each(ENGINES)("series relay on %s", (engine) => {
     store = await openDeliveryStore(await stores.next(engine, "webhooks.db"));
   });
   afterEach(() => store.close());
-  const record = async (n: number) => {
-    for (let i = 0; i < n; i++) await recordPaymentEvent(store, paymentEvent(shop), Date.now());
-  };
+  const record = (n: number) => recordPaymentEvents(store, Array.from({ length: n }, () => paymentEvent(shop)), Date.now());
 
   test("publishes each new series once and marks it queued", async () => {
     const published: DispatchCommand[] = [];

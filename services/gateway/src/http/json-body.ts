@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const IDENTITY = /^\s*identity\s*$/i;
 
 /** The body's bytes, or null as soon as they pass maxBytes (the rest is never read). */
 async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array<ArrayBuffer> | null> {
@@ -44,15 +45,25 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
       return next();
     }
     if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, new DomainError("CONTENT_TYPE_NOT_JSON"));
+    // A coded body is not the JSON its bytes would be read as: gzip was a misleading "must be
+    // UTF-8", and a plain body labelled gzip was accepted. 415 with Accept-Encoding (RFC 9110 §15.5.16).
+    if (!IDENTITY.test(c.req.header("content-encoding") ?? "identity")) {
+      return jsonError(c, new DomainError("CONTENT_ENCODING_UNSUPPORTED"), { "Accept-Encoding": "identity" });
+    }
     const tooLarge = () => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes }));
     if (Number(length ?? 0) > maxBytes) return tooLarge();
     let bytes: Uint8Array | null;
-    // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
-    if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
-    else {
-      bytes = await readCapped(c.req.raw.body, maxBytes);
-      if (bytes === null) return tooLarge();
+    try {
+      // With a Content-Length (and no chunked framing) the body is exactly that long: read it at once.
+      if (length !== undefined && c.req.header("transfer-encoding") === undefined) bytes = await c.req.raw.bytes();
+      else bytes = await readCapped(c.req.raw.body, maxBytes);
+    } catch {
+      // The client closed the connection, or stalled past the server's idle timeout, before its
+      // Content-Length or last chunk: its request, not our failure (it was an "unhandled error"
+      // logged as an error and counted as a 500). Nobody may be left to read this answer.
+      return jsonError(c, new DomainError("BODY_INCOMPLETE"));
     }
+    if (bytes === null) return tooLarge();
     let text: string;
     try {
       text = decoder.decode(bytes);

@@ -67,10 +67,15 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
   };
 }
 
-/** A per-key limit of one API method (route template + HTTP method); needs requireApiKey first. */
+/**
+ * A per-key limit of one API method (route template + HTTP method); needs requireApiKey first.
+ * HEAD runs the GET (the same call to the owning service, only the body is dropped), so it counts
+ * as that GET: a quota of its own would double every read's limit, the balance's 60 included.
+ */
 export function limitPerKey(limiter: SlidingWindowLimiter): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
-    const refused = count(c, limiter, `${c.get("keyHash")} ${c.req.method} ${c.req.routePath}`);
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    const refused = count(c, limiter, `${c.get("keyHash")} ${method} ${c.req.routePath}`);
     if (refused) return refused;
     await next();
   };

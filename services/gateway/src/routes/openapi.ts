@@ -2,6 +2,7 @@ import type { ApiFacts } from "@payaccept/contracts";
 import { renderOpenApiHtml } from "@payaccept/contracts/src/openapi-html.ts";
 import { buildOpenApiDocument } from "@payaccept/contracts/src/openapi.ts";
 import { Hono } from "hono";
+import { methodNotAllowed } from "../http/errors.ts";
 
 /**
  * GET /openapi.json and /docs, mounted at /api beside the merchant API and ahead of it: the
@@ -19,5 +20,7 @@ export function openApiRoutes(facts: ApiFacts): Hono {
   app.get("/docs", (c) =>
     c.html(html, 200, { ...cache, "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'" }),
   );
+  // Like every path of the API: another method on a known path is 405 with Allow, not 404.
+  for (const path of ["/openapi.json", "/docs"]) app.all(path, methodNotAllowed(["GET"]));
   return app;
 }

@@ -58,8 +58,9 @@ export const attempts = pgTable(
 );
 
 /**
- * The overview's webhook health rollup (schema.ts), kept by a PL/pgSQL trigger on `deliveries`
- * (migration 0001_log_filters_health) in the same transaction as every change of a delivery.
+ * The overview's webhook health rollup (schema.ts), kept by PL/pgSQL triggers on `deliveries`
+ * (migrations 0001_log_filters_health, 0004_health_counted_per_statement: the rows of one insert
+ * counted per cell, every change per row) in the same transaction as every change of a delivery.
  */
 export const healthDaily = pgTable(
   "delivery_health_daily",
