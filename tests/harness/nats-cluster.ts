@@ -7,6 +7,7 @@ import { ROOT } from "../../infra/launcher/services.ts";
 import type { Payment } from "@payaccept/contracts";
 import { createClient, verifyWebhook } from "../../packages/sdk/src/index.ts";
 import type { Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
+import type { NatsConnection } from "@payaccept/platform";
 import { eventually, freePort, type ShopCreated } from "./stack.ts";
 
 /** One node of the cluster: its client URL, its monitoring origin and its process; start() runs it again on its store. */
@@ -100,9 +101,38 @@ export async function payCancelAndHear(
   await beforeWebhook();
   // A liveness bound, not a speed claim: after a node loss, a pull consumer whose leader was on
   // that node resumes only once nats.js notices the missed heartbeats (30-45 s with its defaults).
+  const canceledAt = Date.now();
   const webhook = await eventually(() => receiver.requests.find((r) => JSON.parse(r.body).id === payment.id), 90_000);
+  // The figure docs/operations.md reports for each failure ("What each failure costs").
+  console.log(`webhook heard ${((webhook.at - canceledAt) / 1000).toFixed(1)} s after the cancel`);
   const verified = verifyWebhook(webhook.body, webhook.headers, shop.signingSecret);
   expect(verified.ok).toBe(true);
   expect(JSON.parse(webhook.body)).toMatchObject({ id: payment.id, orderId: payment.orderId, status: "CANCELED", amountKopecks: 30000 });
   return payment;
+}
+
+/** A stream, or a consumer of one, whose Raft group leader can be asked and moved. */
+export type RaftAsset = { stream: string; consumer?: string };
+
+/** The server name leading the stream or consumer, asked through `nc` (a connection to live nodes). */
+export async function leaderOf(nc: NatsConnection, asset: RaftAsset): Promise<string | undefined> {
+  const subject = asset.consumer ? `$JS.API.CONSUMER.INFO.${asset.stream}.${asset.consumer}` : `$JS.API.STREAM.INFO.${asset.stream}`;
+  const info = (await nc.request(subject, "", { timeout: 2_000 })).json<{ cluster?: { leader?: string } }>();
+  return info.cluster?.leader;
+}
+
+/**
+ * Steps the leader down until `node` leads the stream or consumer. nats-server 2.9 takes no
+ * preferred peer, so each step-down lands on a random other peer: bounded tries.
+ */
+export async function moveLeaderTo(nc: NatsConnection, asset: RaftAsset, node: string): Promise<void> {
+  const stepDown = asset.consumer ? `$JS.API.CONSUMER.LEADER.STEPDOWN.${asset.stream}.${asset.consumer}` : `$JS.API.STREAM.LEADER.STEPDOWN.${asset.stream}`;
+  for (let i = 0; i < 20; i++) {
+    const leader = await eventually(() => leaderOf(nc, asset), 15_000, 200);
+    if (leader === node) return;
+    await nc.request(stepDown, "", { timeout: 2_000 }).catch(() => {});
+    // Until the old leader's term has ended, INFO may still name it.
+    await Bun.sleep(500);
+  }
+  throw new Error(`${asset.stream}${asset.consumer ? ` > ${asset.consumer}` : ""}: ${node} never became leader`);
 }

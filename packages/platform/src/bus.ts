@@ -1,3 +1,4 @@
+import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
 import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
@@ -149,6 +150,38 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
   }
+}
+
+/**
+ * A JetStream publish with a message id, copied while unanswered as an idempotent call is. When
+ * the stream's leader was on a node that hangs, a publish made before the new leader took over
+ * vanished and waited out its whole timeout (3 s) although the new leader answers within a second
+ * of its election; a copy sent every NATS_HEDGE_AFTER reaches it. The stream keeps one message per
+ * id within its duplicate window (and its consumers are idempotent besides), so a copy adds
+ * nothing; the first PubAck wins. Answered PubAcks come in milliseconds, so no copy goes out then.
+ */
+export function publishWithCopies(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  subject: string,
+  data: Uint8Array | string,
+  opts: { msgID: string; timeoutMs: number },
+): Promise<PubAck> {
+  const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft });
+  return publishHedgerOf(nc).run(attempt, Date.now() + opts.timeoutMs, () => natsRequestCopies.inc({ subject }));
+}
+
+/**
+ * The copies of a connection's publishes, paced like its calls' but with a budget of their own: a
+ * relay's batch of a hundred events copied through an election must not spend the copies that
+ * the service's calls need at the same moment.
+ */
+const publishHedgers = new WeakMap<NatsConnection, Hedger>();
+
+function publishHedgerOf(nc: NatsConnection): Hedger {
+  let h = publishHedgers.get(nc);
+  if (!h) publishHedgers.set(nc, (h = new Hedger(hedgerOf(nc).afterMs)));
+  return h;
 }
 
 /** The typed error of a reply that is not ok, after counting it. */

@@ -24,11 +24,15 @@ export async function runConsumerLoop(
   opts: { name: string; concurrency: number; handle: (m: JsMsg) => Promise<void> | void; log: Logger },
 ): Promise<RunningLoop> {
   // A deleted consumer ends the loop instead of waiting for someone to recreate it.
-  // Short pulls (5 s, heartbeats every 2.5 s): after a cluster node dies, a pull that was served by
-  // it is noticed and replaced within seconds instead of the default 30 s expiry.
+  // Short pulls (2 s, heartbeats every second): a pull held by a consumer leader on a node that
+  // died or hangs is noticed after two missed heartbeats, instead of the default 30 s expiry. nats.js
+  // then asks for the consumer's info until a new leader answers, pausing between tries for
+  // half to one and a half times the expiry: with 5 s pulls, events waited in the stream about 5 s
+  // after the new leader was there (docs/operations.md, "Events while a node hangs"). The cost is
+  // one pull request every 2 s and a heartbeat a second per idle consumer.
   const messages = await consumer.consume({
     max_messages: Math.max(opts.concurrency, 16),
-    expires: 5000,
+    expires: 2000,
     abort_on_missing_resource: true,
   });
   const slots = new Slots(opts.concurrency);

@@ -1,4 +1,4 @@
-import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
 import { DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
@@ -50,12 +50,43 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
 }
 
 /**
+ * How long a durable consumer's info request may go unanswered. nats.js asks for it before it
+ * pulls again after a reconnect or two missed heartbeats, and when no leader answers yet (the
+ * leader was on a node that hangs and is being replaced) it waits out this timeout and then about
+ * one pull expiry more before it asks again: with the client's 5 s default, events waited in the
+ * stream 2–5 s after the new leader was there. An answer takes milliseconds; a spurious timeout
+ * only means one more try.
+ */
+const CONSUMER_API_TIMEOUT_MS = 1_500;
+
+/** A durable consumer of `stream`, bound for runConsumerLoop (see CONSUMER_API_TIMEOUT_MS). */
+export function durableConsumer(nc: NatsConnection, stream: string, durable: string): Promise<Consumer> {
+  return untilItWorks(() => jetstream(nc, { timeout: CONSUMER_API_TIMEOUT_MS }).consumers.get(stream, durable));
+}
+
+/**
  * The directory KV bucket (history 1; the directory service writes, everyone else reads).
- * timeoutMs bounds each of its operations (the client's default otherwise).
+ * timeoutMs bounds each of its operations (the client's default otherwise). Reads are direct gets,
+ * served by any replica: a reader's fallback read on a cache miss still answers while JetStream
+ * has lost its quorum (tests/infra-cluster.test.ts).
  */
 export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Promise<KV> {
   const client = timeoutMs === undefined ? nc : jetstream(nc, { timeout: timeoutMs });
   return untilItWorks(() => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+}
+
+/**
+ * The directory bucket as its writer opens it: reads ask the stream's leader, not any replica. A
+ * direct get is a queue-group request, and while a node hangs its peers still route a share of
+ * them to the frozen replica, where they vanish (docs/operations.md, "A hung node and copies of a
+ * call"); the directory reads an entry before each write and all of them in a resync, so with
+ * direct gets a shop created during a freeze sometimes reached the bucket only when the node
+ * resumed. Its writes need the leader (and a quorum) anyway, so this costs it no availability.
+ * The bucket itself is created as for everyone (direct gets allowed): only this client reads otherwise.
+ */
+export async function openDirectoryBucketForWrites(nc: NatsConnection, timeoutMs: number): Promise<KV> {
+  await openDirectoryBucket(nc, timeoutMs);
+  return new Kvm(jetstream(nc, { timeout: timeoutMs })).open(DIRECTORY_BUCKET, { allow_direct: false });
 }
 
 /**

@@ -1,6 +1,6 @@
-import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PaymentEvent, REFUND_EVENTS_SUBJECT_PREFIX, RefundEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { decodeOrTerm, durableConsumer, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import type { z } from "zod";
 
 export const BALANCE_DURABLE = "balance";
@@ -70,6 +70,6 @@ export async function consumeEvents<S extends z.ZodType>(
     ack_wait: ACK_WAIT_MS * NS_PER_MS,
     max_ack_pending: 1000,
   }, log);
-  const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, feed.durable);
+  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, feed.durable);
   return runConsumerLoop(consumer, { name: feed.durable, concurrency, handle: (m) => handleEventMessage(m, feed, sink, log), log });
 }

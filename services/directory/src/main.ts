@@ -7,7 +7,7 @@ import {
   databaseOf,
   Lifecycle,
   loadConfig,
-  openDirectoryBucket,
+  openDirectoryBucketForWrites,
   resolveNatsUrl,
   servingConfirmed,
   stopServing,
@@ -35,7 +35,7 @@ const nc = await connectBus(resolveNatsUrl(cfg), "directory", log, cfg);
 lifecycle.onClose("nats", () => nc.drain());
 // A write reads the entry and then writes it: both fit in the caller's timeout, so a bucket that does
 // not answer becomes "saved, not yet in effect" (and a resync) rather than the caller's own timeout.
-const publisher = new KvPublisher(store, () => openDirectoryBucket(nc, Math.floor(cfg.NATS_REQUEST_TIMEOUT_MS / 3)), log);
+const publisher = new KvPublisher(store, () => openDirectoryBucketForWrites(nc, Math.floor(cfg.NATS_REQUEST_TIMEOUT_MS / 3)), log);
 lifecycle.onClose("directory publisher", () => publisher.stop());
 await publisher.resyncAll();
 void (async () => {

@@ -65,7 +65,7 @@ const store = await storeAtStart(
 );
 const { payments: repo, refunds, outbox } = store;
 registerOutboxGauges(outbox);
-const relay = new OutboxRelay(outbox, jetstreamPublisher(jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
+const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });

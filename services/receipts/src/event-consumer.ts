@@ -1,6 +1,6 @@
-import { AckPolicy, DeliverPolicy, jetstream, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { PAYMENTS_STREAM, PaymentEvent, paymentEventSubject, refundEventSubject, RefundEvent } from "@payaccept/contracts";
-import { decodeOrTerm, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { decodeOrTerm, durableConsumer, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import { recordRefundedEvent, recordRefundEvent, recordSale, type Recorded } from "./recording.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 
@@ -49,7 +49,7 @@ export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => Pr
     { durable_name: RECEIPTS_DURABLE, filter_subject: undefined, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: ACK_WAIT_MS * NS_PER_MS, max_ack_pending: 1000 },
     log,
   );
-  const consumer = await jetstream(nc).consumers.get(PAYMENTS_STREAM, RECEIPTS_DURABLE);
+  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, RECEIPTS_DURABLE);
   // One at a time: a refund receipt depends on the receipts before it, in stream order.
   return runConsumerLoop(consumer, { name: RECEIPTS_DURABLE, concurrency: 1, handle, log });
 }

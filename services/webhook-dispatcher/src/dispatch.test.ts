@@ -188,6 +188,26 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(sent).toHaveLength(0);
     });
 
+    test("a shop the directory cannot be asked about right now: no attempt is counted, the message comes back", async () => {
+      const { cmd, id, shop } = await newDelivery();
+      let reachable = false;
+      const dispatch = dispatcher({
+        shop: async (shopId) => {
+          if (!reachable) throw new Error("directory bucket: timeout");
+          return shops.get(shopId);
+        },
+      });
+      // The consumer loop naks a handler that throws and offers the message again within seconds.
+      await expect(dispatch(cmd)).rejects.toThrow("timeout");
+      expect(await store.get(id)).toMatchObject({ result: "pending", seriesAttempts: 0 });
+      expect(await store.attemptsOf(id)).toHaveLength(0);
+      expect(sent).toHaveLength(0);
+
+      reachable = true;
+      expect(await dispatch(cmd)).toEqual({ kind: "ack" });
+      expect(sent).toEqual([expect.objectContaining({ url: shop.webhookUrl })]);
+    });
+
     test("a blocked address ends the series at once", async () => {
       const dispatch = dispatcher();
       const { cmd, id } = await newDelivery();

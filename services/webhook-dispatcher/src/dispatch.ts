@@ -14,7 +14,14 @@ export type Disposition = { kind: "ack" } | { kind: "nak"; delayMs: number } | {
 
 export type DispatchDeps = {
   store: DeliveryStore;
-  shop: (shopId: string) => ShopRecord | undefined;
+  /**
+   * A shop's directory record; in the service the watched copy, else a fresh read of the bucket
+   * (DirectoryCache.shopOrRead): a shop made a moment ago can reach the dispatcher as an event
+   * before it reaches the watch (a watch being re-created after a NATS node hung lags by seconds),
+   * and a miss here is a failed attempt whose retry comes a minute later. A read that fails throws:
+   * the message is offered again soon and no attempt is counted.
+   */
+  shop: (shopId: string) => ShopRecord | undefined | Promise<ShopRecord | undefined>;
   concurrency: ShopConcurrency;
   send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
   retryDelays: readonly number[];
@@ -71,8 +78,8 @@ function untilDue(delivery: DeliveryRow | undefined, series: number, now: number
 
 async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Disposition> {
   const number = delivery.seriesAttempts + 1;
+  const shop = await deps.shop(delivery.shopId);
   const startedAt = deps.now();
-  const shop = deps.shop(delivery.shopId);
   const outcome = await attemptOutcome(delivery, shop, deps);
   const step = nextStep(outcome, number, deps.retryDelays, deps.random);
   const at = deps.now();

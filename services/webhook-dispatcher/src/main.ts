@@ -5,6 +5,7 @@ import {
   createServiceApp,
   databaseOf,
   DirectoryCache,
+  durableConsumer,
   Lifecycle,
   openDirectoryBucket,
   registerConsumerGauges,
@@ -44,14 +45,14 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 lifecycle.onClose("directory", () => directory.stop());
 await directory.ready;
-const shop = (shopId: string) => directory.shop(shopId);
+const shop = (shopId: string) => directory.shopOrRead(shopId);
 
 const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
 const js = await ensureStreams(nc, streamSettings, async () => {
   const requeued = await store.requeuePending();
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
-const relay = createSeriesRelay({ store, publish: dispatchPublisher(js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
+const relay = createSeriesRelay({ store, publish: dispatchPublisher(nc, js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
 lifecycle.onClose("relay", relay.start(RELAY_TICK_MS));
 const requeue = () => void relay.kick();
 
@@ -76,14 +77,14 @@ const dispatch = createDispatcher({
 // A pull's worth of events is recorded in one transaction: the loop hands over up to INTAKE_BATCH
 // messages at once, and the recorder commits those of one event-loop turn together before they are acked.
 const record = paymentEventRecorder({ store, now, log, onRecorded: requeue });
-const intake = await runConsumerLoop(await js.consumers.get(PAYMENTS_STREAM, DURABLE), {
+const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, DURABLE), {
   name: "payment events",
   concurrency: INTAKE_BATCH,
   handle: (m) => handlePaymentEventMessage(m, record, log),
   log,
 });
 lifecycle.essential("payment events", intake);
-const dispatcher = await runConsumerLoop(await js.consumers.get(DISPATCH_STREAM, DURABLE), {
+const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
   handle: (m) => handleDispatchMessage(m, dispatch, log),

@@ -8,7 +8,7 @@ import {
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, ensureDurable, ensurePaymentsStream, type Logger, type NatsConnection } from "@payaccept/platform";
+import { encodeJson, ensureDurable, ensurePaymentsStream, publishWithCopies, type Logger, type NatsConnection } from "@payaccept/platform";
 import { z } from "zod";
 
 /**
@@ -86,9 +86,12 @@ async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onM
   }
 }
 
-/** Publishes a series' dispatch message; the id makes a re-publish after a crash a no-op. */
-export function dispatchPublisher(js: JetStreamClient, timeoutMs: number) {
+/**
+ * Publishes a series' dispatch message; the id makes a re-publish after a crash, or a copy sent
+ * while the stream's leader is being replaced (publishWithCopies), a no-op.
+ */
+export function dispatchPublisher(nc: NatsConnection, js: JetStreamClient, timeoutMs: number) {
   return async (cmd: DispatchCommand): Promise<void> => {
-    await js.publish(DISPATCH_SUBJECT, encodeJson(cmd), { msgID: `${cmd.deliveryId}:${cmd.series}`, timeout: timeoutMs });
+    await publishWithCopies(nc, js, DISPATCH_SUBJECT, encodeJson(cmd), { msgID: `${cmd.deliveryId}:${cmd.series}`, timeoutMs });
   };
 }

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connect } from "@nats-io/transport-node";
+import { PAYMENTS_STREAM } from "@payaccept/contracts";
+import type { NatsConnection } from "@payaccept/platform";
+import { DISPATCH_STREAM, DURABLE } from "../services/webhook-dispatcher/src/bus/streams.ts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { clientsOf, leaderOf, moveLeaderTo, payCancelAndHear, startCluster, stopCluster, type ClusterNode, type RaftAsset } from "./harness/nats-cluster.ts";
+import { Stack } from "./harness/stack.ts";
+import { UNLIMITED_RATES } from "./replica-fixtures.ts";
+
+setDefaultTimeout(300_000);
+
+/**
+ * The event path's worst placement for a hung node: the node that is paused (SIGSTOP) leads the
+ * PAYMENTS stream and the dispatcher's consumer of it, the dispatcher's own WEBHOOKS stream and
+ * consumer, and every service is connected to it. A payment canceled while it is frozen still gets
+ * its signed webhook, exactly once, before the node resumes (docs/operations.md, "What each
+ * failure costs", has the measured times; tests/nats-failover.test.ts leaves placement to chance).
+ */
+const HELD_BY_THE_HUNG_NODE: RaftAsset[] = [
+  { stream: PAYMENTS_STREAM },
+  { stream: PAYMENTS_STREAM, consumer: DURABLE },
+  { stream: DISPATCH_STREAM },
+  { stream: DISPATCH_STREAM, consumer: DURABLE },
+];
+
+const workDir = mkdtempSync(join(tmpdir(), "payaccept-hung-leader-"));
+let nodes: ClusterNode[] = [];
+let stack: Stack;
+let receiver: Receiver;
+/** The test's own connection, to the nodes that stay up. */
+let side: NatsConnection;
+
+beforeAll(async () => {
+  nodes = await startCluster(workDir);
+  receiver = startReceiver();
+  stack = await Stack.start({
+    services: ["directory", "gateway", "payments", "webhook-dispatcher"],
+    natsUrl: nodes.map((n) => n.url).join(","),
+    env: { NATS_REPLICAS: "3", NATS_SERVER_ORDER: "given", ...UNLIMITED_RATES },
+    restart: true,
+  });
+  side = await connect({ servers: nodes.slice(1).map((n) => n.url), maxReconnectAttempts: -1 });
+});
+
+afterAll(async () => {
+  receiver?.stop();
+  await side?.close();
+  await stack?.stop();
+  await stopCluster(nodes);
+  if (!process.env.KEEP_TEST_DATA) rmSync(workDir, { recursive: true, force: true });
+});
+
+test("a payment canceled while the node leading the dispatcher's streams and consumers hangs is heard once, before it resumes", async () => {
+  const shop = await stack.createShop({ name: "Hung leader shop", sandbox: false, webhookUrl: receiver.url });
+  // Traffic before the freeze: the dispatcher's pulls are served by the leaders under test.
+  await payCancelAndHear(stack.gateway, receiver, shop);
+  const hung = nodes[0]!;
+  for (const asset of HELD_BY_THE_HUNG_NODE) await moveLeaderTo(side, asset, hung.name);
+  const connected = await clientsOf(hung);
+  for (const name of ["gateway", "payments", "directory", "webhook-dispatcher"]) expect(connected).toContain(name);
+
+  hung.proc.kill("SIGSTOP");
+  const frozenAt = Date.now();
+  try {
+    // Resumed only in the finally below: the webhook is heard while the node is still frozen.
+    const payment = await payCancelAndHear(stack.gateway, receiver, shop);
+    const heardAt = receiver.requests.find((r) => JSON.parse(r.body).id === payment.id)!.at;
+    const leaders = await Promise.all(HELD_BY_THE_HUNG_NODE.map(async (a) => `${a.consumer ? `${a.stream} > ${a.consumer}` : a.stream}: ${await leaderOf(side, a)}`));
+    console.log(`hung leader: webhook heard ${((heardAt - frozenAt) / 1000).toFixed(1)} s after the pause; leaders then ${leaders.join(", ")}`);
+  } finally {
+    hung.proc.kill("SIGCONT");
+  }
+
+  // Once the node is back nothing arrives a second time: one webhook per payment and status.
+  await Bun.sleep(5_000);
+  const seen = receiver.requests.map((r) => `${JSON.parse(r.body).id}:${JSON.parse(r.body).status}`);
+  expect(new Set(seen).size).toBe(seen.length);
+});
