@@ -145,9 +145,12 @@ describe("a hung NATS node", () => {
       // dispatcher's pull consumer to a signed webhook.
       await Bun.sleep(LONGEST_FAILED_RUN_MS);
       // The directory writes it to the bucket, which waits for a new stream leader if the frozen node led it.
+      // A shop's creation is not idempotent (its key is shown once), so it is never copied, and a try
+      // routed to the directory's stale member on the frozen node vanishes: tried until one lands
+      // (a try that vanished made nothing, by its deadline).
       const fresh = await eventually(
         () => call(side, rpcs.directory.createShop, { name: "Shop made during the freeze", sandbox: false, webhookUrl: receiver.url }, 5_000),
-        30_000,
+        60_000,
         200,
       );
       await payCancelAndHear(stack.gateway, receiver, fresh);
