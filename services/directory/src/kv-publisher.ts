@@ -5,8 +5,13 @@ import { retryDelayMs, type Backoff, type Logger } from "@payaccept/platform";
 import type { DirectoryStore } from "./store/directory-store.ts";
 import { toApiKeyRecord, toShopRecord } from "./records.ts";
 
-/** Until one succeeds: the bucket must end up matching the store. */
-const RESYNC_RETRY: Backoff = { baseMs: 500, capMs: 30_000 };
+/**
+ * Until one succeeds: the bucket must end up matching the store. The ceiling is what a change
+ * waits after JetStream is back: with 30 s, a shop created while a resumed nats-server 2.9 node
+ * kept the bucket without a leader (25 s) reached the gateways up to 30 s after the leader returned.
+ * A resync that fails is cheap (its first read fails at once), so trying every few seconds costs little.
+ */
+const RESYNC_RETRY: Backoff = { baseMs: 500, capMs: 4_000 };
 /**
  * Compare-and-set rounds of one entry before giving up to the resync: each lost round means another
  * replica wrote the entry in between, so a handful only happens under a storm of changes to one shop.
