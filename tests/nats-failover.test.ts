@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, PaymentListPage, rpcs } from "@payaccept/contracts";
-import { call, type NatsConnection } from "@payaccept/platform";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { clientsOf, payCancelAndHear, startCluster, stopCluster, type ClusterNode } from "./harness/nats-cluster.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { UNLIMITED_RATES } from "./replica-fixtures.ts";
+import { call } from "@payaccept/platform";
+import { clientsOf, clusterStackPerFile, payCancelAndHear } from "./harness/nats-cluster.ts";
+import { eventually, type ShopCreated } from "./harness/stack.ts";
 
 setDefaultTimeout(300_000);
 
@@ -18,8 +12,8 @@ setDefaultTimeout(300_000);
  * under a steady load of creates. Promised in docs/operations.md, "Several hosts": the creates fail
  * for at most 5 s in a row, and the failed ones add up to no more than 5 s of the load: after the
  * clients have moved, the requests that the peers still route to the frozen node's stale queue
- * members are answered by copies (hedging), not lost for as long as the node stays frozen. JetStream (the relay's publishes, the dispatcher's pulls, the
- * directory's KV watch) works again while the node is still frozen, and a create answered with an
+ * members are answered by copies (hedging), not lost for as long as the node stays frozen.
+ * JetStream (the relay's publishes, the dispatcher's pulls, the directory's KV watch) works again while the node is still frozen, and a create answered with an
  * error never takes effect later than its own NATS deadline, so a §7 lookup made after the error
  * tells the truth.
  */
@@ -33,33 +27,7 @@ const FAILED_LOAD_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 3_000;
 const HANDLING_SLACK_MS = 1_000;
 
-const workDir = mkdtempSync(join(tmpdir(), "payaccept-failover-"));
-let nodes: ClusterNode[] = [];
-let stack: Stack;
-let receiver: Receiver;
-/** The test's own connection for what it does while the first node is frozen: to the other two only. */
-let side: NatsConnection;
-
-beforeAll(async () => {
-  nodes = await startCluster(workDir);
-  receiver = startReceiver();
-  stack = await Stack.start({
-    services: ["directory", "gateway", "payments", "webhook-dispatcher"],
-    // Every service is told the first node first and tries the list in that order.
-    natsUrl: nodes.map((n) => n.url).join(","),
-    env: { NATS_REPLICAS: "3", NATS_SERVER_ORDER: "given", NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), ...UNLIMITED_RATES },
-    restart: true,
-  });
-  side = await connect({ servers: nodes.slice(1).map((n) => n.url), maxReconnectAttempts: -1 });
-});
-
-afterAll(async () => {
-  receiver?.stop();
-  await side?.close();
-  await stack?.stop();
-  await stopCluster(nodes);
-  if (!process.env.KEEP_TEST_DATA) rmSync(workDir, { recursive: true, force: true });
-});
+const cluster = clusterStackPerFile("failover", { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
 
 type Outcome = { orderId: string; sentAt: number; answeredAt: number; status: number };
 
@@ -71,7 +39,7 @@ function steadyCreates(apiKey: string) {
     const sentAt = Date.now();
     let status = 0;
     try {
-      const res = await stack.api(apiKey, "/v1/payments", {
+      const res = await cluster.stack.api(apiKey, "/v1/payments", {
         method: "POST",
         json: { orderId, amountKopecks: 10_000 },
         signal: AbortSignal.timeout(10_000),
@@ -125,6 +93,7 @@ describe("a hung NATS node", () => {
   let shop: ShopCreated;
 
   test("the services under test are connected to the first node", async () => {
+    const { nodes, stack } = cluster;
     shop = await stack.createShop({ name: "Failover shop", sandbox: true });
     await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
     const onFirst = await clientsOf(nodes[0]!);
@@ -132,6 +101,7 @@ describe("a hung NATS node", () => {
   });
 
   test("pausing it under load costs at most 5 s of failed creates, in a row and in all, JetStream goes on without it, and no failed create lands late", async () => {
+    const { nodes, stack, receiver, side } = cluster;
     const first = nodes[0]!;
     const load = steadyCreates(shop.apiKey);
     await Bun.sleep(BEFORE_MS);

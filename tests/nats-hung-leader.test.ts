@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { connect } from "@nats-io/transport-node";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { PAYMENTS_STREAM } from "@payaccept/contracts";
-import type { NatsConnection } from "@payaccept/platform";
 import { DISPATCH_STREAM, DURABLE } from "../services/webhook-dispatcher/src/bus/streams.ts";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { clientsOf, leaderOf, moveLeaderTo, payCancelAndHear, startCluster, stopCluster, type ClusterNode, type RaftAsset } from "./harness/nats-cluster.ts";
-import { Stack } from "./harness/stack.ts";
-import { UNLIMITED_RATES } from "./replica-fixtures.ts";
+import { clientsOf, clusterStackPerFile, leaderOf, moveLeaderTo, payCancelAndHear, type RaftAsset } from "./harness/nats-cluster.ts";
 
 setDefaultTimeout(300_000);
 
@@ -27,34 +19,10 @@ const HELD_BY_THE_HUNG_NODE: RaftAsset[] = [
   { stream: DISPATCH_STREAM, consumer: DURABLE },
 ];
 
-const workDir = mkdtempSync(join(tmpdir(), "payaccept-hung-leader-"));
-let nodes: ClusterNode[] = [];
-let stack: Stack;
-let receiver: Receiver;
-/** The test's own connection, to the nodes that stay up. */
-let side: NatsConnection;
-
-beforeAll(async () => {
-  nodes = await startCluster(workDir);
-  receiver = startReceiver();
-  stack = await Stack.start({
-    services: ["directory", "gateway", "payments", "webhook-dispatcher"],
-    natsUrl: nodes.map((n) => n.url).join(","),
-    env: { NATS_REPLICAS: "3", NATS_SERVER_ORDER: "given", ...UNLIMITED_RATES },
-    restart: true,
-  });
-  side = await connect({ servers: nodes.slice(1).map((n) => n.url), maxReconnectAttempts: -1 });
-});
-
-afterAll(async () => {
-  receiver?.stop();
-  await side?.close();
-  await stack?.stop();
-  await stopCluster(nodes);
-  if (!process.env.KEEP_TEST_DATA) rmSync(workDir, { recursive: true, force: true });
-});
+const cluster = clusterStackPerFile("hung-leader");
 
 test("a payment canceled while the node leading the dispatcher's streams and consumers hangs is heard once, before it resumes", async () => {
+  const { nodes, stack, receiver, side } = cluster;
   const shop = await stack.createShop({ name: "Hung leader shop", sandbox: false, webhookUrl: receiver.url });
   // Traffic before the freeze: the dispatcher's pulls are served by the leaders under test.
   await payCancelAndHear(stack.gateway, receiver, shop);

@@ -1,14 +1,17 @@
-import { expect } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { afterAll, beforeAll, expect } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { connect } from "@nats-io/transport-node";
 import { findNatsServer } from "../../infra/launcher/nats-server.ts";
 import { ROOT } from "../../infra/launcher/services.ts";
 import type { Payment } from "@payaccept/contracts";
 import { createClient, verifyWebhook } from "../../packages/sdk/src/index.ts";
-import type { Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
+import { startReceiver, type Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
+import { UNLIMITED_RATES } from "../replica-fixtures.ts";
 import type { NatsConnection } from "@payaccept/platform";
-import { eventually, freePort, type ShopCreated } from "./stack.ts";
+import { eventually, freePort, Stack, type ShopCreated } from "./stack.ts";
 
 /** One node of the cluster: its client URL, its monitoring origin and its process; start() runs it again on its store. */
 export type ClusterNode = { name: string; url: string; http: string; proc: Subprocess; start: () => void };
@@ -137,4 +140,37 @@ export async function moveLeaderTo(nc: NatsConnection, asset: RaftAsset, node: s
     await Bun.sleep(500);
   }
   throw new Error(`${asset.stream}${asset.consumer ? ` > ${asset.consumer}` : ""}: ${node} never became leader`);
+}
+
+/** What clusterStackPerFile gives a test file once its beforeAll has run. */
+export type ClusterStack = { nodes: ClusterNode[]; stack: Stack; receiver: Receiver; side: NatsConnection };
+
+/**
+ * For the calling test file: the 3-node cluster, a webhook receiver, the stack's directory,
+ * gateway, payments and dispatcher told the first node first (`NATS_SERVER_ORDER=given`, so all
+ * of them are connected to the node a test pauses), and the test's own connection to the other
+ * two nodes (`side`). Everything is stopped after the file; KEEP_TEST_DATA keeps the nodes' logs.
+ */
+export function clusterStackPerFile(name: string, env: Record<string, string> = {}): ClusterStack {
+  const workDir = mkdtempSync(join(tmpdir(), `payaccept-${name}-`));
+  const cluster = {} as ClusterStack;
+  beforeAll(async () => {
+    cluster.nodes = await startCluster(workDir);
+    cluster.receiver = startReceiver();
+    cluster.stack = await Stack.start({
+      services: ["directory", "gateway", "payments", "webhook-dispatcher"],
+      natsUrl: cluster.nodes.map((n) => n.url).join(","),
+      env: { NATS_REPLICAS: "3", NATS_SERVER_ORDER: "given", ...UNLIMITED_RATES, ...env },
+      restart: true,
+    });
+    cluster.side = await connect({ servers: cluster.nodes.slice(1).map((n) => n.url), maxReconnectAttempts: -1 });
+  });
+  afterAll(async () => {
+    cluster.receiver?.stop();
+    await cluster.side?.close();
+    await cluster.stack?.stop();
+    await stopCluster(cluster.nodes ?? []);
+    if (!process.env.KEEP_TEST_DATA) rmSync(workDir, { recursive: true, force: true });
+  });
+  return cluster;
 }

@@ -37,7 +37,7 @@ export async function connectBus(url: string, name: string, log: Logger, tuning:
   const nc = await warnWhilePending(connecting, NATS_WAIT_WARNINGS, (waitedMs) =>
     log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
   );
-  hedgers.set(nc, new Hedger(tuning.NATS_HEDGE_AFTER));
+  hedgers.set(nc, hedgersFor(tuning.NATS_HEDGE_AFTER));
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
@@ -120,13 +120,19 @@ export function repeatKey(explicitKey: string | undefined, msg: Msg): string | u
   return callId === undefined ? undefined : `call:${callId}`;
 }
 
-/** What sends the copies of a connection's idempotent calls (connectBus sets it from NATS_HEDGE_AFTER). */
-const hedgers = new WeakMap<NatsConnection, Hedger>();
-let defaultHedgeAfterMs: number | undefined;
+/**
+ * What sends the copies of a connection's idempotent calls and of its publishes (connectBus sets
+ * them from NATS_HEDGE_AFTER). Paced alike, with a budget each: a relay's batch of a hundred
+ * events copied through an election must not spend the copies that the service's calls need at
+ * the same moment.
+ */
+type Hedgers = { calls: Hedger; publishes: Hedger };
+const hedgers = new WeakMap<NatsConnection, Hedgers>();
+const hedgersFor = (afterMs: number): Hedgers => ({ calls: new Hedger(afterMs), publishes: new Hedger(afterMs) });
 
-function hedgerOf(nc: NatsConnection): Hedger {
+function hedgersOf(nc: NatsConnection): Hedgers {
   let h = hedgers.get(nc);
-  if (!h) hedgers.set(nc, (h = new Hedger((defaultHedgeAfterMs ??= defaultBusTuning().NATS_HEDGE_AFTER))));
+  if (!h) hedgers.set(nc, (h = hedgersFor(defaultBusTuning().NATS_HEDGE_AFTER)));
   return h;
 }
 
@@ -145,7 +151,7 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
   try {
     if (!rpc.idempotent) return (await attempt(timeoutMs)).data as Uint8Array<ArrayBuffer>;
     const onCopy = () => natsRequestCopies.inc({ subject: rpc.subject });
-    return (await hedgerOf(nc).run(attempt, deadline, onCopy)).data as Uint8Array<ArrayBuffer>;
+    return (await hedgersOf(nc).calls.run(attempt, deadline, onCopy)).data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
@@ -168,20 +174,7 @@ export function publishWithCopies(
   opts: { msgID: string; timeoutMs: number },
 ): Promise<PubAck> {
   const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft });
-  return publishHedgerOf(nc).run(attempt, Date.now() + opts.timeoutMs, () => natsRequestCopies.inc({ subject }));
-}
-
-/**
- * The copies of a connection's publishes, paced like its calls' but with a budget of their own: a
- * relay's batch of a hundred events copied through an election must not spend the copies that
- * the service's calls need at the same moment.
- */
-const publishHedgers = new WeakMap<NatsConnection, Hedger>();
-
-function publishHedgerOf(nc: NatsConnection): Hedger {
-  let h = publishHedgers.get(nc);
-  if (!h) publishHedgers.set(nc, (h = new Hedger(hedgerOf(nc).afterMs)));
-  return h;
+  return hedgersOf(nc).publishes.run(attempt, Date.now() + opts.timeoutMs, () => natsRequestCopies.inc({ subject }));
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
