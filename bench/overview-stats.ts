@@ -16,7 +16,7 @@ import { openStore } from "@payaccept/platform";
 import { overviewFigures } from "../services/dashboard/src/web/overview/figures.ts";
 import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
-import { schema } from "../services/payments/src/store/schema.ts";
+import { schema } from "../services/payments/src/store/schema.sqlite.ts";
 import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
 import { quantile, sampleMsAsync } from "./lib/stats.ts";
 import { openSqliteDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.sqlite.ts";

@@ -9,7 +9,7 @@ import type { OutboxRow } from "../store/payments-store.ts";
 import { openPaymentsFile as openPaymentsStore } from "../store/payments-store.sqlite.ts";
 import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "../store/payments-repo.ts";
 import { OutboxRelay } from "./relay.ts";
-import { outbox } from "../store/schema.ts";
+import { outbox } from "../store/schema.sqlite.ts";
 import { isNull } from "drizzle-orm";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-relay-test-"));

@@ -2,8 +2,8 @@ import { and, eq, gte, inArray, isNotNull, lte, ne, sql, type Placeholder } from
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentStatus } from "@payaccept/contracts";
 import { isFinal } from "../domain/state-machine.ts";
 import type { BrowseFilter, ExportFilter } from "./payments-store.ts";
-import type * as pg from "./schema.pg.ts";
-import type * as sqlite from "./schema.ts";
+import type { OnEither } from "@payaccept/platform/table";
+import type * as tables from "./schema.ts";
 
 /**
  * The WHERE terms both engines' statements share, built on either schema's columns: each engine
@@ -11,12 +11,12 @@ import type * as sqlite from "./schema.ts";
  * may be a placeholder, for SQLite's prepared statements.
  */
 
-type Payments = typeof sqlite.payments | typeof pg.payments;
-type Refunds = typeof sqlite.refunds | typeof pg.refunds;
-type DailyStats = typeof sqlite.dailyStats | typeof pg.dailyStats;
-type DailyRefunds = typeof sqlite.dailyRefunds | typeof pg.dailyRefunds;
-type Outbox = typeof sqlite.outbox | typeof pg.outbox;
-type StatusCounts = typeof sqlite.statusCounts | typeof pg.statusCounts;
+type Payments = OnEither<typeof tables.payments>;
+type Refunds = OnEither<typeof tables.refunds>;
+type DailyStats = OnEither<typeof tables.dailyStats>;
+type DailyRefunds = OnEither<typeof tables.dailyRefunds>;
+type Outbox = OnEither<typeof tables.outbox>;
+type StatusCounts = OnEither<typeof tables.statusCounts>;
 type Value<T> = T | Placeholder;
 
 /** The CSV export's keyset page: the period, the statuses, and everything after the last row sent. */

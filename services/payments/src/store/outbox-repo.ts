@@ -1,5 +1,5 @@
 import { asc, eq, isNull, sql } from "drizzle-orm";
-import { outbox } from "./schema.ts";
+import { outbox } from "./schema.sqlite.ts";
 import type { SqliteStore } from "./payments-repo.ts";
 import type { OutboxRepo, OutboxRow } from "./payments-store.ts";
 

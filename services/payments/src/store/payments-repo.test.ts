@@ -8,7 +8,7 @@ import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.t
 import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
 import { OrderIdTaken, type CommittedTransition } from "./payments-store.ts";
-import { outbox, statusCounts } from "./schema.ts";
+import { outbox, statusCounts } from "./schema.sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-repo-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

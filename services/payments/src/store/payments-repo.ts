@@ -8,7 +8,8 @@ import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportF
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { countersOf, createdAtOrAfter, createdAtOrBefore, expired, exportConditions, finalEventIds, onlyFinal, rollupConditions, seqRange, seqsOf, shopsDays } from "./conditions.ts";
 import { dailyCell, decideFor, inSeqOrder, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow, type TransitionOptions } from "./rows.ts";
-import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type schema } from "./schema.sqlite.ts";
+import type { NewPaymentRow, PaymentRow } from "./schema.ts";
 
 export type SqliteStore = Store<typeof schema>;
 

@@ -52,8 +52,7 @@ import {
   toDailyStatsRow,
   type TransitionOptions,
 } from "./rows.ts";
-import * as schema from "./schema.pg.ts";
-import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, statusCounts } from "./schema.pg.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, schema, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
 
 type Db = BunSQLDatabase<typeof schema>;

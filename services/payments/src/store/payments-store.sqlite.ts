@@ -4,7 +4,7 @@ import { createOutboxRepo } from "./outbox-repo.ts";
 import { createPaymentsRepo, type SqliteStore } from "./payments-repo.ts";
 import type { PaymentsRepo, PaymentsStore, RefundsRepo, StoreHooks } from "./payments-store.ts";
 import { createRefundsRepo } from "./refunds-repo.ts";
-import { schema } from "./schema.ts";
+import { schema } from "./schema.sqlite.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
 

@@ -6,8 +6,8 @@ import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine
 import { openPgPaymentsStore } from "./payments-store.pg.ts";
 import { openSqlitePaymentsStore } from "./payments-store.sqlite.ts";
 import type { TransitionOptions } from "./rows.ts";
-import * as pgSchema from "./schema.pg.ts";
-import type { NewPaymentRow, PaymentRow, RefundRow, outbox } from "./schema.ts";
+import { schema as pgSchema } from "./schema.pg.ts";
+import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.ts";
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
 export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
@@ -32,7 +32,7 @@ export class OrderIdTaken extends Error {}
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
 export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: Failure };
 export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
-export type OutboxRow = typeof outbox.$inferSelect;
+export type { OutboxRow };
 
 /**
  * The payments and their rollups, the same on SQLite and PostgreSQL (docs/conventions.md, "One

@@ -8,7 +8,8 @@ import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.t
 import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
 import type { EndedRefund } from "./payments-store.ts";
 import { createRefundsRepo, type SqliteRefundsRepo as RefundsRepo } from "./refunds-repo.ts";
-import { outbox, payments, type PaymentRow } from "./schema.ts";
+import { outbox, payments } from "./schema.sqlite.ts";
+import type { PaymentRow } from "./schema.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "refunds-repo-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

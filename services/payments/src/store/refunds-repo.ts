@@ -5,7 +5,8 @@ import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
 import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund } from "./conditions.ts";
 import { endedRefund, newRefundRow, refundEventRow, succeededKopecks } from "./rows.ts";
-import { outbox, payments as p, refunds as r, type PaymentRow, type RefundRow } from "./schema.ts";
+import { outbox, payments as p, refunds as r } from "./schema.sqlite.ts";
+import type { PaymentRow, RefundRow } from "./schema.ts";
 
 
 const ph = sql.placeholder;

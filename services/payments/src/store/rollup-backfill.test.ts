@@ -6,7 +6,7 @@ import { openStore } from "@payaccept/platform";
 import { migrationsBefore } from "../../test-support/migrations.ts";
 import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
 import { createPaymentsRepo } from "./payments-repo.ts";
-import { schema } from "./schema.ts";
+import { schema } from "./schema.sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-backfill-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
 import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
-import { outbox, statusCounts } from "./schema.ts";
+import { outbox, statusCounts } from "./schema.sqlite.ts";
 
 /**
  * Two payments replicas on one host share payments.db. Two connections to one file stand for
