@@ -3,8 +3,7 @@ import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
-import * as schema from "./schema.pg.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.pg.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */

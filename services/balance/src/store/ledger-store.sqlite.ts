@@ -2,8 +2,7 @@ import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { REPLACE_HOLD_FIGURES, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
-import * as schema from "./schema.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds } from "./schema.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
 

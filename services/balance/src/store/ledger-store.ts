@@ -1,15 +1,16 @@
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
+import type { NewRow, Row } from "@payaccept/platform/table";
 import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
 import { openPgLedgerStore } from "./ledger-store.pg.ts";
 import { openSqliteLedgerStore } from "./ledger-store.sqlite.ts";
-import * as pgSchema from "./schema.pg.ts";
+import { schema as pgSchema } from "./schema.pg.ts";
 
-export type AppliedEvent = typeof appliedEvents.$inferInsert;
-export type RefundHoldRow = typeof refundHolds.$inferSelect;
-export type AppliedRefundEvent = typeof appliedRefundEvents.$inferInsert;
-export type PayoutRow = typeof payouts.$inferSelect;
+export type AppliedEvent = NewRow<typeof appliedEvents>;
+export type RefundHoldRow = Row<typeof refundHolds>;
+export type AppliedRefundEvent = NewRow<typeof appliedRefundEvents>;
+export type PayoutRow = Row<typeof payouts>;
 export type NewPayout = { id: string; accountId: string; amountKopecks: number; idempotencyKey: string | null; createdAt: number };
 /** Kopecks to add to an account's frozen bucket of a Moscow day. */
 export type FrozenAddition = { accountId: string; moscowDay: string; amountKopecks: number };

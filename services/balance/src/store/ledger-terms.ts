@@ -1,6 +1,6 @@
 import { and, eq, gte, lte, sql, type Placeholder } from "drizzle-orm";
-import type * as pg from "./schema.pg.ts";
-import type * as sqlite from "./schema.ts";
+import type { OnEither } from "@payaccept/platform/table";
+import type * as tables from "./schema.ts";
 
 /**
  * The terms both engines' ledger statements share, on either schema's columns: each engine file
@@ -8,10 +8,10 @@ import type * as sqlite from "./schema.ts";
  * value may be a placeholder, for SQLite's prepared statements.
  */
 
-type Accounts = typeof sqlite.accounts | typeof pg.accounts;
-type AppliedEvents = typeof sqlite.appliedEvents | typeof pg.appliedEvents;
-type FrozenBuckets = typeof sqlite.frozenBuckets | typeof pg.frozenBuckets;
-type Payouts = typeof sqlite.payouts | typeof pg.payouts;
+type Accounts = OnEither<typeof tables.accounts>;
+type AppliedEvents = OnEither<typeof tables.appliedEvents>;
+type FrozenBuckets = OnEither<typeof tables.frozenBuckets>;
+type Payouts = OnEither<typeof tables.payouts>;
 type Value<T> = T | Placeholder;
 
 /** The account's buckets released by now: every Moscow day up to the last released one. */
