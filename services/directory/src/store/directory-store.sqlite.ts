@@ -3,7 +3,7 @@ import { openStore, SerialSqlite } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
 import { liveKeyHintOf, liveKeyOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyDirectory } from "./legacy-import.ts";
-import { accounts, apiKeys, schema, shops } from "./schema.ts";
+import { accounts, apiKeys, schema, shops } from "./schema.sqlite.ts";
 
 /** The directory on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteDirectoryStore(path: string, migrationsFolder: string): DirectoryStore {

@@ -3,7 +3,7 @@ import type { KeyHint } from "@payaccept/contracts";
 import { openOnEngine, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
 import { openPgDirectoryStore } from "./directory-store.pg.ts";
 import { openSqliteDirectoryStore } from "./directory-store.sqlite.ts";
-import * as pgSchema from "./schema.pg.ts";
+import { schema as pgSchema } from "./schema.pg.ts";
 import type { ApiKeyRow, ShopRow } from "./schema.ts";
 
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
@@ -52,5 +52,5 @@ const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 
 /** The directory's store on the engine the configuration chose (DIRECTORY_DATABASE_URL), migrated. */
 export async function openDirectoryStore(choice: DatabaseChoice, log?: Logger): Promise<DirectoryStore> {
-  return openOnEngine(choice, (path) => openSqliteDirectoryStore(path, MIGRATIONS), { schema: pgSchema.schema, migrationsFolder: PG_MIGRATIONS, open: openPgDirectoryStore }, log);
+  return openOnEngine(choice, (path) => openSqliteDirectoryStore(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgDirectoryStore }, log);
 }

@@ -1,14 +1,14 @@
 import { and, asc, eq, isNull, type SQLWrapper } from "drizzle-orm";
-import type * as pg from "./schema.pg.ts";
-import type * as sqlite from "./schema.ts";
+import type { OnEither } from "@payaccept/platform/table";
+import type * as tables from "./schema.ts";
 
 /**
  * The terms both engines' directory statements share, on either schema's columns; each engine file
  * keeps only its own statements around them.
  */
 
-type ApiKeys = typeof sqlite.apiKeys | typeof pg.apiKeys;
-type Shops = typeof sqlite.shops | typeof pg.shops;
+type ApiKeys = OnEither<typeof tables.apiKeys>;
+type Shops = OnEither<typeof tables.shops>;
 
 /** What a page shows of a shop's live key: never the key, only its prefix and age. */
 export const liveKeyHintOf = <K extends ApiKeys>(k: K) => ({ displayPrefix: k.displayPrefix as K["displayPrefix"], createdAt: k.createdAt as K["createdAt"] });

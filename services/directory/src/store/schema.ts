@@ -1,57 +1,54 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { bothEngines, table, type Row } from "@payaccept/platform/table";
 import type { PaymentMethod, ShopReceiptSettings, Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
-export const accounts = sqliteTable("accounts", {
-  id: text("id").primaryKey(),
-  createdAt: integer("created_at").notNull(),
-});
+export const accounts = table("accounts", (k) => ({
+  id: k.text("id").primaryKey(),
+  createdAt: k.bigint("created_at").notNull(),
+}));
 
-export const shops = sqliteTable(
+export const shops = table(
   "shops",
-  {
-    id: text("id").primaryKey(),
-    accountId: text("account_id")
-      .notNull()
-      .references(() => accounts.id),
-    name: text("name").notNull(),
-    active: integer("active", { mode: "boolean" }).notNull(),
-    sandbox: integer("sandbox", { mode: "boolean" }).notNull(),
-    methods: text("methods", { mode: "json" }).$type<PaymentMethod[]>().notNull(),
-    tariff: text("tariff", { mode: "json" }).$type<Tariff>().notNull(),
-    webhookUrl: text("webhook_url"),
+  (k) => ({
+    id: k.text("id").primaryKey(),
+    accountId: k.text("account_id").notNull().references(() => accounts, "id"),
+    name: k.text("name").notNull(),
+    active: k.boolean("active").notNull(),
+    sandbox: k.boolean("sandbox").notNull(),
+    methods: k.json("methods").$type<PaymentMethod[]>().notNull(),
+    tariff: k.json("tariff").$type<Tariff>().notNull(),
+    webhookUrl: k.text("webhook_url"),
     /**
      * The HMAC key of the shop's webhooks. Unlike an API key it cannot be stored as a hash: the
      * dispatcher signs with it and the merchant reads it again on the Webhook tab (spec §5.2).
      */
-    signingSecret: text("signing_secret").notNull(),
-    successUrl: text("success_url"),
-    failUrl: text("fail_url"),
+    signingSecret: k.text("signing_secret").notNull(),
+    successUrl: k.text("success_url"),
+    failUrl: k.text("fail_url"),
     /** Fiscal receipt settings (docs/receipts.md); null until the owner sets them. */
-    receipts: text("receipts", { mode: "json" }).$type<ShopReceiptSettings>(),
-    createdAt: integer("created_at").notNull(),
-    updatedAt: integer("updated_at").notNull(),
-  },
-  (t) => [index("shops_account_idx").on(t.accountId)],
+    receipts: k.json("receipts").$type<ShopReceiptSettings>(),
+    createdAt: k.bigint("created_at").notNull(),
+    updatedAt: k.bigint("updated_at").notNull(),
+  }),
+  (t, x) => [x.index("shops_account_idx").on(t.accountId)],
 );
-export type ShopRow = typeof shops.$inferSelect;
+export type ShopRow = Row<typeof shops>;
 
-export const apiKeys = sqliteTable(
+export const apiKeys = table(
   "api_keys",
-  {
-    id: text("id").primaryKey(),
-    shopId: text("shop_id")
-      .notNull()
-      .references(() => shops.id),
+  (k) => ({
+    id: k.text("id").primaryKey(),
+    shopId: k.text("shop_id").notNull().references(() => shops, "id"),
     /** SHA-256 hex of the key; the key itself is shown once and never stored. */
-    keyHash: text("key_hash").notNull().unique(),
+    keyHash: k.text("key_hash").notNull().unique(),
     /** The first characters of the key (e.g. "pk_live_AbCd"), so an owner can tell keys apart. */
-    displayPrefix: text("display_prefix").notNull(),
-    createdAt: integer("created_at").notNull(),
-    revokedAt: integer("revoked_at"),
-  },
-  (t) => [index("api_keys_shop_idx").on(t.shopId)],
+    displayPrefix: k.text("display_prefix").notNull(),
+    createdAt: k.bigint("created_at").notNull(),
+    revokedAt: k.bigint("revoked_at"),
+  }),
+  (t, x) => [x.index("api_keys_shop_idx").on(t.shopId)],
 );
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ApiKeyRow = Row<typeof apiKeys>;
 
-export const schema = { accounts, shops, apiKeys };
+/** The directory's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
+export const tables = bothEngines({ accounts, shops, apiKeys });

@@ -103,9 +103,7 @@ export const refunds = table(
   "refunds",
   (k) => ({
     id: k.text("id").primaryKey(),
-    paymentId: k.text("payment_id")
-      .notNull()
-      .references(() => payments, "id"),
+    paymentId: k.text("payment_id").notNull().references(() => payments, "id"),
     shopId: k.text("shop_id").notNull(),
     amountKopecks: k.bigint("amount_kopecks").notNull(),
     /** What the refund takes from the merchant's balance: its share of amount − commission (domain/refund-rules.ts). */
