@@ -1,6 +1,6 @@
 import { eq, lte } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
-import { flashMessages, loginThrottle, schema, sessions, users } from "./schema.ts";
+import { flashMessages, loginThrottle, schema, sessions, users } from "./schema.sqlite.ts";
 import type { UserStore } from "./user-store.ts";
 import { merchantOf, merchantsOf } from "./user-terms.ts";
 

@@ -1,10 +1,10 @@
 import { and, eq, inArray } from "drizzle-orm";
-import type * as pg from "./schema.pg.ts";
-import type * as sqlite from "./schema.ts";
+import type { OnEither } from "@payaccept/platform/table";
+import type * as tables from "./schema.ts";
 
 /** The terms both engines' user statements share, on either schema's columns. */
 
-type Users = typeof sqlite.users | typeof pg.users;
+type Users = OnEither<typeof tables.users>;
 
 /** The merchant user of an account (operators have no account). */
 export const merchantOf = (u: Users, accountId: string) => and(eq(u.accountId, accountId), eq(u.role, "merchant"));
