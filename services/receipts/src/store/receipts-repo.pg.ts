@@ -4,8 +4,7 @@ import type { PgStore } from "@payaccept/platform";
 import { saleKey } from "../recording.ts";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
 import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
-import * as schema from "./schema.pg.ts";
-import { receipts } from "./schema.pg.ts";
+import { receipts, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */

@@ -2,7 +2,7 @@ import { count, eq, inArray, isNotNull, min } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
 import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
-import { receipts, schema } from "./schema.ts";
+import { receipts, schema } from "./schema.sqlite.ts";
 
 /**
  * The receipts in their SQLite file, queued by SerialSqlite so that a transaction's statements

@@ -3,7 +3,7 @@ import { openOnEngine, type DatabaseChoice, type Logger, type SqliteImport } fro
 import { openPgReceiptsRepo } from "./receipts-repo.pg.ts";
 import { openSqliteReceiptsRepo } from "./receipts-repo.sqlite.ts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
-import * as pgSchema from "./schema.pg.ts";
+import { schema as pgSchema } from "./schema.pg.ts";
 
 export type NewReceipt = Omit<NewReceiptRow, "id" | "status" | "attempts" | "generation" | "nextAttemptAt" | "createdAt" | "updatedAt">;
 

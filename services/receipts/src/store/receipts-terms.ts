@@ -1,13 +1,13 @@
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
-import type * as pg from "./schema.pg.ts";
-import type * as sqlite from "./schema.ts";
+import type { OnEither } from "@payaccept/platform/table";
+import type * as tables from "./schema.ts";
 
 /**
  * The terms both engines' receipt statements share, on either schema's columns; each engine file
  * keeps only its own statements (the claim's lock on PostgreSQL, the file's on SQLite) around them.
  */
 
-type Receipts = typeof sqlite.receipts | typeof pg.receipts;
+type Receipts = OnEither<typeof tables.receipts>;
 
 /** A payment's receipts in the order they were made (sale first). */
 export const receiptOrder = (r: Receipts) => [asc(r.createdAt), asc(r.id)];
