@@ -2,7 +2,7 @@ import { asc, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { attempts, deliveries, healthDaily, type pgSchema } from "./schema.pg.ts";
+import { attempts, deliveries, healthDaily, type schema as pgSchema } from "./schema.pg.ts";
 import {
   attemptOrder,
   attemptsOfDeliveries,

@@ -3,7 +3,7 @@ import { asc, desc, eq, sql } from "drizzle-orm";
 import { openStore } from "@payaccept/platform";
 import { healthFigures, logFilter, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
-import { attempts, deliveries, healthDaily, schema } from "./schema.ts";
+import { attempts, deliveries, healthDaily, schema } from "./schema.sqlite.ts";
 import { attemptOrder, attemptsOfDeliveries, attemptSeries, failingWithError, healthCells, healthDays, newSeriesSet, occurredSince, shopDelivery, unqueuedSeries } from "./delivery-terms.ts";
 import { failureFrom } from "./failure-columns.ts";
 

@@ -6,7 +6,7 @@ import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
 import type { DeliveryPage } from "./delivery-log.ts";
 import type { AttemptRow, DeliveryRow } from "./schema.ts";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { attempts, deliveries, pgSchema } from "./schema.pg.ts";
+import { attempts, deliveries, schema as pgSchema } from "./schema.pg.ts";
 
 const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNotNull, lte, sql, type Placeholder, type SQL } from "drizzle-orm";
-import type * as pg from "./schema.pg.ts";
+import type { OnEither } from "@payaccept/platform/table";
 import { FAILING } from "./schema.ts";
-import type * as sqlite from "./schema.ts";
+import type * as tables from "./schema.ts";
 
 /**
  * The terms both engines' delivery statements share, on either schema's columns: each engine file
@@ -9,9 +9,9 @@ import type * as sqlite from "./schema.ts";
  * value may be a placeholder, for SQLite's prepared statements.
  */
 
-type Deliveries = typeof sqlite.deliveries | typeof pg.deliveries;
-type Attempts = typeof sqlite.attempts | typeof pg.attempts;
-type HealthDaily = typeof sqlite.healthDaily | typeof pg.healthDaily;
+type Deliveries = OnEither<typeof tables.deliveries>;
+type Attempts = OnEither<typeof tables.attempts>;
+type HealthDaily = OnEither<typeof tables.healthDaily>;
 type Value<T> = T | Placeholder;
 
 /** A new attempt series: the counter moves on under the row's write, so two resends make two series. */

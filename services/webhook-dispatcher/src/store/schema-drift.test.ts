@@ -2,8 +2,8 @@ import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { schemaDrift } from "@payaccept/platform";
-import { schema } from "./schema.ts";
-import { pgSchema } from "./schema.pg.ts";
+import { schema as pgSchema } from "./schema.pg.ts";
+import { schema } from "./schema.sqlite.ts";
 
 test("the PostgreSQL schema has the same tables, columns, kinds, keys and indexes as the SQLite one", () => {
   expect(schemaDrift(schema, pgSchema)).toEqual([]);

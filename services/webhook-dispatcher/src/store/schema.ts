@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { bothEngines, table, type Row } from "@payaccept/platform/table";
 import { DELIVERY_RESULTS, type Reason } from "@payaccept/contracts";
 
 /** A delivery that is failing: given up on, blocked, or still retrying after an error. */
@@ -10,42 +10,51 @@ export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pen
  * of its current attempt series. A manual resend or a replay starts a new series on the same row.
  * Times are epoch milliseconds.
  */
-export const deliveries = sqliteTable(
+export const deliveries = table(
   "deliveries",
-  {
-    id: text("id").primaryKey(),
-    shopId: text("shop_id").notNull(),
-    paymentId: text("payment_id").notNull(),
-    status: text("status").notNull(),
-    orderId: text("order_id").notNull(),
+  (k) => ({
+    id: k.text("id").primaryKey(),
+    shopId: k.text("shop_id").notNull(),
+    paymentId: k.text("payment_id").notNull(),
+    status: k.text("status").notNull(),
+    orderId: k.text("order_id").notNull(),
     /** The exact bytes sent on every attempt of every series. */
-    body: text("body").notNull(),
-    occurredAt: integer("occurred_at").notNull(),
-    createdAt: integer("created_at").notNull(),
-    series: integer("series").notNull().default(1),
+    body: k.text("body").notNull(),
+    occurredAt: k.bigint("occurred_at").notNull(),
+    createdAt: k.bigint("created_at").notNull(),
+    series: k.integer("series").notNull().default(1),
     /** The highest series whose dispatch message JetStream has confirmed; below `series` = still to publish. */
-    queuedSeries: integer("queued_series").notNull().default(0),
+    queuedSeries: k.integer("queued_series").notNull().default(0),
     /** Attempts made in the current series. */
-    seriesAttempts: integer("series_attempts").notNull().default(0),
-    result: text("result", { enum: DELIVERY_RESULTS }).notNull().default("pending"),
+    seriesAttempts: k.integer("series_attempts").notNull().default(0),
+    result: k.text("result", { enum: DELIVERY_RESULTS }).notNull().default("pending"),
     /** Why the series' last attempt failed: a reason of the catalogue and its parameters as JSON (failure-columns.ts). */
-    lastErrorCode: text("last_error_code").$type<Reason>(),
-    lastErrorParams: text("last_error_params"),
+    lastErrorCode: k.text("last_error_code").$type<Reason>(),
+    lastErrorParams: k.text("last_error_params"),
     /** No attempt of the current series starts before this moment. */
-    nextAttemptAt: integer("next_attempt_at"),
-    updatedAt: integer("updated_at").notNull(),
-  },
-  (t) => [
+    nextAttemptAt: k.bigint("next_attempt_at"),
+    updatedAt: k.bigint("updated_at").notNull(),
+  }),
+  (t, x) => [
     // The consumer's idempotency key: a redelivered or re-published event never makes a second delivery.
-    uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
-    index("deliveries_shop_id").on(t.shopId, t.id),
-    index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
+    x.uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
+    x.index("deliveries_shop_id").on(t.shopId, t.id),
+    x.index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
     // The delivery log's filters, each newest first.
-    index("deliveries_shop_status_id").on(t.shopId, t.status, t.id),
-    index("deliveries_shop_order_id").on(t.shopId, t.orderId, t.id),
-    index("deliveries_shop_failing").on(t.shopId, t.id).where(FAILING),
-    index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
+    x.index("deliveries_shop_status_id").on(t.shopId, t.status, t.id),
+    x.index("deliveries_shop_order_id").on(t.shopId, t.orderId, t.id),
+    x.index("deliveries_shop_failing").on(t.shopId, t.id).where(FAILING),
+    x.index("deliveries_unqueued").on(t.id).where(sql`queued_series < series`),
   ],
+  // The health rollup (delivery_health_daily) is kept by each engine's own triggers on this table,
+  // written by hand in the migrations: SQLite's one per inserted and one per updated row
+  // (drizzle/0001_log_filters_health.sql); PostgreSQL's one per INSERT statement, counting its
+  // rows per cell, and one per updated row (drizzle-pg/0001_log_filters_health.sql,
+  // 0004_health_counted_per_statement.sql).
+  {
+    sqlite: { triggers: ["deliveries_health_insert", "deliveries_health_update"] },
+    pg: { triggers: ["deliveries_health_inserted", "deliveries_health"] },
+  },
 );
 
 export const HEALTH_STATES = ["first", "delivered", "failed", "retrying", "pending"] as const;
@@ -55,38 +64,38 @@ export type HealthState = (typeof HEALTH_STATES)[number];
  * The overview's webhook health: deliveries per shop, Moscow day of their event and state (first:
  * delivered by the first attempt of the first series; delivered: later; failed: exhausted or
  * blocked; retrying: pending after a failed attempt; pending: not tried yet in its series).
- * Kept by SQLite triggers on `deliveries` (migration 0001_log_filters_health), so every insert and
- * update of a delivery, one by one or in bulk (replay), moves its count in the same transaction.
+ * Kept by triggers on `deliveries` (declared there), so every insert and update of a delivery, one
+ * by one or in bulk (replay), moves its count in the same transaction.
  */
-export const healthDaily = sqliteTable(
+export const healthDaily = table(
   "delivery_health_daily",
-  {
-    shopId: text("shop_id").notNull(),
-    day: text("day").notNull(),
-    state: text("state", { enum: HEALTH_STATES }).notNull(),
-    count: integer("count").notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.shopId, t.day, t.state] })],
+  (k) => ({
+    shopId: k.text("shop_id").notNull(),
+    day: k.text("day").notNull(),
+    state: k.text("state", { enum: HEALTH_STATES }).notNull(),
+    count: k.integer("count").notNull(),
+  }),
+  (t, x) => [x.primaryKey(t.shopId, t.day, t.state)],
 );
 
 /** One row per attempt; the key makes a redelivered attempt impossible to log twice. */
-export const attempts = sqliteTable(
+export const attempts = table(
   "attempts",
-  {
-    deliveryId: text("delivery_id")
-      .notNull()
-      .references(() => deliveries.id),
-    series: integer("series").notNull(),
-    attempt: integer("attempt").notNull(),
-    startedAt: integer("started_at").notNull(),
-    durationMs: integer("duration_ms").notNull(),
-    httpStatus: integer("http_status"),
-    errorCode: text("error_code").$type<Reason>(),
-    errorParams: text("error_params"),
-  },
-  (t) => [primaryKey({ columns: [t.deliveryId, t.series, t.attempt] })],
+  (k) => ({
+    deliveryId: k.text("delivery_id").notNull().references(() => deliveries, "id"),
+    series: k.integer("series").notNull(),
+    attempt: k.integer("attempt").notNull(),
+    startedAt: k.bigint("started_at").notNull(),
+    durationMs: k.integer("duration_ms").notNull(),
+    httpStatus: k.integer("http_status"),
+    errorCode: k.text("error_code").$type<Reason>(),
+    errorParams: k.text("error_params"),
+  }),
+  (t, x) => [x.primaryKey(t.deliveryId, t.series, t.attempt)],
 );
 
-export const schema = { deliveries, attempts, healthDaily };
-export type DeliveryRow = typeof deliveries.$inferSelect;
-export type AttemptRow = typeof attempts.$inferSelect;
+export type DeliveryRow = Row<typeof deliveries>;
+export type AttemptRow = Row<typeof attempts>;
+
+/** The dispatcher's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
+export const tables = bothEngines({ deliveries, healthDaily, attempts });

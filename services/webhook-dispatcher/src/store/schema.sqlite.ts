@@ -1,0 +1,6 @@
+import { engineTables } from "@payaccept/platform/table";
+import { tables } from "./schema.ts";
+
+/** The dispatcher's tables on SQLite (schema.ts defines them; drizzle-kit reads this file's exports). */
+export const schema = engineTables(tables, "sqlite");
+export const { deliveries, healthDaily, attempts } = schema;
