@@ -5,7 +5,8 @@ import { createPayment } from "../../services/payments/src/app/merchant.ts";
 import type { PaymentsDeps } from "../../services/payments/src/app/deps.ts";
 import { createPaymentsRepo, type SqlitePaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
 import { openPaymentsFile } from "../../services/payments/src/store/payments-store.sqlite.ts";
-import { openPaymentsStore, type PaymentsRepo } from "../../services/payments/src/store/payments-store.ts";
+import { openPaymentsStore } from "../../services/payments/src/store/open-payments-store.ts";
+import type { PaymentsRepo } from "../../services/payments/src/store/payments-store.ts";
 
 export type SeededShop = {
   rows: number;

@@ -26,7 +26,7 @@ import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
-import { openPaymentsStore } from "./store/payments-store.ts";
+import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, isNotNull, lte, ne, sql, type Placeholder } from "drizzle-orm";
+import { and, asc, eq, gte, inArray, isNotNull, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentStatus } from "@payaccept/contracts";
 import { isFinal } from "../domain/state-machine.ts";
 import type { BrowseFilter, ExportFilter } from "./payments-store.ts";
@@ -90,4 +90,54 @@ export const settleRefund = (p: Payments, amountKopecks: number, succeededKopeck
   refundingKopecks: sql`${p.refundingKopecks} - ${amountKopecks}`,
   refundedKopecks: sql`${p.refundedKopecks} + ${succeededKopecks}`,
   updatedAt: now,
+});
+
+/** A number the database sums or counts: SQLite answers a number, PostgreSQL a bigint/numeric as text. */
+const count = (expr: SQL) => expr.mapWith(Number);
+/** The earliest of a column, null over no rows. */
+const earliest = (column: Column) => sql`min(${column})`.mapWith((v: unknown) => (v == null ? null : Number(v))) as SQL<number | null>;
+
+// A shape, order or upsert is generic over the table it gets, so that it keeps that engine's column types.
+
+/** The CSV export's order: (createdAt, id), the keyset its pages continue from. */
+export const exportOrder = (p: Payments) => [asc(p.createdAt), asc(p.id)];
+
+/** The daily rollup summed over the shops: one cell per (day, method, status), in that order, empty cells left out. */
+export const dailyStatsCells = <D extends DailyStats>(d: D) => ({
+  fields: { day: d.day as D["day"], method: d.method as D["method"], status: d.status as D["status"], count: count(sql`sum(${d.count})`), sumKopecks: count(sql`sum(${d.sumKopecks})`) },
+  group: [d.day as D["day"], d.method as D["method"], d.status as D["status"]],
+  nonEmpty: sql`sum(${d.count}) <> 0`,
+});
+
+/** The refunds rollup summed over the shops, one row per day. */
+export const dailyRefundsCells = <R extends DailyRefunds>(r: R) => ({ day: r.day as R["day"], count: count(sql`sum(${r.count})`), sumKopecks: count(sql`sum(${r.sumKopecks})`) });
+
+/** Count and amount of the rollup's cells that match. */
+export const rollupSums = (d: DailyStats) => ({ n: count(sql`coalesce(sum(${d.count}), 0)`), sum: count(sql`coalesce(sum(${d.sumKopecks}), 0)`) });
+
+/** The sum of the shop's counters that match. */
+export const countersTotal = (c: StatusCounts) => ({ n: count(sql`coalesce(sum(${c.count}), 0)`) });
+
+/** How many rows match, counted one by one. */
+export const rowCount = () => ({ n: count(sql`count(*)`) });
+
+/** How many rows wait, and the creation time of the oldest (pending refunds; the outbox's backlog). */
+export const waiting = (createdAt: Column) => ({ count: count(sql`count(*)`), oldest: earliest(createdAt) });
+
+/** What the payment's refunds that have not failed take from the merchant's balance. */
+export const takenKopecks = (r: Refunds) => ({ total: count(sql`coalesce(sum(${r.balanceKopecks}), 0)`) });
+
+/** A status counter's upsert adds the delta. */
+export const countUpsert = <C extends StatusCounts>(c: C) => ({ target: [c.shopId as C["shopId"], c.status as C["status"]], set: { count: sql`${c.count} + excluded.count` } });
+
+/** A daily cell's upsert adds the count and the amount. */
+export const dailyUpsert = <D extends DailyStats>(d: D) => ({
+  target: [d.shopId as D["shopId"], d.day as D["day"], d.method as D["method"], d.status as D["status"]],
+  set: { count: sql`${d.count} + excluded.count`, sumKopecks: sql`${d.sumKopecks} + excluded.sum_kopecks` },
+});
+
+/** A day's refunds upsert counts one more refund and its amount. */
+export const refundsDayUpsert = <R extends DailyRefunds>(r: R) => ({
+  target: [r.shopId as R["shopId"], r.day as R["day"]],
+  set: { count: sql`${r.count} + 1`, sumKopecks: sql`${r.sumKopecks} + excluded.sum_kopecks` },
 });

@@ -1,4 +1,5 @@
 import { asc, eq, isNull, sql } from "drizzle-orm";
+import { waiting } from "./conditions.ts";
 import { outbox } from "./schema.sqlite.ts";
 import type { SqliteStore } from "./payments-repo.ts";
 import type { OutboxRepo, OutboxRow } from "./payments-store.ts";
@@ -12,7 +13,7 @@ export function createOutboxRepo({ db }: SqliteStore): OutboxRepo {
     .where(eq(outbox.seq, sql.placeholder("seq")))
     .prepare();
   const backlogQ = db
-    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${outbox.createdAt})` })
+    .select(waiting(outbox.createdAt))
     .from(outbox)
     .where(isNull(outbox.publishedAt))
     .prepare();

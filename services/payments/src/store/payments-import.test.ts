@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { storesPerFile } from "../../../../tests/harness/engines.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
-import { OrderIdTaken, openPaymentsStore, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { openPaymentsStore } from "./open-payments-store.ts";
+import { OrderIdTaken, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const dir = mkdtempSync(join(tmpdir(), "payments-import-"));

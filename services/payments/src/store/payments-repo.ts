@@ -1,15 +1,36 @@
 import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentStatus } from "@payaccept/contracts";
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
-import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
-import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { countersOf, createdAtOrAfter, createdAtOrBefore, expired, exportConditions, finalEventIds, onlyFinal, rollupConditions, seqRange, seqsOf, shopsDays } from "./conditions.ts";
-import { dailyCell, decideFor, inSeqOrder, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow, type TransitionOptions } from "./rows.ts";
+import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
+import { isFinal, type PaymentTrigger } from "../domain/state-machine.ts";
+import {
+  countersOf,
+  countersTotal,
+  countUpsert,
+  createdAtOrAfter,
+  createdAtOrBefore,
+  dailyRefundsCells,
+  dailyStatsCells,
+  dailyUpsert,
+  expired,
+  exportConditions,
+  exportOrder,
+  finalEventIds,
+  onlyFinal,
+  refundsDayUpsert,
+  rollupConditions,
+  rollupSums,
+  rowCount,
+  seqRange,
+  seqsOf,
+  shopsDays,
+} from "./conditions.ts";
+import { dailyCell, decideFor, inSeqOrder, movedFields, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type schema } from "./schema.sqlite.ts";
-import type { NewPaymentRow, PaymentRow } from "./schema.ts";
+import type { PaymentRow } from "./schema.ts";
 
 export type SqliteStore = Store<typeof schema>;
 
@@ -72,7 +93,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const bumpCountQ = db
     .insert(statusCounts)
     .values({ shopId: ph("shopId"), status: ph("status"), count: ph("delta") })
-    .onConflictDoUpdate({ target: [statusCounts.shopId, statusCounts.status], set: { count: sql`${statusCounts.count} + excluded.count` } })
+    .onConflictDoUpdate(countUpsert(statusCounts))
     .prepare();
   const firstAtOrAfterQ = db
     .select({ seq: p.seq })
@@ -123,18 +144,12 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const bumpDailyQ = db
     .insert(dailyStats)
     .values({ shopId: ph("shopId"), day: ph("day"), method: ph("method"), status: ph("status"), count: ph("delta"), sumKopecks: ph("sum") })
-    .onConflictDoUpdate({
-      target: [dailyStats.shopId, dailyStats.day, dailyStats.method, dailyStats.status],
-      set: { count: sql`${dailyStats.count} + excluded.count`, sumKopecks: sql`${dailyStats.sumKopecks} + excluded.sum_kopecks` },
-    })
+    .onConflictDoUpdate(dailyUpsert(dailyStats))
     .prepare();
   const bumpRefundsQ = db
     .insert(dailyRefunds)
     .values({ shopId: ph("shopId"), day: ph("day"), count: 1, sumKopecks: ph("sum") })
-    .onConflictDoUpdate({
-      target: [dailyRefunds.shopId, dailyRefunds.day],
-      set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
-    })
+    .onConflictDoUpdate(refundsDayUpsert(dailyRefunds))
     .prepare();
 
   /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
@@ -161,14 +176,9 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     const items = rowsBySeq(shopId, statusSeqs(shopId, plan.statuses, plan.first, plan.last, plan));
     const total =
       plan.total === "counters"
-        ? (db
-            .select({ n: sql<number>`coalesce(sum(${statusCounts.count}), 0)` })
-            .from(statusCounts)
-            .where(countersOf(statusCounts, shopId, plan.statuses))
-            .get()?.n ?? 0)
+        ? (db.select(countersTotal(statusCounts)).from(statusCounts).where(countersOf(statusCounts, shopId, plan.statuses)).get()?.n ?? 0)
         : plan.statuses.reduce(
-            (sum, status) =>
-              sum + (db.select({ n: sql<number>`count(*)` }).from(p).where(and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last))).get()?.n ?? 0),
+            (sum, status) => sum + (db.select(rowCount()).from(p).where(and(eq(p.shopId, shopId), eq(p.status, status), gte(p.seq, plan.first), lte(p.seq, plan.last))).get()?.n ?? 0),
             0,
           );
     return { items, total };
@@ -210,11 +220,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
 
   /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
   function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): { total: number; sumKopecks: number } {
-    const r = db
-      .select({ n: sql<number>`coalesce(sum(${dailyStats.count}), 0)`, sum: sql<number>`coalesce(sum(${dailyStats.sumKopecks}), 0)` })
-      .from(dailyStats)
-      .where(rollupConditions(dailyStats, shopId, f))
-      .get();
+    const r = db.select(rollupSums(dailyStats)).from(dailyStats).where(rollupConditions(dailyStats, shopId, f)).get();
     return { total: r?.n ?? 0, sumKopecks: r?.sum ?? 0 };
   }
 
@@ -265,12 +271,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);
           const updated = patch
-            ? db
-                .update(p)
-                .set({ ...patch, status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
-                .where(eq(p.id, id))
-                .returning()
-                .get()!
+            ? db.update(p).set(movedFields(decision.to, now, patch)).where(eq(p.id, id)).returning().get()!
             : (final ? moveToFinalQ : moveToOpenQ).get({ id, to: decision.to, now })!;
           bumpCount(row.shopId, decision.from, -1);
           bumpCount(row.shopId, decision.to, 1);
@@ -302,7 +303,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     /** SUCCEEDED refunds of the shops per Moscow day of [fromDay, toDay], summed over the shops. */
     dailyRefunds(shopIds: string[], fromDay: string, toDay: string): { day: string; count: number; sumKopecks: number }[] {
       return db
-        .select({ day: dailyRefunds.day, count: sql<number>`sum(${dailyRefunds.count})`, sumKopecks: sql<number>`sum(${dailyRefunds.sumKopecks})` })
+        .select(dailyRefundsCells(dailyRefunds))
         .from(dailyRefunds)
         .where(shopsDays(dailyRefunds, shopIds, fromDay, toDay))
         .groupBy(dailyRefunds.day)
@@ -312,19 +313,14 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
 
     /** The daily rollup of the shops over Moscow days [fromDay, toDay], summed over the shops; empty cells left out. */
     dailyStats(shopIds: string[], fromDay: string, toDay: string): DailyStatsRow[] {
+      const cells = dailyStatsCells(dailyStats);
       return db
-        .select({
-          day: dailyStats.day,
-          method: dailyStats.method,
-          status: dailyStats.status,
-          count: sql<number>`sum(${dailyStats.count})`,
-          sumKopecks: sql<number>`sum(${dailyStats.sumKopecks})`,
-        })
+        .select(cells.fields)
         .from(dailyStats)
         .where(shopsDays(dailyStats, shopIds, fromDay, toDay))
-        .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
-        .having(sql`sum(${dailyStats.count}) <> 0`)
-        .orderBy(dailyStats.day)
+        .groupBy(...cells.group)
+        .having(cells.nonEmpty)
+        .orderBy(...cells.group)
         .all()
         .map(toDailyStatsRow);
     },
@@ -359,7 +355,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
         .select()
         .from(p)
         .where(exportConditions(p, shopId, f))
-        .orderBy(asc(p.createdAt), asc(p.id))
+        .orderBy(...exportOrder(p))
         .limit(f.limit)
         .all();
     },

@@ -17,31 +17,44 @@ import {
   type PaymentsStore,
   type RefundsRepo,
   type StoreHooks,
+  type TransitionOptions,
 } from "./payments-store.ts";
 import {
-  claimable,
   byIdempotencyKey,
+  claimable,
   countersOf,
+  countersTotal,
+  countUpsert,
   createdAtOrAfter,
   createdAtOrBefore,
+  dailyRefundsCells,
+  dailyStatsCells,
+  dailyUpsert,
   expired,
   exportConditions,
+  exportOrder,
   finalEventIds,
   holdingAmount,
   onlyFinal,
   promiseRefund,
   refundDue,
+  refundsDayUpsert,
   rollupConditions,
+  rollupSums,
+  rowCount,
   seqRange,
   seqsOf,
   settleRefund,
   shopsDays,
+  takenKopecks,
+  waiting,
 } from "./conditions.ts";
 import {
   dailyCell,
   decideFor,
   endedRefund,
   inSeqOrder,
+  movedFields,
   newRefundRow,
   nextOfShop,
   paymentEventRow,
@@ -50,7 +63,6 @@ import {
   seqWindowOf,
   succeededKopecks,
   toDailyStatsRow,
-  type TransitionOptions,
 } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, schema, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
@@ -60,7 +72,6 @@ type Db = BunSQLDatabase<typeof schema>;
 type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
 
 const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
-const num = (v: unknown) => Number(v ?? 0);
 
 type Cell = ReturnType<typeof dailyCell>;
 
@@ -84,21 +95,8 @@ async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
   const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   const countRows = sorted(counts).filter((c) => c.count !== 0);
   const dailyRows = sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0);
-  if (countRows.length > 0) {
-    await db
-      .insert(statusCounts)
-      .values(countRows)
-      .onConflictDoUpdate({ target: [statusCounts.shopId, statusCounts.status], set: { count: sql`${statusCounts.count} + excluded.count` } });
-  }
-  if (dailyRows.length > 0) {
-    await db
-      .insert(dailyStats)
-      .values(dailyRows)
-      .onConflictDoUpdate({
-        target: [dailyStats.shopId, dailyStats.day, dailyStats.method, dailyStats.status],
-        set: { count: sql`${dailyStats.count} + excluded.count`, sumKopecks: sql`${dailyStats.sumKopecks} + excluded.sum_kopecks` },
-      });
-  }
+  if (countRows.length > 0) await db.insert(statusCounts).values(countRows).onConflictDoUpdate(countUpsert(statusCounts));
+  if (dailyRows.length > 0) await db.insert(dailyStats).values(dailyRows).onConflictDoUpdate(dailyUpsert(dailyStats));
 }
 
 const lastOfShop = (db: Runner, shopId: string) =>
@@ -171,7 +169,7 @@ async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values:
     return await tx.transaction(async (sp) => {
       const rows: PaymentRow[] = [];
       for (const part of chunks(values)) {
-        rows.push(...((await sp.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()) as PaymentRow[]));
+        rows.push(...(await sp.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()));
       }
       if (rows.length < values.length) {
         const stored = new Set(rows.map((r) => r.id));
@@ -254,19 +252,12 @@ async function transitionBatch(db: Db, batch: TransitionRequest[]): Promise<(Tra
  * payment, from any replica on any host, run one after the other.
  */
 async function transitionIn(tx: Runner, id: string, trigger: Parameters<PaymentsRepo["transition"]>[1], now: number, opts: TransitionOptions, deferredCells?: Cell[]) {
-  const row = (await first(tx.select().from(p).where(eq(p.id, id)).for("update"))) as PaymentRow | undefined;
+  const row = await first(tx.select().from(p).where(eq(p.id, id)).for("update"));
   if (!row) return undefined;
   const decision = decideFor(row, trigger, opts);
   if (decision.kind !== "move") return { decision, row };
-  const final = isFinal(decision.to);
-  const updated = (await first(
-    tx
-      .update(p)
-      .set({ ...opts.patch?.(row), status: decision.to, updatedAt: now, ...(final ? { expiresAt: null } : {}) })
-      .where(eq(p.id, id))
-      .returning(),
-  )) as PaymentRow;
-  if (final) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
+  const updated = (await first(tx.update(p).set(movedFields(decision.to, now, opts.patch?.(row))).where(eq(p.id, id)).returning()))!;
+  if (isFinal(decision.to)) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
   // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
   if (deferredCells) deferredCells.push(dailyCell(row, -1), dailyCell(updated, 1));
   else await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
@@ -292,7 +283,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
   };
   const rowsBySeq = async (run: Runner, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
     if (seqs.length === 0) return [];
-    return inSeqOrder((await run.select().from(p).where(seqsOf(p, shopId, seqs))) as PaymentRow[], seqs);
+    return inSeqOrder(await run.select().from(p).where(seqsOf(p, shopId, seqs)), seqs);
   };
   /** The seqs of a status-filtered page: one walk of (shop, status, seq). */
   const statusSeqs = async (run: Runner, shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
@@ -307,8 +298,8 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     ).map((x) => x.seq);
 
   return {
-    byId: async (id) => (await first(db.select().from(p).where(eq(p.id, id)))) as PaymentRow | undefined,
-    byOrderId: async (shopId, orderId) => (await first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId))))) as PaymentRow | undefined,
+    byId: (id) => first(db.select().from(p).where(eq(p.id, id))),
+    byOrderId: (shopId, orderId) => first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId)))),
     insert: (input, now, ttlMs) => insert({ input, now, ttlMs }),
     async transition(id, trigger, now, opts = {}) {
       const result = await transition({ id, trigger, now, opts });
@@ -321,39 +312,30 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         async (tx) => {
           const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined));
           const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
-          const totals = await first(
-            tx
-              .select({ n: sql`coalesce(sum(${dailyStats.count}), 0)`.mapWith(num), sum: sql`coalesce(sum(${dailyStats.sumKopecks}), 0)`.mapWith(num) })
-              .from(dailyStats)
-              .where(rollupConditions(dailyStats, shopId, f)),
-          );
+          const totals = await first(tx.select(rollupSums(dailyStats)).from(dailyStats).where(rollupConditions(dailyStats, shopId, f)));
           return { items, total: totals?.n ?? 0, sumKopecks: totals?.sum ?? 0 };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
     dailyRefunds: (shopIds, fromDay, toDay) =>
       db
-        .select({ day: dailyRefunds.day, count: sql`sum(${dailyRefunds.count})`.mapWith(num), sumKopecks: sql`sum(${dailyRefunds.sumKopecks})`.mapWith(num) })
+        .select(dailyRefundsCells(dailyRefunds))
         .from(dailyRefunds)
         .where(shopsDays(dailyRefunds, shopIds, fromDay, toDay))
         .groupBy(dailyRefunds.day)
         .orderBy(dailyRefunds.day),
-    dailyStats: async (shopIds, fromDay, toDay) =>
-      (
+    dailyStats: async (shopIds, fromDay, toDay) => {
+      const cells = dailyStatsCells(dailyStats);
+      return (
         await db
-          .select({
-            day: dailyStats.day,
-            method: dailyStats.method,
-            status: dailyStats.status,
-            count: sql`sum(${dailyStats.count})`.mapWith(num),
-            sumKopecks: sql`sum(${dailyStats.sumKopecks})`.mapWith(num),
-          })
+          .select(cells.fields)
           .from(dailyStats)
           .where(shopsDays(dailyStats, shopIds, fromDay, toDay))
-          .groupBy(dailyStats.day, dailyStats.method, dailyStats.status)
-          .having(sql`sum(${dailyStats.count}) <> 0`)
-          .orderBy(dailyStats.day, dailyStats.method, dailyStats.status)
-      ).map(toDailyStatsRow),
+          .groupBy(...cells.group)
+          .having(cells.nonEmpty)
+          .orderBy(...cells.group)
+      ).map(toDailyStatsRow);
+    },
     finalEvents: async (id) =>
       (
         await db
@@ -368,25 +350,19 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
           const plan = planList(query, await seqBounds(tx, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
           if (plan.kind === "empty") return { items: [], total: plan.total };
           if (plan.kind === "seqRange") {
-            const items = (await tx.select().from(p).where(seqRange(p, shopId, plan.first, plan.last)).orderBy(asc(p.seq))) as PaymentRow[];
+            const items = await tx.select().from(p).where(seqRange(p, shopId, plan.first, plan.last)).orderBy(asc(p.seq));
             return { items, total: plan.total };
           }
           const items = await rowsBySeq(tx, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
           const total =
             plan.total === "counters"
-              ? num((await first(tx.select({ n: sql`coalesce(sum(${statusCounts.count}), 0)` }).from(statusCounts).where(countersOf(statusCounts, shopId, plan.statuses))))?.n)
-              : num((await first(tx.select({ n: sql`count(*)` }).from(p).where(and(seqRange(p, shopId, plan.first, plan.last), inArray(p.status, plan.statuses)))))?.n);
-          return { items, total };
+              ? (await first(tx.select(countersTotal(statusCounts)).from(statusCounts).where(countersOf(statusCounts, shopId, plan.statuses))))?.n
+              : (await first(tx.select(rowCount()).from(p).where(and(seqRange(p, shopId, plan.first, plan.last), inArray(p.status, plan.statuses)))))?.n;
+          return { items, total: total ?? 0 };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
-    exportPage: async (shopId, f) =>
-      (await db
-        .select()
-        .from(p)
-        .where(exportConditions(p, shopId, f))
-        .orderBy(asc(p.createdAt), asc(p.id))
-        .limit(f.limit)) as PaymentRow[],
+    exportPage: (shopId, f) => db.select().from(p).where(exportConditions(p, shopId, f)).orderBy(...exportOrder(p)).limit(f.limit),
     dueForExpiry: async (now, limit) =>
       (await db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
   };
@@ -421,21 +397,18 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
     // the amount left and the promise are decided on the sums as they are.
     open: (payment, req, now, leaseMs) =>
       db.transaction(async (tx) => {
-        const row = (await first(tx.select().from(p).where(eq(p.id, payment.id)).for("update"))) as PaymentRow;
+        const row = (await first(tx.select().from(p).where(eq(p.id, payment.id)).for("update")))!;
         if (req.idempotencyKey !== undefined) {
           const earlier = await first(tx.select().from(r).where(byIdempotencyKey(r, payment.id, req.idempotencyKey)));
           if (earlier) return { refund: earlier, created: false };
         }
         const amountKopecks = refundAmount(row, req.amountKopecks);
-        const taken = num((await first(tx.select({ total: sql`coalesce(sum(${r.balanceKopecks}), 0)` }).from(r).where(holdingAmount(r, row.id))))?.total);
+        const taken = (await first(tx.select(takenKopecks(r)).from(r).where(holdingAmount(r, row.id))))!.total;
         const refund = (await first(tx.insert(r).values(newRefundRow(row, req, amountKopecks, taken, now, leaseMs)).returning()))!;
         await tx.update(p).set(promiseRefund(p, amountKopecks, now)).where(eq(p.id, row.id));
         return { refund, created: true };
       }),
-    pending: async () => {
-      const row = await first(db.select({ count: sql`count(*)`.mapWith(num), oldest: sql`min(${r.createdAt})` }).from(r).where(isNotNull(r.retryAt)));
-      return { count: row?.count ?? 0, oldest: row?.oldest == null ? null : num(row.oldest) };
-    },
+    pending: async () => (await first(db.select(waiting(r.createdAt)).from(r).where(isNotNull(r.retryAt))))!,
     due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(refundDue(r, now)).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
     claim: (id, now, leaseMs) => first(db.update(r).set({ retryAt: now + leaseMs }).where(claimable(r, id, now)).returning()),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
@@ -446,15 +419,9 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
         const done = (await first(tx.update(r).set(endedRefund(outcome, now)).where(eq(r.id, id)).returning()))!;
         const succeeded = succeededKopecks(outcome, done);
         if (succeeded > 0) {
-          await tx
-            .insert(dailyRefunds)
-            .values({ shopId: done.shopId, day: moscowDay(now), count: 1, sumKopecks: succeeded })
-            .onConflictDoUpdate({
-              target: [dailyRefunds.shopId, dailyRefunds.day],
-              set: { count: sql`${dailyRefunds.count} + 1`, sumKopecks: sql`${dailyRefunds.sumKopecks} + excluded.sum_kopecks` },
-            });
+          await tx.insert(dailyRefunds).values({ shopId: done.shopId, day: moscowDay(now), count: 1, sumKopecks: succeeded }).onConflictDoUpdate(refundsDayUpsert(dailyRefunds));
         }
-        const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning())) as PaymentRow;
+        const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning()))!;
         await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId));
         const full = fullyRefunded(payment);
         const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId }) : undefined;
@@ -475,10 +442,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
  */
 function outboxRepo(db: Db): OutboxRepo {
   return {
-    backlog: async () => {
-      const row = await first(db.select({ count: sql`count(*)`.mapWith(num), oldest: sql`min(${outbox.createdAt})` }).from(outbox).where(isNull(outbox.publishedAt)));
-      return { count: row?.count ?? 0, oldest: row?.oldest == null ? null : num(row.oldest) };
-    },
+    backlog: async () => (await first(db.select(waiting(outbox.createdAt)).from(outbox).where(isNull(outbox.publishedAt))))!,
     round: (limit, publish) =>
       db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments.outbox'))`);

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { DomainError, PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
-import { OrderIdTaken, openPaymentsStore, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { openPaymentsStore } from "./open-payments-store.ts";
+import { OrderIdTaken, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const opened: PaymentsStore[] = [];

@@ -1,13 +1,11 @@
-import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
-import { openOnEngine, type DatabaseChoice, type Logger, type PgStore, type SqliteImport } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
-import { openPgPaymentsStore } from "./payments-store.pg.ts";
-import { openSqlitePaymentsStore } from "./payments-store.sqlite.ts";
-import type { TransitionOptions } from "./rows.ts";
-import { schema as pgSchema } from "./schema.pg.ts";
 import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.ts";
+
+/**
+ * payments' store as its users see it, whichever engine holds the rows: the interface, its row
+ * types and errors. open-payments-store.ts opens it on the configured engine.
+ */
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
 export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
@@ -28,6 +26,16 @@ export type BrowseFilter = {
 };
 
 export class OrderIdTaken extends Error {}
+
+export type TransitionOptions = {
+  /** A tester's chosen outcome, which the state machine lets decide only some states (decide). */
+  sandbox?: boolean;
+  /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
+  onlyIf?: (row: PaymentRow) => boolean;
+  /** The fields the move sets besides the status. */
+  patch?: (row: PaymentRow) => Partial<PaymentRow>;
+  requestId?: string;
+};
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
 export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: Failure };
@@ -127,32 +135,3 @@ export type StoreHooks = {
   /** An after-commit callback that threw (logged; the write stays committed). */
   onCallbackError?: (err: unknown) => void;
 };
-
-const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
-
-/**
- * payments' store on the engine the configuration chose (PAYMENTS_DATABASE_URL), migrated. On
- * PostgreSQL, `importFrom` names the payments.db of a deployment moving over: its rows are copied
- * once into the empty store (payments before their refunds; the outbox in its order, unpublished
- * events still to be published).
- */
-export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHooks, opts: { importFrom?: string; log?: Logger } = {}): Promise<PaymentsStore> {
-  const importFrom: SqliteImport<typeof pgSchema> = {
-    from: opts.importFrom,
-    tables: [
-      ["payments", pgSchema.payments],
-      ["status_counts", pgSchema.statusCounts],
-      ["refunds", pgSchema.refunds],
-      ["daily_stats", pgSchema.dailyStats],
-      ["daily_refunds", pgSchema.dailyRefunds],
-      ["outbox", pgSchema.outbox],
-    ],
-    mark: "payments_imported",
-    lock: "payaccept.payments.import",
-    what: "payments",
-    // The outbox's seqs came with its rows: the identity goes on after the last of them.
-    afterCopy: async ({ db }) => void (await db.execute(sql`select setval(pg_get_serial_sequence('outbox', 'seq'), coalesce((select max(seq) from outbox), 0) + 1, false)`)),
-  };
-  const pg = { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: (store: PgStore<typeof pgSchema>) => openPgPaymentsStore(store, hooks), importFrom };
-  return openOnEngine(choice, (path) => openSqlitePaymentsStore(path, hooks), pg, opts.log);
-}

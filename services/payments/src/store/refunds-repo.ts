@@ -3,7 +3,7 @@ import { refundAmount } from "../domain/refund-rules.ts";
 import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
-import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund } from "./conditions.ts";
+import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund, takenKopecks, waiting } from "./conditions.ts";
 import { endedRefund, newRefundRow, refundEventRow, succeededKopecks } from "./rows.ts";
 import { outbox, payments as p, refunds as r } from "./schema.sqlite.ts";
 import type { PaymentRow, RefundRow } from "./schema.ts";
@@ -27,7 +27,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
     .prepare();
   const ofPaymentQ = db.select().from(r).where(eq(r.paymentId, ph("paymentId"))).orderBy(asc(r.id)).prepare();
   const takenQ = db
-    .select({ total: sql<number>`coalesce(sum(${r.balanceKopecks}), 0)` })
+    .select(takenKopecks(r))
     .from(r)
     .where(holdingAmount(r, ph("paymentId")))
     .prepare();
@@ -45,7 +45,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
     .returning()
     .prepare();
   const pendingQ = db
-    .select({ count: sql<number>`count(*)`, oldest: sql<number | null>`min(${r.createdAt})` })
+    .select(waiting(r.createdAt))
     .from(r)
     .where(isNotNull(r.retryAt))
     .prepare();

@@ -2,9 +2,9 @@ import { paymentEventId, refundEventId, type PaymentMethod, type PaymentStatus, 
 import { moscowDay } from "@payaccept/domain";
 import type { SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare } from "../domain/refund-rules.ts";
-import { decide, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
+import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toPaymentEvent, toRefundEvent } from "../domain/views.ts";
-import type { RefundOutcome, RefundRequest } from "./payments-store.ts";
+import type { RefundOutcome, RefundRequest, TransitionOptions } from "./payments-store.ts";
 import type { PaymentRow, RefundRow } from "./schema.ts";
 
 /** What both engines compute the same way, around their own statements. */
@@ -23,21 +23,14 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
   return { id, seq: (last?.seq ?? 0) + 1, createdAt };
 }
 
-export type TransitionOptions = {
-  /** A tester's chosen outcome, which the state machine lets decide only some states (decide). */
-  sandbox?: boolean;
-  /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
-  onlyIf?: (row: PaymentRow) => boolean;
-  /** The fields the move sets besides the status. */
-  patch?: (row: PaymentRow) => Partial<PaymentRow>;
-  requestId?: string;
-};
-
 /** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
 export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: TransitionOptions): TransitionDecision {
   const decision = decide(row.status, trigger, { sandbox: opts.sandbox });
   return decision.kind === "move" && opts.onlyIf && !opts.onlyIf(row) ? { kind: "refused", status: row.status } : decision;
 }
+
+/** What a move sets: the fields of its patch, the status, the time, and no deadline once final. */
+export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<PaymentRow>) => ({ ...patch, status: to, updatedAt: now, ...(isFinal(to) ? { expiresAt: null } : {}) });
 
 /** The outbox row of a move into a final status. */
 export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined) {
