@@ -14,7 +14,7 @@ import type { PaymentEvent } from "@payaccept/contracts";
 import { Batcher } from "@payaccept/platform";
 import { applyPaymentEvents } from "../services/balance/src/ledger.ts";
 import { PAYMENT_EVENT_BATCH } from "../services/balance/src/payment-event-consumer.ts";
-import { openLedgerStore } from "../services/balance/src/store/ledger-store.ts";
+import { openLedgerStore } from "../services/balance/src/store/open-ledger-store.ts";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 import { startPostgres } from "../tests/harness/postgres.ts";
 

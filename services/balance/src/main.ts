@@ -20,7 +20,7 @@ import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_
 import { applyRefundEvent } from "./refunds.ts";
 import { settlePendingPayouts } from "./payouts.ts";
 import { serveBalanceRpcs } from "./rpc-handlers.ts";
-import { openLedgerStore } from "./store/ledger-store.ts";
+import { openLedgerStore } from "./store/open-ledger-store.ts";
 
 const cfg = loadConfig(balanceEnv);
 const log = createLogger("balance", cfg.LOG_LEVEL);

@@ -4,7 +4,8 @@ import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject,
 import { applyPaymentEvent } from "./ledger.ts";
 import type { RefundHoldRequest } from "./refunds.ts";
 import { repositoriesPerFile, type Engine } from "../../../tests/harness/engines.ts";
-import { openLedgerStore, type LedgerStore } from "./store/ledger-store.ts";
+import type { LedgerStore } from "./store/ledger-store.ts";
+import { openLedgerStore } from "./store/open-ledger-store.ts";
 
 export { ENGINES } from "../../../tests/harness/engines.ts";
 

@@ -1,8 +1,8 @@
 import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
-import { REPLACE_HOLD_FIGURES, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
+import type { BalanceSnapshot, FrozenAddition, LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -35,7 +35,7 @@ function pgOps(db: Runner): LedgerOps {
     releasedFrozen: async (accountId, lastReleasedDay) =>
       (await first(
         db
-          .select({ total: sql`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) })
+          .select(releasedSums(frozenBuckets))
           .from(frozenBuckets)
           .where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay)),
       ))!,

@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
-import { REPLACE_HOLD_FIGURES, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, successOf } from "./ledger-terms.ts";
+import type { LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
@@ -38,7 +38,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   }).prepare();
 
   const releasedSum = db
-    .select({ total: sql<number>`coalesce(sum(${frozenBuckets.amountKopecks}), 0)`, buckets: sql<number>`count(*)` })
+    .select(releasedSums(frozenBuckets))
     .from(frozenBuckets)
     .where(releasedBuckets(frozenBuckets, p("accountId"), p("lastReleasedDay")))
     .prepare();

@@ -1,11 +1,7 @@
-import { join } from "node:path";
-import { sql } from "drizzle-orm";
-import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { NewRow, Row } from "@payaccept/platform/table";
 import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
-import { openPgLedgerStore } from "./ledger-store.pg.ts";
-import { openSqliteLedgerStore } from "./ledger-store.sqlite.ts";
-import { schema as pgSchema } from "./schema.pg.ts";
+
+/** The ledger's store as its users see it, whichever engine holds it; open-ledger-store.ts opens it. */
 
 export type AppliedEvent = NewRow<typeof appliedEvents>;
 export type RefundHoldRow = Row<typeof refundHolds>;
@@ -63,21 +59,4 @@ export interface LedgerStore extends LedgerOps {
    */
   tx<T>(accounts: string | readonly string[], fn: (t: LedgerOps) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-}
-
-/** What a second putRefundHold of one refund replaces (the same SQL on both engines). */
-export const REPLACE_HOLD_FIGURES = {
-  state: sql`excluded.state`,
-  frozenDay: sql`excluded.frozen_day`,
-  frozenKopecks: sql`excluded.frozen_kopecks`,
-  availableKopecks: sql`excluded.available_kopecks`,
-  settledAt: sql`excluded.settled_at`,
-};
-
-const MIGRATIONS = join(import.meta.dir, "../../drizzle");
-const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
-
-/** The ledger on the engine the configuration chose (BALANCE_DATABASE_URL), migrated. */
-export async function openLedgerStore(choice: DatabaseChoice, log?: Logger): Promise<LedgerStore> {
-  return openOnEngine(choice, (path) => openSqliteLedgerStore(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgLedgerStore }, log);
 }

@@ -18,6 +18,9 @@ type Value<T> = T | Placeholder;
 export const releasedBuckets = (f: FrozenBuckets, accountId: Value<string>, lastReleasedDay: Value<string>) =>
   and(eq(f.accountId, accountId), lte(f.moscowDay, lastReleasedDay));
 
+/** What the released buckets hold together, and how many they are (PostgreSQL sums a bigint as numeric, hence the Number). */
+export const releasedSums = (f: FrozenBuckets) => ({ total: sql`coalesce(sum(${f.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) });
+
 /** The account's bucket of one Moscow day. */
 export const bucketOfDay = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>) => and(eq(f.accountId, accountId), eq(f.moscowDay, moscowDay));
 
@@ -43,3 +46,12 @@ export const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey
 
 /** A payout still PENDING: marking it paid twice changes nothing. */
 export const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));
+
+/** What a second putRefundHold of one refund replaces. */
+export const REPLACE_HOLD_FIGURES = {
+  state: sql`excluded.state`,
+  frozenDay: sql`excluded.frozen_day`,
+  frozenKopecks: sql`excluded.frozen_kopecks`,
+  availableKopecks: sql`excluded.available_kopecks`,
+  settledAt: sql`excluded.settled_at`,
+};
