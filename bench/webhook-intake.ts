@@ -13,7 +13,7 @@ import type { JsMsg } from "@nats-io/jetstream";
 import { paymentEventSubject, type FinalStatus, type PaymentEvent } from "@payaccept/contracts";
 import { createLogger, type DatabaseChoice } from "@payaccept/platform";
 import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from "../services/webhook-dispatcher/src/intake.ts";
-import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.ts";
+import { openDeliveryStore } from "../services/webhook-dispatcher/src/store/open-delivery-store.ts";
 import { paymentEvent, shopRecord } from "../services/webhook-dispatcher/test-support/fixtures.ts";
 import { startPostgres } from "../tests/harness/postgres.ts";
 

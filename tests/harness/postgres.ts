@@ -1,7 +1,7 @@
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./stack.ts";
+import { freePort } from "./ports.ts";
 
 /**
  * A throwaway PostgreSQL server: `url` connects as the superuser `app` to the `postgres` database.

@@ -9,42 +9,11 @@ import { connect } from "@nats-io/transport-node";
 import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
 import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
 import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
+import { freePort } from "./ports.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
-/** Ports this process has handed out: never the same one twice. */
-const handedOut = new Set<number>();
-
-/** The first port of the kernel's range for outgoing connections (Linux; 32768 elsewhere). */
-const EPHEMERAL_RANGE_START = (() => {
-  try {
-    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
-  } catch {
-    return 32768;
-  }
-})();
-
-/**
- * A loopback port free at the moment, for a service to listen on a little later. It is chosen
- * below the ephemeral range: a port from `listen(0)` lies in that range, where any process's
- * outgoing connection can take it before the service listens (CI saw a gateway fail to start
- * with EADDRINUSE that way); below it only listeners take ports.
- */
-export async function freePort(): Promise<number> {
-  const below = EPHEMERAL_RANGE_START;
-  const lowest = 10_000;
-  for (let attempt = 0; attempt < 1_000; attempt++) {
-    const port = lowest + Math.floor(Math.random() * (below - lowest));
-    if (handedOut.has(port)) continue;
-    try {
-      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
-    } catch {
-      continue; // someone listens there
-    }
-    handedOut.add(port);
-    return port;
-  }
-  throw new Error(`no free loopback port between ${lowest} and ${below}`);
-}
+// Tests and benches find it here, beside the stack they start.
+export { freePort };
 
 export type StackOptions = {
   /** Which services to run (default: all). */

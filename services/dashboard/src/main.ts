@@ -13,7 +13,7 @@ import {
 } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
-import { openUserStore } from "./store/user-store.ts";
+import { openUserStore } from "./store/open-user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
 import { Sessions } from "./users/sessions.ts";

@@ -16,7 +16,7 @@ import {
 import { directoryEnv } from "./config.ts";
 import { KvPublisher } from "./kv-publisher.ts";
 import { serveDirectory } from "./rpc-handlers.ts";
-import { openDirectoryStore } from "./store/directory-store.ts";
+import { openDirectoryStore } from "./store/open-directory-store.ts";
 
 const cfg = loadConfig(directoryEnv);
 const log = createLogger("directory", cfg.LOG_LEVEL);

@@ -18,7 +18,7 @@ import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-co
 import { cashRegisterHttp } from "./register/cash-register-http.ts";
 import { serveReceiptsRpcs } from "./rpc-handlers.ts";
 import { ReceiptSender } from "./sender.ts";
-import { openReceiptsRepo } from "./store/receipts-repo.ts";
+import { openReceiptsRepo } from "./store/open-receipts-repo.ts";
 
 const cfg = loadConfig(receiptsEnv, process.env, importNeedsPostgres);
 const log = createLogger("receipts", cfg.LOG_LEVEL);

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, repositoriesPerFile } from "../../../tests/harness/engines.ts";
 import { recordRefundedEvent, recordRefundEvent, recordSale } from "./recording.ts";
-import { openReceiptsRepo, type ReceiptsRepo } from "./store/receipts-repo.ts";
+import { openReceiptsRepo } from "./store/open-receipts-repo.ts";
+import type { ReceiptsRepo } from "./store/receipts-repo.ts";
 
 const PAYMENT = "0190a0a0-0000-7000-8000-000000000001";
 const line = (name: string, priceKopecks: number, quantity: number) =>

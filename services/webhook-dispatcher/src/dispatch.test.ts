@@ -8,7 +8,8 @@ import { paymentEventRecorder, recordPaymentEvents } from "./intake.ts";
 import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
 import { eventually } from "../../../tests/harness/stack.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
-import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
+import { openDeliveryStore } from "./store/open-delivery-store.ts";
+import type { DeliveryStore } from "./store/delivery-store.ts";
 import { failureColumns, lastErrorColumns } from "./store/failure-columns.ts";
 
 const DELAYS = [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000];

@@ -24,7 +24,7 @@ import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from ".
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
-import { openDeliveryStore } from "./store/delivery-store.ts";
+import { openDeliveryStore } from "./store/open-delivery-store.ts";
 
 const RELAY_TICK_MS = 5000;
 const MIN_DEFERRAL_MS = 100;

@@ -5,7 +5,8 @@ import type { DispatchCommand } from "./bus/streams.ts";
 import { ENGINES, storesPerFile } from "../../../tests/harness/engines.ts";
 import { recordPaymentEvents } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
-import { openDeliveryStore, type DeliveryStore } from "./store/delivery-store.ts";
+import { openDeliveryStore } from "./store/open-delivery-store.ts";
+import type { DeliveryStore } from "./store/delivery-store.ts";
 
 const log = createLogger("test", "silent");
 const shop = shopRecord();

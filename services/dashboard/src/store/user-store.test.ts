@@ -3,7 +3,8 @@ import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/e
 import { ADDRESS_POLICY, claimAttempt, EMAIL_POLICY } from "../users/throttle.ts";
 import { Flash } from "../web/flash.ts";
 import type { UserRow } from "./schema.ts";
-import { isUniqueViolation, openUserStore, type UserStore } from "./user-store.ts";
+import { openUserStore } from "./open-user-store.ts";
+import { isUniqueViolation, type UserStore } from "./user-store.ts";
 
 const stores = storesPerFile();
 const opened: UserStore[] = [];

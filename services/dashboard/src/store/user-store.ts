@@ -1,10 +1,6 @@
-import { join } from "node:path";
-import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
 import type { FlashRow, SessionRow, ThrottleRow, UserRow } from "./schema.ts";
-import type { PgTable } from "drizzle-orm/pg-core";
-import * as pgSchema from "./schema.pg.ts";
-import { openPgUserStore } from "./user-store.pg.ts";
-import { openSqliteUserStore } from "./user-store.sqlite.ts";
+
+/** The dashboard's store as its users see it, whichever engine holds it; open-user-store.ts opens it. */
 
 export type SessionWithUser = { session: SessionRow; user: UserRow };
 
@@ -53,18 +49,4 @@ export function isUniqueViolation(e: unknown): boolean {
     if (errno === "23505" || code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE") return true;
   }
   return false;
-}
-
-const MIGRATIONS = join(import.meta.dir, "../../drizzle");
-const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
-
-/**
- * The dashboard's store on the engine the configuration chose (DASHBOARD_DATABASE_URL), migrated.
- * On PostgreSQL, `importFrom` names the dashboard.db of a deployment moving over: its users and
- * sessions are copied once into the empty store (nobody signs up or in again).
- */
-export async function openUserStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<UserStore> {
-  const tables: [string, PgTable][] = [["users", pgSchema.users], ["sessions", pgSchema.sessions]];
-  const importFrom = { from: opts.importFrom, tables, mark: "dashboard_imported", lock: "payaccept.dashboard.import", what: "users and sessions" };
-  return openOnEngine(choice, (path) => openSqliteUserStore(path, MIGRATIONS), { schema: pgSchema.schema, migrationsFolder: PG_MIGRATIONS, open: openPgUserStore, importFrom }, opts.log);
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Hono } from "hono";
-import { openUserStore } from "../store/user-store.ts";
+import { openUserStore } from "../store/open-user-store.ts";
 import { Sessions } from "./sessions.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "dashboard-sessions-"));

@@ -1,10 +1,8 @@
-import { join } from "node:path";
 import type { KeyHint } from "@payaccept/contracts";
-import { openOnEngine, type DatabaseChoice, type Imported, type Logger } from "@payaccept/platform";
-import { openPgDirectoryStore } from "./directory-store.pg.ts";
-import { openSqliteDirectoryStore } from "./directory-store.sqlite.ts";
-import { schema as pgSchema } from "./schema.pg.ts";
+import type { Imported } from "@payaccept/platform";
 import type { ApiKeyRow, ShopRow } from "./schema.ts";
+
+/** The directory's store as its users see it, whichever engine holds it; open-directory-store.ts opens it. */
 
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
 export type AccountRow = { id: string; createdAt: number };
@@ -45,12 +43,4 @@ export interface DirectoryStore extends DirectoryOps {
   /** The one-time import from a dashboard.db of before the split (legacy-import.ts); at start only. */
   importLegacy(legacyPath: string): Promise<Imported>;
   close(): Promise<void>;
-}
-
-const MIGRATIONS = join(import.meta.dir, "../../drizzle");
-const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
-
-/** The directory's store on the engine the configuration chose (DIRECTORY_DATABASE_URL), migrated. */
-export async function openDirectoryStore(choice: DatabaseChoice, log?: Logger): Promise<DirectoryStore> {
-  return openOnEngine(choice, (path) => openSqliteDirectoryStore(path, MIGRATIONS), { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: openPgDirectoryStore }, log);
 }

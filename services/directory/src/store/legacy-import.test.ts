@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DEFAULT_TARIFF } from "@payaccept/contracts";
 import { ENGINES, storesPerFile } from "../../../../tests/harness/engines.ts";
-import { openDirectoryStore, type DirectoryStore } from "./directory-store.ts";
+import { openDirectoryStore } from "./open-directory-store.ts";
+import type { DirectoryStore } from "./directory-store.ts";
 import type { ShopRow } from "./schema.ts";
 
 const stores = storesPerFile();

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, repositoriesPerFile } from "../../../../tests/harness/engines.ts";
 import { recordRefundEvent, recordSale } from "../recording.ts";
-import { openReceiptsRepo, type NewReceipt } from "./receipts-repo.ts";
+import { openReceiptsRepo } from "./open-receipts-repo.ts";
+import type { NewReceipt } from "./receipts-repo.ts";
 
 const repos = repositoriesPerFile((choice) => openReceiptsRepo(choice), "receipts.db");
 

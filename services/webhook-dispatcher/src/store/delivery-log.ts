@@ -1,12 +1,10 @@
 import { and, eq, lt, type Column } from "drizzle-orm";
 import type { DeliveryHealth, Failure } from "@payaccept/contracts";
 import { failureFields } from "../delivery-view.ts";
-import type { LogQuery } from "./delivery-store.ts";
+import type { DeliveryPage, LogQuery } from "./delivery-store.ts";
 import { FAILING, type AttemptRow, type DeliveryRow, type HealthState } from "./schema.ts";
 
 // The read side of the delivery log that both engines share: its filters, pages and health figures.
-
-export type DeliveryPage = { delivery: DeliveryRow; attempts: AttemptRow[] }[];
 
 /** The delivery rows of a page joined with their attempts (fetched in one query, series and attempt order). */
 export function withAttempts(rows: DeliveryRow[], attempts: AttemptRow[]): DeliveryPage {

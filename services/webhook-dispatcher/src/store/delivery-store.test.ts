@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ENGINES, storesPerFile } from "../../../../tests/harness/engines.ts";
 import { failure } from "@payaccept/contracts";
 import { failureFields } from "../delivery-view.ts";
-import { openDeliveryStore, type DeliveryStore, type NewDelivery } from "./delivery-store.ts";
+import { openDeliveryStore } from "./open-delivery-store.ts";
+import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { failureColumns, lastErrorColumns } from "./failure-columns.ts";
 
 const http = (httpStatus: number) => failure("WEBHOOK_HTTP_STATUS", { httpStatus });

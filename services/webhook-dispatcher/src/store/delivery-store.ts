@@ -1,14 +1,9 @@
-import { join } from "node:path";
 import type { DeliveryHealth, DeliveryResult, Reason } from "@payaccept/contracts";
-import { openOnEngine, type DatabaseChoice, type Logger } from "@payaccept/platform";
-import { pgDeliveryStore } from "./delivery-store.pg.ts";
-import { openSqliteDeliveryStore } from "./delivery-store.sqlite.ts";
-import type { DeliveryPage } from "./delivery-log.ts";
 import type { AttemptRow, DeliveryRow } from "./schema.ts";
-import type { PgTable } from "drizzle-orm/pg-core";
-import { attempts, deliveries, schema as pgSchema } from "./schema.pg.ts";
 
-const PG_MIGRATIONS = join(import.meta.dir, "../../drizzle-pg");
+/** The dispatcher's delivery store as its users see it, whichever engine holds it; open-delivery-store.ts opens it. */
+
+export type DeliveryPage = { delivery: DeliveryRow; attempts: AttemptRow[] }[];
 
 export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
 /** Where a series goes after an attempt; its last failure as the columns of lastErrorColumns (failure-columns.ts). */
@@ -51,16 +46,4 @@ export interface DeliveryStore {
   health(shopIds: string[], fromDay: string, toDay: string): Promise<DeliveryHealth[]>;
   attemptsOf(id: string): Promise<AttemptRow[]>;
   close(): Promise<void>;
-}
-
-/**
- * The delivery store on the engine WEBHOOKS_DATABASE_URL chose (unset: webhooks.db under DATA_DIR).
- * On PostgreSQL, `importFrom` names the webhooks.db of a deployment moving over: its deliveries
- * and attempts are copied once into the empty store, pending schedules included (the WEBHOOKS
- * stream still holds their messages); the health rollup is rebuilt by the trigger as they go in.
- */
-export async function openDeliveryStore(choice: DatabaseChoice, opts: { importFrom?: string; log?: Logger } = {}): Promise<DeliveryStore> {
-  const tables: [string, PgTable][] = [["deliveries", deliveries], ["attempts", attempts]];
-  const importFrom = { from: opts.importFrom, tables, mark: "webhooks_imported", lock: "payaccept.webhooks.import", what: "deliveries" };
-  return openOnEngine(choice, openSqliteDeliveryStore, { schema: pgSchema, migrationsFolder: PG_MIGRATIONS, open: ({ db, close }) => pgDeliveryStore(db, close), importFrom }, opts.log);
 }
