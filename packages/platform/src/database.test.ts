@@ -3,15 +3,12 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { bigint, pgTable, text as pgText, uniqueIndex as pgUniqueIndex } from "drizzle-orm/pg-core";
 import { startPostgres, type Postgres } from "../../../tests/harness/postgres.ts";
 import { commonEnv, parseConfig } from "./config.ts";
 import { sql } from "drizzle-orm";
 import { databaseEnv, databaseOf, DatabaseUnreachable, openPgStore, type PgChoice, type PgStore } from "./database.ts";
 import { eventually } from "../../../tests/harness/stack.ts";
 import { healthRoutes } from "./http.ts";
-import { schemaDrift } from "./schema-drift.ts";
 import { SerialSqlite } from "./serial-sqlite.ts";
 
 const shape = { ...commonEnv, ...databaseEnv("THING") };
@@ -258,29 +255,5 @@ describe("SerialSqlite", () => {
       ),
     );
     expect(seen).toEqual([0, 1, 2]);
-  });
-});
-
-describe("schemaDrift", () => {
-  const lite = {
-    t: sqliteTable("t", { id: text("id").primaryKey(), n: integer("n").notNull(), k: text("k") }, (t) => [uniqueIndex("t_k").on(t.k)]),
-  };
-
-  test("agreeing schemas: nothing (SQLite integer = PostgreSQL bigint)", () => {
-    const pg = { t: pgTable("t", { id: pgText("id").primaryKey(), n: bigint("n", { mode: "number" }).notNull(), k: pgText("k") }, (t) => [pgUniqueIndex("t_k").on(t.k)]) };
-    expect(schemaDrift(lite, pg)).toEqual([]);
-  });
-
-  test("a missing table, a nullability, a type and an index are each named", () => {
-    const pg = {
-      t: pgTable("t", { id: pgText("id").primaryKey(), n: pgText("n"), k: pgText("k") }),
-      extra: pgTable("extra", { id: pgText("id").primaryKey() }),
-    };
-    expect(schemaDrift(lite, pg)).toEqual([
-      'table t: PostgreSQL has "column n text null", SQLite does not',
-      'table t: SQLite has "column n integer not null", PostgreSQL does not',
-      'table t: SQLite has "unique index t_k (k)", PostgreSQL does not',
-      "table extra: only on PostgreSQL",
-    ].sort());
   });
 });
