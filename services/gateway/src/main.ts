@@ -15,7 +15,7 @@ const { cfg, log } = svc;
 const nc = await svc.bus();
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
-svc.onClose("directory", () => directory.stop());
+svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
 const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), Date.now, () =>
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),

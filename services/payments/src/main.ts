@@ -44,7 +44,7 @@ const nc = await svc.bus();
 await ensurePaymentsStream(nc);
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
-svc.onClose("directory", () => directory.stop());
+svc.onClose("directory watch", () => directory.stop());
 const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,

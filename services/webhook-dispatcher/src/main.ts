@@ -35,7 +35,7 @@ const store = await svc.store(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "web
 const nc = await svc.bus();
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
-svc.onClose("directory", () => directory.stop());
+svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shopOrRead(shopId);
 
@@ -45,7 +45,7 @@ const js = await ensureStreams(nc, streamSettings, async () => {
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
 const relay = createSeriesRelay({ store, publish: dispatchPublisher(nc, js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
-svc.onClose("relay", relay.start(RELAY_TICK_MS));
+svc.onClose("series relay", relay.start(RELAY_TICK_MS));
 const requeue = () => void relay.kick();
 
 const send = (req: { url: string; body: string; secret: string }) =>
