@@ -65,8 +65,8 @@ export const anotherServerFirst: ReconnectToServerHandler = (pool) => {
  * The `nats` check of /readyz: ready only while the connection is up. A connection that lost its
  * server and is reconnecting is not closed, so `!nc.isClosed()` would call it ready while every
  * request through it fails; this follows the connection's disconnects and reconnects instead, and
- * says which of the two it is. Made as soon as the connection is (serviceStart's bus()), so that no
- * disconnect goes unseen.
+ * says (NotReady) whether the connection is reconnecting or closed. Made as soon as the connection
+ * is (ServiceStart.bus()), so that no disconnect goes unseen.
  */
 export function natsReadiness(nc: NatsConnection): () => boolean {
   let up = true;
