@@ -1,4 +1,3 @@
-import { commonEnv, parseConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -6,7 +5,7 @@ import type { Logger } from "./log.ts";
  * work, the work taken is finished), then the work in hand (consumers, background workers,
  * watches), then the NATS connection (drained), then the store, when nothing can use it any more.
  */
-export const CLOSE_STAGES = ["intake", "work", "bus", "store"] as const;
+const CLOSE_STAGES = ["intake", "work", "bus", "store"] as const;
 export type CloseStage = (typeof CLOSE_STAGES)[number];
 
 type Closer = { name: string; stage: CloseStage; close: () => unknown | Promise<unknown> };
@@ -25,7 +24,8 @@ export class Lifecycle {
 
   constructor(
     private readonly log: Logger,
-    private readonly graceMs = parseConfig({ SHUTDOWN_GRACE_MS: commonEnv.SHUTDOWN_GRACE_MS }).SHUTDOWN_GRACE_MS,
+    /** SHUTDOWN_GRACE_MS. */
+    private readonly graceMs: number,
   ) {
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void this.shutdown(sig));
   }
