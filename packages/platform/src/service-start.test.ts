@@ -62,7 +62,7 @@ describe("startService", () => {
     const svc = startService("order-test", config());
     const nc = await svc.bus();
     const late = openCounters();
-    await expect(svc.store(late, (s) => s.sqlite.close())).rejects.toThrow("the store is opened before NATS is connected");
+    await expect(svc.store(late, (s) => s.sqlite.close())).rejects.toThrow("open the store before connecting NATS");
     late.sqlite.close();
     await svc.lifecycle.close();
     expect(nc.isClosed()).toBe(true);

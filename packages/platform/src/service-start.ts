@@ -23,8 +23,10 @@ export type CommonConfig = z.output<z.ZodObject<typeof commonEnv>>;
  * the service wires on them, then `serve()` and `listen()` for its intake. main.ts calls each step
  * itself and stays the readable wiring of its service; this fixes what every service must do alike:
  *
- * - the store is opened before NATS is connected (a consumer or an RPC must never find it missing;
- *   `store()` after `bus()` throws), and an unreachable PostgreSQL ends the start with one line;
+ * - the store is opened before NATS is connected (`store()` after `bus()` throws): a store that
+ *   cannot be opened (an unreachable PostgreSQL ends the start with one line, a failed migration)
+ *   stops the process before it has joined a queue group or a consumer, and the start mirrors the
+ *   shutdown;
  * - at shutdown (Lifecycle's stages) the intake stops first (HTTP, RPC serving), then the work in
  *   hand (what `onClose`/`essential` register), then the NATS connection is drained, and the store
  *   closes last, whatever order main.ts registered them in;
@@ -50,7 +52,7 @@ export class ServiceStart<C extends CommonConfig> {
   async store<T extends { close(): unknown }>(opening: T | Promise<T>): Promise<T>;
   async store<T>(opening: T | Promise<T>, close: (store: T) => unknown): Promise<T>;
   async store<T>(opening: T | Promise<T>, close?: (store: T) => unknown): Promise<T> {
-    if (this.nc) throw new Error(`${this.name}: the store is opened before NATS is connected (docs/conventions.md)`);
+    if (this.nc) throw new Error(`${this.name}: store() after bus(): open the store before connecting NATS (docs/conventions.md)`);
     const store = await orExit(Promise.resolve(opening));
     this.lifecycle.onClose("store", () => (close ? close(store) : (store as { close(): unknown }).close()), "store");
     return store;
