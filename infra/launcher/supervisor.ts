@@ -1,3 +1,4 @@
+import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { retryDelayMs, type Backoff } from "@payaccept/platform";
@@ -33,16 +34,27 @@ export class ServiceProcess {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** Starts the service; its output file (if any) begins afresh with this run. */
   start(): void {
     this.stopped = false;
-    const out = !this.opts.output || this.opts.output === "inherit" ? "inherit" : Bun.file(this.opts.output);
+    this.spawn("w");
+  }
+
+  /**
+   * `w` writes the output file afresh, `a` adds to it (a restart after a crash keeps the crashed
+   * run's last lines). Opened here rather than handed over as Bun.file, which writes over the file
+   * from its first byte without truncating it: the end of a longer earlier log stayed behind.
+   */
+  private spawn(mode: "w" | "a"): void {
+    const out = !this.opts.output || this.opts.output === "inherit" ? "inherit" : openSync(this.opts.output, mode);
     this.startedAt = Date.now();
     const proc = Bun.spawn(["bun", "src/main.ts"], {
       cwd: join(ROOT, SERVICES[this.name].dir),
       env: this.env,
-      stdout: out === "inherit" ? "inherit" : out,
-      stderr: out === "inherit" ? "inherit" : out,
+      stdout: out,
+      stderr: out,
     });
+    if (out !== "inherit") closeSync(out);
     this.proc = proc;
     void proc.exited.then((code) => {
       if (this.proc !== proc || this.stopped || !this.opts.restart) return;
@@ -51,7 +63,7 @@ export class ServiceProcess {
       const delay = retryDelayMs(RESTART_RETRY, this.failures);
       this.opts.log("service exited; restarting", { service: this.name, code, restartInMs: delay });
       setTimeout(() => {
-        if (!this.stopped && this.proc === proc) this.start();
+        if (!this.stopped && this.proc === proc) this.spawn("a");
       }, delay);
     });
   }

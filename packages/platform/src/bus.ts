@@ -7,6 +7,7 @@ import type { Logger } from "./log.ts";
 import { Hedger } from "./hedge.ts";
 import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
+import { NotReady } from "./store-readiness.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -60,8 +61,14 @@ export const anotherServerFirst: ReconnectToServerHandler = (pool) => {
   return pool.find((s) => s.listen !== last.listen) ?? null;
 };
 
-/** True while the connection is up; follows disconnects and reconnects, for /readyz. */
-export function connectionUp(nc: NatsConnection): () => boolean {
+/**
+ * The `nats` check of /readyz: ready only while the connection is up. A connection that lost its
+ * server and is reconnecting is not closed, so `!nc.isClosed()` would call it ready while every
+ * request through it fails; this follows the connection's disconnects and reconnects instead, and
+ * says (NotReady) whether the connection is reconnecting or closed. Made as soon as the connection
+ * is (ServiceStart.bus()), so that no disconnect goes unseen.
+ */
+export function natsReadiness(nc: NatsConnection): () => boolean {
   let up = true;
   void (async () => {
     for await (const s of nc.status()) {
@@ -69,7 +76,11 @@ export function connectionUp(nc: NatsConnection): () => boolean {
       else if (s.type === "reconnect") up = true;
     }
   })().catch(() => {});
-  return () => up && !nc.isClosed();
+  return () => {
+    if (nc.isClosed()) throw new NotReady("NATS connection closed");
+    if (!up) throw new NotReady("NATS connection lost; reconnecting");
+    return true;
+  };
 }
 
 const enc = new TextEncoder();

@@ -6,7 +6,6 @@ import { migrate } from "drizzle-orm/bun-sql/migrator";
 import { z } from "zod";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { duration } from "./config.ts";
-import type { Lifecycle } from "./lifecycle.ts";
 import type { Logger } from "./log.ts";
 import { importSqliteIntoPg } from "./sqlite-import.ts";
 import { reconnectingClient } from "./pg-reconnect.ts";
@@ -222,15 +221,4 @@ export async function openOnEngine<T, S extends Record<string, unknown>>(
     }
   }
   return open(pg);
-}
-
-/**
- * A service's store at start: an unreachable PostgreSQL ends the process with one line (orExit),
- * and the store's closer is registered ("store"); registered before what uses it, it closes after
- * them (docs/conventions.md, the closers' order).
- */
-export async function storeAtStart<T extends { close(): Promise<void> }>(lifecycle: Lifecycle, opening: Promise<T>): Promise<T> {
-  const store = await orExit(opening);
-  lifecycle.onClose("store", () => store.close());
-  return store;
 }

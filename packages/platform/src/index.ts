@@ -7,6 +7,7 @@ export * from "./jetstream.ts";
 export * from "./directory-cache.ts";
 export * from "./http.ts";
 export * from "./lifecycle.ts";
+export * from "./service-start.ts";
 export * from "./crypto.ts";
 export * from "./client-ip.ts";
 export * from "./consumer-loop.ts";

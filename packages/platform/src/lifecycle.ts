@@ -1,29 +1,37 @@
-import { commonEnv, parseConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 
-type Closer = { name: string; close: () => unknown | Promise<unknown> };
+/**
+ * What a closer ends, in the order shutdown runs them: first the intake (HTTP, RPC serving: no new
+ * work, the work taken is finished), then the work in hand (consumers, background workers,
+ * watches), then the NATS connection (drained), then the store, when nothing can use it any more.
+ */
+const CLOSE_STAGES = ["intake", "work", "bus", "store"] as const;
+export type CloseStage = (typeof CLOSE_STAGES)[number];
+
+type Closer = { name: string; stage: CloseStage; close: () => unknown | Promise<unknown> };
 
 /**
- * Graceful shutdown: on SIGTERM/SIGINT the closers run one after another in reverse registration
- * order, then the process exits. Registered in dependency order (store, NATS connection,
- * background workers, consumers, RPC serving, HTTP), they first stop taking new work while
- * finishing what was taken (HTTP requests, RPCs, messages in hand), then stop the workers, then
- * drain the connection, and close the store last, when nothing can use it any more. The whole
- * sequence is bounded by SHUTDOWN_GRACE_MS.
+ * Graceful shutdown: on SIGTERM/SIGINT the closers run one after another, stage by stage
+ * (CLOSE_STAGES), and within a stage in reverse registration order; then the process exits. The
+ * stage, not the place in main.ts, decides that HTTP stops before the NATS connection is drained and
+ * that the store closes last. The whole sequence is bounded by SHUTDOWN_GRACE_MS. Each closer logs a
+ * line when it is done, so the order can be read in the log (tests/graceful-shutdown.test.ts does).
  */
 export class Lifecycle {
   private closers: Closer[] = [];
   private stopping: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(
     private readonly log: Logger,
-    private readonly graceMs = parseConfig({ SHUTDOWN_GRACE_MS: commonEnv.SHUTDOWN_GRACE_MS }).SHUTDOWN_GRACE_MS,
+    /** SHUTDOWN_GRACE_MS. */
+    private readonly graceMs: number,
   ) {
     for (const sig of ["SIGTERM", "SIGINT"] as const) process.on(sig, () => void this.shutdown(sig));
   }
 
-  onClose(name: string, close: Closer["close"]): void {
-    this.closers.push({ name, close });
+  onClose(name: string, close: Closer["close"], stage: CloseStage = "work"): void {
+    this.closers.push({ name, stage, close });
   }
 
   /**
@@ -44,6 +52,23 @@ export class Lifecycle {
     return this.stopping !== undefined;
   }
 
+  /** Runs every closer once, in shutdown order; a failing closer is logged and the next one runs. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const ordered = CLOSE_STAGES.flatMap((stage) => this.closers.filter((c) => c.stage === stage).reverse());
+      for (const c of ordered) {
+        const started = performance.now();
+        try {
+          await c.close();
+          this.log.info({ closer: c.name, stage: c.stage, ms: Math.round(performance.now() - started) }, "closed");
+        } catch (err) {
+          this.log.warn({ err, closer: c.name, stage: c.stage }, "closer failed");
+        }
+      }
+    })();
+    return this.closing;
+  }
+
   shutdown(reason: string): Promise<void> {
     this.stopping ??= (async () => {
       this.log.info({ reason }, "shutting down");
@@ -51,13 +76,7 @@ export class Lifecycle {
         this.log.error("shutdown grace period exceeded; exiting");
         process.exit(1);
       }, this.graceMs);
-      for (const c of [...this.closers].reverse()) {
-        try {
-          await c.close();
-        } catch (err) {
-          this.log.warn({ err, closer: c.name }, "closer failed");
-        }
-      }
+      await this.close();
       clearTimeout(force);
       this.log.info("stopped");
       process.exit(0);

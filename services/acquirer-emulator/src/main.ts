@@ -1,19 +1,17 @@
 import { join } from "node:path";
 import { devProviderSecretsInUse } from "@payaccept/contracts";
-import { createLogger, Lifecycle, loadConfig, openStore } from "@payaccept/platform";
+import { loadConfig, openStore, startService } from "@payaccept/platform";
 import { CallbackDispatcher } from "./callbacks/dispatcher.ts";
 import { acquirerEnv } from "./config.ts";
 import { createAcquirerApp } from "./http/app.tsx";
 import { schema } from "./store/schema.ts";
 
-const cfg = loadConfig(acquirerEnv);
-const log = createLogger("acquirer-emulator", cfg.LOG_LEVEL);
+const svc = startService("acquirer-emulator", loadConfig(acquirerEnv));
+const { cfg, log } = svc;
 const devSecrets = devProviderSecretsInUse(cfg);
 if (devSecrets.length > 0) log.warn({ variables: devSecrets }, "using the published development secrets; set them outside development");
-const lifecycle = new Lifecycle(log);
 
-const store = openStore(join(cfg.DATA_DIR, "acquirer.db"), schema, join(import.meta.dir, "../drizzle"));
-lifecycle.onClose("store", () => store.sqlite.close());
+const store = await svc.store(openStore(join(cfg.DATA_DIR, "acquirer.db"), schema, join(import.meta.dir, "../drizzle")), (s) => s.sqlite.close());
 
 const dispatcher = new CallbackDispatcher({
   db: store.db,
@@ -23,7 +21,7 @@ const dispatcher = new CallbackDispatcher({
   log,
 });
 dispatcher.start();
-lifecycle.onClose("callbacks", () => dispatcher.stop());
+svc.onClose("callbacks", () => dispatcher.stop());
 
 const app = createAcquirerApp({
   log,
@@ -32,8 +30,7 @@ const app = createAcquirerApp({
   publicUrl: cfg.ACQUIRER_PUBLIC_URL,
   apiKey: cfg.ACQUIRER_API_KEY,
   callbackSecret: cfg.ACQUIRER_CALLBACK_SECRET,
-  readiness: { store: () => store.sqlite.query("select 1").get() !== null },
+  readiness: svc.readiness(),
 });
-const server = Bun.serve({ port: cfg.ACQUIRER_PORT, hostname: cfg.HOST, fetch: app.fetch });
-lifecycle.onClose("http", () => server.stop());
+const server = svc.listen({ port: cfg.ACQUIRER_PORT, fetch: app.fetch });
 log.info({ port: server.port, publicUrl: cfg.ACQUIRER_PUBLIC_URL }, "acquirer emulator listening");

@@ -1,18 +1,5 @@
 import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
-import {
-  Batcher,
-  connectBus,
-  createLogger,
-  createServiceApp,
-  databaseOf,
-  Lifecycle,
-  loadConfig,
-  registerConsumerGauges,
-  resolveNatsUrl,
-  servingConfirmed,
-  stopServing,
-  storeAtStart,
-} from "@payaccept/platform";
+import { Batcher, createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
@@ -22,17 +9,15 @@ import { settlePendingPayouts } from "./payouts.ts";
 import { serveBalanceRpcs } from "./rpc-handlers.ts";
 import { openLedgerStore } from "./store/open-ledger-store.ts";
 
-const cfg = loadConfig(balanceEnv);
-const log = createLogger("balance", cfg.LOG_LEVEL);
-const lifecycle = new Lifecycle(log);
+const svc = startService("balance", loadConfig(balanceEnv));
+const { cfg, log } = svc;
 const clock = () => Date.now();
 
-const store = await storeAtStart(lifecycle, openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
+const store = await svc.store(openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 const settled = await settlePendingPayouts(store, clock());
 if (settled > 0) log.warn({ settled }, "settled payouts left pending by an earlier run");
 
-const nc = await connectBus(resolveNatsUrl(cfg), "balance", log, cfg);
-lifecycle.onClose("nats", () => nc.drain());
+const nc = await svc.bus();
 
 // The events pulled in one turn are applied in one transaction, in stream order (docs/balance.md, "Event consumer").
 const intake = new Batcher((events: PaymentEvent[]) => applyPaymentEvents(store, events, clock()), PAYMENT_EVENT_BATCH);
@@ -58,17 +43,14 @@ const refundConsumer = await consumeEvents(
   log,
 );
 // Without its consumers the ledger goes stale.
-lifecycle.essential("payment events", consumer);
-lifecycle.essential("refund events", refundConsumer);
-serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log });
-lifecycle.onClose("rpc", () => stopServing(nc));
-await servingConfirmed(nc);
+svc.essential("payment events", consumer);
+svc.essential("refund events", refundConsumer);
+await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log }));
 await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },
   ], cfg.NATS_REQUEST_TIMEOUT_MS);
 
-const app = createServiceApp(log, { nats: () => !nc.isClosed(), paymentEvents: consumer.isActive, refundEvents: refundConsumer.isActive });
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.BALANCE_PORT, fetch: app.fetch });
-lifecycle.onClose("http", () => server.stop());
+const app = createServiceApp(log, svc.readiness({ paymentEvents: consumer.isActive, refundEvents: refundConsumer.isActive }));
+const server = svc.listen({ port: cfg.BALANCE_PORT, fetch: app.fetch });
 log.info({ port: server.port, holdHour: cfg.HOLD_HOUR }, "balance service ready");

@@ -1,25 +1,22 @@
 import { join } from "node:path";
 import { DEV_CASH_REGISTER_API_KEY } from "@payaccept/contracts";
-import { createLogger, Lifecycle, loadConfig, openStore } from "@payaccept/platform";
+import { loadConfig, openStore, startService } from "@payaccept/platform";
 import { cashRegisterEnv } from "./config.ts";
 import { createRegisterApp } from "./http/api.ts";
 import { schema } from "./store/schema.ts";
 
-const cfg = loadConfig(cashRegisterEnv);
-const log = createLogger("cash-register-emulator", cfg.LOG_LEVEL);
+const svc = startService("cash-register-emulator", loadConfig(cashRegisterEnv));
+const { cfg, log } = svc;
 if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variables: ["CASH_REGISTER_API_KEY"] }, "using the published development key; set it outside development");
-const lifecycle = new Lifecycle(log);
 
-const store = openStore(join(cfg.DATA_DIR, "cash-register.db"), schema, join(import.meta.dir, "../drizzle"));
-lifecycle.onClose("store", () => store.sqlite.close());
+const store = await svc.store(openStore(join(cfg.DATA_DIR, "cash-register.db"), schema, join(import.meta.dir, "../drizzle")), (s) => s.sqlite.close());
 
 const app = createRegisterApp({
   log,
   db: store.db,
   apiKey: cfg.CASH_REGISTER_API_KEY,
   sandbox: { mode: "normal", delayMs: cfg.CASH_REGISTER_DELAY },
-  readiness: { store: () => store.sqlite.query("select 1").get() !== null },
+  readiness: svc.readiness(),
 });
-const server = Bun.serve({ port: cfg.CASH_REGISTER_PORT, hostname: cfg.HOST, fetch: app.fetch });
-lifecycle.onClose("http", () => server.stop());
+const server = svc.listen({ port: cfg.CASH_REGISTER_PORT, fetch: app.fetch });
 log.info({ port: server.port, delayMs: cfg.CASH_REGISTER_DELAY }, "cash register emulator listening");

@@ -1,16 +1,5 @@
 import { join } from "node:path";
-import {
-  connectBus,
-  createLogger,
-  databaseOf,
-  Lifecycle,
-  loadConfig,
-  randomToken,
-  resolveNatsUrl,
-  servingConfirmed,
-  stopServing,
-  storeAtStart,
-} from "@payaccept/platform";
+import { databaseOf, loadConfig, randomToken, startService } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
@@ -21,22 +10,18 @@ import { createDashboardApp } from "./web/app.ts";
 import { Backend } from "./web/backend.ts";
 import { Flash } from "./web/flash.ts";
 
-const cfg = loadConfig(dashboardEnv, process.env, replicaReady);
-const log = createLogger("dashboard", cfg.LOG_LEVEL);
-const lifecycle = new Lifecycle(log);
+const svc = startService("dashboard", loadConfig(dashboardEnv, process.env, replicaReady));
+const { cfg, log } = svc;
 const secureCookies = new URL(cfg.PUBLIC_DASHBOARD_URL).protocol === "https:";
 if (!cfg.DASHBOARD_CSRF_SECRET) log.info("DASHBOARD_CSRF_SECRET unset: a random CSRF key for this process (open forms need a reload after a restart)");
 
-const userStore = await storeAtStart(lifecycle, openUserStore(databaseOf(cfg, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
+const userStore = await svc.store(openUserStore(databaseOf(cfg, "DASHBOARD", "dashboard.db"), { importFrom: cfg.DASHBOARD_IMPORT_FROM, log }));
 
-const nc = await connectBus(resolveNatsUrl(cfg), "dashboard", log, cfg);
-lifecycle.onClose("nats", () => nc.drain());
+const nc = await svc.bus();
 
 const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
 const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now: Date.now };
-serveUserRpcs(nc, users);
-lifecycle.onClose("rpc", () => stopServing(nc));
-await servingConfirmed(nc);
+await svc.serve((nc) => serveUserRpcs(nc, users));
 
 const app = createDashboardApp({
   users,
@@ -49,8 +34,7 @@ const app = createDashboardApp({
   trustedProxies: cfg.TRUSTED_PROXIES,
   log,
   assets: await buildAssets({ stylesheet: join(import.meta.dir, "web/assets/dashboard.css"), script: join(import.meta.dir, "web/client/dashboard.ts") }),
-  readiness: { nats: () => !nc.isClosed() },
+  readiness: svc.readiness(),
 });
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.DASHBOARD_PORT, fetch: (req, server) => app.fetch(req, { server }) });
-lifecycle.onClose("http", () => server.stop());
+const server = svc.listen({ port: cfg.DASHBOARD_PORT, fetch: (req, server) => app.fetch(req, { server }) });
 log.info({ port: server.port }, "dashboard listening");

@@ -1,16 +1,4 @@
-import {
-  connectBus,
-  connectionUp,
-  createLogger,
-  createServiceApp,
-  DirectoryCache,
-  Lifecycle,
-  loadConfig,
-  openDirectoryBucket,
-  idempotencyBucket,
-  openIdempotencyBucket,
-  resolveNatsUrl,
-} from "@payaccept/platform";
+import { createServiceApp, DirectoryCache, idempotencyBucket, loadConfig, openDirectoryBucket, openIdempotencyBucket, startService } from "@payaccept/platform";
 import { apiFacts, gatewayEnv, limitsFitReplicas, MAX_BODY_BYTES } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { IdempotencyClaims } from "./idempotency/claims.ts";
@@ -21,15 +9,13 @@ import { openApiRoutes } from "./routes/openapi.ts";
 /** Keys tracked per limiter (≈100 bytes each). */
 const RATE_LIMIT_MAX_KEYS = 100_000;
 
-const cfg = loadConfig(gatewayEnv, process.env, limitsFitReplicas);
-const log = createLogger("gateway", cfg.LOG_LEVEL);
-const lifecycle = new Lifecycle(log);
+const svc = startService("gateway", loadConfig(gatewayEnv, process.env, limitsFitReplicas));
+const { cfg, log } = svc;
 
-const nc = await connectBus(resolveNatsUrl(cfg), "gateway", log, cfg);
-lifecycle.onClose("nats", () => nc.drain());
+const nc = await svc.bus();
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
-lifecycle.onClose("directory", () => directory.stop());
+svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
 const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), Date.now, () =>
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
@@ -37,7 +23,7 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
 
 const perMinute = (limit: number) =>
   new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
-const app = createServiceApp(log, { nats: connectionUp(nc) });
+const app = createServiceApp(log, svc.readiness());
 app.route("/api", openApiRoutes(apiFacts(cfg)));
 app.route(
   "/api",
@@ -54,11 +40,9 @@ app.route(
 );
 // Bun's own body limit (128 MiB) would answer a larger announced body with a bare 413; lifted so
 // jsonBody answers every oversized body in the Error shape (it reads at most MAX_BODY_BYTES).
-const server = Bun.serve({
-  hostname: cfg.HOST,
+const server = svc.listen({
   port: cfg.GATEWAY_PORT,
   maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   fetch: (req, server) => app.fetch(req, { server }),
 });
-lifecycle.onClose("http", () => server.stop());
 log.info({ port: server.port }, "gateway listening");

@@ -1,22 +1,6 @@
 import { jetstream } from "@nats-io/jetstream";
 import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
-import {
-  call,
-  connectBus,
-  connectionUp,
-  createLogger,
-  createServiceApp,
-  DirectoryCache,
-  ensurePaymentsStream,
-  databaseOf,
-  Lifecycle,
-  loadConfig,
-  openDirectoryBucket,
-  resolveNatsUrl,
-  servingConfirmed,
-  stopServing,
-  storeAtStart,
-} from "@payaccept/platform";
+import { call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { importNeedsUrl, paymentsEnv } from "./config.ts";
@@ -30,25 +14,15 @@ import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
-const cfg = loadConfig(paymentsEnv, process.env, importNeedsUrl);
-const log = createLogger("payments", cfg.LOG_LEVEL);
+const svc = startService("payments", loadConfig(paymentsEnv, process.env, importNeedsUrl));
+const { cfg, log } = svc;
 for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
-const life = new Lifecycle(log);
 
-
-const nc = await connectBus(resolveNatsUrl(cfg), "payments", log, cfg);
-life.onClose("nats", () => nc.drain());
-const natsUp = connectionUp(nc);
-await ensurePaymentsStream(nc);
-const directoryBucket = await openDirectoryBucket(nc);
-const directory = new DirectoryCache(directoryBucket, log, nc);
-life.onClose("directory", () => directory.stop());
-
-// The relay is woken by the store's after-commit hooks, so it is made before the store and started after.
+// The store's after-commit hooks wake the outbox relay, which needs NATS and so is made after the
+// store: until then a wake has nothing to do (the relay's first pass sends what is committed by then).
 let wakeRelay = () => {};
 const announce = announceTransitions(log, () => wakeRelay());
-const store = await storeAtStart(
-  life,
+const store = await svc.store(
   openPaymentsStore(
     databaseOf(cfg, "PAYMENTS", "payments.db"),
     {
@@ -65,6 +39,12 @@ const store = await storeAtStart(
 );
 const { payments: repo, refunds, outbox } = store;
 registerOutboxGauges(outbox);
+
+const nc = await svc.bus();
+await ensurePaymentsStream(nc);
+const directoryBucket = await openDirectoryBucket(nc);
+const directory = new DirectoryCache(directoryBucket, log, nc);
+svc.onClose("directory watch", () => directory.stop());
 const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
@@ -93,27 +73,21 @@ const deps: PaymentsDeps = {
 };
 const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS });
 relay.start();
-life.onClose("outbox relay", () => relay.stop());
+svc.onClose("outbox relay", () => relay.stop());
 sweeper.start();
-life.onClose("expiry sweeper", () => sweeper.stop());
+svc.onClose("expiry sweeper", () => sweeper.stop());
 const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
 refundSweeper.start();
-life.onClose("refund sweeper", () => refundSweeper.stop());
+svc.onClose("refund sweeper", () => refundSweeper.stop());
 
 let serving = false;
-const app = createServiceApp(log, {
-  nats: natsUp,
-  rpc: () => serving,
-});
+const app = createServiceApp(log, svc.readiness({ rpc: () => serving }));
 app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.PAYMENTS_PORT, fetch: app.fetch });
-life.onClose("http", () => server.stop());
+const server = svc.listen({ port: cfg.PAYMENTS_PORT, fetch: app.fetch });
 
 // RPCs wait for the directory snapshot: before it, every shop would look unknown.
 await directory.ready;
-servePayments(nc, deps, log);
-await servingConfirmed(nc);
+// Registered last, so first at shutdown: the queue group stops routing here and the requests already taken are answered.
+await svc.serve((nc) => servePayments(nc, deps, log));
 serving = true;
-// First at shutdown: the queue group stops routing here and the requests already taken are answered.
-life.onClose("rpc", () => stopServing(nc));
 log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, acquirerUrl: cfg.ACQUIRER_URL }, "payments ready");

@@ -1,17 +1,5 @@
 import { DEV_CASH_REGISTER_API_KEY, PAYMENTS_STREAM } from "@payaccept/contracts";
-import {
-  connectBus,
-  createLogger,
-  createServiceApp,
-  databaseOf,
-  Lifecycle,
-  loadConfig,
-  registerConsumerGauges,
-  resolveNatsUrl,
-  servingConfirmed,
-  stopServing,
-  storeAtStart,
-} from "@payaccept/platform";
+import { createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService } from "@payaccept/platform";
 import { importNeedsPostgres, receiptsEnv } from "./config.ts";
 import { registerReceiptGauges } from "./metrics.ts";
 import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-consumer.ts";
@@ -20,17 +8,15 @@ import { serveReceiptsRpcs } from "./rpc-handlers.ts";
 import { ReceiptSender } from "./sender.ts";
 import { openReceiptsRepo } from "./store/open-receipts-repo.ts";
 
-const cfg = loadConfig(receiptsEnv, process.env, importNeedsPostgres);
-const log = createLogger("receipts", cfg.LOG_LEVEL);
+const svc = startService("receipts", loadConfig(receiptsEnv, process.env, importNeedsPostgres));
+const { cfg, log } = svc;
 if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variables: ["CASH_REGISTER_API_KEY"] }, "using the published development key; set it outside development");
-const lifecycle = new Lifecycle(log);
 const now = () => Date.now();
 
-const repo = await storeAtStart(lifecycle, openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
+const repo = await svc.store(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
 registerReceiptGauges(repo);
 
-const nc = await connectBus(resolveNatsUrl(cfg), "receipts", log, cfg);
-lifecycle.onClose("nats", () => nc.drain());
+const nc = await svc.bus();
 
 const sender = new ReceiptSender({
   repo,
@@ -40,7 +26,7 @@ const sender = new ReceiptSender({
   log,
 });
 sender.start();
-lifecycle.onClose("sender", () => sender.stop());
+svc.onClose("sender", () => sender.stop());
 
 const consumer = await consumeStream(
   nc,
@@ -50,13 +36,10 @@ const consumer = await consumeStream(
   log,
 );
 // Without its consumer no new receipt is ever made.
-lifecycle.essential("stream events", consumer);
-serveReceiptsRpcs(nc, { repo, log, now, onResend: () => sender.poke() });
-lifecycle.onClose("rpc", () => stopServing(nc));
-await servingConfirmed(nc);
+svc.essential("stream events", consumer);
+await svc.serve((nc) => serveReceiptsRpcs(nc, { repo, log, now, onResend: () => sender.poke() }));
 await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: RECEIPTS_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
-const app = createServiceApp(log, { nats: () => !nc.isClosed(), streamEvents: consumer.isActive });
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.RECEIPTS_PORT, fetch: app.fetch });
-lifecycle.onClose("http", () => server.stop());
+const app = createServiceApp(log, svc.readiness({ streamEvents: consumer.isActive }));
+const server = svc.listen({ port: cfg.RECEIPTS_PORT, fetch: app.fetch });
 log.info({ port: server.port, register: cfg.CASH_REGISTER_URL }, "receipts service ready");

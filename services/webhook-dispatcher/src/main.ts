@@ -1,19 +1,13 @@
 import { PAYMENTS_STREAM } from "@payaccept/contracts";
 import {
-  connectBus,
-  createLogger,
   createServiceApp,
   databaseOf,
   DirectoryCache,
   durableConsumer,
-  Lifecycle,
   openDirectoryBucket,
   registerConsumerGauges,
-  resolveNatsUrl,
   runConsumerLoop,
-  servingConfirmed,
-  stopServing,
-  storeAtStart,
+  startService,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
@@ -32,18 +26,16 @@ const MAX_DEFERRAL_MS = 30_000;
 /** Optimistic on purpose: a healthy shop's burst should not be spread out before its first replies come in. */
 const FIRST_ATTEMPT_ESTIMATE_MS = 100;
 
-const cfg = loadDispatcherConfig();
-const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
-const lifecycle = new Lifecycle(log);
+const svc = startService("webhook-dispatcher", loadDispatcherConfig());
+const { cfg, log } = svc;
 const now = () => Date.now();
 
-const store = await storeAtStart(lifecycle, openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
+const store = await svc.store(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 
-const nc = await connectBus(resolveNatsUrl(cfg), "webhook-dispatcher", log, cfg);
-lifecycle.onClose("nats", () => nc.drain());
+const nc = await svc.bus();
 const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
-lifecycle.onClose("directory", () => directory.stop());
+svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shopOrRead(shopId);
 
@@ -53,7 +45,7 @@ const js = await ensureStreams(nc, streamSettings, async () => {
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");
 });
 const relay = createSeriesRelay({ store, publish: dispatchPublisher(nc, js, cfg.NATS_REQUEST_TIMEOUT_MS), log });
-lifecycle.onClose("relay", relay.start(RELAY_TICK_MS));
+svc.onClose("series relay", relay.start(RELAY_TICK_MS));
 const requeue = () => void relay.kick();
 
 const send = (req: { url: string; body: string; secret: string }) =>
@@ -83,7 +75,7 @@ const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, 
   handle: (m) => handlePaymentEventMessage(m, record, log),
   log,
 });
-lifecycle.essential("payment events", intake);
+svc.essential("payment events", intake);
 const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
@@ -91,11 +83,9 @@ const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STRE
   log,
 });
 // Without its consumers the dispatcher would idle.
-lifecycle.essential("dispatch", dispatcher);
+svc.essential("dispatch", dispatcher);
 
-serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log });
-lifecycle.onClose("rpc", () => stopServing(nc));
-await servingConfirmed(nc);
+await svc.serve((nc) => serveWebhookRpcs(nc, { store, currentShop: (shopId) => directory.readShop(shopId), send, requeue, now, log }));
 await registerConsumerGauges(
   nc,
   [
@@ -105,13 +95,8 @@ await registerConsumerGauges(
   cfg.NATS_REQUEST_TIMEOUT_MS,
 );
 
-const app = createServiceApp(log, {
-  nats: () => !nc.isClosed(),
-  paymentEvents: intake.isActive,
-  dispatch: dispatcher.isActive,
-});
-const server = Bun.serve({ hostname: cfg.HOST, port: cfg.WEBHOOKS_PORT, fetch: app.fetch });
-lifecycle.onClose("http", () => server.stop());
+const app = createServiceApp(log, svc.readiness({ paymentEvents: intake.isActive, dispatch: dispatcher.isActive }));
+const server = svc.listen({ port: cfg.WEBHOOKS_PORT, fetch: app.fetch });
 log.info(
   { port: server.port, timeoutMs: cfg.WEBHOOK_TIMEOUT_MS, retryDelaysMs: cfg.WEBHOOK_RETRY_DELAYS, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE },
   "webhook-dispatcher ready",
