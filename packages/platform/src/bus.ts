@@ -7,6 +7,7 @@ import type { Logger } from "./log.ts";
 import { Hedger } from "./hedge.ts";
 import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
+import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -38,6 +39,7 @@ export async function connectBus(url: string, name: string, log: Logger, tuning:
     log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
   );
   hedgers.set(nc, hedgersFor(tuning.NATS_HEDGE_AFTER));
+  await watchClocks(nc, name, log, tuning.CLOCK_OFFSET_WARN);
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
@@ -93,9 +95,24 @@ export function requestIdOf(msg: Msg): string | undefined {
  * Header of every request: the caller's clock time (epoch ms) after which it no longer waits for
  * the reply. A request can outlive its caller's patience inside a hung NATS node and be delivered
  * when the node resumes, many seconds after the caller answered 503; serve() drops such a request
- * instead of acting on it, so an error answer is never followed by a late effect.
+ * instead of acting on it, so an error answer is never followed by a late effect. The deadline is
+ * read on the caller's clock (peer-clocks.ts), so hosts whose clocks differ serve each other.
  */
 export const DEADLINE_HEADER = "Payaccept-Deadline";
+
+/** What the bus knows of the clocks of the processes each connection talks to (connectBus sets it). */
+const clocks = new WeakMap<NatsConnection, PeerClocks>();
+
+/**
+ * Keeps the offsets of the clocks of the processes this connection talks to, and answers their
+ * probes of this one's; connectBus does it for every service, a test with a clock of its own (`wall`).
+ */
+export async function watchClocks(nc: NatsConnection, name: string, log: Logger, warnAboveMs: number, wall?: () => number): Promise<PeerClocks> {
+  const watch = new PeerClocks(nc, name, log, warnAboveMs, wall);
+  await watch.answerProbes();
+  clocks.set(nc, watch);
+  return watch;
+}
 
 /**
  * Header of every request: one id per call, the same on each copy of it (hedging), so that an
@@ -141,17 +158,21 @@ function hedgersOf(nc: NatsConnection): Hedgers {
  * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
  */
 async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
-  const deadline = Date.now() + timeoutMs;
+  const watch = clocks.get(nc);
+  const sentAt = watch ? watch.wall() : Date.now();
   const h = headers();
-  h.set(DEADLINE_HEADER, String(deadline));
+  h.set(DEADLINE_HEADER, String(sentAt + timeoutMs));
+  if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
   if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
-    if (!rpc.idempotent) return (await attempt(timeoutMs)).data as Uint8Array<ArrayBuffer>;
-    const onCopy = () => natsRequestCopies.inc({ subject: rpc.subject });
-    return (await hedgersOf(nc).calls.run(attempt, deadline, onCopy)).data as Uint8Array<ArrayBuffer>;
+    const reply = rpc.idempotent
+      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => natsRequestCopies.inc({ subject: rpc.subject }))
+      : await attempt(timeoutMs);
+    watch?.fromReply(reply, sentAt);
+    return reply.data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
@@ -231,9 +252,17 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   return encodeJson((reply as { data: unknown }).data);
 }
 
-function pastDeadline(msg: Msg): boolean {
+/**
+ * Whether the request's caller still waits for it: true, or why not. A request without a clock
+ * header comes from a connection that connectBus did not make (a test's, a tool's) or from a
+ * service of an older release during a rolling upgrade: its deadline is read on this clock, as
+ * before.
+ */
+function inTime(watch: PeerClocks | undefined, msg: Msg): true | Lateness | Promise<true | Lateness> {
   const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
-  return deadline > 0 && Date.now() > deadline;
+  if (!(deadline > 0)) return true;
+  if (watch && msg.headers!.has(CLOCK_HEADER)) return watch.inTime(msg, deadline);
+  return Date.now() <= deadline || { caller: "(a caller without Payaccept-Clock)" };
 }
 
 /** What serve() started on a connection: its subscriptions and the handlers still running. */
@@ -259,16 +288,22 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
   opts: { queue: string; log: Logger },
 ): Subscription {
   const state = servingOn(nc);
+  const watch = clocks.get(nc);
   const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string, started: number) => {
     rpcHandled.inc({ subject: rpc.subject, outcome });
     rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
-    if (msg.reply) msg.respond(encodeJson(body));
+    if (msg.reply) msg.respond(encodeJson(body), { headers: watch?.replyHeaders(msg) });
   };
   const handle = async (msg: Msg, started: number) => {
-    if (pastDeadline(msg)) {
+    const admitted = inTime(watch, msg);
+    const late = admitted === true ? undefined : admitted instanceof Promise ? await admitted : admitted;
+    if (late !== undefined && late !== true) {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
-      opts.log.warn({ subject: rpc.subject, deadline: msg.headers?.get(DEADLINE_HEADER) }, "request arrived after its caller's deadline; dropped");
+      opts.log.warn(
+        { subject: rpc.subject, deadline: msg.headers?.get(DEADLINE_HEADER), caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
+        "request arrived after its caller's deadline (on the caller's clock); dropped",
+      );
       return;
     }
     let input: unknown;
