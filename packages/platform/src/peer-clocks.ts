@@ -47,16 +47,56 @@ const WARN_AGAIN_MS = 10 * 60_000;
 const LABEL = /^[\w.@/:-]{1,200}$/;
 const ID = /^[0-9a-f-]{36}$/;
 
+/**
+ * What is known of one other clock: its offset from this process's (theirs − ours), exported as
+ * clock_offset_seconds{peer}, and a warning while it is surely beyond warnAboveMs (again every
+ * ten minutes while it stays there; a line when it comes back). The peer-clocks of the bus and the
+ * store clock (store-clock.ts) report through it.
+ */
+export class OffsetReport {
+  private warnedAt: number | undefined;
+
+  constructor(
+    readonly label: string,
+    private readonly log: Logger | undefined,
+    /** CLOCK_OFFSET_WARN; undefined (or no log): the metric only. */
+    private readonly warnAboveMs: number | undefined,
+  ) {}
+
+  /** The offset is within [lo, hi] ms. */
+  update(lo: number, hi: number): void {
+    const offsetSeconds = Math.round((lo + hi) / 2) / 1000;
+    clockOffset.set({ peer: this.label }, offsetSeconds);
+    if (this.warnAboveMs === undefined || !this.log) return;
+    const now = performance.now();
+    const far = lo > this.warnAboveMs || hi < -this.warnAboveMs;
+    if (far && (this.warnedAt === undefined || now - this.warnedAt > WARN_AGAIN_MS)) {
+      this.warnedAt = now;
+      this.log.warn(
+        { peer: this.label, offsetSeconds, uncertaintyMs: Math.ceil((hi - lo) / 2), thresholdMs: this.warnAboveMs },
+        "a peer's clock is off from this host's by more than CLOCK_OFFSET_WARN (offsetSeconds: the peer's minus ours); requests are still served, but keep both hosts on NTP",
+      );
+    } else if (!far && this.warnedAt !== undefined) {
+      this.warnedAt = undefined;
+      this.log.info({ peer: this.label, offsetSeconds }, "a peer's clock is back within CLOCK_OFFSET_WARN of this host's");
+    }
+  }
+
+  /** The peer is gone: its series leaves the metric. */
+  remove(): void {
+    clockOffset.remove({ peer: this.label });
+  }
+}
+
 type Peer = {
-  label: string;
+  report: OffsetReport;
   /** Bounds of (peer's clock − this clock) in ms, valid at `at`. */
   lo: number;
   hi: number;
-  /** performance.now() of the bounds, of the last probe answered, of the last request or reply seen, of the last warning. */
+  /** performance.now() of the bounds, of the last probe answered, of the last request or reply seen. */
   at: number;
   probedAt: number;
   seenAt: number;
-  warnedAt?: number;
 };
 
 /** Why a request is dropped, for the log line. */
@@ -140,11 +180,11 @@ export class PeerClocks {
       if (verdict !== "stale" && known.seenAt - known.probedAt <= TRUST_LATE_MS) return verdict;
     }
     return this.probe(id).then((peer) => {
-      if (!peer) return { caller: known?.label ?? id };
+      if (!peer) return { caller: known?.report.label ?? id };
       // Still contradicting fresh bounds: the caller's clock went back after it sent the request,
       // and its deadline cannot be placed any more. Dropped: an error is safe, a late effect is not.
       const verdict = this.judge(peer, aheadAtLeast, deadline);
-      return verdict === "stale" ? { caller: peer.label } : verdict;
+      return verdict === "stale" ? { caller: peer.report.label } : verdict;
     });
   }
 
@@ -152,7 +192,7 @@ export class PeerClocks {
   private judge(peer: Peer, aheadAtLeast: number, deadline: number): true | "stale" | Lateness {
     const { lo, hi } = this.widened(peer, performance.now());
     if (aheadAtLeast > hi) return "stale";
-    return this.wall() + hi <= deadline ? true : { caller: peer.label, offsetMs: (lo + hi) / 2 };
+    return this.wall() + hi <= deadline ? true : { caller: peer.report.label, offsetMs: (lo + hi) / 2 };
   }
 
   /** Asks the peer its time (one probe in flight per peer); undefined when it does not answer. */
@@ -187,34 +227,17 @@ export class PeerClocks {
   private learn(id: string, label: string, lo: number, hi: number): Peer {
     const now = performance.now();
     let peer = this.peers.get(id);
-    if (!peer) {
-      peer = { label, lo, hi, at: now, probedAt: -Infinity, seenAt: now };
+    if (!peer || peer.report.label !== label) {
+      peer = { report: new OffsetReport(label, this.log, this.warnAboveMs), lo, hi, at: now, probedAt: -Infinity, seenAt: now };
       this.peers.set(id, peer);
     } else {
       const old = this.widened(peer, now);
       const agree = lo <= old.hi && hi >= old.lo;
-      Object.assign(peer, { label, lo: agree ? Math.max(lo, old.lo) : lo, hi: agree ? Math.min(hi, old.hi) : hi, at: now });
+      Object.assign(peer, { lo: agree ? Math.max(lo, old.lo) : lo, hi: agree ? Math.min(hi, old.hi) : hi, at: now });
     }
-    clockOffset.set({ peer: label }, (peer.lo + peer.hi) / 2000);
-    this.warnIfFar(peer, now);
+    peer.report.update(peer.lo, peer.hi);
     if (now - this.lastSweep > REFRESH_MS) this.forgetQuiet(now);
     return peer;
-  }
-
-  /** A warning when the peer's clock is surely more than the threshold away (the whole interval is). */
-  private warnIfFar(peer: Peer, now: number): void {
-    const far = peer.lo > this.warnAboveMs || peer.hi < -this.warnAboveMs;
-    const offsetSeconds = Math.round((peer.lo + peer.hi) / 2) / 1000;
-    if (far && (peer.warnedAt === undefined || now - peer.warnedAt > WARN_AGAIN_MS)) {
-      peer.warnedAt = now;
-      this.log.warn(
-        { peer: peer.label, offsetSeconds, uncertaintyMs: Math.ceil((peer.hi - peer.lo) / 2), thresholdMs: this.warnAboveMs },
-        "a peer's clock is off from this host's by more than CLOCK_OFFSET_WARN (offsetSeconds: the peer's minus ours); requests are still served, but keep both hosts on NTP",
-      );
-    } else if (!far && peer.warnedAt !== undefined) {
-      peer.warnedAt = undefined;
-      this.log.info({ peer: peer.label, offsetSeconds }, "a peer's clock is back within CLOCK_OFFSET_WARN of this host's");
-    }
   }
 
   private forgetQuiet(now: number): void {
@@ -222,7 +245,7 @@ export class PeerClocks {
     for (const [id, peer] of this.peers) {
       if (now - peer.seenAt <= FORGET_MS) continue;
       this.peers.delete(id);
-      if (![...this.peers.values()].some((p) => p.label === peer.label)) clockOffset.remove({ peer: peer.label });
+      peer.report.remove();
     }
   }
 }

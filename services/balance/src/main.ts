@@ -12,6 +12,7 @@ import {
   servingConfirmed,
   stopServing,
   storeAtStart,
+  storeNow,
 } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
@@ -25,7 +26,8 @@ import { openLedgerStore } from "./store/ledger-store.ts";
 const cfg = loadConfig(balanceEnv);
 const log = createLogger("balance", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
-const clock = () => Date.now();
+// The store's clock: every replica, on any host, releases a hold at HOLD_HOUR of the same clock.
+const clock = storeNow;
 
 const store = await storeAtStart(lifecycle, openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 const settled = await settlePendingPayouts(store, clock());

@@ -12,6 +12,7 @@ import {
   servingConfirmed,
   stopServing,
   storeAtStart,
+  storeNow,
 } from "@payaccept/platform";
 import { directoryEnv } from "./config.ts";
 import { KvPublisher } from "./kv-publisher.ts";
@@ -43,7 +44,7 @@ void (async () => {
   for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();
 })();
 
-serveDirectory(nc, { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: Date.now });
+serveDirectory(nc, { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: storeNow });
 lifecycle.onClose("rpc", () => stopServing(nc));
 await servingConfirmed(nc);
 

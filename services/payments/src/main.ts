@@ -16,6 +16,7 @@ import {
   servingConfirmed,
   stopServing,
   storeAtStart,
+  storeNow,
 } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
@@ -64,13 +65,13 @@ const store = await storeAtStart(
   ),
 );
 const { payments: repo, refunds, outbox } = store;
-registerOutboxGauges(outbox);
+registerOutboxGauges(outbox, storeNow);
 const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
   delayMs: cfg.OUTBOX_RELAY_DELAY_MS,
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });
 wakeRelay = () => relay.wake();
-registerRefundGauges(refunds);
+registerRefundGauges(refunds, storeNow);
 const deps: PaymentsDeps = {
   repo,
   refunds,
@@ -86,12 +87,13 @@ const deps: PaymentsDeps = {
     reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
   },
   log,
-  now: Date.now,
+  // The store's clock: refund leases, expiries and createdAt are written and compared on one clock by every replica.
+  now: storeNow,
   paypageUrl: cfg.PUBLIC_PAYPAGE_URL,
   createdTtlMs: cfg.CREATED_TTL,
   pendingTtlMs: cfg.PENDING_TTL,
 };
-const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS });
+const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS, now: storeNow });
 relay.start();
 life.onClose("outbox relay", () => relay.stop());
 sweeper.start();

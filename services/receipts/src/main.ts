@@ -11,6 +11,7 @@ import {
   servingConfirmed,
   stopServing,
   storeAtStart,
+  storeNow,
 } from "@payaccept/platform";
 import { importNeedsPostgres, receiptsEnv } from "./config.ts";
 import { registerReceiptGauges } from "./metrics.ts";
@@ -24,7 +25,8 @@ const cfg = loadConfig(receiptsEnv, process.env, importNeedsPostgres);
 const log = createLogger("receipts", cfg.LOG_LEVEL);
 if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variables: ["CASH_REGISTER_API_KEY"] }, "using the published development key; set it outside development");
 const lifecycle = new Lifecycle(log);
-const now = () => Date.now();
+// The store's clock: the receipts' leases are compared on it by every replica, on any host.
+const now = storeNow;
 
 const repo = await storeAtStart(lifecycle, openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
 registerReceiptGauges(repo);
@@ -38,6 +40,7 @@ const sender = new ReceiptSender({
   policy: { baseMs: cfg.RECEIPTS_RETRY_BASE, capMs: cfg.RECEIPTS_RETRY_CAP, maxAttempts: cfg.RECEIPTS_MAX_ATTEMPTS },
   callTimeoutMs: cfg.CASH_REGISTER_TIMEOUT,
   log,
+  now,
 });
 sender.start();
 lifecycle.onClose("sender", () => sender.stop());

@@ -14,6 +14,7 @@ import {
   servingConfirmed,
   stopServing,
   storeAtStart,
+  storeNow,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
@@ -35,7 +36,8 @@ const FIRST_ATTEMPT_ESTIMATE_MS = 100;
 const cfg = loadDispatcherConfig();
 const log = createLogger("webhook-dispatcher", cfg.LOG_LEVEL);
 const lifecycle = new Lifecycle(log);
-const now = () => Date.now();
+// The store's clock: attempts are scheduled and logged on one clock by every replica, and webhooks signed with it.
+const now = storeNow;
 
 const store = await storeAtStart(lifecycle, openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 
