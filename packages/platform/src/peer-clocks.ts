@@ -30,7 +30,8 @@ export const CLOCK_HEADER = "Payaccept-Clock";
 
 /** The subject a process answers probes of its clock on: `<prefix>.<clock id>`. */
 const PROBE_SUBJECT = "_payaccept.clock";
-const PROBE_TIMEOUT_MS = 1_000;
+/** A probe made for a request waits as long as the request's caller does (its deadline − its sending); one to refresh the bounds, this long. */
+const REFRESH_PROBE_TIMEOUT_MS = 3_000;
 /** Quartz drifts within NTP's frequency tolerance, 500 ppm: bounds widen by this much per ms of age. */
 const DRIFT = 500e-6;
 /** Bounds this recent are trusted when a request looks late; older ones are measured again first. */
@@ -167,19 +168,22 @@ export class PeerClocks {
    */
   inTime(request: Msg, deadline: number): true | Lateness | Promise<true | Lateness> {
     const [id, sentText] = request.headers!.get(CLOCK_HEADER).split(" ");
+    const sent = Number(sentText);
     // It was sent before it arrived: the caller's clock is at least this far ahead of this one.
-    const aheadAtLeast = Number(sentText) - this.wall();
+    const aheadAtLeast = sent - this.wall();
     if (!id || !ID.test(id) || !Number.isFinite(aheadAtLeast)) return { caller: "(malformed Payaccept-Clock)" };
+    // Its caller waits this long from the sending at most (both on the caller's clock): a probe slower than that finds it late anyway.
+    const patienceMs = Math.min(Math.max(deadline - sent, 1), 60_000);
     const known = this.peers.get(id);
     if (known) {
       known.seenAt = performance.now();
-      if (known.seenAt - known.probedAt > REFRESH_MS) void this.probe(id);
+      if (known.seenAt - known.probedAt > REFRESH_MS) void this.probe(id, REFRESH_PROBE_TIMEOUT_MS);
       const verdict = this.judge(known, aheadAtLeast, deadline);
       if (verdict === true) return true;
       // Late on bounds just measured: late indeed. Otherwise the bounds may be what is wrong.
       if (verdict !== "stale" && known.seenAt - known.probedAt <= TRUST_LATE_MS) return verdict;
     }
-    return this.probe(id).then((peer) => {
+    return this.probe(id, patienceMs).then((peer) => {
       if (!peer) return { caller: known?.report.label ?? id };
       // Still contradicting fresh bounds: the caller's clock went back after it sent the request,
       // and its deadline cannot be placed any more. Dropped: an error is safe, a late effect is not.
@@ -196,11 +200,11 @@ export class PeerClocks {
   }
 
   /** Asks the peer its time (one probe in flight per peer); undefined when it does not answer. */
-  private probe(id: string): Promise<Peer | undefined> {
+  private probe(id: string, timeoutMs: number): Promise<Peer | undefined> {
     const inFlight = this.probing.get(id);
     if (inFlight) return inFlight;
     const sent = this.wall();
-    const probe = this.nc.request(`${PROBE_SUBJECT}.${id}`, undefined, { timeout: PROBE_TIMEOUT_MS }).then(
+    const probe = this.nc.request(`${PROBE_SUBJECT}.${id}`, undefined, { timeout: timeoutMs }).then(
       (reply) => {
         const received = this.wall();
         const [time, label] = reply.string().split(" ");
