@@ -258,11 +258,17 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
  * service of an older release during a rolling upgrade: its deadline is read on this clock, as
  * before.
  */
-function inTime(watch: PeerClocks | undefined, msg: Msg): true | Lateness | Promise<true | Lateness> {
-  const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
+function inTime(watch: PeerClocks | undefined, { deadline, clock }: Stamp): true | Lateness | Promise<true | Lateness> {
   if (!(deadline > 0)) return true;
-  if (watch && msg.headers!.has(CLOCK_HEADER)) return watch.inTime(msg, deadline);
+  if (watch && clock) return watch.inTime(clock, deadline);
   return Date.now() <= deadline || { caller: "(a caller without Payaccept-Clock)" };
+}
+
+/** A request's deadline (0: none) and clock header ("": none), read once: each header read scans them all. */
+type Stamp = { deadline: number; clock: string };
+function stampOf(msg: Msg): Stamp {
+  const h = msg.headers;
+  return h ? { deadline: Number(h.get(DEADLINE_HEADER)), clock: h.get(CLOCK_HEADER) } : { deadline: 0, clock: "" };
 }
 
 /** What serve() started on a connection: its subscriptions and the handlers still running. */
@@ -289,19 +295,20 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
 ): Subscription {
   const state = servingOn(nc);
   const watch = clocks.get(nc);
-  const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string, started: number) => {
-    rpcHandled.inc({ subject: rpc.subject, outcome });
-    rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
-    if (msg.reply) msg.respond(encodeJson(body), { headers: watch?.replyHeaders(msg) });
-  };
   const handle = async (msg: Msg, started: number) => {
-    const admitted = inTime(watch, msg);
+    const stamp = stampOf(msg);
+    const reply = (body: RpcReply<unknown>, outcome: string) => {
+      rpcHandled.inc({ subject: rpc.subject, outcome });
+      rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
+      if (msg.reply) msg.respond(encodeJson(body), { headers: stamp.clock ? watch?.replyHeaders(stamp.clock) : undefined });
+    };
+    const admitted = inTime(watch, stamp);
     const late = admitted === true ? undefined : admitted instanceof Promise ? await admitted : admitted;
     if (late !== undefined && late !== true) {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
       opts.log.warn(
-        { subject: rpc.subject, deadline: msg.headers?.get(DEADLINE_HEADER), caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
+        { subject: rpc.subject, deadline: stamp.deadline, caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
         "request arrived after its caller's deadline (on the caller's clock); dropped",
       );
       return;
@@ -310,19 +317,19 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
     try {
       input = decodeJson(msg.data);
     } catch {
-      return reply(msg, { ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST", started);
+      return reply({ ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST");
     }
     const parsed = rpc.request.safeParse(input);
     if (!parsed.success) {
-      return reply(msg, { ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST", started);
+      return reply({ ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST");
     }
     try {
       const data = await handler(parsed.data as z.output<R["request"]>, msg);
-      reply(msg, { ok: true, data }, "ok", started);
+      reply({ ok: true, data }, "ok");
     } catch (e) {
-      if (e instanceof DomainError) return reply(msg, { ok: false, error: e.toRpc() }, e.code, started);
+      if (e instanceof DomainError) return reply({ ok: false, error: e.toRpc() }, e.code);
       opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
-      reply(msg, { ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL", started);
+      reply({ ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL");
     }
   };
   const sub = nc.subscribe(rpc.subject, {

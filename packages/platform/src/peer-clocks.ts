@@ -153,21 +153,21 @@ export class PeerClocks {
     this.learn(id, label, t - received, t - sentAt).seenAt = performance.now();
   }
 
-  /** Headers for the reply to `request`: this clock's time, when the caller asked for it. */
-  replyHeaders(request: Msg): MsgHdrs | undefined {
-    if (!(request.headers?.get(CLOCK_HEADER) ?? "").endsWith(" ?")) return undefined;
+  /** Headers for the reply to a request with this CLOCK_HEADER: this clock's time, when the caller asked for it. */
+  replyHeaders(requestClock: string): MsgHdrs | undefined {
+    if (!requestClock.endsWith(" ?")) return undefined;
     const h = headers();
     h.set(CLOCK_HEADER, `${this.id} ${this.wall()} ${this.label}`);
     return h;
   }
 
   /**
-   * Whether the caller of `request` is still waiting for it, by the caller's own clock: true, or
-   * why not (a promise when the caller's clock must be asked first). `deadline` is the caller's
-   * Payaccept-Deadline; the request carries CLOCK_HEADER.
+   * Whether the caller of a request is still waiting for it, by the caller's own clock: true, or
+   * why not (a promise when the caller's clock must be asked first). `requestClock` is the
+   * request's CLOCK_HEADER, `deadline` its Payaccept-Deadline.
    */
-  inTime(request: Msg, deadline: number): true | Lateness | Promise<true | Lateness> {
-    const [id, sentText] = request.headers!.get(CLOCK_HEADER).split(" ");
+  inTime(requestClock: string, deadline: number): true | Lateness | Promise<true | Lateness> {
+    const [id, sentText] = requestClock.split(" ");
     const sent = Number(sentText);
     // It was sent before it arrived: the caller's clock is at least this far ahead of this one.
     const aheadAtLeast = sent - this.wall();
@@ -178,7 +178,7 @@ export class PeerClocks {
     if (known) {
       known.seenAt = performance.now();
       if (known.seenAt - known.probedAt > REFRESH_MS) void this.probe(id, REFRESH_PROBE_TIMEOUT_MS);
-      const verdict = this.judge(known, aheadAtLeast, deadline);
+      const verdict = this.judge(known, aheadAtLeast, deadline, known.seenAt);
       if (verdict === true) return true;
       // Late on bounds just measured: late indeed. Otherwise the bounds may be what is wrong.
       if (verdict !== "stale" && known.seenAt - known.probedAt <= TRUST_LATE_MS) return verdict;
@@ -187,14 +187,14 @@ export class PeerClocks {
       if (!peer) return { caller: known?.report.label ?? id };
       // Still contradicting fresh bounds: the caller's clock went back after it sent the request,
       // and its deadline cannot be placed any more. Dropped: an error is safe, a late effect is not.
-      const verdict = this.judge(peer, aheadAtLeast, deadline);
+      const verdict = this.judge(peer, aheadAtLeast, deadline, performance.now());
       return verdict === "stale" ? { caller: peer.report.label } : verdict;
     });
   }
 
   /** true when the deadline is ahead on the caller's clock; "stale" when the request contradicts the bounds. */
-  private judge(peer: Peer, aheadAtLeast: number, deadline: number): true | "stale" | Lateness {
-    const { lo, hi } = this.widened(peer, performance.now());
+  private judge(peer: Peer, aheadAtLeast: number, deadline: number, now: number): true | "stale" | Lateness {
+    const { lo, hi } = this.widened(peer, now);
     if (aheadAtLeast > hi) return "stale";
     return this.wall() + hi <= deadline ? true : { caller: peer.report.label, offsetMs: (lo + hi) / 2 };
   }
