@@ -12,7 +12,7 @@ import { freePort } from "./harness/stack.ts";
 
 /**
  * The claims every gateway replica makes on the idempotency bucket, against a real nats-server
- * (JetStream KV), with a clock the test moves so that leases run out without waiting.
+ * (JetStream KV), with a (monotonic) clock the test moves so that leases run out without waiting.
  */
 let nats: NatsProcess;
 let nc: NatsConnection;
@@ -75,9 +75,27 @@ test("twenty claims at once, from as many claimers: exactly one holds the key", 
 test("twenty takeovers of one expired claim at once: exactly one wins", async () => {
   const key = newKey();
   await new IdempotencyClaims(bucket, now).claim(key, "fp", LEASE);
+  const gateways = Array.from({ length: 20 }, () => new IdempotencyClaims(bucket, now));
+  for (const g of gateways) expect(await g.claim(key, "fp", LEASE)).toEqual({ kind: "busy" });
   clock.t += LEASE + 1;
-  const results = await Promise.all(Array.from({ length: 20 }, () => new IdempotencyClaims(bucket, now).claim(key, "fp", LEASE)));
+  const results = await Promise.all(gateways.map((g) => g.claim(key, "fp", LEASE)));
   expect(results.filter((r) => r.kind === "claimed")).toEqual([expect.objectContaining({ retry: true })]);
+});
+
+test("a lease runs out on the clock of the gateway that meets the claim: one 60 s ahead of the holder (or behind) never takes over a live claim, and takes over a dead one a lease after it first saw it", async () => {
+  for (const offsetMs of [60_000, -60_000]) {
+    const key = newKey();
+    const holder = new IdempotencyClaims(bucket, now);
+    const other = new IdempotencyClaims(bucket, () => clock.t + offsetMs);
+    expect(await holder.claim(key, "fp", LEASE)).toMatchObject({ kind: "claimed", retry: false });
+    // The holder's own record says when its lease ends on its clock: not what the other gateway goes by.
+    expect(await other.claim(key, "fp", LEASE)).toEqual({ kind: "busy" });
+    clock.t += LEASE - 1;
+    expect(await other.claim(key, "fp", LEASE)).toEqual({ kind: "busy" });
+    // The holder died: a lease after the other first saw its claim, it is taken over, as a retry.
+    clock.t += 2;
+    expect(await other.claim(key, "fp", LEASE)).toMatchObject({ kind: "claimed", retry: true });
+  }
 });
 
 test("without the bucket the claim is UNAVAILABLE (the middleware then runs the request on the service's own key)", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { rpcs, type Rpc, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
-import { call, createLogger, type NatsConnection } from "@payaccept/platform";
+import { call, createLogger, watchClocks, type NatsConnection } from "@payaccept/platform";
 import { connect } from "@nats-io/transport-node";
 import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
 import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
@@ -114,6 +114,8 @@ export class Stack {
       throw new Error(`${(e as Error).message}\n${logs}`);
     }
     stack.nc = await connect({ servers: stack.env.NATS_URL!.split(","), maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    // The test's calls carry their clock as every service's do (a service on another clock reads their deadlines on it).
+    await watchClocks(stack.nc, "test", testLog, 500);
     return stack;
   }
 
@@ -209,11 +211,14 @@ export class Stack {
     return call(this.nc, rpc, req, timeoutMs);
   }
 
-  /** `bun run admin …` against this stack, as an operator would run it (optionally a line on stdin). */
-  async admin(args: string[], stdin?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  /**
+   * `bun run admin …` against this stack, as an operator would run it (optionally a line on stdin;
+   * `env` over the stack's, e.g. a skewed clock).
+   */
+  async admin(args: string[], stdin?: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number }> {
     const proc = Bun.spawn(["bun", "run", "--silent", "admin", ...args], {
       cwd: ROOT,
-      env: { ...this.env, NATS_URL: this.env.NATS_URL!, DATA_DIR: this.dataDir },
+      env: { ...this.env, NATS_URL: this.env.NATS_URL!, DATA_DIR: this.dataDir, ...env },
       stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
       stdout: "pipe",
       stderr: "pipe",

@@ -141,6 +141,13 @@ describe("text that comes in", () => {
     expect(LookupPaymentQuery.safeParse({ orderId: "\udfff" }).success).toBe(false);
   });
 
+  test("metadata nested 30,000 deep (60 KB) is too large like any other over 4 KB, not a stack overflow (issue 20); 2,045 deep fits", () => {
+    const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
+    expect(problems({ ...valid, metadata: JSON.parse(`{"a":${nested(30_000)}}`) })).toEqual(["metadata: must be at most 4096 bytes as JSON"]);
+    expect(problems({ ...valid, metadata: JSON.parse(`{"a":${nested(2_045)}}`) })).toEqual([]);
+    expect(problems({ ...valid, metadata: JSON.parse(`{"a":${nested(2_046)}}`) })).toEqual(["metadata: must be at most 4096 bytes as JSON"]);
+  });
+
   test("metadata: __proto__ keys and lone surrogates at any depth, each with its path", () => {
     const metadata = JSON.parse('{"__proto__":{"x":1},"a":{"b":["ok","\\ud800"],"__proto__":null},"k\\udc00":1}');
     expect(problems({ ...valid, metadata })).toEqual([

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   IsoDateTime,
+  jsonFitsIn,
   jsonValueProblems,
   MAX_AMOUNT_KOPECKS,
   METADATA_MAX_BYTES,
@@ -16,8 +17,6 @@ import {
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
 
-const utf8 = new TextEncoder();
-
 /** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
 // The parameter's type is the schema's input type: callers (the SDK) see a JSON object, not unknown.
 export const Metadata = z.preprocess(
@@ -25,7 +24,7 @@ export const Metadata = z.preprocess(
     for (const p of jsonValueProblems(value)) ctx.addIssue({ code: "custom", input: value, ...p });
     return value;
   },
-  z.record(z.string(), z.unknown()).refine((m) => utf8.encode(JSON.stringify(m)).byteLength <= METADATA_MAX_BYTES, {
+  z.record(z.string(), z.unknown()).refine((m) => jsonFitsIn(m, METADATA_MAX_BYTES), {
     message: `must be at most ${METADATA_MAX_BYTES} bytes as JSON`,
     params: { rule: "METADATA_TOO_LARGE", maxBytes: METADATA_MAX_BYTES },
   }),

@@ -16,7 +16,11 @@ export const IdempotencyKey = z.string().regex(/^[\x20-\x7e]{1,64}$/, { message:
 /** The hash of method, path and body the key was first used with: another one is a 422. */
 const Fingerprint = z.string();
 export const IdempotencyRecord = z.discriminatedUnion("state", [
-  /** A request holds the key until leaseUntil (epoch ms); after that another may take it over. */
+  /**
+   * A request holds the key for a lease. leaseUntil is its end on the holder's clock (epoch ms),
+   * read only by gateways of earlier releases: a gateway now lets a lease run out on its own
+   * monotonic clock, counted from when it first met the claim (docs/gateway.md, "Idempotency keys").
+   */
   z.object({ state: z.literal("pending"), fingerprint: Fingerprint, leaseUntil: z.number().int() }),
   /** The last attempt ended without a final answer (5xx, 503): the next one executes again. */
   z.object({ state: z.literal("retry"), fingerprint: Fingerprint }),

@@ -8,6 +8,7 @@ import { Hedger } from "./hedge.ts";
 import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
+import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -39,6 +40,7 @@ export async function connectBus(url: string, name: string, log: Logger, tuning:
     log.warn({ natsUrl: withoutCredentials(url), waitedMs }, "NATS not reachable yet; still trying"),
   );
   hedgers.set(nc, hedgersFor(tuning.NATS_HEDGE_AFTER));
+  await watchClocks(nc, name, log, tuning.CLOCK_OFFSET_WARN);
   (async () => {
     for await (const s of nc.status()) {
       if (s.type === "disconnect" || s.type === "reconnect" || s.type === "error" || s.type === "staleConnection") {
@@ -104,9 +106,24 @@ export function requestIdOf(msg: Msg): string | undefined {
  * Header of every request: the caller's clock time (epoch ms) after which it no longer waits for
  * the reply. A request can outlive its caller's patience inside a hung NATS node and be delivered
  * when the node resumes, many seconds after the caller answered 503; serve() drops such a request
- * instead of acting on it, so an error answer is never followed by a late effect.
+ * instead of acting on it, so an error answer is never followed by a late effect. The deadline is
+ * read on the caller's clock (peer-clocks.ts), so hosts whose clocks differ serve each other.
  */
 export const DEADLINE_HEADER = "Payaccept-Deadline";
+
+/** What the bus knows of the clocks of the processes each connection talks to (connectBus sets it). */
+const clocks = new WeakMap<NatsConnection, PeerClocks>();
+
+/**
+ * Keeps the offsets of the clocks of the processes this connection talks to, and answers their
+ * probes of this one's; connectBus does it for every service, a test with a clock of its own (`wall`).
+ */
+export async function watchClocks(nc: NatsConnection, name: string, log: Logger, warnAboveMs: number, wall?: () => number): Promise<PeerClocks> {
+  const watch = new PeerClocks(nc, name, log, warnAboveMs, wall);
+  await watch.answerProbes();
+  clocks.set(nc, watch);
+  return watch;
+}
 
 /**
  * Header of every request: one id per call, the same on each copy of it (hedging), so that an
@@ -152,17 +169,21 @@ function hedgersOf(nc: NatsConnection): Hedgers {
  * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
  */
 async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
-  const deadline = Date.now() + timeoutMs;
+  const watch = clocks.get(nc);
+  const sentAt = watch ? watch.wall() : Date.now();
   const h = headers();
-  h.set(DEADLINE_HEADER, String(deadline));
+  h.set(DEADLINE_HEADER, String(sentAt + timeoutMs));
+  if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
   if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
-    if (!rpc.idempotent) return (await attempt(timeoutMs)).data as Uint8Array<ArrayBuffer>;
-    const onCopy = () => natsRequestCopies.inc({ subject: rpc.subject });
-    return (await hedgersOf(nc).calls.run(attempt, deadline, onCopy)).data as Uint8Array<ArrayBuffer>;
+    const reply = rpc.idempotent
+      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => natsRequestCopies.inc({ subject: rpc.subject }))
+      : await attempt(timeoutMs);
+    watch?.fromReply(reply, sentAt);
+    return reply.data as Uint8Array<ArrayBuffer>;
   } catch {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
@@ -242,9 +263,23 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   return encodeJson((reply as { data: unknown }).data);
 }
 
-function pastDeadline(msg: Msg): boolean {
-  const deadline = Number(msg.headers?.get(DEADLINE_HEADER));
-  return deadline > 0 && Date.now() > deadline;
+/**
+ * Whether the request's caller still waits for it: true, or why not. A request without a clock
+ * header comes from a connection that connectBus did not make (a test's, a tool's) or from a
+ * service of an older release during a rolling upgrade: its deadline is read on this clock, as
+ * before.
+ */
+function inTime(watch: PeerClocks | undefined, { deadline, clock }: Stamp): true | Lateness | Promise<true | Lateness> {
+  if (!(deadline > 0)) return true;
+  if (watch && clock) return watch.inTime(clock, deadline);
+  return Date.now() <= deadline || { caller: "(a caller without Payaccept-Clock)" };
+}
+
+/** A request's deadline (0: none) and clock header ("": none), read once: each header read scans them all. */
+type Stamp = { deadline: number; clock: string };
+function stampOf(msg: Msg): Stamp {
+  const h = msg.headers;
+  return h ? { deadline: Number(h.get(DEADLINE_HEADER)), clock: h.get(CLOCK_HEADER) } : { deadline: 0, clock: "" };
 }
 
 /** What serve() started on a connection: its subscriptions and the handlers still running. */
@@ -270,35 +305,42 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
   opts: { queue: string; log: Logger },
 ): Subscription {
   const state = servingOn(nc);
-  const reply = (msg: Msg, body: RpcReply<unknown>, outcome: string, started: number) => {
-    rpcHandled.inc({ subject: rpc.subject, outcome });
-    rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
-    if (msg.reply) msg.respond(encodeJson(body));
-  };
+  const watch = clocks.get(nc);
   const handle = async (msg: Msg, started: number) => {
-    if (pastDeadline(msg)) {
+    const stamp = stampOf(msg);
+    const reply = (body: RpcReply<unknown>, outcome: string) => {
+      rpcHandled.inc({ subject: rpc.subject, outcome });
+      rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
+      if (msg.reply) msg.respond(encodeJson(body), { headers: stamp.clock ? watch?.replyHeaders(stamp.clock) : undefined });
+    };
+    const admitted = inTime(watch, stamp);
+    const late = admitted === true ? undefined : admitted instanceof Promise ? await admitted : admitted;
+    if (late !== undefined && late !== true) {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
-      opts.log.warn({ subject: rpc.subject, deadline: msg.headers?.get(DEADLINE_HEADER) }, "request arrived after its caller's deadline; dropped");
+      opts.log.warn(
+        { subject: rpc.subject, deadline: stamp.deadline, caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
+        "request arrived after its caller's deadline (on the caller's clock); dropped",
+      );
       return;
     }
     let input: unknown;
     try {
       input = decodeJson(msg.data);
     } catch {
-      return reply(msg, { ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST", started);
+      return reply({ ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST");
     }
     const parsed = rpc.request.safeParse(input);
     if (!parsed.success) {
-      return reply(msg, { ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST", started);
+      return reply({ ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST");
     }
     try {
       const data = await handler(parsed.data as z.output<R["request"]>, msg);
-      reply(msg, { ok: true, data }, "ok", started);
+      reply({ ok: true, data }, "ok");
     } catch (e) {
-      if (e instanceof DomainError) return reply(msg, { ok: false, error: e.toRpc() }, e.code, started);
+      if (e instanceof DomainError) return reply({ ok: false, error: e.toRpc() }, e.code);
       opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
-      reply(msg, { ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL", started);
+      reply({ ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL");
     }
   };
   const sub = nc.subscribe(rpc.subject, {

@@ -48,6 +48,11 @@ function busEnv() {
      * services' answer times (milliseconds), well below NATS_REQUEST_TIMEOUT_MS.
      */
     NATS_HEDGE_AFTER: duration("300ms"),
+    /**
+     * A peer process whose clock is surely further from this one's is logged as a warning
+     * (peer-clocks.ts); the offsets are the metric clock_offset_seconds whatever their size.
+     */
+    CLOCK_OFFSET_WARN: duration("500ms"),
   };
 }
 

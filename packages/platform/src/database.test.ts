@@ -9,6 +9,8 @@ import { sql } from "drizzle-orm";
 import { databaseEnv, databaseOf, DatabaseUnreachable, openPgStore, type PgChoice, type PgStore } from "./database.ts";
 import { eventually } from "../../../tests/harness/stack.ts";
 import { healthRoutes } from "./http.ts";
+import { registry } from "./metrics.ts";
+import { storeNow } from "./store-clock.ts";
 import { SerialSqlite } from "./serial-sqlite.ts";
 
 const shape = { ...commonEnv, ...databaseEnv("THING") };
@@ -29,6 +31,7 @@ describe("the engine a service picks by its own URL variable", () => {
       pool: 4,
       statementTimeoutMs: 2000,
       connectTimeoutMs: 30_000,
+      clockOffsetWarnMs: 500,
     });
     expect(choose({ THING_DATABASE_URL: "postgresql://db/pay" })).toMatchObject({ schema: "public", pool: 10, statementTimeoutMs: 5000 });
   });
@@ -83,6 +86,19 @@ describe("a PostgreSQL store", () => {
       expect(await one!.client`select table_schema from information_schema.tables where table_name = 'counters'`).toEqual([{ table_schema: "thing" }]);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  test("storeNow() reads the server's clock once a store is open, and the server's offset is a metric named by the variable", async () => {
+    const store = await openPgStore(choice(), {}, dir);
+    try {
+      const [{ ms }] = await store.client`select extract(epoch from clock_timestamp()) * 1000 as ms`;
+      // The same host: the server's clock is this one's, so storeNow() is within the round trips of both.
+      expect(Math.abs(storeNow() - Number(ms))).toBeLessThan(250);
+      const offset = (await registry.getSingleMetric("clock_offset_seconds")?.get())?.values.find((v) => v.labels.peer === "postgres:THING_DATABASE_URL");
+      expect(Math.abs(offset!.value)).toBeLessThan(0.25);
+    } finally {
+      await store.close();
     }
   });
 

@@ -10,6 +10,7 @@ import type { Logger } from "./log.ts";
 import { importSqliteIntoPg } from "./sqlite-import.ts";
 import { reconnectingClient } from "./pg-reconnect.ts";
 import { registerStoreProbe } from "./store-readiness.ts";
+import { followServerClock } from "./store-clock.ts";
 
 /**
  * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
@@ -60,7 +61,17 @@ function parsePostgresUrl(value: string): { url: string; schema: string } | null
 /** The engine a service's rows live on, as its configuration chose it. */
 export type DatabaseChoice =
   | { engine: "sqlite"; path: string }
-  | { engine: "postgres"; variable: string; url: string; schema: string; pool: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  | {
+      engine: "postgres";
+      variable: string;
+      url: string;
+      schema: string;
+      pool: number;
+      statementTimeoutMs: number;
+      connectTimeoutMs: number;
+      /** CLOCK_OFFSET_WARN, for the server's clock (store-clock.ts); unset: the metric only. */
+      clockOffsetWarnMs?: number;
+    };
 
 /**
  * Reads the service's choice from a parsed configuration: `file` is its SQLite file name under
@@ -80,6 +91,7 @@ export function databaseOf(cfg: Record<string, unknown>, service: string, file: 
     pool: cfg[`${service}_DATABASE_POOL`] as number,
     statementTimeoutMs: cfg.DATABASE_STATEMENT_TIMEOUT as number,
     connectTimeoutMs: cfg.DATABASE_CONNECT_TIMEOUT as number,
+    clockOffsetWarnMs: cfg.CLOCK_OFFSET_WARN as number | undefined,
   };
 }
 
@@ -112,10 +124,17 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
     const db = drizzle({ client: pooled, schema });
     await migrateLocked(client, db, choice.schema, migrationsFolder);
     const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    const stopClock = await followServerClock(
+      async () => Number((await pooled.unsafe("select extract(epoch from clock_timestamp()) * 1000 as ms"))[0].ms),
+      `postgres:${choice.variable}`,
+      log,
+      choice.clockOffsetWarnMs,
+    );
     return {
       client,
       db,
       close: () => {
+        stopClock();
         unregister();
         return client.close();
       },

@@ -24,3 +24,5 @@ export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
 export * from "./ticker.ts";
 export * from "./hedge.ts";
+export * from "./peer-clocks.ts";
+export * from "./store-clock.ts";

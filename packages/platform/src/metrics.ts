@@ -40,4 +40,12 @@ export const rpcHandled = new client.Counter({
 
 export const rpcDuration = natsLatency("nats_rpc_duration_seconds", "Time this service took to answer NATS requests, by subject and outcome");
 
+/** Set by peer-clocks.ts; the series of a peer not heard from for 10 minutes is removed. */
+export const clockOffset = new client.Gauge({
+  name: "clock_offset_seconds",
+  help: "Estimated offset of a peer process's clock from this process's clock (the peer's minus ours), by peer (service@host/pid)",
+  labelNames: ["peer"] as const,
+  registers: [registry],
+});
+
 export { client as prom };

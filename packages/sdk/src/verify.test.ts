@@ -110,6 +110,15 @@ describe("verifyWebhook: the body", () => {
     },
   );
 
+  test("a body nested 30,000 deep (issue 20): unsigned, refused before it is parsed; signed, parsed and handed over like any other", () => {
+    const deep = `${"[".repeat(30_000)}${"]".repeat(30_000)}`;
+    const body = BODY.replace('{"note":"заказ №7"}', `{"note":${deep}}`);
+    expect(verifyWebhook(body, signed(), SECRET, at())).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    const result = verifyWebhook(body, signed(body), SECRET, at());
+    expect(result.ok && JSON.stringify(result.event.metadata) === `{"note":${deep}}`).toBe(true);
+    expect(verifyWebhook(deep, signed(deep), SECRET, at())).toMatchObject({ ok: false, reason: "malformed_body" });
+  });
+
   test("the SDK's event type and the contract's WebhookBody stay the same shape", () => {
     type Same = [WebhookBody] extends [WebhookEvent] ? ([WebhookEvent] extends [WebhookBody] ? true : false) : false;
     const same: Same = true;

@@ -1,5 +1,5 @@
 import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
-import { Batcher, createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService } from "@payaccept/platform";
+import { Batcher, createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService, storeNow } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
@@ -11,7 +11,8 @@ import { openLedgerStore } from "./store/open-ledger-store.ts";
 
 const svc = startService("balance", loadConfig(balanceEnv));
 const { cfg, log } = svc;
-const clock = () => Date.now();
+// The store's clock: every replica, on any host, releases a hold at HOLD_HOUR of the same clock.
+const clock = storeNow;
 
 const store = await svc.store(openLedgerStore(databaseOf(cfg, "BALANCE", "balance.db"), log));
 const settled = await settlePendingPayouts(store, clock());

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { databaseOf, loadConfig, randomToken, startService } from "@payaccept/platform";
+import { databaseOf, loadConfig, randomToken, startService, storeNow } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
@@ -20,16 +20,18 @@ const userStore = await svc.store(openUserStore(databaseOf(cfg, "DASHBOARD", "da
 const nc = await svc.bus();
 
 const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
-const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now: Date.now };
+// The store's clock: sessions, sign-in throttles and one-shot messages end at the same time on every replica.
+const now = storeNow;
+const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now };
 await svc.serve((nc) => serveUserRpcs(nc, users));
 
 const app = createDashboardApp({
   users,
-  sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now: Date.now }),
+  sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now }),
   csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
-  flash: new Flash(userStore, Date.now),
+  flash: new Flash(userStore, now),
   backend,
-  now: Date.now,
+  now,
   secureCookies,
   trustedProxies: cfg.TRUSTED_PROXIES,
   log,

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { createServiceApp, databaseOf, loadConfig, openDirectoryBucketForWrites, startService } from "@payaccept/platform";
+import { createServiceApp, databaseOf, loadConfig, openDirectoryBucketForWrites, startService, storeNow } from "@payaccept/platform";
 import { directoryEnv } from "./config.ts";
 import { KvPublisher } from "./kv-publisher.ts";
 import { serveDirectory } from "./rpc-handlers.ts";
@@ -28,7 +28,7 @@ void (async () => {
   for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();
 })();
 
-await svc.serve((nc) => serveDirectory(nc, { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: Date.now }));
+await svc.serve((nc) => serveDirectory(nc, { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: storeNow }));
 
 const app = createServiceApp(log, svc.readiness());
 const server = svc.listen({ port: cfg.DIRECTORY_PORT, fetch: app.fetch });

@@ -17,7 +17,7 @@ const directoryBucket = await openDirectoryBucket(nc);
 const directory = new DirectoryCache(directoryBucket, log, nc);
 svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
-const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), Date.now, () =>
+const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), undefined, () =>
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
 );
 

@@ -1,6 +1,6 @@
 import { jetstream } from "@nats-io/jetstream";
 import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
-import { call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService } from "@payaccept/platform";
+import { call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { importNeedsUrl, paymentsEnv } from "./config.ts";
@@ -38,7 +38,7 @@ const store = await svc.store(
   ),
 );
 const { payments: repo, refunds, outbox } = store;
-registerOutboxGauges(outbox);
+registerOutboxGauges(outbox, storeNow);
 
 const nc = await svc.bus();
 await ensurePaymentsStream(nc);
@@ -50,7 +50,7 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });
 wakeRelay = () => relay.wake();
-registerRefundGauges(refunds);
+registerRefundGauges(refunds, storeNow);
 const deps: PaymentsDeps = {
   repo,
   refunds,
@@ -66,12 +66,13 @@ const deps: PaymentsDeps = {
     reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
   },
   log,
-  now: Date.now,
+  // The store's clock: refund leases, expiries and createdAt are written and compared on one clock by every replica.
+  now: storeNow,
   paypageUrl: cfg.PUBLIC_PAYPAGE_URL,
   createdTtlMs: cfg.CREATED_TTL,
   pendingTtlMs: cfg.PENDING_TTL,
 };
-const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS });
+const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS, now: storeNow });
 relay.start();
 svc.onClose("outbox relay", () => relay.stop());
 sweeper.start();

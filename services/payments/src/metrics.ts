@@ -12,7 +12,7 @@ export const transitionsTotal = new prom.Counter({
  * The outbox backlog, read at scrape time: a growing count or age means events are not reaching
  * JetStream (webhooks and the ledger are behind), the first thing to alert on.
  */
-export function registerOutboxGauges(outbox: OutboxRepo): void {
+export function registerOutboxGauges(outbox: OutboxRepo, now: () => number): void {
   new prom.Gauge({
     name: "payments_outbox_unpublished",
     help: "Events committed but not yet acknowledged by JetStream",
@@ -27,7 +27,7 @@ export function registerOutboxGauges(outbox: OutboxRepo): void {
     registers: [registry],
     async collect() {
       const { oldest } = await outbox.backlog();
-      this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
+      this.set(oldest === null ? 0 : (now() - oldest) / 1000);
     },
   });
 }
@@ -43,7 +43,7 @@ export const refundsEnded = new prom.Counter({
  * PENDING refunds, read at scrape time: one that stays PENDING well past REFUND_RETRY_MS means the
  * balance or the acquirer has not answered its retries (the money is safe, but the refund waits).
  */
-export function registerRefundGauges(refunds: RefundsRepo): void {
+export function registerRefundGauges(refunds: RefundsRepo, now: () => number): void {
   new prom.Gauge({
     name: "payments_refunds_pending",
     help: "Refunds not yet ended",
@@ -58,7 +58,7 @@ export function registerRefundGauges(refunds: RefundsRepo): void {
     registers: [registry],
     async collect() {
       const { oldest } = await refunds.pending();
-      this.set(oldest === null ? 0 : (Date.now() - oldest) / 1000);
+      this.set(oldest === null ? 0 : (now() - oldest) / 1000);
     },
   });
 }

@@ -1,5 +1,5 @@
 import { DEV_CASH_REGISTER_API_KEY, PAYMENTS_STREAM } from "@payaccept/contracts";
-import { createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService } from "@payaccept/platform";
+import { createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService, storeNow } from "@payaccept/platform";
 import { importNeedsPostgres, receiptsEnv } from "./config.ts";
 import { registerReceiptGauges } from "./metrics.ts";
 import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-consumer.ts";
@@ -11,7 +11,8 @@ import { openReceiptsRepo } from "./store/open-receipts-repo.ts";
 const svc = startService("receipts", loadConfig(receiptsEnv, process.env, importNeedsPostgres));
 const { cfg, log } = svc;
 if (cfg.CASH_REGISTER_API_KEY === DEV_CASH_REGISTER_API_KEY) log.warn({ variables: ["CASH_REGISTER_API_KEY"] }, "using the published development key; set it outside development");
-const now = () => Date.now();
+// The store's clock: the receipts' leases are compared on it by every replica, on any host.
+const now = storeNow;
 
 const repo = await svc.store(openReceiptsRepo(databaseOf(cfg, "RECEIPTS", "receipts.db"), { importFrom: cfg.RECEIPTS_IMPORT_FROM, log }));
 registerReceiptGauges(repo);
@@ -24,6 +25,7 @@ const sender = new ReceiptSender({
   policy: { baseMs: cfg.RECEIPTS_RETRY_BASE, capMs: cfg.RECEIPTS_RETRY_CAP, maxAttempts: cfg.RECEIPTS_MAX_ATTEMPTS },
   callTimeoutMs: cfg.CASH_REGISTER_TIMEOUT,
   log,
+  now,
 });
 sender.start();
 svc.onClose("sender", () => sender.stop());

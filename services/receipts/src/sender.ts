@@ -17,7 +17,8 @@ const SALE_WAIT_MS = 1000;
  * callTimeoutMs bounds one register call; a claimed row is not taken by another replica until it
  * has passed (plus a margin), which is also how long a row waits after a process died holding it.
  */
-export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger };
+/** `now`: the store's clock (storeNow), which the lease of a claimed receipt is compared on by every replica. */
+export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger; now: () => number };
 
 /** The register's idempotency key: a new document only after the register refused the previous one. */
 export const externalIdOf = (row: ReceiptRow) => (row.generation === 0 ? row.id : `${row.id}.${row.generation}`);
@@ -86,12 +87,12 @@ export class ReceiptSender {
 
   /** One round of claimed attempts; how long to sleep after it. */
   private async scan(): Promise<number> {
-    const now = Date.now();
+    const now = this.deps.now();
     const claimed = await this.deps.repo.claimDue(now, BATCH, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS);
     await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
     if (claimed.length === BATCH) return 0;
     const next = await this.deps.repo.nextDueAt();
-    return next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
+    return next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - this.deps.now(), IDLE_SCAN_MS));
   }
 
   private track(p: Promise<void>): Promise<void> {
@@ -104,7 +105,7 @@ export class ReceiptSender {
     // A возврат прихода goes after its приход: while the sale receipt is still on its way, the
     // refund waits without spending attempts (a FAILED sale no longer holds it back).
     if (row.kind === "REFUND" && (await this.saleInFlight(row.paymentId))) {
-      await this.deps.repo.update(row.id, { nextAttemptAt: Date.now() + SALE_WAIT_MS }, Date.now());
+      await this.deps.repo.update(row.id, { nextAttemptAt: this.deps.now() + SALE_WAIT_MS }, this.deps.now());
       return;
     }
     let state: RegisterState;
@@ -130,7 +131,7 @@ export class ReceiptSender {
           lastErrorCode: null,
           lastErrorParams: null,
         },
-        Date.now(),
+        this.deps.now(),
       );
       log.info({ receiptId: row.id, paymentId: row.paymentId, kind: row.kind, fiscalDocumentNumber: fiscal.documentNumber }, "receipt registered");
     } else if (state.status === "wait") {
@@ -148,7 +149,7 @@ export class ReceiptSender {
 
   private async retry(row: ReceiptRow, error: Failure, patch: Partial<NewReceiptRow>): Promise<void> {
     const attempts = row.attempts + 1;
-    const now = Date.now();
+    const now = this.deps.now();
     const delay = retryDelayMs(this.deps.policy, attempts);
     const next = delay === null ? null : now + delay;
     const failed = next === null ? { status: "FAILED" as const } : {};

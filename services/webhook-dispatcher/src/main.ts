@@ -8,6 +8,7 @@ import {
   registerConsumerGauges,
   runConsumerLoop,
   startService,
+  storeNow,
 } from "@payaccept/platform";
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
@@ -28,7 +29,8 @@ const FIRST_ATTEMPT_ESTIMATE_MS = 100;
 
 const svc = startService("webhook-dispatcher", loadDispatcherConfig());
 const { cfg, log } = svc;
-const now = () => Date.now();
+// The store's clock: attempts are scheduled and logged on one clock by every replica, and webhooks signed with it.
+const now = storeNow;
 
 const store = await svc.store(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import type { PgStore } from "@payaccept/platform";
+import { storeNow, type PgStore } from "@payaccept/platform";
 import type { BalanceSnapshot, FrozenAddition, LedgerOps, LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
@@ -171,7 +171,7 @@ export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): Ledger
     ...pgOps(db),
     tx: (accountIds, fn) =>
       db.transaction(async (tx) => {
-        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), Date.now());
+        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow());
         return fn(pgOps(tx));
       }),
     close,

@@ -85,8 +85,9 @@ export class SlidingWindowLimiter {
     for (const [key, e] of this.entries) if (now - e.start >= 2 * w) this.entries.delete(key);
   }
 
+  /** The monotonic clock: windows are this process's own, and a step of the wall clock must not stretch or cut one. */
   private now(): number {
-    return (this.opts.now ?? Date.now)();
+    return this.opts.now ? this.opts.now() : performance.now();
   }
 }
 

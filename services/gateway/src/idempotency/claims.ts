@@ -18,6 +18,8 @@ const enc = new TextEncoder();
 const encode = (r: IdempotencyRecord) => enc.encode(JSON.stringify(r));
 /** Races lost in a row before giving up with a 409: each loss means another request moved the key. */
 const MAX_RACES = 3;
+/** Pending claims remembered at most; beyond it the oldest sightings are forgotten (a takeover then waits a lease more). */
+const MAX_SIGHTINGS = 100_000;
 
 /**
  * The idempotency keys of the API in a NATS KV bucket shared by every gateway replica. A key is
@@ -25,23 +27,34 @@ const MAX_RACES = 3;
  * claim whose lease ran out, or one whose last attempt ended without a final answer); its answer
  * is recorded with a revision-checked update, so a claimer that lost its key to a takeover never
  * overwrites the new holder's record.
+ *
+ * Whether a lease ran out is decided on this gateway's own monotonic clock, never by comparing
+ * the holder's clock time with this one's: a claim is taken over once this gateway has seen that
+ * very claim (its revision) pending for a whole lease, or made it itself that long ago. Gateways
+ * whose clocks differ thus never take over a live claim (with the lease's 1 s margin, one 2 s ahead
+ * did), at the cost of a dead gateway's claim waiting up to a lease after a survivor first meets it.
  */
 export class IdempotencyClaims {
+  /** When this gateway first saw (or made) each pending claim, by `<key>@<revision>`: monotonic ms, with when to forget it. */
+  private readonly sightings = new Map<string, { at: number; forgetAt: number }>();
+
   /**
    * `openBucket` opens the bucket again (creating it if it is gone): when NATS comes back without its
-   * store, the bucket the gateway opened at start no longer exists.
+   * store, the bucket the gateway opened at start no longer exists. `now` is monotonic (a test moves it).
    */
   constructor(
     private bucket: ClaimBucket,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
     private readonly openBucket?: () => Promise<ClaimBucket>,
   ) {}
 
   async claim(key: string, fingerprint: string, leaseMs: number): Promise<Claim> {
-    const pending = () => encode({ state: "pending", fingerprint, leaseUntil: this.now() + leaseMs });
+    // leaseUntil is written for gateways of an earlier release during an upgrade, which compare it
+    // with their clock; this release decides by its own sightings (leaseRanOut).
+    const pending = () => encode({ state: "pending", fingerprint, leaseUntil: Date.now() + leaseMs });
     for (let race = 0; race < MAX_RACES; race++) {
       const created = await this.unavailableOnError(() => this.bucket.create(key, pending()).catch(() => undefined));
-      if (created !== undefined) return { kind: "claimed", revision: created, retry: false };
+      if (created !== undefined) return this.claimed(key, created, leaseMs, false);
       const entry = await this.unavailableOnError(() => this.bucket.get(key));
       // Deleted or expired since the create failed: try to create it again. A create that keeps
       // failing with no key in its way is a bucket that cannot take writes (no quorum), not a twin.
@@ -52,9 +65,9 @@ export class IdempotencyClaims {
       const record = IdempotencyRecord.parse(entry.json());
       if (record.fingerprint !== fingerprint) return { kind: "mismatch" };
       if (record.state === "done") return { kind: "replay", status: record.status, body: record.body };
-      if (record.state === "pending" && record.leaseUntil > this.now()) return { kind: "busy" };
+      if (record.state === "pending" && !this.leaseRanOut(key, entry.revision, leaseMs)) return { kind: "busy" };
       const taken = await this.bucket.update(key, pending(), entry.revision).catch(() => undefined);
-      if (taken !== undefined) return { kind: "claimed", revision: taken, retry: true };
+      if (taken !== undefined) return this.claimed(key, taken, leaseMs, true);
     }
     return { kind: "busy" };
   }
@@ -70,10 +83,36 @@ export class IdempotencyClaims {
   }
 
   private write(key: string, revision: number, record: IdempotencyRecord): Promise<boolean> {
+    this.sightings.delete(`${key}@${revision}`);
     return this.bucket.update(key, encode(record), revision).then(
       () => true,
       () => false,
     );
+  }
+
+  private claimed(key: string, revision: number, leaseMs: number, retry: boolean): Claim {
+    this.sighted(`${key}@${revision}`, leaseMs);
+    return { kind: "claimed", revision, retry };
+  }
+
+  /** Has this gateway seen this pending claim for a whole lease? The first sighting starts the count. */
+  private leaseRanOut(key: string, revision: number, leaseMs: number): boolean {
+    const seen = this.sightings.get(`${key}@${revision}`);
+    if (seen === undefined) {
+      this.sighted(`${key}@${revision}`, leaseMs);
+      return false;
+    }
+    return this.now() - seen.at > leaseMs;
+  }
+
+  private sighted(claim: string, leaseMs: number): void {
+    const now = this.now();
+    // In sighting order: the first ones are the oldest. Kept two leases, long enough to decide.
+    for (const [old, { forgetAt }] of this.sightings) {
+      if (forgetAt > now && this.sightings.size < MAX_SIGHTINGS) break;
+      this.sightings.delete(old);
+    }
+    this.sightings.set(claim, { at: now, forgetAt: now + 2 * leaseMs });
   }
 
   /**

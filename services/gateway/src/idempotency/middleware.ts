@@ -16,16 +16,37 @@ const LEASE_MARGIN_MS = 1000;
  */
 export const leaseFor = (callTimeoutMs: number) => 2 * callTimeoutMs + LEASE_MARGIN_MS;
 
-/** JSON with its object keys sorted: the same body however a client orders or spaces it. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(",")}}`;
+/**
+ * JSON with its object keys sorted: the same body however a client orders or spaces it. Written
+ * with a stack of its own, not by recursion: the body's unknown fields are not validated, and one
+ * nested 30,000 deep overflowed the call stack (a 500, issue 20).
+ */
+export function canonicalJson(value: unknown): string {
+  const out: string[] = [];
+  // What is left to write, last first: a value, or text (brackets, commas, keys) as it stands.
+  const todo: ({ text: string } | { value: unknown })[] = [{ value }];
+  for (let next = todo.pop(); next !== undefined; next = todo.pop()) {
+    if ("text" in next) {
+      out.push(next.text);
+      continue;
+    }
+    const v = next.value;
+    if (v === null || typeof v !== "object") {
+      out.push(JSON.stringify(v));
+      continue;
+    }
+    const array = Array.isArray(v);
+    const keys = array ? undefined : Object.keys(v).sort();
+    const items: unknown[] = array ? v : keys!.map((k) => (v as Record<string, unknown>)[k]);
+    out.push(array ? "[" : "{");
+    todo.push({ text: array ? "]" : "}" });
+    for (let i = items.length - 1; i >= 0; i--) {
+      todo.push({ value: items[i] });
+      if (keys) todo.push({ text: `${JSON.stringify(keys[i])}:` });
+      if (i > 0) todo.push({ text: "," });
+    }
   }
-  return JSON.stringify(value);
+  return out.join("");
 }
 
 /** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PaymentStatus } from "@payaccept/contracts";
-import { type PgStore } from "@payaccept/platform";
+import { storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
@@ -448,7 +448,7 @@ function outboxRepo(db: Db): OutboxRepo {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments.outbox'))`);
         const rows = await tx.select().from(outbox).where(isNull(outbox.publishedAt)).orderBy(asc(outbox.seq)).limit(limit);
         const confirmed = await publish(rows);
-        if (confirmed.length > 0) await tx.update(outbox).set({ publishedAt: Date.now() }).where(inArray(outbox.seq, confirmed));
+        if (confirmed.length > 0) await tx.update(outbox).set({ publishedAt: storeNow() }).where(inArray(outbox.seq, confirmed));
         return rows;
       }),
   };

@@ -13,9 +13,10 @@ export class ExpirySweeper {
   constructor(
     private readonly repo: PaymentsRepo,
     log: Logger,
-    private readonly opts: { everyMs: number; batchSize?: number; maxBatchesPerTick?: number },
+    /** `now`: the store's clock, which expires_at was written on. */
+    private readonly opts: { everyMs: number; now: () => number; batchSize?: number; maxBatchesPerTick?: number },
   ) {
-    this.ticker = new Ticker(() => this.sweep(Date.now()), opts.everyMs, (err) => log.error({ err }, "expiry sweep failed"));
+    this.ticker = new Ticker(() => this.sweep(opts.now()), opts.everyMs, (err) => log.error({ err }, "expiry sweep failed"));
   }
 
   start(): void {

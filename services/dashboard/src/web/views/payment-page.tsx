@@ -13,12 +13,21 @@ import { ShopFrame } from "./shop-frame.tsx";
 const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
+ * Indented metadata longer than this is shown compact: indenting a document nested 2,000 deep (4 KB
+ * of brackets, within the limit) writes 8 MB of spaces.
+ */
+const INDENTED_MAX_CHARS = 64 * 1024;
+
+/**
  * Metadata as indented JSON, with every bidi control written as its JSON escape: the same value,
  * but a U+202E in a string can no longer turn the rest of the line around and show quotes, keys or
  * values that are not there.
  */
-const metadataShown = (metadata: unknown) =>
-  JSON.stringify(metadata, null, 2).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function metadataShown(metadata: unknown): string {
+  const indented = JSON.stringify(metadata, null, 2);
+  const shown = indented.length <= INDENTED_MAX_CHARS ? indented : JSON.stringify(metadata);
+  return shown.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 function Fields(props: { page: Page; payment: Payment }) {
   const { page, payment: p } = props;
