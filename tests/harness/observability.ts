@@ -22,7 +22,7 @@ export type Rule = {
   annotations?: Record<string, string>;
 };
 
-export type ScrapeJob = { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number }[] };
+export type ScrapeJob = { job_name: string; dns_sd_configs?: { names: string[]; type: string; port: number; refresh_interval?: string }[] };
 export type PrometheusConfig = { global: Record<string, string>; rule_files: string[]; scrape_configs: ScrapeJob[] };
 
 export const prometheusConfig = (): PrometheusConfig => parse(readFileSync(join(PROMETHEUS_DIR, "prometheus.yml"), "utf8"));

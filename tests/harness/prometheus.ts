@@ -67,8 +67,16 @@ export class Prometheus {
     return (await this.api<{ result: Sample[] }>(`query?query=${encodeURIComponent(expr)}`)).result;
   }
 
-  targets(): Promise<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string }[] }> {
-    return this.api("targets?state=active");
+  async targets(): Promise<{ labels: Record<string, string>; health: string; lastError: string; lastScrape: string }[]> {
+    return (await this.api<{ activeTargets: { labels: Record<string, string>; health: string; lastError: string; lastScrape: string }[] }>("targets?state=active")).activeTargets;
+  }
+
+  /** Waits until every target has been scraped, successfully, after the given moment. */
+  scrapedAfter(at: number, timeoutMs: number) {
+    return eventually(async () => {
+      const targets = await this.targets();
+      return targets.length > 0 && targets.every((t) => t.health === "up" && Date.parse(t.lastScrape) > at) && targets;
+    }, timeoutMs);
   }
 
   /** Every metric name Prometheus holds a series of. */
