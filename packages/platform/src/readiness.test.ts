@@ -11,49 +11,38 @@ async function readinessLines(app: ReturnType<typeof healthRoutes>): Promise<str
   return text.split("\n").filter((l) => /^service_read(y|iness_check)[{ ]/.test(l));
 }
 
+/** The lines /metrics should carry for an overall answer and each check's, in the order /readyz runs them. */
+const expected = (ready: 0 | 1, checks: Record<string, 0 | 1>) => [
+  `service_ready ${ready}`,
+  ...Object.entries(checks).map(([check, ok]) => `service_readiness_check{check="${check}"} ${ok}`),
+];
+
 test("/metrics reports what /readyz answers, check by check, as it flips", async () => {
   let natsUp = true;
   let storeUp = true;
-  unregister.push(
-    registerStoreProbe("THING_DATABASE_URL", () => {
-      if (!storeUp) throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
-    }),
-  );
+  const probeStore = () =>
+    unregister.push(
+      registerStoreProbe("THING_DATABASE_URL", () => {
+        if (!storeUp) throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
+      }),
+    );
+  probeStore();
   const app = healthRoutes({ nats: () => natsUp, consumer: async () => true });
 
   expect((await app.request("/readyz")).status).toBe(200);
-  expect(await readinessLines(app)).toEqual([
-    "service_ready 1",
-    'service_readiness_check{check="nats"} 1',
-    'service_readiness_check{check="consumer"} 1',
-    'service_readiness_check{check="database"} 1',
-  ]);
+  expect(await readinessLines(app)).toEqual(expected(1, { nats: 1, consumer: 1, database: 1 }));
 
   natsUp = false;
   expect((await app.request("/readyz")).status).toBe(503);
-  expect(await readinessLines(app)).toEqual([
-    "service_ready 0",
-    'service_readiness_check{check="nats"} 0',
-    'service_readiness_check{check="consumer"} 1',
-    'service_readiness_check{check="database"} 1',
-  ]);
+  expect(await readinessLines(app)).toEqual(expected(0, { nats: 0, consumer: 1, database: 1 }));
 
   // The store's probe keeps its answer for a second (store-readiness.ts): a fresh probe, not a stale "up".
   unregister.splice(0).forEach((u) => u());
   storeUp = false;
-  unregister.push(
-    registerStoreProbe("THING_DATABASE_URL", () => {
-      if (!storeUp) throw Object.assign(new Error("refused"), { code: "ECONNREFUSED" });
-    }),
-  );
+  probeStore();
   natsUp = true;
   expect((await app.request("/readyz")).status).toBe(503);
-  expect(await readinessLines(app)).toEqual([
-    "service_ready 0",
-    'service_readiness_check{check="nats"} 1',
-    'service_readiness_check{check="consumer"} 1',
-    'service_readiness_check{check="database"} 0',
-  ]);
+  expect(await readinessLines(app)).toEqual(expected(0, { nats: 1, consumer: 1, database: 0 }));
 });
 
 test("a check that throws counts as failing, on /readyz and on /metrics alike", async () => {
@@ -66,5 +55,5 @@ test("a check that throws counts as failing, on /readyz and on /metrics alike", 
   const res = await app.request("/readyz");
   expect(res.status).toBe(503);
   expect(await res.json()).toEqual({ status: "not ready", checks: { nats: true, rpc: false } });
-  expect(await readinessLines(app)).toEqual(["service_ready 0", 'service_readiness_check{check="nats"} 1', 'service_readiness_check{check="rpc"} 0']);
+  expect(await readinessLines(app)).toEqual(expected(0, { nats: 1, rpc: 0 }));
 });
