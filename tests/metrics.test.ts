@@ -3,6 +3,7 @@ import { Payment } from "@payaccept/contracts";
 import { SERVICE_NAMES, type ServiceName } from "../infra/launcher/services.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { prometheusBinary } from "./harness/observability.ts";
 import { createShop, paidSandbox, type TestShop } from "./payments-fixtures.ts";
 
 /**
@@ -88,6 +89,16 @@ describe("every service", () => {
     expect(value(samples, "http_request_duration_seconds_bucket", { route: "/readyz", le: "+Inf" })).toBeGreaterThanOrEqual(1);
     expect(value(samples, "process_cpu_seconds_total")).toBeGreaterThan(0);
     expect(value(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
+  });
+
+  // prom-client's default gauges of Node's active handles end in _total; they are its names, not ours.
+  const PROM_CLIENT_NAMES = /^nodejs_active_(handles|requests|resources)_total /;
+
+  test.each(SERVICE_NAMES)("%s: promtool's lint finds nothing in our metrics' names, types and help", async (name) => {
+    const text = await (await fetch(`${stack.url(name)}/metrics`)).text();
+    const lint = Bun.spawnSync([prometheusBinary("promtool"), "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" });
+    const findings = lint.stdout.toString().concat(lint.stderr.toString()).split("\n").filter((l) => l.trim() !== "" && !PROM_CLIENT_NAMES.test(l));
+    expect(findings).toEqual([]);
   });
 
   test.each(SERVICE_NAMES)("%s: ready, and each check of its /readyz passing", async (name) => {
