@@ -13,7 +13,8 @@ type Sample = { metric: Record<string, string>; value: [number, string] };
 /**
  * A real Prometheus (Debian's `prometheus`) scraping a test stack with the jobs and rules of
  * infra/prometheus: each job of prometheus.yml keeps its name and relabelling, only its DNS lookup
- * of the compose service becomes the stack's loopback address of that service. Scrapes and rule
+ * of the compose service becomes the stack's loopback address of that service. Scrapes every 2 s
+ * (a scrape may take its whole 2 s on a loaded machine: the consumer gauges ask JetStream) and rule
  * evaluations every second, so what compose sees in minutes is seen here in seconds.
  */
 export class Prometheus {
@@ -27,7 +28,7 @@ export class Prometheus {
     const dir = mkdtempSync(join(tmpdir(), "prometheus-"));
     const compose = prometheusConfig();
     const config = {
-      global: { ...compose.global, scrape_interval: "1s", scrape_timeout: "1s", evaluation_interval: "1s" },
+      global: { ...compose.global, scrape_interval: "2s", scrape_timeout: "2s", evaluation_interval: "1s" },
       rule_files: ruleFiles(),
       scrape_configs: compose.scrape_configs.map(({ dns_sd_configs, ...job }) => {
         const names = (dns_sd_configs ?? []).flatMap((sd) => sd.names);
