@@ -56,12 +56,15 @@ beforeAll(async () => {
   prometheus = await Prometheus.start(stack);
   receiver = startReceiver();
   shop = await stack.createShop({ name: "Observed", webhookUrl: receiver.url });
-  const idempotent = (key: string) => ({ headers: { "Idempotency-Key": key } });
+  /** A POST with an Idempotency-Key, sent again (safely) until it is answered 201: a loaded machine may answer 503 first. */
+  const created = (path: string, json: unknown, key: string) =>
+    eventually(async () => {
+      const res = await stack.api(shop.apiKey, path, { method: "POST", json, headers: { "Idempotency-Key": key } });
+      return res.status === 201 && res;
+    }, LIVENESS_MS);
 
   // A live payment canceled, with its webhook.
-  const created = await stack.api(shop.apiKey, "/v1/payments", { method: "POST", json: { orderId: "observed-1", amountKopecks: 2500 }, ...idempotent("observed-1") });
-  expect(created.status).toBe(201);
-  const canceled = Payment.parse(await created.json());
+  const canceled = Payment.parse(await (await created("/v1/payments", { orderId: "observed-1", amountKopecks: 2500 }, "observed-1")).json());
   expect((await stack.api(shop.apiKey, `/v1/payments/${canceled.id}`)).status).toBe(200);
   expect((await stack.api(shop.apiKey, `/v1/payments/${canceled.id}/cancel`, { method: "POST" })).status).toBe(200);
 
@@ -70,8 +73,7 @@ beforeAll(async () => {
   const view = await stack.call(rpcs.payments.start, { id: paying.id, method: "SBP" });
   await new BankApp(stack).sbp(view.sbp!.qrPayload, "pay");
   await eventually(async () => (await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: paying.id })).status === "SUCCESS", LIVENESS_MS);
-  const refund = await stack.api(shop.apiKey, `/v1/payments/${paying.id}/refunds`, { method: "POST", json: { amountKopecks: 50000 }, ...idempotent("observed-2-refund") });
-  expect(refund.status).toBe(201);
+  await created(`/v1/payments/${paying.id}/refunds`, { amountKopecks: 50000 }, "observed-2-refund");
   await eventually(async () => {
     const { items } = await stack.call(rpcs.payments.listRefunds, { shopId: shop.shopId, id: paying.id });
     return items.length === 1 && items[0]!.status === "SUCCEEDED";
