@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { ROOT, SERVICE_NAMES, SERVICES, type ServiceName } from "../infra/launcher/services.ts";
+import { dashboards, GRAFANA_DIR, prometheusConfig } from "./harness/observability.ts";
 
 /**
  * infra/compose.yaml read as data and checked against the code: every service of the launcher's
@@ -17,6 +18,8 @@ type ComposeService = {
   healthcheck?: { test: string[] };
   command?: string[];
   profiles?: string[];
+  image?: string;
+  expose?: string[];
 };
 type Compose = { services: Record<string, ComposeService>; volumes: Record<string, unknown> };
 
@@ -33,7 +36,11 @@ const SECRETS = {
   CASH_REGISTER_API_KEY: "r".repeat(24),
   POSTGRES_PASSWORD: "p".repeat(24),
   DASHBOARD_CSRF_SECRET: "d".repeat(32),
+  GRAFANA_ADMIN_PASSWORD: "g".repeat(24),
 };
+
+/** Prometheus, Grafana and the trace viewer (docs/operations.md, "Looking at it"). */
+const OBSERVABILITY = ["prometheus", "grafana", "jaeger"];
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
 async function variablesRead(name: ServiceName): Promise<Set<string>> {
@@ -60,8 +67,8 @@ function dockerCompose(files: string[], env: Record<string, string>) {
 }
 
 describe("compose.yaml", () => {
-  test("runs NATS, PostgreSQL and exactly the launcher's services", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", ...SERVICE_NAMES].sort());
+  test("runs NATS, PostgreSQL, exactly the launcher's services, and what looks at them", () => {
+    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", ...SERVICE_NAMES, ...OBSERVABILITY].sort());
   });
 
   test("PostgreSQL keeps its data on a volume, has a health check, and the converted services each use their own schema of it", () => {
@@ -134,6 +141,12 @@ describe("compose.yaml", () => {
     const refused = dockerCompose(["compose.yaml"], {});
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/set (ACQUIRER_API_KEY|ACQUIRER_CALLBACK_SECRET|PAYPAGE_CSRF_SECRET|CASH_REGISTER_API_KEY|POSTGRES_PASSWORD)/);
+    // Grafana's admin is published (on loopback): no well-known password either.
+    expect(compose.services.grafana!.environment!.GF_SECURITY_ADMIN_PASSWORD).toMatch(/^\$\{GRAFANA_ADMIN_PASSWORD:\?/);
+    const { GRAFANA_ADMIN_PASSWORD: _, ...withoutGrafana } = SECRETS;
+    const noGrafana = dockerCompose(["compose.yaml"], withoutGrafana);
+    expect(noGrafana.code).not.toBe(0);
+    expect(noGrafana.stderr).toContain("set GRAFANA_ADMIN_PASSWORD");
   });
 
   test("NATS runs the single-node config with its store on a volume and a health check", () => {
@@ -149,6 +162,60 @@ describe("compose.yaml", () => {
     const r = dockerCompose(["compose.yaml"], SECRETS);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("compose.yaml: Prometheus, Grafana and the trace viewer", () => {
+  const mountOf = (service: string, source: string) => compose.services[service]!.volumes!.find((v) => v.startsWith(`${source}:`))?.split(":");
+
+  test("Prometheus scrapes every service of the launcher, by its compose name, on the port it listens on", () => {
+    const jobs = prometheusConfig().scrape_configs;
+    expect(jobs.map((j) => j.job_name).sort()).toEqual([...SERVICE_NAMES].sort());
+    for (const job of jobs) {
+      const name = job.job_name as ServiceName;
+      expect(job.dns_sd_configs).toEqual([{ names: [name], type: "A", port: SERVICES[name].port, refresh_interval: "15s" }]);
+      expect(app(name).environment![SERVICES[name].portEnv]).toBe(String(SERVICES[name].port));
+    }
+  });
+
+  test("Prometheus reads its config and rules from infra/prometheus, read-only, and keeps its data on a volume", () => {
+    const prometheus = compose.services.prometheus!;
+    expect(mountOf("prometheus", "./prometheus")).toEqual(["./prometheus", "/etc/prometheus", "ro"]);
+    expect(prometheus.command).toContain("--config.file=/etc/prometheus/prometheus.yml");
+    expect(prometheus.volumes).toContain("prometheus-data:/prometheus");
+    expect(prometheus.command).toContain("--storage.tsdb.path=/prometheus");
+  });
+
+  test("Grafana's data sources name the compose services and their ports; its dashboards are mounted where the provider reads them", () => {
+    const grafana = compose.services.grafana!;
+    expect(mountOf("grafana", "./grafana/provisioning")).toEqual(["./grafana/provisioning", "/etc/grafana/provisioning", "ro"]);
+    const sources = parse(readFileSync(join(GRAFANA_DIR, "provisioning/datasources/datasources.yaml"), "utf8")) as { datasources: { type: string; url: string }[] };
+    expect(sources.datasources.map((d) => [d.type, d.url]).sort()).toEqual([
+      ["jaeger", "http://jaeger:16686"],
+      ["prometheus", "http://prometheus:9090"],
+    ]);
+    const provider = (parse(readFileSync(join(GRAFANA_DIR, "provisioning/dashboards/dashboards.yaml"), "utf8")) as { providers: { options: { path: string } }[] }).providers;
+    const [, target] = mountOf("grafana", "./grafana/dashboards")!;
+    expect(provider.map((p) => p.options.path)).toEqual([target!]);
+    const home = grafana.environment!.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH!;
+    expect(dashboards().map((d) => `${target}/${d.file}`)).toContain(home);
+    expect(grafana.volumes).toContain("grafana-data:/var/lib/grafana");
+  });
+
+  test("the trace viewer receives OTLP over HTTP on 4318 inside the compose network", () => {
+    const jaeger = compose.services.jaeger!;
+    expect(jaeger.image).toMatch(/^jaegertracing\/jaeger:2\./);
+    expect(jaeger.expose).toContain("4318");
+    expect(jaeger.command).toContain("--set=receivers.otlp.protocols.http.endpoint=0.0.0.0:4318");
+    expect(jaeger.ports).toEqual(["127.0.0.1:16686:16686"]);
+  });
+
+  test("their pages are published on the host's loopback only", () => {
+    for (const name of OBSERVABILITY) {
+      const ports = compose.services[name]!.ports ?? [];
+      expect(ports.length).toBe(1);
+      expect(ports.every((p) => p.startsWith("127.0.0.1:"))).toBe(true);
+    }
   });
 });
 
@@ -169,6 +236,11 @@ describe("compose.cluster.yaml over compose.yaml", () => {
         [SERVICES[name].portEnv]: String(SERVICES[name].port),
       });
     }
+  });
+
+  test("Prometheus, Grafana and the trace viewer run as they are: the scrape finds each replica by DNS", () => {
+    const m = merged();
+    for (const name of OBSERVABILITY) expect(m.services[name]!.image).toBe(compose.services[name]!.image);
   });
 
   test("the services whose rows are on PostgreSQL run as two replicas", () => {

@@ -3,24 +3,31 @@ import { Payment } from "@payaccept/contracts";
 import { SERVICE_NAMES, type ServiceName } from "../infra/launcher/services.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { prometheusBinary } from "./harness/observability.ts";
+import { createShop, paidSandbox, type TestShop } from "./payments-fixtures.ts";
 
 /**
  * Every service's /metrics after a little real traffic: a few API calls through the gateway, a
- * payment canceled with its webhook delivered, a payment page opened. The named series are there
- * and count what was done.
+ * payment canceled with its webhook delivered, a payment page opened, a sandbox payment paid and
+ * partly refunded in a shop with no webhook URL. The named series are there and count what was done.
  */
 // Every service as a real process: the same per-test limit as infra/scripts/test.sh.
 setDefaultTimeout(120_000);
 
 const CREATES = 3;
+const SANDBOX_PAID = 7000;
+const SANDBOX_REFUNDED = 3000;
 
 let stack: Stack;
 let receiver: Receiver;
 let shop: ShopCreated;
 let payments: Payment[] = [];
+/** A sandbox shop without a webhook URL: its webhook's attempts send nothing. */
+let noUrlShop: TestShop;
 
 beforeAll(async () => {
-  stack = await Stack.start();
+  // One retry, soon: the no-URL delivery's series ends within the test, leaving no message in hand.
+  stack = await Stack.start({ env: { WEBHOOK_RETRY_DELAYS: "200ms" } });
   receiver = startReceiver();
   shop = await stack.createShop({ name: "Metrics", webhookUrl: receiver.url });
   for (let i = 0; i < CREATES; i++) {
@@ -36,6 +43,10 @@ beforeAll(async () => {
   expect((await stack.api(shop.apiKey, "/v1/balance")).status).toBe(200);
   expect((await fetch(`${stack.url("paypage")}/pay/${payments[1]!.id}`)).status).toBe(200);
   await eventually(() => receiver.requests.length === 1);
+  noUrlShop = await createShop(stack, { sandbox: true });
+  const paid = await paidSandbox(stack, noUrlShop.shopId, { amountKopecks: SANDBOX_PAID });
+  const refund = await stack.api(noUrlShop.apiKey, `/v1/payments/${paid.id}/refunds`, { method: "POST", json: { amountKopecks: SANDBOX_REFUNDED } });
+  expect(refund.status).toBe(201);
 });
 
 afterAll(async () => {
@@ -79,6 +90,24 @@ describe("every service", () => {
     expect(value(samples, "process_cpu_seconds_total")).toBeGreaterThan(0);
     expect(value(samples, "process_resident_memory_bytes")).toBeGreaterThan(0);
   });
+
+  // prom-client's default gauges of Node's active handles end in _total; they are its names, not ours.
+  const PROM_CLIENT_NAMES = /^nodejs_active_(handles|requests|resources)_total /;
+
+  test.each(SERVICE_NAMES)("%s: promtool's lint finds nothing in our metrics' names, types and help", async (name) => {
+    const text = await (await fetch(`${stack.url(name)}/metrics`)).text();
+    const lint = Bun.spawnSync([prometheusBinary("promtool"), "check", "metrics"], { stdin: new TextEncoder().encode(text), stdout: "pipe", stderr: "pipe" });
+    const findings = lint.stdout.toString().concat(lint.stderr.toString()).split("\n").filter((l) => l.trim() !== "" && !PROM_CLIENT_NAMES.test(l));
+    expect(findings).toEqual([]);
+  });
+
+  test.each(SERVICE_NAMES)("%s: ready, and each check of its /readyz passing", async (name) => {
+    const samples = await scrape(name);
+    const readyz = (await (await fetch(`${stack.url(name)}/readyz`)).json()) as { checks: Record<string, boolean> };
+    expect(value(samples, "service_ready")).toBe(1);
+    const checks = Object.fromEntries(samples.filter((s) => s.name === "service_readiness_check").map((s) => [s.labels.check!, s.value]));
+    expect(checks).toEqual(Object.fromEntries(Object.keys(readyz.checks).map((c) => [c, 1])));
+  });
 });
 
 test("gateway: API requests by route and status; NATS request latency by subject and outcome", async () => {
@@ -101,22 +130,36 @@ test("payments: RPCs answered, transitions, an empty outbox once the event is pu
     const samples = await scrape("payments");
     return value(samples, "payments_outbox_unpublished") === 0 ? samples : null;
   });
-  expect(value(p, "nats_rpc_handled_total", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES);
-  expect(value(p, "nats_rpc_duration_seconds_count", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES);
+  // The gateway's creates and the sandbox payment's, asked by the test as the dashboard would.
+  expect(value(p, "nats_rpc_handled_total", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES + 1);
+  expect(value(p, "nats_rpc_duration_seconds_count", { subject: "payments.v1.create", outcome: "ok" })).toBe(CREATES + 1);
   expect(value(p, "nats_rpc_duration_seconds_count", { subject: "payments.v1.lookup", outcome: "NOT_FOUND" })).toBe(1);
   expect(value(p, "payments_transitions_total", { from: "CREATED", to: "CANCELED", trigger: "cancel" })).toBe(1);
   expect(value(p, "payments_outbox_oldest_unpublished_age_seconds")).toBe(0);
 });
 
-test("webhook-dispatcher: the attempt by result; both consumers with nothing left pending", async () => {
+test("payments: the money of the status changes and of the ended refunds, live apart from sandbox", async () => {
+  const p = await scrape("payments");
+  expect(value(p, "payments_transitions_kopecks_total", { to: "CANCELED", test: "false" })).toBe(2500);
+  expect(value(p, "payments_transitions_kopecks_total", { to: "SUCCESS", test: "true" })).toBe(SANDBOX_PAID);
+  expect(value(p, "payments_transitions_kopecks_total", { to: "SUCCESS", test: "false" })).toBeUndefined();
+  expect(value(p, "payments_refunds_ended_total", { status: "SUCCEEDED" })).toBe(1);
+  expect(value(p, "payments_refunds_ended_kopecks_total", { status: "SUCCEEDED", test: "true" })).toBe(SANDBOX_REFUNDED);
+  expect(value(p, "payments_refunds_pending")).toBe(0);
+});
+
+test("webhook-dispatcher: the attempts by result and shop; both consumers with nothing left pending", async () => {
   const w = await eventually(async () => {
     const samples = await scrape("webhook-dispatcher");
     const pending = ["jetstream_consumer_pending_messages", "jetstream_consumer_ack_pending_messages"].map((n) => value(samples, n));
-    return pending.every((v) => v === 0) ? samples : null;
+    return pending.every((v) => v === 0) && value(samples, "webhook_series_finished_total", { result: "exhausted" }) === 1 ? samples : null;
   });
-  expect(value(w, "webhook_attempts_total", { outcome: "delivered" })).toBe(1);
+  expect(value(w, "webhook_attempts_total", { outcome: "delivered", shop: shop.shopId })).toBe(1);
+  // The no-URL shop's SUCCESS webhook: its first attempt and its one retry sent nothing, counted apart from failures.
+  expect(value(w, "webhook_attempts_total", { outcome: "no_url", shop: noUrlShop.shopId })).toBe(2);
+  expect(value(w, "webhook_attempts_total", { outcome: "failed" })).toBeUndefined();
   expect(value(w, "webhook_series_finished_total", { result: "delivered" })).toBe(1);
-  expect(value(w, "webhook_attempt_duration_seconds_count")).toBe(1);
+  expect(value(w, "webhook_attempt_duration_seconds_count")).toBe(3);
   for (const stream of ["PAYMENTS", "WEBHOOKS"]) {
     for (const gauge of ["jetstream_consumer_pending_messages", "jetstream_consumer_ack_pending_messages", "jetstream_consumer_redelivered_messages"]) {
       expect({ stream, gauge, value: value(w, gauge, { stream, consumer: "webhook-dispatcher" }) }).toEqual({ stream, gauge, value: 0 });
@@ -140,5 +183,5 @@ test("paypage and directory: their pages and RPCs are counted", async () => {
   expect(value(page, "http_request_duration_seconds_count", { method: "GET", route: "/pay/:id", status: "200" })).toBe(1);
   expect(value(page, "nats_request_duration_seconds_count", { subject: "payments.v1.checkout.get", outcome: "ok" })).toBeGreaterThanOrEqual(1);
   const directory = await scrape("directory");
-  expect(value(directory, "nats_rpc_handled_total", { subject: "directory.v1.shop.create", outcome: "ok" })).toBe(1);
+  expect(value(directory, "nats_rpc_handled_total", { subject: "directory.v1.shop.create", outcome: "ok" })).toBe(2);
 });

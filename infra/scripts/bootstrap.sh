@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the stack needs on a fresh Debian/Ubuntu machine that has only Node.js and npm:
 # Bun (from npm), nats-server (Debian package, when root), the workspace's packages, and with
-# --test also Debian's chromium for the browser tests, postgresql for the store tests and faketime
-# for the clock-skew tests.
+# --test also Debian's chromium for the browser tests, postgresql for the store tests, faketime
+# for the clock-skew tests and prometheus (with promtool) for the alert rules' tests.
 # Idempotent: does nothing that is done.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -39,6 +39,8 @@ if [ $want_test = 1 ]; then
   compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || apt_install postgresql
   # libfaketime moves one test process's wall clock (tests/harness/skewed-clock.ts).
   compgen -G "/usr/lib/*/faketime/libfaketime.so.1" >/dev/null || apt_install faketime
+  # promtool checks and unit-tests the rules, prometheus runs them over a test stack (tests/infra-observability.test.ts, tests/prometheus-stack.test.ts).
+  { command -v promtool && command -v prometheus; } >/dev/null 2>&1 || apt_install prometheus
 fi
 say "bun install"
 bun install --frozen-lockfile >/dev/null 2>&1 || bun install

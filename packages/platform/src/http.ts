@@ -6,7 +6,7 @@ import { HTTPException } from "hono/http-exception";
 import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
-import { NotReady, storeReadiness } from "./store-readiness.ts";
+import { exposeReadiness, readiness, type ReadinessCheck } from "./readiness.ts";
 
 /**
  * The logger of one request: every line carries the request's fields (its id, and what
@@ -88,32 +88,20 @@ export function installErrorHandlers(app: Hono<AppEnv>): void {
   });
 }
 
-export type ReadinessCheck = () => boolean | Promise<boolean>;
-
 /**
  * /healthz (alive), /readyz (every dependency ready), /metrics (Prometheus). /readyz also asks
  * the store this process opened (`database`, store-readiness.ts), so no service wires that
- * check itself; `down` says what is not ready, for a check that says (NotReady).
+ * check itself; `down` says what is not ready, for a check that says (NotReady). /metrics reports
+ * the same checks as gauges (readiness.ts).
  */
 export function healthRoutes(checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
+  exposeReadiness(checks);
   const app = new Hono<AppEnv>();
   app.get("/healthz", (c) => c.json({ status: "ok", pid: process.pid, uptimeSeconds: Math.round(process.uptime()) }));
   app.get("/readyz", async (c) => {
-    const database = storeReadiness();
-    const all = database ? { ...checks, database } : checks;
-    const results: Record<string, boolean> = {};
-    const down: Record<string, string> = {};
-    for (const [name, check] of Object.entries(all)) {
-      try {
-        results[name] = await check();
-      } catch (e) {
-        results[name] = false;
-        if (e instanceof NotReady) down[name] = e.message;
-      }
-    }
-    const ok = Object.values(results).every(Boolean);
-    const body = Object.keys(down).length > 0 ? { status: "not ready", checks: results, down } : { status: ok ? "ready" : "not ready", checks: results };
-    return c.json(body, ok ? 200 : 503);
+    const { ready, checks: results, down } = await readiness(checks);
+    const body = Object.keys(down).length > 0 ? { status: "not ready", checks: results, down } : { status: ready ? "ready" : "not ready", checks: results };
+    return c.json(body, ready ? 200 : 503);
   });
   app.get("/metrics", async (c) => c.text(await registry.metrics(), 200, { "Content-Type": registry.contentType }));
   return app;

@@ -6,6 +6,7 @@ export * from "./store.ts";
 export * from "./jetstream.ts";
 export * from "./directory-cache.ts";
 export * from "./http.ts";
+export * from "./readiness.ts";
 export * from "./lifecycle.ts";
 export * from "./service-start.ts";
 export * from "./crypto.ts";

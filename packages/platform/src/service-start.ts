@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { connectBus, natsReadiness, servingConfirmed, stopServing, type NatsConnection } from "./bus.ts";
 import { commonEnv, resolveNatsUrl } from "./config.ts";
 import { orExit } from "./database.ts";
-import type { ReadinessCheck } from "./http.ts";
+import type { ReadinessCheck } from "./readiness.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./log.ts";
 

@@ -5,7 +5,7 @@ import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { importNeedsUrl, paymentsEnv } from "./config.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
-import { refundsEnded, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
+import { countEndedRefund, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
@@ -27,9 +27,10 @@ const store = await svc.store(
     databaseOf(cfg, "PAYMENTS", "payments.db"),
     {
       onCommitted: announce,
-      onEnded: ({ refund, requestId }) => {
+      onEnded: (ended) => {
+        const { refund, requestId } = ended;
         log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
-        refundsEnded.inc({ status: refund.status });
+        countEndedRefund(ended);
         wakeRelay();
       },
       onCallbackError: (err) => log.error({ err }, "after-commit callback failed"),

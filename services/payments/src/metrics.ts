@@ -1,12 +1,28 @@
 import { prom, registry } from "@payaccept/platform";
-import type { OutboxRepo, RefundsRepo } from "./store/payments-store.ts";
+import type { CommittedTransition, EndedRefund, OutboxRepo, RefundsRepo } from "./store/payments-store.ts";
 
-export const transitionsTotal = new prom.Counter({
+const transitionsTotal = new prom.Counter({
   name: "payments_transitions_total",
   help: "Committed payment status changes, by from, to and trigger",
   labelNames: ["from", "to", "trigger"] as const,
   registers: [registry],
 });
+
+/**
+ * The money of those changes, for the flows an operator watches (paid, refunded, expired): kopecks
+ * by the status reached, sandbox (`test="true"`) apart from live money.
+ */
+const transitionsKopecks = new prom.Counter({
+  name: "payments_transitions_kopecks_total",
+  help: "Amounts (kopecks) of the payments whose status changed, by the status reached and test (sandbox) or live",
+  labelNames: ["to", "test"] as const,
+  registers: [registry],
+});
+
+export function countTransition({ row, from, to, trigger }: CommittedTransition): void {
+  transitionsTotal.inc({ from, to, trigger });
+  transitionsKopecks.inc({ to, test: String(row.isTest) }, row.amountKopecks);
+}
 
 /**
  * The outbox backlog, read at scrape time: a growing count or age means events are not reaching
@@ -32,12 +48,24 @@ export function registerOutboxGauges(outbox: OutboxRepo, now: () => number): voi
   });
 }
 
-export const refundsEnded = new prom.Counter({
+const refundsEnded = new prom.Counter({
   name: "payments_refunds_ended_total",
   help: "Refunds that ended, by status (SUCCEEDED, FAILED)",
   labelNames: ["status"] as const,
   registers: [registry],
 });
+
+const refundsEndedKopecks = new prom.Counter({
+  name: "payments_refunds_ended_kopecks_total",
+  help: "Amounts (kopecks) of the refunds that ended, by status (SUCCEEDED, FAILED) and test (sandbox) or live",
+  labelNames: ["status", "test"] as const,
+  registers: [registry],
+});
+
+export function countEndedRefund({ refund, payment }: EndedRefund): void {
+  refundsEnded.inc({ status: refund.status });
+  refundsEndedKopecks.inc({ status: refund.status, test: String(payment.isTest) }, refund.amountKopecks);
+}
 
 /**
  * PENDING refunds, read at scrape time: one that stays PENDING well past REFUND_RETRY_MS means the

@@ -109,12 +109,20 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
     deps.log.warn(fields, "webhook attempt already logged by a concurrent copy; this one is not counted");
     return untilDue(await deps.store.get(delivery.id), delivery.series, deps.now()) ?? { kind: "nak", delayMs: 0 };
   }
-  webhookAttempts.inc({ outcome: outcome.kind });
+  webhookAttempts.inc({ outcome: metricOutcome(outcome), shop: delivery.shopId });
   webhookAttemptDuration.observe(outcome.durationMs / 1000);
   if (step.result !== "pending") webhookSeriesFinished.inc({ result: step.result });
   if (outcome.kind === "delivered") deps.log.info(fields, "webhook delivered");
   else deps.log.warn(fields, step.result === "pending" ? "webhook attempt failed; will retry" : `webhook ${step.result}`);
   return step.retryInMs === null ? ACK : { kind: "nak", delayMs: step.retryInMs };
+}
+
+/**
+ * An attempt of a shop without a webhook URL is `no_url`, apart from `failed`: nothing was sent, so
+ * it must not raise the failure ratios that page the on-call engineer (infra/prometheus).
+ */
+function metricOutcome(outcome: AttemptOutcome): "delivered" | "failed" | "blocked" | "no_url" {
+  return outcome.kind === "failed" && outcome.error.reason === "WEBHOOK_URL_MISSING" ? "no_url" : outcome.kind;
 }
 
 /**

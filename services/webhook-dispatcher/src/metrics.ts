@@ -1,9 +1,14 @@
 import { prom, registry } from "@payaccept/platform";
 
+/**
+ * By shop too, for the per-shop failure ratio an on-call engineer is paged on: one series per shop
+ * that had attempts on this replica and outcome, which Prometheus holds easily up to some
+ * thousands of shops (docs/operations.md, "Metrics").
+ */
 export const webhookAttempts = new prom.Counter({
   name: "webhook_attempts_total",
-  help: "Webhook attempts by outcome (delivered, failed, blocked)",
-  labelNames: ["outcome"] as const,
+  help: "Webhook attempts by outcome (delivered, failed, blocked, no_url: the shop has no webhook URL, nothing sent) and shop id",
+  labelNames: ["outcome", "shop"] as const,
   registers: [registry],
 });
 
