@@ -3,7 +3,9 @@ import { devProviderSecretsInUse } from "@payaccept/contracts";
 import { createLogger, Lifecycle, loadConfig, openStore } from "@payaccept/platform";
 import { CallbackDispatcher } from "./callbacks/dispatcher.ts";
 import { acquirerEnv } from "./config.ts";
+import { holdSweeper } from "./holds.ts";
 import { createAcquirerApp } from "./http/app.tsx";
+import { DropAnswers } from "./http/drop-answers.ts";
 import { schema } from "./store/schema.ts";
 
 const cfg = loadConfig(acquirerEnv);
@@ -25,6 +27,10 @@ const dispatcher = new CallbackDispatcher({
 dispatcher.start();
 lifecycle.onClose("callbacks", () => dispatcher.stop());
 
+const sweeper = holdSweeper({ db: store.db, log, onVoided: () => dispatcher.poke() });
+sweeper.start();
+lifecycle.onClose("holds", () => sweeper.stop());
+
 const app = createAcquirerApp({
   log,
   db: store.db,
@@ -32,6 +38,8 @@ const app = createAcquirerApp({
   publicUrl: cfg.ACQUIRER_PUBLIC_URL,
   apiKey: cfg.ACQUIRER_API_KEY,
   callbackSecret: cfg.ACQUIRER_CALLBACK_SECRET,
+  holdTtlMs: cfg.ACQUIRER_HOLD_TTL,
+  drops: new DropAnswers(),
   readiness: { store: () => store.sqlite.query("select 1").get() !== null },
 });
 const server = Bun.serve({ port: cfg.ACQUIRER_PORT, hostname: cfg.HOST, fetch: app.fetch });
