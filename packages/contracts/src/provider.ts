@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * Wire shapes of the provider protocol between payments and an acquirer (docs/acquirer-protocol.md).
@@ -64,8 +65,17 @@ export type ProviderRefund = z.infer<typeof ProviderRefund>;
 export const ProviderCancel = z.object({ sessionId: z.string(), status: z.literal("CANCELED") });
 export type ProviderCancel = z.infer<typeof ProviderCancel>;
 
-/** Non-2xx replies of the acquirer. */
-export const ProviderErrorBody = z.object({ error: z.string() });
+/**
+ * Non-2xx replies of the acquirer: `{ error }` at least. The emulator answers in the spec's Error
+ * shape, whose `message` (the words), `code` (a reason of the catalogue) and `params` a receiver
+ * reads when present; a code it does not know is dropped, not a failure to read the reply.
+ */
+export const ProviderErrorBody = z.object({
+  error: z.string(),
+  message: z.union([z.string(), z.array(z.string())]).optional(),
+  code: ReasonCode.optional().catch(undefined),
+  params: ReasonParams.optional(),
+});
 
 /**
  * Why the acquirer declined, voided or revoked something: the `reason` of a session and of its
@@ -221,3 +231,19 @@ export function devProviderSecretsInUse(cfg: { ACQUIRER_API_KEY: string; ACQUIRE
   if (cfg.ACQUIRER_CALLBACK_SECRET === DEV_ACQUIRER_CALLBACK_SECRET) dev.push("ACQUIRER_CALLBACK_SECRET");
   return dev;
 }
+
+/**
+ * The known events with what each must carry (docs/acquirer-protocol.md, "Callbacks"): a receiver
+ * reads a callback with ProviderCallback first (any event), then a known event with this, so a
+ * known event without its fields is refused as malformed rather than half-applied.
+ */
+export const ProviderCallbackKnown = z.discriminatedUnion("event", [
+  ProviderCallback.extend({ event: z.literal("PAID"), paidAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("DECLINED"), reason: z.string() }),
+  ProviderCallback.extend({ event: z.literal("AUTHORIZED"), amountKopecks: z.number().int().positive(), holdExpiresAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("CAPTURED"), amountKopecks: z.number().int().positive(), paidAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("VOIDED"), reason: z.enum(["voided_by_merchant", "hold_expired"]) }),
+  ProviderCallback.extend({ event: z.literal("BOUND"), savedMethod: ProviderSavedMethod }),
+  ProviderCallback.extend({ event: z.literal("METHOD_REVOKED"), savedMethod: ProviderSavedMethod }),
+]);
+export type ProviderCallbackKnown = z.output<typeof ProviderCallbackKnown>;
