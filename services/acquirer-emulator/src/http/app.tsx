@@ -42,6 +42,8 @@ export function createAcquirerApp(deps: AcquirerAppDeps) {
   app.get("/assets/bank.css", (c) =>
     c.body(bankCss, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" }),
   );
+  // The bank has no icon; an empty answer keeps a browser's automatic request from being a 404 in its console.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   const { db, publicUrl, dispatcher, holdTtlMs } = deps;
   const tokens = new FormTokens(formKeyFrom(deps.callbackSecret));
   app.route("/v1", providerApi({ db, publicUrl, apiKey: deps.apiKey, holdTtlMs, dispatcher, drops: deps.drops }));
