@@ -125,6 +125,7 @@ describe("merchant-initiated charges", () => {
     const asked = await charge(body);
     expect(asked).toMatchObject({ status: "CHALLENGE", authenticationUrl: `${stack.env.ACQUIRER_PUBLIC_URL}/card/${asked.sessionId}/3ds` });
     const step = acq.local(asked.authenticationUrl!);
+    expect(await (await fetch(step)).text()).toContain("Банк просит подтвердить списание с сохранённой карты: его запросил магазин «Чайный клуб».");
     const done = await acq.postForm(step, { token: await acq.tokenOf(step), code: "123456" }, acq.publicOrigin);
     expect([done.status, done.headers.get("location")]).toEqual([303, body.returnUrl]);
     expect((await receiver.bodiesFor(asked.sessionId, 1)).map((b) => [b.event, b.amountKopecks])).toEqual([["PAID", 99_000]]);
@@ -180,6 +181,14 @@ describe("holds", () => {
   }
   const capture = (id: string, body: unknown = {}) => acq.api(`/v1/sessions/${id}/capture`, body);
   const voidHold = (id: string) => acq.api(`/v1/sessions/${id}/void`, {});
+
+  test("the card form says the amount will be held and the card saved, as the buyer agreed", async () => {
+    const { session } = await openSession("CARD", { hold: true, saveMethod: true });
+    if (session.method !== "CARD") throw new Error("expected CARD");
+    const form = await (await fetch(acq.local(session.formAction))).text();
+    expect(form).toContain("Сумма будет заблокирована на карте");
+    expect(form).toContain("магазин «Чайный клуб» сможет списывать с неё оплату без вас");
+  });
 
   test("a partial capture takes part, releases the rest and is idempotent; refunds are of the captured part only", async () => {
     const id = await held();
