@@ -315,3 +315,9 @@ describe("the acquirer's own hold deadline", () => {
     await eventually(() => short.log("acquirer-emulator").includes("holds voided at the acquirer's deadline"));
   });
 });
+
+test("saved cards leave no card number in the emulator's log, only what the protocol may say", () => {
+  const log = stack.log("acquirer-emulator");
+  expect(log).toContain("charge made");
+  for (const pan of ["4111111111111111", "4000000000000077", "4000000000000341", "4000000000009995", "4000 0000 0000 3220", "IVAN PETROV"]) expect(log).not.toContain(pan);
+});

@@ -112,16 +112,20 @@ export type ProviderCardDescription = z.infer<typeof ProviderCardDescription>;
  * (like T-Bank's AccountToken). `methodId` is what a charge names. EXPIRED: the card's expiry passed
  * (or its issuer reports it expired); REVOKED: by the merchant, the payer (in the bank app) or the issuer.
  */
+export const SAVED_METHOD_STATUSES = ["ACTIVE", "EXPIRED", "REVOKED"] as const;
+/** Who revoked a saved method: the merchant (API), the payer (bank app) or the card's issuer. */
+export const REVOKED_BY = ["MERCHANT", "PAYER", "ISSUER"] as const;
+
 export const ProviderSavedMethod = z.object({
   methodId: z.string().min(1),
   method: PaymentMethod,
-  status: z.enum(["ACTIVE", "EXPIRED", "REVOKED"]),
+  status: z.enum(SAVED_METHOD_STATUSES),
   card: ProviderCardDescription.nullable(),
   /** SBP: the payer's bank, as a buyer recognises it. */
   sbp: z.object({ bankName: z.string() }).nullable(),
   createdAt: IsoDateTime,
   revokedAt: IsoDateTime.nullable(),
-  revokedBy: z.enum(["MERCHANT", "PAYER", "ISSUER"]).nullable(),
+  revokedBy: z.enum(REVOKED_BY).nullable(),
 });
 export type ProviderSavedMethod = z.infer<typeof ProviderSavedMethod>;
 
@@ -141,10 +145,13 @@ export type ProviderSessionStatus = z.infer<typeof ProviderSessionStatus>;
  * lookups (GET /v1/sessions/{id}, GET /v1/charges/{chargeId}). `kind`: PAYMENT (a buyer on the
  * pages), CHARGE (merchant-initiated with a saved method), BINDING (an SBP binding without payment).
  */
+/** PAYMENT: a buyer on the pages; CHARGE: merchant-initiated with a saved method; BINDING: an SBP binding without payment. */
+export const PROVIDER_SESSION_KINDS = ["PAYMENT", "CHARGE", "BINDING"] as const;
+
 export const ProviderSessionState = z.object({
   sessionId: z.string().min(1),
   merchantPaymentId: z.string(),
-  kind: z.enum(["PAYMENT", "CHARGE", "BINDING"]),
+  kind: z.enum(PROVIDER_SESSION_KINDS),
   method: PaymentMethod,
   status: ProviderSessionStatus,
   /** What the buyer was asked for (a binding: 0); for a hold, the amount held. */

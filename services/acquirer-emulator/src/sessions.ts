@@ -110,7 +110,7 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
       const patch =
         existing.status === "CANCELED"
           ? { status: "OPEN" as const, declineReason: null, expiresAt, saveMethod }
-          : existing.status === "OPEN"
+          : existing.status === "OPEN" && existing.saveMethod !== saveMethod
             ? { saveMethod }
             : undefined;
       if (!patch) return { session: existing, created };

@@ -1,5 +1,5 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { CARD_BRANDS, type CardBrand } from "@payaccept/contracts";
+import { CARD_BRANDS, PAYMENT_METHODS, PROVIDER_SESSION_KINDS, PROVIDER_SESSION_STATUSES, REVOKED_BY, SAVED_METHOD_STATUSES, type CardBrand } from "@payaccept/contracts";
 import { CHARGE_PROFILES, type ChargeProfile } from "../test-cards.ts";
 
 /** What a saved card is known by (never its number), kept between the card form and its 3-D Secure step. */
@@ -23,10 +23,10 @@ export const sessions = sqliteTable(
     id: text("id").primaryKey(),
     /** The caller's id: payments' payment id, a charge's id, or a binding's id. */
     merchantPaymentId: text("merchant_payment_id").notNull(),
-    kind: text("kind", { enum: ["PAYMENT", "CHARGE", "BINDING"] })
+    kind: text("kind", { enum: PROVIDER_SESSION_KINDS })
       .notNull()
       .default("PAYMENT"),
-    method: text("method", { enum: ["SBP", "CARD"] }).notNull(),
+    method: text("method", { enum: PAYMENT_METHODS }).notNull(),
     /** A binding's is 0; a hold's is the amount held. */
     amountKopecks: integer("amount_kopecks").notNull(),
     description: text("description"),
@@ -37,7 +37,7 @@ export const sessions = sqliteTable(
      * hold through AUTHORIZED (→ PAID when captured, VOIDED when released), a binding ends BOUND.
      * CANCELED: the buyer switched to another method; a repeated open of the session reopens it.
      */
-    status: text("status", { enum: ["OPEN", "CHALLENGE", "AUTHORIZED", "PAID", "DECLINED", "CANCELED", "VOIDED", "BOUND"] }).notNull(),
+    status: text("status", { enum: PROVIDER_SESSION_STATUSES }).notNull(),
     declineReason: text("decline_reason"),
     paidAt: integer("paid_at"),
     /** The buyer's deadline (epoch ms): a card session takes no card data after it. */
@@ -117,9 +117,9 @@ export const methods = sqliteTable(
   "methods",
   {
     id: text("id").primaryKey(),
-    method: text("method", { enum: ["SBP", "CARD"] }).notNull(),
-    status: text("status", { enum: ["ACTIVE", "EXPIRED", "REVOKED"] }).notNull(),
-    revokedBy: text("revoked_by", { enum: ["MERCHANT", "PAYER", "ISSUER"] }),
+    method: text("method", { enum: PAYMENT_METHODS }).notNull(),
+    status: text("status", { enum: SAVED_METHOD_STATUSES }).notNull(),
+    revokedBy: text("revoked_by", { enum: REVOKED_BY }),
     revokedAt: integer("revoked_at"),
     cardBrand: text("card_brand", { enum: CARD_BRANDS }),
     cardLast4: text("card_last4"),
