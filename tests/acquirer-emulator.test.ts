@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { createHmac } from "node:crypto";
-import { DEV_ACQUIRER_API_KEY, DEV_ACQUIRER_CALLBACK_SECRET, ProviderCallback, ProviderRefund, ProviderSession } from "@payaccept/contracts";
+import { ProviderCallback, ProviderRefund, ProviderSession } from "@payaccept/contracts";
+import { AcquirerClient, CallbackReceiver, signatureOf, type Received } from "./acquirer-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 // Real processes (and a real browser) take longer than bun's 5 s default; bounded all the same.
@@ -11,37 +11,11 @@ setDefaultTimeout(60_000);
  * its signed callbacks, received here by a listener that verifies them exactly as the protocol says.
  */
 
-type Received = { headers: Headers; body: string };
-
-/** A callback endpoint whose answers the test controls (a stand-in for the protocol's receiving side). */
-class CallbackReceiver {
-  readonly received: Received[] = [];
-  status = 200;
-  private server = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: async (req) => {
-      this.received.push({ headers: req.headers, body: await req.text() });
-      return new Response(null, { status: this.status });
-    },
-  });
-  get url() {
-    return `http://127.0.0.1:${this.server.port}/provider/callback`;
-  }
-  callbacksFor(sessionId: string) {
-    return this.received.filter((r) => ProviderCallback.parse(JSON.parse(r.body)).sessionId === sessionId);
-  }
-  stop() {
-    this.server.stop(true);
-  }
-}
-
-const signatureOf = (r: Received) => createHmac("sha256", DEV_ACQUIRER_CALLBACK_SECRET).update(`${r.headers.get("x-acquirer-timestamp")}.${r.body}`).digest("hex");
-
 let stack: Stack;
 let receiver: CallbackReceiver;
 let acquirer: string;
 let publicOrigin: string;
+let client: AcquirerClient;
 const paypageOrigin = "http://localhost:39999";
 
 beforeAll(async () => {
@@ -50,8 +24,9 @@ beforeAll(async () => {
     services: ["acquirer-emulator"],
     env: { ACQUIRER_CALLBACK_RETRY_BASE: "50ms", ACQUIRER_CALLBACK_RETRY_CAP: "200ms" },
   });
-  acquirer = stack.url("acquirer-emulator");
-  publicOrigin = new URL(stack.env.ACQUIRER_PUBLIC_URL!).origin;
+  client = new AcquirerClient(stack);
+  acquirer = client.base;
+  publicOrigin = client.publicOrigin;
 });
 
 afterAll(async () => {
@@ -59,11 +34,7 @@ afterAll(async () => {
   receiver?.stop();
 });
 
-function api(path: string, json: unknown, key: string | null = DEV_ACQUIRER_API_KEY) {
-  const headers: Record<string, string> = { "Content-Type": "application/json" };
-  if (key !== null) headers.Authorization = `Bearer ${key}`;
-  return fetch(`${acquirer}${path}`, { method: "POST", headers, body: JSON.stringify(json) });
-}
+const api = (path: string, json: unknown, key?: string | null) => client.api(path, json, { key });
 
 async function openSession(method: "SBP" | "CARD", amountKopecks = 150000) {
   const merchantPaymentId = crypto.randomUUID();
@@ -79,25 +50,11 @@ async function openSession(method: "SBP" | "CARD", amountKopecks = 150000) {
   return { merchantPaymentId, session: ProviderSession.parse(await res.json()) };
 }
 
-/** The path of a public URL the emulator handed out, on the address the test reaches it at. */
-const local = (publicUrl: string) => `${acquirer}${new URL(publicUrl).pathname}`;
+const local = (publicUrl: string) => client.local(publicUrl);
+const tokenOf = (pageUrl: string) => client.tokenOf(pageUrl);
+const postForm = (url: string, fields: Record<string, string>, origin: string | null) => client.postForm(url, fields, origin);
 
-async function tokenOf(pageUrl: string): Promise<string> {
-  const html = await (await fetch(pageUrl)).text();
-  return /name="token" value="([0-9a-f]{64})"/.exec(html)![1]!;
-}
-
-function postForm(url: string, fields: Record<string, string>, origin: string | null) {
-  const headers: Record<string, string> = {};
-  if (origin) headers.Origin = origin;
-  return fetch(url, { method: "POST", body: new URLSearchParams(fields), headers, redirect: "manual" });
-}
-
-async function payInBankApp(qrPayload: string, decision: "pay" | "decline" = "pay") {
-  const page = local(qrPayload);
-  const res = await postForm(page, { token: await tokenOf(page), decision }, publicOrigin);
-  expect(res.status).toBe(303);
-}
+const payInBankApp = async (qrPayload: string, decision: "pay" | "decline" = "pay") => void (await client.bankApp(qrPayload, decision));
 
 async function callbacksOf(sessionId: string, count: number): Promise<Received[]> {
   await eventually(() => receiver.callbacksFor(sessionId).length >= count);

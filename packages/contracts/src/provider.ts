@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
+import { ReasonCode, ReasonParams } from "./reasons.ts";
 
 /**
  * Wire shapes of the provider protocol between payments and an acquirer (docs/acquirer-protocol.md).
@@ -29,8 +30,18 @@ export const ProviderSessionRequest = z.object({
    * fast payment may land late (spec §3). A repeat for a canceled session reopens it with this deadline.
    */
   expiresAt: IsoDateTime.optional(),
+  /**
+   * The buyer agreed (on our payment page) to save the method: a paid card session yields a card
+   * token, an SBP session asks the payer in the bank app to bind the account (pay and bind).
+   * A repeat while the session is still open sets the flag anew (the buyer changed their mind).
+   */
+  saveMethod: z.boolean().default(false),
+  /** Two stages: authorise and hold the amount, capture or void it later. Cards only; SBP is refused. */
+  hold: z.boolean().default(false),
+  /** The shop's name, shown by the bank app where the payer consents to a binding. */
+  merchantName: z.string().max(255).nullable().default(null),
 });
-export type ProviderSessionRequest = z.infer<typeof ProviderSessionRequest>;
+export type ProviderSessionRequest = z.input<typeof ProviderSessionRequest>;
 
 export const ProviderSession = z.discriminatedUnion("method", [
   z.object({ sessionId: z.string().min(1), method: z.literal("SBP"), qrPayload: z.string().min(1), deepLink: z.string().min(1) }),
@@ -54,15 +65,152 @@ export type ProviderRefund = z.infer<typeof ProviderRefund>;
 export const ProviderCancel = z.object({ sessionId: z.string(), status: z.literal("CANCELED") });
 export type ProviderCancel = z.infer<typeof ProviderCancel>;
 
-/** Non-2xx replies of the acquirer. */
-export const ProviderErrorBody = z.object({ error: z.string() });
+/**
+ * Non-2xx replies of the acquirer: `{ error }` at least. The emulator answers in the spec's Error
+ * shape, whose `message` (the words), `code` (a reason of the catalogue) and `params` a receiver
+ * reads when present; a code it does not know is dropped, not a failure to read the reply.
+ */
+export const ProviderErrorBody = z.object({
+  error: z.string(),
+  message: z.union([z.string(), z.array(z.string())]).optional(),
+  code: ReasonCode.optional().catch(undefined),
+  params: ReasonParams.optional(),
+});
 
-export const ProviderCallbackEvent = z.enum(["PAID", "DECLINED"]);
+/**
+ * Why the acquirer declined, voided or revoked something: the `reason` of a session and of its
+ * callbacks. A receiver maps the ones it knows to the catalogue and treats any other as a plain decline.
+ */
+export const PROVIDER_REASONS = [
+  "declined_by_buyer",
+  "card_declined",
+  "3ds_failed",
+  "insufficient_funds",
+  "card_expired",
+  "method_revoked",
+  "declined_by_payer",
+  "voided_by_merchant",
+  "hold_expired",
+] as const;
+export type ProviderReason = (typeof PROVIDER_REASONS)[number];
+
+export const CARD_BRANDS = ["VISA", "MASTERCARD", "MIR", "UNIONPAY", "OTHER"] as const;
+export const CardBrand = z.enum(CARD_BRANDS);
+export type CardBrand = z.infer<typeof CardBrand>;
+
+/** What may be said of a card: never its number, only the brand, the last 4 digits and the expiry. */
+export const ProviderCardDescription = z.object({
+  brand: CardBrand,
+  last4: z.string().regex(/^\d{4}$/),
+  expMonth: z.number().int().min(1).max(12),
+  expYear: z.number().int().min(2000).max(2099),
+});
+export type ProviderCardDescription = z.infer<typeof ProviderCardDescription>;
+
+/**
+ * A saved method at the acquirer: a card token (like T-Bank's RebillId) or an SBP account binding
+ * (like T-Bank's AccountToken). `methodId` is what a charge names. EXPIRED: the card's expiry passed
+ * (or its issuer reports it expired); REVOKED: by the merchant, the payer (in the bank app) or the issuer.
+ */
+export const SAVED_METHOD_STATUSES = ["ACTIVE", "EXPIRED", "REVOKED"] as const;
+/** Who revoked a saved method: the merchant (API), the payer (bank app) or the card's issuer. */
+export const REVOKED_BY = ["MERCHANT", "PAYER", "ISSUER"] as const;
+
+export const ProviderSavedMethod = z.object({
+  methodId: z.string().min(1),
+  method: PaymentMethod,
+  status: z.enum(SAVED_METHOD_STATUSES),
+  card: ProviderCardDescription.nullable(),
+  /** SBP: the payer's bank, as a buyer recognises it. */
+  sbp: z.object({ bankName: z.string() }).nullable(),
+  createdAt: IsoDateTime,
+  revokedAt: IsoDateTime.nullable(),
+  revokedBy: z.enum(REVOKED_BY).nullable(),
+});
+export type ProviderSavedMethod = z.infer<typeof ProviderSavedMethod>;
+
+/**
+ * The statuses of an acquirer session. OPEN: waiting for the buyer; CHALLENGE: waiting for the
+ * buyer's 3-D Secure code (for a charge: the bank asks for authentication, see authenticationUrl);
+ * AUTHORIZED: held (two stages), waiting for capture or void; PAID: the money was taken (for a
+ * hold: captured); DECLINED; CANCELED (the buyer switched method); VOIDED: a hold released;
+ * BOUND: an SBP binding the payer consented to.
+ */
+export const PROVIDER_SESSION_STATUSES = ["OPEN", "CHALLENGE", "AUTHORIZED", "PAID", "DECLINED", "CANCELED", "VOIDED", "BOUND"] as const;
+export const ProviderSessionStatus = z.enum(PROVIDER_SESSION_STATUSES);
+export type ProviderSessionStatus = z.infer<typeof ProviderSessionStatus>;
+
+/**
+ * A session as the acquirer has it now: the answer of a charge, a capture, a void and of the status
+ * lookups (GET /v1/sessions/{id}, GET /v1/charges/{chargeId}). `kind`: PAYMENT (a buyer on the
+ * pages), CHARGE (merchant-initiated with a saved method), BINDING (an SBP binding without payment).
+ */
+/** PAYMENT: a buyer on the pages; CHARGE: merchant-initiated with a saved method; BINDING: an SBP binding without payment. */
+export const PROVIDER_SESSION_KINDS = ["PAYMENT", "CHARGE", "BINDING"] as const;
+
+export const ProviderSessionState = z.object({
+  sessionId: z.string().min(1),
+  merchantPaymentId: z.string(),
+  kind: z.enum(PROVIDER_SESSION_KINDS),
+  method: PaymentMethod,
+  status: ProviderSessionStatus,
+  /** What the buyer was asked for (a binding: 0); for a hold, the amount held. */
+  amountKopecks: z.number().int().nonnegative(),
+  /** What was taken: the amount once PAID, the captured part of a hold; null before. */
+  capturedKopecks: z.number().int().positive().nullable(),
+  hold: z.boolean(),
+  /** AUTHORIZED: when the acquirer voids the hold by itself (reason hold_expired). */
+  holdExpiresAt: IsoDateTime.nullable(),
+  paidAt: IsoDateTime.nullable(),
+  reason: z.string().nullable(),
+  /** CHALLENGE of a charge: where the buyer completes the bank's authentication. */
+  authenticationUrl: z.string().nullable(),
+  /** The method this session saved (PAYMENT with saveMethod, BINDING) or charged (CHARGE). */
+  savedMethod: ProviderSavedMethod.nullable(),
+});
+export type ProviderSessionState = z.infer<typeof ProviderSessionState>;
+
+/**
+ * POST /v1/charges: a merchant-initiated charge with a saved method, no buyer present. Idempotent
+ * by chargeId (payments' payment id): a repeat never charges twice and returns the charge as it is
+ * now; its status is found by GET /v1/charges/{chargeId} when an answer was lost.
+ */
+export const ProviderChargeRequest = z.object({
+  chargeId: Uuid,
+  methodId: z.string().min(1).max(64),
+  amountKopecks: z.number().int().positive(),
+  description: z.string().nullable(),
+  /** Where the buyer returns after completing an authentication the bank asked for. */
+  returnUrl: z.string(),
+  callbackUrl: z.string(),
+  hold: z.boolean().default(false),
+  /** The authentication's deadline, as a card session's. */
+  expiresAt: IsoDateTime.optional(),
+});
+export type ProviderChargeRequest = z.input<typeof ProviderChargeRequest>;
+
+/** POST /v1/bindings: an SBP account binding without a payment; idempotent by bindingId. */
+export const ProviderBindingRequest = z.object({
+  bindingId: Uuid,
+  merchantName: z.string().max(255).nullable().default(null),
+  description: z.string().nullable(),
+  returnUrl: z.string(),
+  callbackUrl: z.string(),
+  expiresAt: IsoDateTime.optional(),
+});
+export type ProviderBindingRequest = z.input<typeof ProviderBindingRequest>;
+
+/** POST /v1/sessions/{id}/capture: all of a hold (no amount) or part of it; the rest is released. */
+export const ProviderCaptureRequest = z.object({ amountKopecks: z.number().int().positive().optional() });
+
+export const PROVIDER_CALLBACK_EVENTS = ["PAID", "DECLINED", "AUTHORIZED", "CAPTURED", "VOIDED", "BOUND", "METHOD_REVOKED"] as const;
+export const ProviderCallbackEvent = z.enum(PROVIDER_CALLBACK_EVENTS);
 export type ProviderCallbackEvent = z.infer<typeof ProviderCallbackEvent>;
 
 /**
  * POST {callbackUrl}, signed with X-Acquirer-Timestamp / X-Acquirer-Signature. `event` is read as any
  * string: events the receiver does not know are acknowledged and ignored, as the protocol says.
+ * The fields after `reason` came with saved methods and holds; a callback without them still reads.
  */
 export const ProviderCallback = z.object({
   callbackId: z.string(),
@@ -71,8 +219,14 @@ export const ProviderCallback = z.object({
   event: z.union([ProviderCallbackEvent, z.string()]),
   paidAt: IsoDateTime.nullable(),
   reason: z.string().nullable(),
+  /** PAID: the amount taken; AUTHORIZED: the amount held; CAPTURED: the amount captured. */
+  amountKopecks: z.number().int().nonnegative().nullable().default(null),
+  /** AUTHORIZED: when the acquirer voids the hold by itself. */
+  holdExpiresAt: IsoDateTime.nullable().default(null),
+  /** PAID, AUTHORIZED or BOUND with a method saved; METHOD_REVOKED: the revoked method. */
+  savedMethod: ProviderSavedMethod.nullable().default(null),
 });
-export type ProviderCallback = z.infer<typeof ProviderCallback>;
+export type ProviderCallback = z.output<typeof ProviderCallback>;
 
 /** The signed string of a callback: `${timestamp}.${raw body}`. */
 export const providerCallbackSigningInput = (timestamp: string, rawBody: string) => `${timestamp}.${rawBody}`;
@@ -84,3 +238,19 @@ export function devProviderSecretsInUse(cfg: { ACQUIRER_API_KEY: string; ACQUIRE
   if (cfg.ACQUIRER_CALLBACK_SECRET === DEV_ACQUIRER_CALLBACK_SECRET) dev.push("ACQUIRER_CALLBACK_SECRET");
   return dev;
 }
+
+/**
+ * The known events with what each must carry (docs/acquirer-protocol.md, "Callbacks"): a receiver
+ * reads a callback with ProviderCallback first (any event), then a known event with this, so a
+ * known event without its fields is refused as malformed rather than half-applied.
+ */
+export const ProviderCallbackKnown = z.discriminatedUnion("event", [
+  ProviderCallback.extend({ event: z.literal("PAID"), paidAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("DECLINED"), reason: z.string() }),
+  ProviderCallback.extend({ event: z.literal("AUTHORIZED"), amountKopecks: z.number().int().positive(), holdExpiresAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("CAPTURED"), amountKopecks: z.number().int().positive(), paidAt: IsoDateTime }),
+  ProviderCallback.extend({ event: z.literal("VOIDED"), reason: z.enum(["voided_by_merchant", "hold_expired"]) }),
+  ProviderCallback.extend({ event: z.literal("BOUND"), savedMethod: ProviderSavedMethod }),
+  ProviderCallback.extend({ event: z.literal("METHOD_REVOKED"), savedMethod: ProviderSavedMethod }),
+]);
+export type ProviderCallbackKnown = z.output<typeof ProviderCallbackKnown>;

@@ -96,6 +96,15 @@ export const REASONS = {
   SANDBOX_OUTCOME_UNKNOWN: def("BAD_REQUEST", "unknown outcome"),
   PROVIDER_UNAVAILABLE: def("UNAVAILABLE", "the payment provider is unavailable; nothing changed, try again"),
   PROVIDER_REFUSED: def("BAD_GATEWAY", "the payment provider refused the request"),
+  // Why the bank declined a payment or a charge (the acquirer's reason, docs/acquirer-protocol.md).
+  CARD_DECLINED: def("BAD_GATEWAY", "the bank declined the card"),
+  INSUFFICIENT_FUNDS: def("BAD_GATEWAY", "the bank declined: not enough money on the card or account"),
+  CARD_EXPIRED: def("BAD_GATEWAY", "the card has expired"),
+  METHOD_REVOKED: def("BAD_GATEWAY", "the saved payment method was revoked"),
+  AUTHENTICATION_REQUIRED: def("BAD_GATEWAY", "the bank asks the buyer to confirm the payment"),
+  AUTHENTICATION_FAILED: def("BAD_GATEWAY", "the buyer did not pass the bank's confirmation (3-D Secure)"),
+  DECLINED_BY_BUYER: def("BAD_GATEWAY", "the buyer declined in the bank app"),
+  PROVIDER_DECLINED: def("BAD_GATEWAY", "the bank declined: {detail}", { detail: "text" }),
 
   // ── refunds and the balance ──────────────────────────────────────────────
   REFUND_NOT_SUCCESS: def("CONFLICT", "only a SUCCESS payment can be refunded; it is {status}", { status: "status" }),
@@ -164,7 +173,15 @@ export const REASONS = {
   // ── the acquirer ──────────────────────────────────────────────────────────
   SESSION_NOT_FOUND: def("NOT_FOUND", "session not found"),
   SESSION_AMOUNT_MISMATCH: def("CONFLICT", "a session for this payment and method exists with another amount"),
-  SESSION_ALREADY_PAID: def("CONFLICT", "the session is already paid"),
+  SESSION_ALREADY_PAID: def("CONFLICT", "the session is already paid or its amount held"),
+  SESSION_TERMS_MISMATCH: def("CONFLICT", "a session with this id exists with another {field}", { field: "text" }),
+  HOLD_NOT_FOR_SBP: def("BAD_REQUEST", "SBP payments cannot be held: two-stage payments are for cards only"),
+  SESSION_NOT_HELD: def("CONFLICT", "the session is not a hold: it is paid in one stage"),
+  HOLD_NOT_AUTHORIZED: def("CONFLICT", "the session is {status}: no amount is held yet", { status: "text" }),
+  HOLD_ALREADY_CAPTURED: def("CONFLICT", "the hold was already captured: {capturedKopecks}", { capturedKopecks: "kopecks" }),
+  HOLD_VOIDED: def("CONFLICT", "the hold was released ({detail}); nothing can be captured", { detail: "text" }),
+  CAPTURE_EXCEEDS_HOLD: def("BAD_REQUEST", "amountKopecks exceeds the amount held: {heldKopecks}", { heldKopecks: "kopecks" }),
+  METHOD_NOT_FOUND: def("NOT_FOUND", "saved method not found"),
   SESSION_NOT_PAID: def("CONFLICT", "only a paid session can be refunded"),
   SESSION_REFUND_EXCEEDS: def("BAD_REQUEST", "amountKopecks exceeds what is left of the paid amount: {leftKopecks}", { leftKopecks: "kopecks" }),
 } satisfies Record<string, Def>;

@@ -19,6 +19,12 @@ export const acquirerEnv = {
   /** Attempts per callback before the emulator gives up (60 ≈ 30 minutes at the default delays). */
   ACQUIRER_CALLBACK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(60),
   ACQUIRER_CALLBACK_TIMEOUT: duration("5s"),
+  /**
+   * How long a card hold lasts before the acquirer voids it by itself. Longer than payments'
+   * CAPTURE_TTL (7 days) by default, so payments' own deadline acts first and this one is the
+   * bank's backstop (docs/acquirer-emulator.md, "Holds"); tests set it short.
+   */
+  ACQUIRER_HOLD_TTL: duration("30d"),
 };
 export type AcquirerConfig = z.output<z.ZodObject<typeof acquirerEnv>>;
 

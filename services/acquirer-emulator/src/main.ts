@@ -3,7 +3,9 @@ import { devProviderSecretsInUse } from "@payaccept/contracts";
 import { loadConfig, openStore, startService } from "@payaccept/platform";
 import { CallbackDispatcher } from "./callbacks/dispatcher.ts";
 import { acquirerEnv } from "./config.ts";
+import { holdSweeper } from "./holds.ts";
 import { createAcquirerApp } from "./http/app.tsx";
+import { DropAnswers } from "./http/drop-answers.ts";
 import { schema } from "./store/schema.ts";
 
 const svc = startService("acquirer-emulator", loadConfig(acquirerEnv));
@@ -23,6 +25,10 @@ const dispatcher = new CallbackDispatcher({
 dispatcher.start();
 svc.onClose("callbacks", () => dispatcher.stop());
 
+const sweeper = holdSweeper({ db: store.db, log, onVoided: () => dispatcher.poke() });
+sweeper.start();
+svc.onClose("holds", () => sweeper.stop());
+
 const app = createAcquirerApp({
   log,
   db: store.db,
@@ -30,6 +36,8 @@ const app = createAcquirerApp({
   publicUrl: cfg.ACQUIRER_PUBLIC_URL,
   apiKey: cfg.ACQUIRER_API_KEY,
   callbackSecret: cfg.ACQUIRER_CALLBACK_SECRET,
+  holdTtlMs: cfg.ACQUIRER_HOLD_TTL,
+  drops: new DropAnswers(),
   readiness: svc.readiness(),
 });
 const server = svc.listen({ port: cfg.ACQUIRER_PORT, fetch: app.fetch });

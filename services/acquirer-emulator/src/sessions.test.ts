@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { DomainError, ProviderCallback, type ProviderSessionRequest } from "@payaccept/contracts";
-import { openStore } from "@payaccept/platform";
 import { dueCallbacks } from "./callbacks/outbox.ts";
-import { cancelSession, cardTimeIsUp, openSession, recordOutcome, refundSession, sessionLinks } from "./sessions.ts";
-import { schema } from "./store/schema.ts";
+import { recordOutcome, type Outcome } from "./outcomes.ts";
+import { refundSession } from "./refunds.ts";
+import { cancelSession, cardTimeIsUp, openSession, sessionLinks } from "./sessions.ts";
+import { freshDb, HOLD_TTL_MS, type TestDb } from "./test-db.ts";
 
-const freshDb = () => openStore(":memory:", schema, join(import.meta.dir, "../drizzle")).db;
+const record = (db: TestDb, sessionId: string, outcome: Outcome, now: number) => recordOutcome(db, sessionId, outcome, now, HOLD_TTL_MS);
 
 const request = (over: Partial<ProviderSessionRequest> = {}): ProviderSessionRequest => ({
   merchantPaymentId: "0190a0a0-0000-7000-8000-000000000001",
@@ -56,21 +56,21 @@ describe("cancelSession (a method switch)", () => {
   test("a canceled session takes no outcome; opening it again reopens it with the new deadline", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    recordOutcome(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
+    record(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
     expect(cancelSession(db, s.id).status).toBe("CANCELED");
     expect(cancelSession(db, s.id).status).toBe("CANCELED");
     // not even the late QR payment a declined SBP session otherwise allows
-    expect(recordOutcome(db, s.id, { event: "PAID" }, 3)).toEqual({ session: expect.objectContaining({ status: "CANCELED" }), callbackId: null });
+    expect(record(db, s.id, { event: "APPROVED" }, 3)).toEqual({ session: expect.objectContaining({ status: "CANCELED" }), callbackId: null });
     const reopened = openSession(db, request({ expiresAt: "2026-11-24T05:00:00.000Z" }), 4);
     expect(reopened).toMatchObject({ created: false, session: { id: s.id, status: "OPEN", declineReason: null, expiresAt: Date.parse("2026-11-24T05:00:00.000Z") } });
-    expect(recordOutcome(db, s.id, { event: "PAID" }, 5).callbackId).not.toBeNull();
+    expect(record(db, s.id, { event: "APPROVED" }, 5).callbackId).not.toBeNull();
   });
 
   test("a paid session cannot be canceled; an unknown one is not found", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    recordOutcome(db, s.id, { event: "PAID" }, 2);
-    expect(() => cancelSession(db, s.id)).toThrow("the session is already paid");
+    record(db, s.id, { event: "APPROVED" }, 2);
+    expect(() => cancelSession(db, s.id)).toThrow("the session is already paid or its amount held");
     expect(() => cancelSession(db, "nope")).toThrow("session not found");
   });
 });
@@ -84,9 +84,9 @@ describe("the card deadline", () => {
     expect(cardTimeIsUp(card, deadline - 1)).toBe(false);
     expect(cardTimeIsUp(card, deadline)).toBe(true);
     expect(cardTimeIsUp(sbp, deadline + 60_000)).toBe(false);
-    expect(recordOutcome(db, card.id, { event: "PAID" }, deadline).callbackId).toBeNull();
-    expect(recordOutcome(db, card.id, { event: "CHALLENGE" }, deadline).session.status).toBe("OPEN");
-    expect(recordOutcome(db, sbp.id, { event: "PAID" }, deadline + 60_000).callbackId).not.toBeNull();
+    expect(record(db, card.id, { event: "APPROVED" }, deadline).callbackId).toBeNull();
+    expect(record(db, card.id, { event: "CHALLENGE" }, deadline).session.status).toBe("OPEN");
+    expect(record(db, sbp.id, { event: "APPROVED" }, deadline + 60_000).callbackId).not.toBeNull();
   });
 });
 
@@ -94,8 +94,8 @@ describe("recordOutcome", () => {
   test("a payment writes exactly one PAID callback; paying again changes nothing", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    const paid = recordOutcome(db, s.id, { event: "PAID" }, Date.UTC(2026, 10, 22, 10));
-    const again = recordOutcome(db, s.id, { event: "PAID" }, Date.UTC(2026, 10, 22, 11));
+    const paid = record(db, s.id, { event: "APPROVED" }, Date.UTC(2026, 10, 22, 10));
+    const again = record(db, s.id, { event: "APPROVED" }, Date.UTC(2026, 10, 22, 11));
     expect(paid.session.status).toBe("PAID");
     expect(paid.callbackId).not.toBeNull();
     expect(again.callbackId).toBeNull();
@@ -107,6 +107,9 @@ describe("recordOutcome", () => {
         event: "PAID",
         paidAt: "2026-11-22T10:00:00.000Z",
         reason: null,
+        amountKopecks: 123456,
+        holdExpiresAt: null,
+        savedMethod: null,
       },
     ]);
   });
@@ -114,8 +117,8 @@ describe("recordOutcome", () => {
   test("an SBP session declined by the buyer can still be paid later (late payment)", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    recordOutcome(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
-    const late = recordOutcome(db, s.id, { event: "PAID" }, 3);
+    record(db, s.id, { event: "DECLINED", reason: "declined_by_buyer" }, 2);
+    const late = record(db, s.id, { event: "APPROVED" }, 3);
     expect(late.session.status).toBe("PAID");
     expect(callbackBodies(db).map((b) => [b.event, b.reason])).toEqual([
       ["DECLINED", "declined_by_buyer"],
@@ -126,25 +129,25 @@ describe("recordOutcome", () => {
   test("a declined card session stays declined, and a paid one cannot be declined", () => {
     const db = freshDb();
     const card = openSession(db, request({ method: "CARD" }), 1).session;
-    recordOutcome(db, card.id, { event: "DECLINED", reason: "card_declined" }, 2);
-    expect(recordOutcome(db, card.id, { event: "PAID" }, 3)).toMatchObject({ callbackId: null, session: { status: "DECLINED" } });
+    record(db, card.id, { event: "DECLINED", reason: "card_declined" }, 2);
+    expect(record(db, card.id, { event: "APPROVED" }, 3)).toMatchObject({ callbackId: null, session: { status: "DECLINED" } });
     const sbp = openSession(db, request(), 1).session;
-    recordOutcome(db, sbp.id, { event: "PAID" }, 2);
-    expect(recordOutcome(db, sbp.id, { event: "DECLINED", reason: "x" }, 3)).toMatchObject({ callbackId: null, session: { status: "PAID" } });
+    record(db, sbp.id, { event: "APPROVED" }, 2);
+    expect(record(db, sbp.id, { event: "DECLINED", reason: "card_declined" }, 3)).toMatchObject({ callbackId: null, session: { status: "PAID" } });
   });
 
   test("a 3-D Secure challenge is a card-only step without a callback", () => {
     const db = freshDb();
     const card = openSession(db, request({ method: "CARD" }), 1).session;
     const sbp = openSession(db, request(), 1).session;
-    expect(recordOutcome(db, card.id, { event: "CHALLENGE" }, 2)).toMatchObject({ callbackId: null, session: { status: "CHALLENGE" } });
-    expect(recordOutcome(db, sbp.id, { event: "CHALLENGE" }, 2).session.status).toBe("OPEN");
-    expect(recordOutcome(db, card.id, { event: "PAID" }, 3).session.status).toBe("PAID");
+    expect(record(db, card.id, { event: "CHALLENGE" }, 2)).toMatchObject({ callbackId: null, session: { status: "CHALLENGE" } });
+    expect(record(db, sbp.id, { event: "CHALLENGE" }, 2).session.status).toBe("OPEN");
+    expect(record(db, card.id, { event: "APPROVED" }, 3).session.status).toBe("PAID");
     expect(callbackBodies(db).map((b) => b.event)).toEqual(["PAID"]);
   });
 
   test("an unknown session is NOT_FOUND", () => {
-    expect(() => recordOutcome(freshDb(), "nope", { event: "PAID" }, 1)).toThrow("session not found");
+    expect(() => record(freshDb(), "nope", { event: "APPROVED" }, 1)).toThrow("session not found");
   });
 });
 
@@ -152,7 +155,7 @@ describe("refundSession", () => {
   const paidSession = () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
-    recordOutcome(db, s.id, { event: "PAID" }, 2);
+    record(db, s.id, { event: "APPROVED" }, 2);
     return { db, s };
   };
   const refund = (db: ReturnType<typeof freshDb>, sessionId: string, amountKopecks: number, merchantRefundId = Bun.randomUUIDv7()) =>
@@ -185,7 +188,7 @@ describe("refundSession", () => {
     const db = freshDb();
     const s = openSession(db, request(), 1).session;
     expect(() => refund(db, s.id, 100)).toThrow("only a paid session can be refunded");
-    recordOutcome(db, s.id, { event: "PAID" }, 2);
+    record(db, s.id, { event: "APPROVED" }, 2);
     expect(() => refund(db, s.id, 123457)).toThrow("exceeds what is left of the paid amount");
     expect(() => refund(db, "nope", 1)).toThrow("session not found");
   });

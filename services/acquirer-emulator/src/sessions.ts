@@ -1,7 +1,14 @@
-import { and, eq, sql } from "drizzle-orm";
-import { DomainError, type ProviderCallback, type ProviderSession, type ProviderSessionRequest } from "@payaccept/contracts";
-import type { AcquirerDb } from "./store/db.ts";
-import { callbacks, refunds, sessions, type RefundRow, type SessionRow } from "./store/schema.ts";
+import { and, eq } from "drizzle-orm";
+import {
+  DomainError,
+  type ProviderBindingRequest,
+  type ProviderSession,
+  type ProviderSessionRequest,
+  type ProviderSessionState,
+} from "@payaccept/contracts";
+import { findMethod, methodView } from "./methods.ts";
+import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
+import { sessions, type SessionRow } from "./store/schema.ts";
 
 /** The buyer-facing addresses of a session. A QR payload doubles as the phone deep link (a universal link). */
 export function sessionLinks(row: SessionRow, publicUrl: string): ProviderSession {
@@ -12,176 +19,168 @@ export function sessionLinks(row: SessionRow, publicUrl: string): ProviderSessio
   return { sessionId: row.id, method: "CARD", formAction: `${publicUrl}/card/${row.id}` };
 }
 
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Where a buyer completes a 3-D Secure step (for a charge: the authentication the bank asks for). */
+export const authenticationUrl = (row: SessionRow, publicUrl: string) => `${publicUrl}/card/${row.id}/3ds`;
+
+/** The session as the protocol shows it (docs/acquirer-protocol.md, "Session state"). */
+export function sessionState(db: AcquirerDb, row: SessionRow, publicUrl: string, now: number): ProviderSessionState {
+  const method = row.methodId ? findMethod(db, row.methodId) : undefined;
+  return {
+    sessionId: row.id,
+    merchantPaymentId: row.merchantPaymentId,
+    kind: row.kind,
+    method: row.method,
+    status: row.status,
+    amountKopecks: row.amountKopecks,
+    capturedKopecks: row.capturedKopecks,
+    hold: row.hold,
+    holdExpiresAt: row.status === "AUTHORIZED" ? iso(row.holdExpiresAt) : null,
+    paidAt: iso(row.paidAt),
+    reason: row.declineReason,
+    authenticationUrl: row.status === "CHALLENGE" ? authenticationUrl(row, publicUrl) : null,
+    savedMethod: method ? methodView(method, now) : null,
+  };
+}
+
+type NewSession = Omit<typeof sessions.$inferInsert, "id" | "status" | "createdAt">;
+
 /**
- * Registers a payment attempt, idempotently by (merchantPaymentId, method). A repeat with another
- * amount is a caller bug, refused rather than silently answered with the first session. A repeat
- * for a session canceled by a method switch reopens it: the buyer switched back.
+ * Inserts a session unless one exists for (merchantPaymentId, method); then returns that one,
+ * which the caller compares with what it asked for.
  */
-export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: number): { session: SessionRow; created: boolean } {
-  const expiresAt = req.expiresAt ? Date.parse(req.expiresAt) : null;
-  const inserted = db
+export function insertOrFind(tx: AcquirerTx, values: NewSession, now: number): { session: SessionRow; created: boolean } {
+  const inserted = tx
     .insert(sessions)
-    .values({
-      id: Bun.randomUUIDv7(),
-      merchantPaymentId: req.merchantPaymentId,
-      method: req.method,
-      amountKopecks: req.amountKopecks,
-      description: req.description,
-      returnUrl: req.returnUrl,
-      callbackUrl: req.callbackUrl,
-      status: "OPEN",
-      expiresAt,
-      createdAt: now,
-    })
+    .values({ ...values, id: Bun.randomUUIDv7(), status: "OPEN", createdAt: now })
     .onConflictDoNothing()
     .returning()
     .get();
   if (inserted) return { session: inserted, created: true };
-  const existing = db
+  const existing = tx
     .select()
     .from(sessions)
-    .where(and(eq(sessions.merchantPaymentId, req.merchantPaymentId), eq(sessions.method, req.method)))
+    .where(and(eq(sessions.merchantPaymentId, values.merchantPaymentId), eq(sessions.method, values.method)))
     .get()!;
-  if (existing.amountKopecks !== req.amountKopecks) {
-    throw new DomainError("SESSION_AMOUNT_MISMATCH");
-  }
-  if (existing.status !== "CANCELED") return { session: existing, created: false };
-  const reopened = db
-    .update(sessions)
-    .set({ status: "OPEN", declineReason: null, expiresAt })
-    .where(and(eq(sessions.id, existing.id), eq(sessions.status, "CANCELED")))
-    .returning()
-    .get();
-  return { session: reopened ?? findSession(db, existing.id)!, created: false };
+  return { session: existing, created: false };
+}
+
+/** A repeat must ask for the same thing: another kind or hold is a caller bug, refused rather than answered with the first session. */
+export function sameTerms(existing: SessionRow, asked: Pick<SessionRow, "kind" | "hold">): void {
+  if (existing.kind !== asked.kind) throw new DomainError("SESSION_TERMS_MISMATCH", { field: "kind" });
+  if (existing.hold !== asked.hold) throw new DomainError("SESSION_TERMS_MISMATCH", { field: "hold" });
+}
+
+const deadlineOf = (expiresAt: string | undefined) => (expiresAt ? Date.parse(expiresAt) : null);
+
+/**
+ * Registers a payment attempt, idempotently by (merchantPaymentId, method). A repeat with another
+ * amount is a caller bug, refused rather than silently answered with the first session. A repeat
+ * while the buyer has not paid sets the save flag anew (the buyer changed their mind on our page);
+ * for a session canceled by a method switch it reopens it: the buyer switched back.
+ */
+export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: number): { session: SessionRow; created: boolean } {
+  const hold = req.hold ?? false;
+  if (hold && req.method === "SBP") throw new DomainError("HOLD_NOT_FOR_SBP");
+  const expiresAt = deadlineOf(req.expiresAt);
+  const saveMethod = req.saveMethod ?? false;
+  return db.transaction(
+    (tx) => {
+      const { session: existing, created } = insertOrFind(
+        tx,
+        {
+          merchantPaymentId: req.merchantPaymentId,
+          kind: "PAYMENT",
+          method: req.method,
+          amountKopecks: req.amountKopecks,
+          description: req.description,
+          returnUrl: req.returnUrl,
+          callbackUrl: req.callbackUrl,
+          expiresAt,
+          saveMethod,
+          hold,
+          merchantName: req.merchantName ?? null,
+        },
+        now,
+      );
+      if (created) return { session: existing, created };
+      if (existing.amountKopecks !== req.amountKopecks) throw new DomainError("SESSION_AMOUNT_MISMATCH");
+      sameTerms(existing, { kind: "PAYMENT", hold });
+      const patch =
+        existing.status === "CANCELED"
+          ? { status: "OPEN" as const, declineReason: null, expiresAt, saveMethod }
+          : existing.status === "OPEN" && existing.saveMethod !== saveMethod
+            ? { saveMethod }
+            : undefined;
+      if (!patch) return { session: existing, created };
+      return { session: tx.update(sessions).set(patch).where(eq(sessions.id, existing.id)).returning().get()!, created };
+    },
+    { behavior: "immediate" },
+  );
 }
 
 /**
- * Makes a session unpayable: the buyer switched to another method. Paid sessions cannot be canceled
- * (CONFLICT): the payer's side then waits for that payment's callback instead of switching.
+ * An SBP account binding without a payment (docs/acquirer-protocol.md, "Bindings"): a session of
+ * kind BINDING and amount 0 whose QR opens the bank app's consent. Idempotent by bindingId.
+ */
+export function openBinding(db: AcquirerDb, req: ProviderBindingRequest, now: number): { session: SessionRow; created: boolean } {
+  return db.transaction(
+    (tx) => {
+      const found = insertOrFind(
+        tx,
+        {
+          merchantPaymentId: req.bindingId,
+          kind: "BINDING",
+          method: "SBP",
+          amountKopecks: 0,
+          description: req.description,
+          returnUrl: req.returnUrl,
+          callbackUrl: req.callbackUrl,
+          expiresAt: deadlineOf(req.expiresAt),
+          saveMethod: true,
+          merchantName: req.merchantName ?? null,
+        },
+        now,
+      );
+      if (!found.created) sameTerms(found.session, { kind: "BINDING", hold: false });
+      return found;
+    },
+    { behavior: "immediate" },
+  );
+}
+
+/** Statuses after which a session can no longer be canceled: money was taken or held, or a binding given. */
+const SETTLED: SessionRow["status"][] = ["PAID", "AUTHORIZED", "VOIDED", "BOUND"];
+
+/**
+ * Makes a session unpayable: the buyer switched to another method. Paid or held sessions cannot be
+ * canceled (CONFLICT): the payer's side then waits for that payment's callback instead of switching.
  */
 export function cancelSession(db: AcquirerDb, id: string): SessionRow {
-  return db.transaction((tx) => {
-    const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
-    if (!row) throw new DomainError("SESSION_NOT_FOUND");
-    if (row.status === "PAID") throw new DomainError("SESSION_ALREADY_PAID");
-    return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
-  });
+  return db.transaction(
+    (tx) => {
+      const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+      if (!row) throw new DomainError("SESSION_NOT_FOUND");
+      if (SETTLED.includes(row.status)) throw new DomainError("SESSION_ALREADY_PAID");
+      return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
+    },
+    { behavior: "immediate" },
+  );
 }
 
 /** A card form is refused after the buyer's deadline: the spec's late payment is the SBP QR's only. */
 export const cardTimeIsUp = (row: SessionRow, now: number): boolean => row.method === "CARD" && row.expiresAt !== null && now >= row.expiresAt;
 
-export function findSession(db: AcquirerDb, id: string): SessionRow | undefined {
+export function findSession(db: AcquirerDb | AcquirerTx, id: string): SessionRow | undefined {
   return db.select().from(sessions).where(eq(sessions.id, id)).get();
 }
 
-export type Outcome = { event: "PAID" } | { event: "DECLINED"; reason: string } | { event: "CHALLENGE" };
-
-/**
- * Whether an outcome may follow the session's status. An SBP session may still be paid after a
- * decline: the buyer can scan the same QR again (a late payment on our side). A canceled session
- * takes nothing, and a card session nothing after its deadline.
- */
-function allowed(row: SessionRow, outcome: Outcome, now: number): boolean {
-  if (cardTimeIsUp(row, now)) return false;
-  const open = row.status === "OPEN" || row.status === "CHALLENGE";
-  switch (outcome.event) {
-    case "PAID":
-      return open || (row.method === "SBP" && row.status === "DECLINED");
-    case "DECLINED":
-      return open;
-    case "CHALLENGE":
-      return row.method === "CARD" && row.status === "OPEN";
-  }
-}
-
-/**
- * Records an outcome and, for PAID and DECLINED, its callback in the same transaction, so a crash
- * can neither lose the callback nor send one for an outcome that was not stored. Returns the
- * callback id, or null when the outcome does not apply (already final: nothing changes).
- */
-export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcome, now: number): { session: SessionRow; callbackId: string | null } {
-  return db.transaction((tx) => {
-    const row = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
-    if (!row) throw new DomainError("SESSION_NOT_FOUND");
-    if (!allowed(row, outcome, now)) return { session: row, callbackId: null };
-    const patch =
-      outcome.event === "PAID"
-        ? { status: "PAID" as const, paidAt: now, declineReason: null }
-        : outcome.event === "DECLINED"
-          ? { status: "DECLINED" as const, declineReason: outcome.reason }
-          : { status: "CHALLENGE" as const };
-    const session = tx.update(sessions).set(patch).where(eq(sessions.id, sessionId)).returning().get()!;
-    if (outcome.event === "CHALLENGE") return { session, callbackId: null };
-    const callbackId = Bun.randomUUIDv7();
-    const body: ProviderCallback = {
-      callbackId,
-      sessionId,
-      merchantPaymentId: session.merchantPaymentId,
-      event: outcome.event,
-      paidAt: outcome.event === "PAID" ? new Date(now).toISOString() : null,
-      reason: outcome.event === "DECLINED" ? outcome.reason : null,
-    };
-    tx.insert(callbacks)
-      .values({
-        id: callbackId,
-        sessionId,
-        url: session.callbackUrl,
-        body: JSON.stringify(body),
-        state: "pending",
-        nextAttemptAt: now,
-        createdAt: now,
-      })
-      .run();
-    return { session, callbackId };
-  });
-}
-
-/** Test rule: a refund whose amount ends in 13 kopecks (e.g. 50.13 RUB) is declined, as a bank may decline one. */
-export const DECLINED_REFUND_KOPECKS = 13;
-export const REFUND_DECLINE_REASON = "refund_declined";
-
-/**
- * A full or partial refund of a paid session, idempotent by (session, merchantRefundId): a repeat
- * returns the first answer. The refunds that succeeded add up to at most the paid amount.
- */
-export function refundSession(
-  db: AcquirerDb,
-  req: { sessionId: string; merchantRefundId: string; amountKopecks: number },
-  now: number,
-): { refund: RefundRow; created: boolean } {
-  return db.transaction(
-    (tx) => {
-      const mine = and(eq(refunds.sessionId, req.sessionId), eq(refunds.merchantRefundId, req.merchantRefundId));
-      const existing = tx.select().from(refunds).where(mine).get();
-      if (existing) return { refund: existing, created: false };
-      const session = tx.select().from(sessions).where(eq(sessions.id, req.sessionId)).get();
-      if (!session) throw new DomainError("SESSION_NOT_FOUND");
-      if (session.status !== "PAID") throw new DomainError("SESSION_NOT_PAID");
-      const refunded = tx
-        .select({ total: sql<number>`coalesce(sum(${refunds.amountKopecks}), 0)` })
-        .from(refunds)
-        .where(and(eq(refunds.sessionId, req.sessionId), eq(refunds.status, "SUCCEEDED")))
-        .get()!.total;
-      if (req.amountKopecks > session.amountKopecks - refunded) {
-        throw new DomainError("SESSION_REFUND_EXCEEDS", { leftKopecks: session.amountKopecks - refunded });
-      }
-      const declined = req.amountKopecks % 100 === DECLINED_REFUND_KOPECKS;
-      const refund = tx
-        .insert(refunds)
-        .values({
-          id: Bun.randomUUIDv7(),
-          sessionId: req.sessionId,
-          merchantRefundId: req.merchantRefundId,
-          amountKopecks: req.amountKopecks,
-          status: declined ? "FAILED" : "SUCCEEDED",
-          reason: declined ? REFUND_DECLINE_REASON : null,
-          createdAt: now,
-        })
-        .returning()
-        .get();
-      return { refund, created: true };
-    },
-    { behavior: "immediate" },
-  );
+/** The session of a merchant-initiated charge, by the caller's charge id. */
+export function findCharge(db: AcquirerDb | AcquirerTx, chargeId: string): SessionRow | undefined {
+  return db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.merchantPaymentId, chargeId), eq(sessions.kind, "CHARGE")))
+    .get();
 }

@@ -1,9 +1,34 @@
 import { expect, test } from "bun:test";
-import { decideCard } from "./test-cards.ts";
+import { isValidCardNumber } from "@payaccept/contracts";
+import { cardBrandOf } from "./card-brand.ts";
+import { chargeProfileOf, decideCard } from "./test-cards.ts";
 
-test("the documented test cards decide the outcome; other valid numbers are approved", () => {
-  expect(decideCard("4111111111111111")).toBe("approve");
-  expect(decideCard("4000000000000002")).toBe("decline");
-  expect(decideCard("4000000000003220")).toBe("challenge");
-  expect(decideCard("5555555555554444")).toBe("approve");
+test("the documented test cards decide the form's outcome and their tokens' charges; other valid numbers are approved", () => {
+  const cards: [string, string, string][] = [
+    ["4111111111111111", "approve", "approve"],
+    ["4000000000000002", "decline", "approve"],
+    ["4000000000003220", "challenge", "approve"],
+    ["4000000000009995", "approve", "insufficient_funds"],
+    ["4000000000000069", "approve", "expired"],
+    ["4000000000000119", "approve", "revoked"],
+    ["4000000000000341", "approve", "authenticate"],
+    ["4000000000000077", "approve", "drop"],
+    ["5555555555554444", "approve", "approve"],
+  ];
+  for (const [pan, form, charges] of cards) {
+    expect(isValidCardNumber(pan)).toBe(true);
+    expect([pan, decideCard(pan), chargeProfileOf(pan)]).toEqual([pan, form, charges]);
+  }
+});
+
+test("the brand comes from the first digits; Mir's 2200–2204 is not Mastercard's 2-series", () => {
+  expect(["4111111111111111", "5555555555554444", "2221000000000009", "2720990000000007", "2200000000000004", "6200000000000005", "3530111333300000"].map(cardBrandOf)).toEqual([
+    "VISA",
+    "MASTERCARD",
+    "MASTERCARD",
+    "MASTERCARD",
+    "MIR",
+    "UNIONPAY",
+    "OTHER",
+  ]);
 });

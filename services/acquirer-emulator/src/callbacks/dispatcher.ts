@@ -39,6 +39,11 @@ export class CallbackDispatcher {
     return row ? this.attempt(row) : Promise.resolve(false);
   }
 
+  /** Look for due callbacks now rather than at the next scan (another part of the emulator wrote some). */
+  poke(): void {
+    this.wake?.();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();

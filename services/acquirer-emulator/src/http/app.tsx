@@ -7,7 +7,9 @@ import { createServiceApp, fromHttpException, jsonError, type Logger, type Readi
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
 import type { AcquirerDb } from "../store/db.ts";
 import { MessagePage } from "../views/layout.tsx";
+import { bankApp } from "./bank-app.tsx";
 import { bankPages } from "./bank-pages.tsx";
+import type { DropAnswers } from "./drop-answers.ts";
 import { formKeyFrom, FormTokens } from "./form-token.ts";
 import { providerApi } from "./provider-api.ts";
 import { setPageSecurityHeaders } from "./security-headers.ts";
@@ -21,6 +23,9 @@ export type AcquirerAppDeps = {
   publicUrl: string;
   apiKey: string;
   callbackSecret: string;
+  /** How long a card hold lasts before the acquirer voids it itself. */
+  holdTtlMs: number;
+  drops: DropAnswers;
   readiness: Record<string, ReadinessCheck>;
 };
 
@@ -37,11 +42,13 @@ export function createAcquirerApp(deps: AcquirerAppDeps) {
   app.get("/assets/bank.css", (c) =>
     c.body(bankCss, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=3600", "X-Content-Type-Options": "nosniff" }),
   );
-  app.route("/v1", providerApi({ db: deps.db, publicUrl: deps.publicUrl, apiKey: deps.apiKey }));
-  app.route(
-    "/",
-    bankPages({ db: deps.db, publicUrl: deps.publicUrl, dispatcher: deps.dispatcher, tokens: new FormTokens(formKeyFrom(deps.callbackSecret)) }),
-  );
+  // The bank has no icon; an empty answer keeps a browser's automatic request from being a 404 in its console.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
+  const { db, publicUrl, dispatcher, holdTtlMs } = deps;
+  const tokens = new FormTokens(formKeyFrom(deps.callbackSecret));
+  app.route("/v1", providerApi({ db, publicUrl, apiKey: deps.apiKey, holdTtlMs, dispatcher, drops: deps.drops }));
+  app.route("/", bankPages({ db, publicUrl, dispatcher, tokens, holdTtlMs }));
+  app.route("/", bankApp({ db, publicUrl, dispatcher, tokens }));
 
   app.notFound((c) => (isApi(c) ? jsonError(c, new DomainError("ROUTE_NOT_FOUND", { method: c.req.method, path: c.req.path })) : errorPage(c, 404, "Страница не найдена", "Такой страницы нет.")));
   app.onError((err, c) => {

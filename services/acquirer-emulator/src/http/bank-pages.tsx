@@ -4,15 +4,18 @@ import { bodyLimit } from "hono/body-limit";
 import { CardForm } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
-import { cardTimeIsUp, findSession, recordOutcome, type Outcome } from "../sessions.ts";
+import { cardBrandOf } from "../card-brand.ts";
+import { recordOutcome, type Outcome } from "../outcomes.ts";
+import { cardTimeIsUp, findSession } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";
-import type { SessionRow } from "../store/schema.ts";
-import { decideCard, THREE_DS_PASSING_CODE } from "../test-cards.ts";
+import type { CardOnFile, SessionRow } from "../store/schema.ts";
+import { chargeProfileOf, decideCard, THREE_DS_PASSING_CODE } from "../test-cards.ts";
 import { CardPage, ThreeDsPage } from "../views/card-page.tsx";
 import { MessagePage } from "../views/layout.tsx";
-import { SbpPage } from "../views/sbp-page.tsx";
+import { SBP_DECISIONS, SbpPage, type SbpDecision } from "../views/sbp-page.tsx";
 import type { FormPurpose, FormTokens } from "./form-token.ts";
 import { originOf, originVerdict } from "./origins.ts";
+import { ensurePayer } from "./payer-cookie.ts";
 import { setPageSecurityHeaders } from "./security-headers.ts";
 
 /** How long a buyer's redirect waits for the first callback attempt; later attempts run in the background. */
@@ -23,11 +26,42 @@ export type BankPagesDeps = {
   tokens: FormTokens;
   publicUrl: string;
   dispatcher: CallbackDispatcher;
+  holdTtlMs: number;
 };
 
-type FormFields = Record<string, string>;
+export type FormFields = Record<string, string>;
 
-/** The buyer-facing pages: the SBP "bank app", the card form target and its 3-D Secure step. */
+export const formOf = async (c: Context): Promise<FormFields> => {
+  const body = await c.req.parseBody().catch(() => ({}));
+  return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
+};
+
+/** What is kept of a card the buyer agreed to save: never its number (docs/acquirer-emulator.md, "Card tokens"). */
+const cardOnFile = (card: CardForm): CardOnFile => ({
+  brand: cardBrandOf(card.pan),
+  last4: card.pan.slice(-4),
+  expMonth: card.exp.month,
+  expYear: card.exp.year,
+  profile: chargeProfileOf(card.pan),
+});
+
+/** The outcome of the SBP bank app's buttons; a binding's consent makes this browser's payer its owner. */
+function sbpOutcome(c: Context, decision: SbpDecision, publicUrl: string): Outcome {
+  switch (decision) {
+    case "pay":
+      return { event: "APPROVED" };
+    case "pay-bind":
+      return { event: "APPROVED", bindPayer: ensurePayer(c, publicUrl) };
+    case "bind":
+      return { event: "BOUND", payerId: ensurePayer(c, publicUrl) };
+    case "decline":
+      return { event: "DECLINED", reason: "declined_by_buyer" };
+    case "refuse-binding":
+      return { event: "DECLINED", reason: "declined_by_payer" };
+  }
+}
+
+/** The buyer-facing pages: the SBP "bank app", the card form target and its 3-D Secure step (also a charge's authentication). */
 export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
   const pages = new Hono<AppEnv>();
   const ownOrigin = originOf(deps.publicUrl);
@@ -46,17 +80,12 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     return s && s.method === method ? s : undefined;
   };
 
-  const formOf = async (c: Context): Promise<FormFields> => {
-    const body = await c.req.parseBody().catch(() => ({}));
-    return Object.fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === "string"));
-  };
-
   /** A POST from one of our own pages: same origin (when the browser says) and our token for this session. */
   const fromOwnPage = (c: Context, form: FormFields, purpose: FormPurpose, s: SessionRow) =>
     originVerdict(c, [ownOrigin]) !== "foreign" && deps.tokens.verify(purpose, s.id, form.token);
 
   const settle = async (s: SessionRow, outcome: Outcome) => {
-    const { session, callbackId } = recordOutcome(deps.db, s.id, outcome, Date.now());
+    const { session, callbackId } = recordOutcome(deps.db, s.id, outcome, Date.now(), deps.holdTtlMs);
     if (callbackId) await Promise.race([deps.dispatcher.deliverNow(callbackId), Bun.sleep(INLINE_DELIVERY_WAIT_MS)]);
     return session;
   };
@@ -86,9 +115,9 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     if (!s) return notFound(c);
     const form = await formOf(c);
     if (!fromOwnPage(c, form, "sbp", s)) return staleForm(c, `/sbp/${s.id}`);
-    const decision = form.decision;
-    if (decision !== "pay" && decision !== "decline") return page(c, 400, "Неверный запрос", "Выберите «Оплатить» или «Отклонить».", { href: `/sbp/${s.id}`, label: "Назад" });
-    await settle(s, decision === "pay" ? { event: "PAID" } : { event: "DECLINED", reason: "declined_by_buyer" });
+    const decision = SBP_DECISIONS[s.kind === "BINDING" ? "BINDING" : s.saveMethod ? "SAVE" : "PAY"].find((d) => d === form.decision);
+    if (!decision) return page(c, 400, "Неверный запрос", "Выберите одну из кнопок на странице.", { href: `/sbp/${s.id}`, label: "Назад" });
+    await settle(s, sbpOutcome(c, decision, deps.publicUrl));
     return c.redirect(`/sbp/${s.id}`, 303);
   });
 
@@ -122,11 +151,12 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
       return c.html(<CardPage session={s} token={deps.tokens.issue("card", s.id)} errors={card.error.issues.map((i) => i.message)} />, 400);
     }
     const decision = decideCard(card.data.pan);
+    const saved = s.saveMethod ? cardOnFile(card.data) : undefined;
     if (decision === "challenge") {
-      recordOutcome(deps.db, s.id, { event: "CHALLENGE" }, Date.now());
+      recordOutcome(deps.db, s.id, { event: "CHALLENGE", card: saved }, Date.now(), deps.holdTtlMs);
       return c.redirect(`/card/${s.id}/3ds`, 303);
     }
-    await settle(s, decision === "approve" ? { event: "PAID" } : { event: "DECLINED", reason: "card_declined" });
+    await settle(s, decision === "approve" ? { event: "APPROVED", card: saved } : { event: "DECLINED", reason: "card_declined" });
     return c.redirect(s.returnUrl, 303);
   });
 
@@ -138,7 +168,7 @@ export function bankPages(deps: BankPagesDeps): Hono<AppEnv> {
     if (s.status !== "CHALLENGE") return cardRedirect(c, s);
     if (cardTimeIsUp(s, Date.now())) return cardTimeUp(c, s);
     const passed = form.code?.trim() === THREE_DS_PASSING_CODE;
-    await settle(s, passed ? { event: "PAID" } : { event: "DECLINED", reason: "3ds_failed" });
+    await settle(s, passed ? { event: "APPROVED" } : { event: "DECLINED", reason: "3ds_failed" });
     return c.redirect(s.returnUrl, 303);
   });
 

@@ -2,6 +2,19 @@ import { CARD_FORM_FIELDS as F } from "@payaccept/contracts";
 import type { SessionRow } from "../store/schema.ts";
 import { BankLayout, Errors, Purchase } from "./layout.tsx";
 
+const shop = (s: SessionRow) => (s.merchantName ? `магазин «${s.merchantName}»` : "магазин");
+
+/** What the buyer agreed to beyond this payment, said again where the card is entered. */
+function Terms(props: { session: SessionRow }) {
+  const s = props.session;
+  return (
+    <>
+      {s.hold ? <p class="hint">Сумма будет заблокирована на карте. Магазин спишет её или её часть позже, остальное снова станет доступно.</p> : null}
+      {s.saveMethod ? <p class="hint">Вы согласились сохранить карту: {shop(s)} сможет списывать с неё оплату без вас. Номер карты магазин не получит.</p> : null}
+    </>
+  );
+}
+
 /**
  * The acquirer's own card form, for a buyer who lands here directly or whose card data was
  * refused. Submitted values are never echoed back: card data is not kept even in a page.
@@ -11,6 +24,7 @@ export function CardPage(props: { session: SessionRow; token: string; errors: st
   return (
     <BankLayout title="Оплата картой">
       <Purchase amountKopecks={s.amountKopecks} description={s.description} />
+      <Terms session={s} />
       <Errors messages={props.errors} />
       <form method="post" action={`/card/${s.id}`} autocomplete="on">
         <input type="hidden" name="token" value={props.token} />
@@ -36,12 +50,17 @@ export function CardPage(props: { session: SessionRow; token: string; errors: st
   );
 }
 
-/** The 3-D Secure step: a wrong code declines at once, as issuers do after the last try. */
+/**
+ * The 3-D Secure step: a wrong code declines at once, as issuers do after the last try. For a
+ * merchant-initiated charge it is the authentication the bank asked for: the buyer confirms a
+ * charge of their saved card here.
+ */
 export function ThreeDsPage(props: { session: SessionRow; token: string }) {
   const s = props.session;
   return (
     <BankLayout title="Подтверждение платежа">
       <Purchase amountKopecks={s.amountKopecks} description={s.description} />
+      {s.kind === "CHARGE" ? <p>Банк просит подтвердить списание с сохранённой карты: его запросил {shop(s)}.</p> : <Terms session={s} />}
       <form method="post" action={`/card/${s.id}/3ds`}>
         <input type="hidden" name="token" value={props.token} />
         <label for="code">Код из SMS</label>

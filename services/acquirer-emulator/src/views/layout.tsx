@@ -3,6 +3,8 @@ import type { Child } from "hono/jsx";
 
 const rubles = new Intl.NumberFormat("ru-RU", { style: "currency", currency: "RUB" });
 export const formatAmount = (kopecks: number) => rubles.format(kopecks / 100);
+const moscowDate = new Intl.DateTimeFormat("ru-RU", { timeZone: "Europe/Moscow", day: "numeric", month: "long", year: "numeric" });
+export const formatMoscowDate = (iso: string) => moscowDate.format(new Date(iso));
 
 /** The emulator's "bank" chrome: clearly marked as a test bank, in Russian like the banks it stands in for. */
 export function BankLayout(props: { title: string; children: Child }) {

@@ -1,10 +1,10 @@
 import { bodyLimit } from "hono/body-limit";
 import { Hono } from "hono";
-import { DomainError, invalidRequest, ProviderCallback } from "@payaccept/contracts";
+import { DomainError } from "@payaccept/contracts";
 import { jsonError, type AppEnv } from "@payaccept/platform";
 import { applyProviderCallback } from "../app/provider-callback.ts";
 import type { PaymentsDeps } from "../app/deps.ts";
-import { verifyCallbackSignature } from "../provider/callback-signature.ts";
+import { readProviderCallback, type ReadCallback } from "../provider/callback.ts";
 
 /**
  * POST /provider/callback: the acquirer's signed result. Answers 2xx only once the result is
@@ -13,27 +13,21 @@ import { verifyCallbackSignature } from "../provider/callback-signature.ts";
 export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post("/provider/callback", bodyLimit({ maxSize: 64 * 1024, onError: (c) => jsonError(c, new DomainError("BODY_TOO_LARGE", { maxBytes: 64 * 1024 })) }), async (c) => {
-    const rawBody = await c.req.text();
-    const check = verifyCallbackSignature({
-      secret,
-      timestamp: c.req.header("x-acquirer-timestamp"),
-      signature: c.req.header("x-acquirer-signature"),
-      rawBody,
-      nowMs: d.now(),
-    });
-    if (!check.ok) {
-      c.get("log").warn({ reason: check.reason }, "provider callback refused");
-      return jsonError(c, new DomainError("CALLBACK_SIGNATURE_INVALID", { detail: check.reason }));
-    }
-    let json: unknown;
+    let read: ReadCallback;
     try {
-      json = JSON.parse(rawBody);
-    } catch {
-      return jsonError(c, new DomainError("MALFORMED_JSON"));
+      read = readProviderCallback({
+        secret,
+        timestamp: c.req.header("x-acquirer-timestamp"),
+        signature: c.req.header("x-acquirer-signature"),
+        rawBody: await c.req.text(),
+        nowMs: d.now(),
+      });
+    } catch (e) {
+      if (!(e instanceof DomainError)) throw e;
+      if (e.reason === "CALLBACK_SIGNATURE_INVALID") c.get("log").warn({ reason: e.params.detail }, "provider callback refused");
+      return jsonError(c, e);
     }
-    const parsed = ProviderCallback.safeParse(json);
-    if (!parsed.success) return jsonError(c, invalidRequest(parsed.error));
-    const cb = parsed.data;
+    const cb = read.callback;
     const outcome = await applyProviderCallback(d, cb);
     // Money that moved but could not be applied needs a person: a PAID that was ignored or returned is a warning.
     const level = (outcome.result === "ignored" || outcome.result === "returned") && cb.event === "PAID" ? "warn" : "info";

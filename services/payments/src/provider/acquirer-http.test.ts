@@ -49,6 +49,9 @@ describe("createSession", () => {
         returnUrl: `https://pay.test/pay/${paymentId}`,
         callbackUrl: "http://payments.test/provider/callback",
         expiresAt: "2026-11-24T05:00:00.000Z",
+        saveMethod: false,
+        hold: false,
+        merchantName: null,
       },
     });
   });

@@ -1,6 +1,14 @@
 import type { z } from "zod";
-import { ProviderCancel, ProviderErrorBody, ProviderRefund, ProviderSession } from "@payaccept/contracts";
-import { ProviderError, type ProviderPort } from "./port.ts";
+import {
+  ProviderCancel,
+  ProviderErrorBody,
+  ProviderRefund,
+  ProviderSavedMethod,
+  ProviderSession,
+  ProviderSessionState,
+} from "@payaccept/contracts";
+import { ProviderError, type ProviderPort, type SbpLinks } from "./port.ts";
+import { outcomeOf } from "./provider-reasons.ts";
 
 export type AcquirerHttpOptions = {
   baseUrl: string;
@@ -9,16 +17,19 @@ export type AcquirerHttpOptions = {
   timeoutMs: number;
 };
 
+const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
+
 /** The provider port over HTTP (docs/acquirer-protocol.md). */
 export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
-  async function post<S extends z.ZodType>(path: string, body: unknown, reply: S): Promise<z.output<S>> {
+  async function call<S extends z.ZodType>(method: "GET" | "POST", route: string, body: unknown, reply: S): Promise<z.output<S>> {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(`${opts.baseUrl}${path}`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${opts.apiKey}`, "Content-Type": "application/json" },
-        body: JSON.stringify(body),
+      res = await fetch(`${opts.baseUrl}${route}`, {
+        method,
+        headers: { Authorization: `Bearer ${opts.apiKey}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
         redirect: "manual",
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
@@ -31,12 +42,24 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
     const json = parseJson(text);
     if (res.status < 200 || res.status >= 300) {
       const err = ProviderErrorBody.safeParse(json);
-      throw new ProviderError("rejected", `acquirer refused (${res.status})${err.success ? `: ${err.data.error}` : ""}`);
+      const said = err.data && (err.data.message === undefined ? err.data.error : [err.data.message].flat().join("; "));
+      throw new ProviderError("rejected", `acquirer refused (${res.status})${said ? `: ${said}` : ""}`, err.data?.code, err.data?.params);
     }
     const parsed = reply.safeParse(json);
-    if (!parsed.success) throw new ProviderError("rejected", `acquirer reply to ${path} does not follow the protocol`);
+    if (!parsed.success) throw new ProviderError("rejected", `acquirer reply to ${route} does not follow the protocol`);
     return parsed.data;
   }
+  const post = <S extends z.ZodType>(route: string, body: unknown, reply: S) => call("POST", route, body, reply);
+  const state = async (p: Promise<ProviderSessionState>) => outcomeOf(await p);
+  /** A lookup whose "not found" is an answer (null), not a failure. */
+  const orNull = async <T>(p: Promise<T>, notFound: ProviderError["reason"]): Promise<T | null> => {
+    try {
+      return await p;
+    } catch (e) {
+      if (e instanceof ProviderError && e.reason === notFound) return null;
+      throw e;
+    }
+  };
 
   return {
     createSession: (req) =>
@@ -49,15 +72,49 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
           description: req.description,
           returnUrl: req.returnUrl,
           callbackUrl: opts.callbackUrl,
-          expiresAt: new Date(req.expiresAt).toISOString(),
+          expiresAt: iso(req.expiresAt),
+          saveMethod: req.saveMethod ?? false,
+          hold: req.hold ?? false,
+          merchantName: req.merchantName ?? null,
         },
         ProviderSession,
       ),
     cancelSession: async (sessionId) => {
-      await post(`/v1/sessions/${encodeURIComponent(sessionId)}/cancel`, {}, ProviderCancel);
+      await post(`/v1/sessions/${path(sessionId)}/cancel`, {}, ProviderCancel);
     },
-    refund: (sessionId, amountKopecks, refundId) =>
-      post(`/v1/sessions/${encodeURIComponent(sessionId)}/refund`, { amountKopecks, merchantRefundId: refundId }, ProviderRefund),
+    refund: (sessionId, amountKopecks, refundId) => post(`/v1/sessions/${path(sessionId)}/refund`, { amountKopecks, merchantRefundId: refundId }, ProviderRefund),
+    session: (sessionId) => state(call("GET", `/v1/sessions/${path(sessionId)}`, undefined, ProviderSessionState)),
+    charge: (req) =>
+      state(
+        post(
+          "/v1/charges",
+          {
+            chargeId: req.chargeId,
+            methodId: req.methodId,
+            amountKopecks: req.amountKopecks,
+            description: req.description,
+            returnUrl: req.returnUrl,
+            callbackUrl: opts.callbackUrl,
+            hold: req.hold ?? false,
+            expiresAt: iso(req.expiresAt),
+          },
+          ProviderSessionState,
+        ),
+      ),
+    findCharge: (chargeId) => orNull(state(call("GET", `/v1/charges/${path(chargeId)}`, undefined, ProviderSessionState)), "SESSION_NOT_FOUND"),
+    capture: (sessionId, amountKopecks) => state(post(`/v1/sessions/${path(sessionId)}/capture`, amountKopecks === undefined ? {} : { amountKopecks }, ProviderSessionState)),
+    void: (sessionId) => state(post(`/v1/sessions/${path(sessionId)}/void`, {}, ProviderSessionState)),
+    createBinding: async (req) => {
+      const links = await post(
+        "/v1/bindings",
+        { bindingId: req.bindingId, merchantName: req.merchantName, description: req.description, returnUrl: req.returnUrl, callbackUrl: opts.callbackUrl, expiresAt: iso(req.expiresAt) },
+        ProviderSession,
+      );
+      if (links.method !== "SBP") throw new ProviderError("rejected", "acquirer reply to /v1/bindings does not follow the protocol");
+      return links satisfies SbpLinks;
+    },
+    savedMethod: (methodId) => orNull(call("GET", `/v1/methods/${path(methodId)}`, undefined, ProviderSavedMethod), "METHOD_NOT_FOUND"),
+    revokeMethod: (methodId) => post(`/v1/methods/${path(methodId)}/revoke`, {}, ProviderSavedMethod),
   };
 }
 
