@@ -105,13 +105,13 @@ await p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP],
 await p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
 await p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
 say("\nthe payments list of the month:");
-await p50("browse: newest first, page 1 × 50, count and sum", () => {
+await p50("browse: newest first, page 1 × 50, count and sum per status", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, sort: "created_desc", page: 1, limit: 50 });
-  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+  return { items: r.items.length, byStatus: r.byStatus };
 });
-await p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum", () => {
+await p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum per status", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, statuses: ["SUCCESS"], sort: "amount_desc", page: 1, limit: 50 });
-  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+  return { items: r.items.length, byStatus: r.byStatus };
 });
 
 store.sqlite.close();

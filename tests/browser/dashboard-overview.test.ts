@@ -171,8 +171,8 @@ for (const [size, options] of [
       await page.goto(`${dashboard}/shops/${coffee.shopId}/payments`);
       await page.locator("table.payments").waitFor(WAIT);
       expect(await listedOrders(page)).toEqual(["C-7", "C-6", "C-5", "C-4", "C-3", "C-2", "C-1"]);
-      const total = 100_000 + 250_050 + 30_000 + 70_000 + 55_000 + 12_300 + 4_500;
-      expect(await page.locator("main").innerText()).toContain(`Найдено: 7 на сумму ${rub(total)}`);
+      // Of the seven, C-1…C-4 were paid (C-4 refunded since); the declined and unpaid ones add nothing.
+      expect(await page.locator("main").innerText()).toContain(`Найдено: 7 платежей · оплачено 4 на ${rub(100_000 + 250_050 + 30_000 + 70_000)}`);
       expect(await page.locator("main").innerText()).toContain("Капучино");
       await screenshot(page, `overview-${size}-3-payments-newest-first`);
 
@@ -184,16 +184,18 @@ for (const [size, options] of [
         await page.waitForURL(/sort=amount_asc/);
         expect((await listedOrders(page)).slice(0, 2)).toEqual(["C-7", "C-6"]);
       } else {
-        // The table headings are hidden on a phone; the form's order does the same.
+        // The table headings are hidden on a phone; the form's order does the same (the form is folded there).
+        await page.locator("details.filter-fold > summary").click();
         await page.getByLabel("Порядок").selectOption({ label: "Сначала крупные" });
         await page.getByRole("button", { name: "Показать", exact: true }).click();
         await page.waitForURL(/sort=amount_desc/);
         expect((await listedOrders(page)).slice(0, 2)).toEqual(["C-2", "C-1"]);
       }
+      if (size === "phone") await page.locator("details.filter-fold > summary").click();
       await page.getByLabel("Оплачен", { exact: true }).check();
       await page.getByRole("button", { name: "Показать", exact: true }).click();
       await page.waitForURL(/status=SUCCESS/);
-      expect(await page.locator("main").innerText()).toContain(`Найдено: 3 на сумму ${rub(380_050)}`);
+      expect(await page.locator("main").innerText()).toContain(`Найдено: 3 платежа · оплачено 3 на ${rub(380_050)}`);
       expect(await page.locator("table.payments tbody tr").count()).toBe(3);
       if (size === "phone") expect(await fitsWidth(page)).toBe(true);
       await screenshot(page, `overview-${size}-4-payments-paid-by-amount`);

@@ -38,6 +38,13 @@ export const rollupConditions = (d: DailyStats, shopId: string, f: Pick<BrowseFi
     f.statuses?.length ? inArray(d.status, f.statuses) : undefined,
   );
 
+/** The dashboard's totals from the rollup: per status (grouped by it), the payments and their amount. */
+export const statusTotals = <D extends DailyStats>(d: D) => ({
+  status: d.status as D["status"],
+  count: sql<number>`sum(${d.count})`.mapWith(Number),
+  sumKopecks: sql<number>`sum(${d.sumKopecks})`.mapWith(Number),
+});
+
 /** A rollup's cells of the shops over Moscow days [fromDay, toDay]. */
 export const shopsDays = (d: DailyStats | DailyRefunds, shopIds: string[], fromDay: string, toDay: string) =>
   and(inArray(d.shopId, shopIds), gte(d.day, fromDay), lte(d.day, toDay));

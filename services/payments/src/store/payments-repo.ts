@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus, StatusTotal } from "@payaccept/contracts";
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionResult } from "./payments-store.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { countersOf, createdAtOrAfter, createdAtOrBefore, expired, exportConditions, finalEventIds, onlyFinal, rollupConditions, seqRange, seqsOf, shopsDays } from "./conditions.ts";
+import { countersOf, createdAtOrAfter, createdAtOrBefore, expired, exportConditions, finalEventIds, onlyFinal, rollupConditions, seqRange, statusTotals, seqsOf, shopsDays } from "./conditions.ts";
 import { dailyCell, decideFor, inSeqOrder, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow, type TransitionOptions } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type NewPaymentRow, type PaymentRow, type schema } from "./schema.ts";
 
@@ -208,13 +208,15 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   }
 
   /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
-  function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): { total: number; sumKopecks: number } {
-    const r = db
-      .select({ n: sql<number>`coalesce(sum(${dailyStats.count}), 0)`, sum: sql<number>`coalesce(sum(${dailyStats.sumKopecks}), 0)` })
+  function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): StatusTotal[] {
+    return db
+      .select(statusTotals(dailyStats))
       .from(dailyStats)
       .where(rollupConditions(dailyStats, shopId, f))
-      .get();
-    return { total: r?.n ?? 0, sumKopecks: r?.sum ?? 0 };
+      .groupBy(dailyStats.status)
+      .having(sql`sum(${dailyStats.count}) <> 0`)
+      .orderBy(dailyStats.status)
+      .all();
   }
 
   return {
@@ -285,11 +287,11 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     },
 
     /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
-    browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; total: number; sumKopecks: number } {
+    browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; byStatus: StatusTotal[] } {
       return db.transaction(() => {
         const window = seqWindow(shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined);
         const items = window ? rowsBySeq(shopId, browseSeqs(shopId, f, window)) : [];
-        return { items, ...rollupTotals(shopId, f) };
+        return { items, byStatus: rollupTotals(shopId, f) };
       });
     },
 

@@ -3,7 +3,7 @@ import { formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
-import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { Alert, CsrfField, Money, PaymentStatusOf, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 import { ReceiptsBlock } from "./receipts-block.tsx";
@@ -28,7 +28,7 @@ function Fields(props: { page: Page; payment: Payment }) {
   const rows: [string, unknown][] = [
     [f.id!, <code>{p.id}</code>],
     [f.orderId!, p.orderId],
-    [f.status!, <StatusBadge page={page} status={p.status} />],
+    [f.status!, <PaymentStatusOf page={page} payment={p} />],
     [f.amountKopecks!, <Money page={page} kopecks={p.amountKopecks} />],
     [f.refundedKopecks!, <Money page={page} kopecks={p.refundedKopecks} />],
     [f.commissionKopecks!, <Money page={page} kopecks={p.commissionKopecks} />],
@@ -150,7 +150,7 @@ export function PaymentPage(props: {
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>
         {props.deliveries.ok ? (
-          <DeliveryLog page={page} shopId={shop.id} deliveries={props.deliveries.value} back="payment" />
+          <DeliveryLog page={page} shopId={shop.id} deliveries={props.deliveries.value} back={{ to: "payment" }} />
         ) : (
           <Unavailable page={page} service={props.deliveries.service} />
         )}
