@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rpcs, type PaymentMethod } from "@payaccept/contracts";
+import { rpcs } from "@payaccept/contracts";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { startReceiver, type Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
 import { DashboardClient, uniqueEmail } from "../dashboard-client.ts";
 import { eventually, Stack } from "../harness/stack.ts";
-import { cancelPayment, createPayment } from "./shop-fixtures.ts";
-import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser.ts";
+import { DESKTOP, fitsWidth, launchBrowser, PHONE, rub, screenshot, signedInDashboard } from "./browser.ts";
+import { cancelPayment, createPayment, paidInSandbox } from "./shop-fixtures.ts";
 
 // A real browser against the whole real stack; bounded all the same.
 setDefaultTimeout(120_000);
@@ -31,14 +31,6 @@ const email = uniqueEmail("figures");
 let coffee: { shopId: string; apiKey: string };
 let bare: { shopId: string; apiKey: string };
 
-/** Paid by the buyer with `method` in the sandbox (CREATED → PENDING → outcome). */
-async function pay(apiKey: string, orderId: string, amountKopecks: number, method: PaymentMethod, outcome: "SUCCESS" | "FAILED" = "SUCCESS") {
-  const payment = await createPayment(stack, apiKey, { orderId, amountKopecks, description: `Заказ ${orderId}` });
-  await stack.call(rpcs.payments.start, { id: payment.id, method });
-  await stack.call(rpcs.payments.sandboxOutcome, { id: payment.id, outcome });
-  return payment;
-}
-
 /** The dispatcher's figures of both shops, all days. */
 const health = async () => {
   const { shops } = await stack.call(rpcs.webhooks.health, { shopIds: [coffee.shopId, bare.shopId], fromDay: "2020-01-01", toDay: "2100-01-01" });
@@ -56,16 +48,16 @@ beforeAll(async () => {
   await merchant.submit(`/shops/${coffee.shopId}/webhook`, `/shops/${coffee.shopId}/webhook/url`, { webhookUrl: receiver.url });
 
   // Coffee: C-1 and C-2 paid (C-2 refunded in part), C-3 paid and refunded in full, C-4 declined, C-5 not paid, C-6 canceled.
-  await pay(coffee.apiKey, "C-1", 100_000, "SBP");
-  const c2 = await pay(coffee.apiKey, "C-2", 250_050, "SBP");
-  const c3 = await pay(coffee.apiKey, "C-3", 70_000, "CARD");
-  await pay(coffee.apiKey, "C-4", 55_000, "CARD", "FAILED");
+  await paidInSandbox(stack, coffee.apiKey, { orderId: "C-1", amountKopecks: 100_000 }, "SBP");
+  const c2 = await paidInSandbox(stack, coffee.apiKey, { orderId: "C-2", amountKopecks: 250_050 }, "SBP");
+  const c3 = await paidInSandbox(stack, coffee.apiKey, { orderId: "C-3", amountKopecks: 70_000 }, "CARD");
+  await paidInSandbox(stack, coffee.apiKey, { orderId: "C-4", amountKopecks: 55_000 }, "CARD", "FAILED");
   await createPayment(stack, coffee.apiKey, { orderId: "C-5", amountKopecks: 12_300, description: "Капучино" });
   await cancelPayment(stack, coffee.apiKey, (await createPayment(stack, coffee.apiKey, { orderId: "C-6", amountKopecks: 4_500 })).id);
   await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: c3.id });
   await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: c2.id, amountKopecks: 50_000 });
   // The shop without a URL: one paid payment, whose event has nowhere to go.
-  await pay(bare.apiKey, "N-1", 20_000, "SBP");
+  await paidInSandbox(stack, bare.apiKey, { orderId: "N-1", amountKopecks: 20_000 }, "SBP");
 
   // Every event has had its first attempt: coffee's six delivered, the bare shop's one unsent.
   await eventually(async () => {
@@ -81,23 +73,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signedIn(options: BrowserContextOptions): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  const errors = collectPageErrors(page);
-  await page.goto(`${dashboard}/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Пароль").fill(PASSWORD);
-  await page.getByRole("button", { name: "Войти" }).click();
-  await page.getByRole("heading", { level: 1, name: "Обзор" }).waitFor(WAIT);
-  return { page, errors };
-}
+const signedIn = (options: BrowserContextOptions) => signedInDashboard(browser, contexts, { dashboard, email, password: PASSWORD }, options);
 
-const rub = (kopecks: number) => `${Math.floor(kopecks / 100).toLocaleString("ru-RU").replace(/\s/g, "\u202F")},${String(kopecks % 100).padStart(2, "0")}\u00A0₽`;
 const mainText = (page: Page) => page.locator("main").innerText();
-/** The page must not scroll sideways: everything fits the viewport's width. */
-const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 /** Order numbers of the payments table, top to bottom. */
 const listedOrders = (page: Page) => page.locator("table.payments tbody td.order").allInnerTexts();
 /** The rows of a delivery log, by the order and event they are about. */
