@@ -151,9 +151,16 @@ describe("on a desktop", () => {
     await page.goto(`${dashboard}/shops/${coffee.shopId}/payments`);
     await page.getByRole("link", { name: "C-2" }).click();
     await page.locator("table.refunds").waitFor(WAIT);
-    const status = page.locator("dl.facts dt", { hasText: /^Статус$/ }).locator("xpath=following-sibling::dd[1]");
-    expect(await status.innerText()).toMatch(new RegExp(`Оплачен\\s+частичный возврат ${rub(50_000)}`));
+    const fact = (label: string) => page.locator("dl.facts dt", { hasText: new RegExp(`^${label}$`) }).locator("xpath=following-sibling::dd[1]");
+    expect(await fact("Статус").innerText()).toMatch(new RegExp(`Оплачен\\s+частичный возврат ${rub(50_000)}`));
+    // A sandbox payment moves no money: its commission is not charged, whatever the figure.
+    expect(await fact("Комиссия").innerText()).toMatch(/₽ — тестовый платёж, не удерживается$/);
     await screenshot(page, "figures-desktop-5-payment-refunded-in-part");
+    await page.goto(`${dashboard}/shops/${coffee.shopId}/payments`);
+    await page.getByRole("link", { name: "C-4" }).click();
+    await page.locator("dl.facts").waitFor(WAIT);
+    // Declined: no commission was charged, and the page no longer shows one as if it had been.
+    expect(await fact("Комиссия").innerText()).toBe("не удерживается: платёж не оплачен");
     expect(errors).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import type { PaymentSort, PaymentStatus } from "@payaccept/contracts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
+import type { CommissionState } from "./commission.ts";
 
 /** Russian plural forms: 1 платёж, 2 платежа, 5 платежей (11–14 take the third). */
 export function pluralRu(n: number, one: string, few: string, many: string): string {
@@ -237,6 +238,13 @@ const ru = {
   no: "нет",
   none: "—",
   shopLevelLink: "— (из настроек магазина)",
+  commissionStates: {
+    notCharged: "не удерживается: платёж не оплачен",
+    sandbox: "— тестовый платёж, не удерживается",
+    ifPaid: "— удержим, если платёж оплатят",
+    returned: "— вернулась вместе с возвратом",
+    partlyReturned: "— её часть вернулась вместе с возвратом",
+  } as Record<Exclude<CommissionState, "charged">, string>,
   refund: "Вернуть деньги",
   cancel: "Отменить платёж",
   refundConfirmTitle: "Вернуть платёж?",
@@ -557,6 +565,13 @@ const en: Messages = {
   no: "no",
   none: "—",
   shopLevelLink: "— (from the shop's settings)",
+  commissionStates: {
+    notCharged: "not charged: the payment was not paid",
+    sandbox: "— a sandbox payment, not charged",
+    ifPaid: "— charged if the payment is paid",
+    returned: "— returned with the refund",
+    partlyReturned: "— part of it returned with the refund",
+  },
   refund: "Refund",
   cancel: "Cancel payment",
   refundConfirmTitle: "Refund this payment?",

@@ -3,6 +3,7 @@ import { formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
+import { commissionState } from "../commission.ts";
 import { Alert, CsrfField, Money, PaymentStatusOf, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
@@ -20,6 +21,16 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const metadataShown = (metadata: unknown) =>
   JSON.stringify(metadata, null, 2).replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
+/** The commission with what became of it (commission.ts): not charged, returned with a refund… */
+function Commission(props: { page: Page; payment: Payment }) {
+  const { page, payment } = props;
+  const { t } = page;
+  const state = commissionState(payment);
+  if (state === "notCharged") return <span class="muted">{t.commissionStates.notCharged}</span>;
+  const money = <Money page={page} kopecks={payment.commissionKopecks} />;
+  return state === "charged" ? money : <>{money} <span class="muted">{t.commissionStates[state]}</span></>;
+}
+
 function Fields(props: { page: Page; payment: Payment }) {
   const { page, payment: p } = props;
   const { t } = page;
@@ -31,7 +42,7 @@ function Fields(props: { page: Page; payment: Payment }) {
     [f.status!, <PaymentStatusOf page={page} payment={p} />],
     [f.amountKopecks!, <Money page={page} kopecks={p.amountKopecks} />],
     [f.refundedKopecks!, <Money page={page} kopecks={p.refundedKopecks} />],
-    [f.commissionKopecks!, <Money page={page} kopecks={p.commissionKopecks} />],
+    [f.commissionKopecks!, <Commission page={page} payment={p} />],
     [f.description!, p.description ?? t.none],
     [f.method!, p.method ? t.methodNames[p.method] : t.none],
     [f.telegramId!, p.telegramId ?? t.none],
