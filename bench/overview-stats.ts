@@ -17,7 +17,8 @@ import { overviewFigures } from "../services/dashboard/src/web/overview/figures.
 import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
 import { schema } from "../services/payments/src/store/schema.sqlite.ts";
-import { migrationsBefore } from "../services/payments/test-support/migrations.ts";
+import { migrationsBefore as paymentsMigrationsBefore } from "../services/payments/test-support/migrations.ts";
+import { migrationsBefore } from "../tests/harness/migrations.ts";
 import { quantile, sampleMsAsync } from "./lib/stats.ts";
 import { openSqliteDeliveryStore } from "../services/webhook-dispatcher/src/store/delivery-store.sqlite.ts";
 
@@ -37,7 +38,7 @@ function seconds(started: number): string {
 /** `rows` payments spread evenly over the month: mostly paid, the rest over the other statuses; SBP and card alike. */
 function fillPayments(path: string): void {
   const started = performance.now();
-  const store = openStore(path, schema, migrationsBefore("overview_rollup"));
+  const store = openStore(path, schema, paymentsMigrationsBefore("overview_rollup"));
   const insert = store.sqlite.prepare(
     `INSERT INTO payments (id, shop_id, account_id, seq, order_id, status, amount_kopecks, commission_kopecks, method, is_test, created_at, updated_at)
      VALUES (?, ?, 'acct', ?, ?, ?, ?, 0, ?, 0, ?, ?)`,
@@ -61,28 +62,38 @@ function fillPayments(path: string): void {
   say(`filled ${ROWS.toLocaleString("en-US")} payments in ${seconds(started)}`);
 }
 
-/** As many deliveries as payments over the same month; one in twenty fails, one in ten needed a retry. */
+/**
+ * As many deliveries as payments over the same month, with their first attempts; one in twenty
+ * fails, one in ten needed a retry. Stored as before the health cells were redefined: opening the
+ * store again runs that migration, whose rebuild of the rollup is timed too.
+ */
 function fillDeliveries(path: string): ReturnType<typeof openSqliteDeliveryStore> {
   const started = performance.now();
-  const sqlite = openStore(path, {}, join(import.meta.dir, "../services/webhook-dispatcher/drizzle")).sqlite;
+  const sqlite = openStore(path, {}, migrationsBefore(join(import.meta.dir, "../services/webhook-dispatcher/drizzle"), "health_unsent_first_kept")).sqlite;
   const insert = sqlite.prepare(
-    `INSERT INTO deliveries (id, shop_id, payment_id, status, order_id, body, occurred_at, created_at, series, queued_series, series_attempts, result, last_error, updated_at)
+    `INSERT INTO deliveries (id, shop_id, payment_id, status, order_id, body, occurred_at, created_at, series, queued_series, series_attempts, result, last_error_code, updated_at)
      VALUES (?, ?, ?, 'SUCCESS', ?, '{}', ?, ?, 1, 1, ?, ?, ?, ?)`,
   );
+  const firstAttempt = sqlite.prepare(`INSERT INTO attempts (delivery_id, series, attempt, started_at, duration_ms, http_status, error_code) VALUES (?, 1, 1, ?, 5, ?, ?)`);
   const batch = 50_000;
   for (let from = 1; from <= ROWS; from += batch) {
     sqlite.transaction(() => {
       for (let i = from; i < Math.min(from + batch, ROWS + 1); i++) {
         const at = START + Math.floor(((i - 1) * SPAN_MS) / ROWS);
-        const [attempts, result, error] = i % 20 === 0 ? [7, "exhausted", "HTTP 500"] : i % 10 === 0 ? [2, "delivered", null] : [1, "delivered", null];
-        insert.run(Bun.randomUUIDv7("hex", at), SHOP, `p-${i}`, `order-${i}`, at, at, attempts, result, error, at);
+        const [attempts, result, error] = i % 20 === 0 ? [7, "exhausted", "WEBHOOK_HTTP_STATUS"] : i % 10 === 0 ? [2, "delivered", null] : [1, "delivered", null];
+        const id = Bun.randomUUIDv7("hex", at);
+        insert.run(id, SHOP, `p-${i}`, `order-${i}`, at, at, attempts, result, error, at);
+        firstAttempt.run(id, at, attempts === 1 ? 200 : 500, attempts === 1 ? null : "WEBHOOK_HTTP_STATUS");
       }
     })();
   }
   sqlite.exec("ANALYZE");
   sqlite.close();
   say(`filled ${ROWS.toLocaleString("en-US")} deliveries in ${seconds(started)}`);
-  return openSqliteDeliveryStore(path);
+  const migrating = performance.now();
+  const store = openSqliteDeliveryStore(path);
+  say(`health cells' migration (rebuild over ${ROWS.toLocaleString("en-US")} deliveries) in ${seconds(migrating)}`);
+  return store;
 }
 
 async function p50(label: string, fn: () => unknown): Promise<void> {
@@ -105,13 +116,13 @@ await p50("payments.stats: rollup over the month", () => repo.dailyStats([SHOP],
 await p50("payments.stats + the page's figures", () => overviewFigures({ rows: repo.dailyStats([SHOP], MONTH.from, MONTH.to), refunds: repo.dailyRefunds([SHOP], MONTH.from, MONTH.to) }, MONTH.from, MONTH.to).paid);
 await p50("webhooks.health over the month", () => deliveries.health([SHOP], MONTH.from, MONTH.to));
 say("\nthe payments list of the month:");
-await p50("browse: newest first, page 1 × 50, count and sum", () => {
+await p50("browse: newest first, page 1 × 50, count and sum per status", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, sort: "created_desc", page: 1, limit: 50 });
-  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+  return { items: r.items.length, byStatus: r.byStatus };
 });
-await p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum", () => {
+await p50("browse: status=SUCCESS by amount, page 1 × 50, count and sum per status", () => {
   const r = repo.browse(SHOP, { fromDay: MONTH.from, toDay: MONTH.to, statuses: ["SUCCESS"], sort: "amount_desc", page: 1, limit: 50 });
-  return { items: r.items.length, total: r.total, sum: r.sumKopecks };
+  return { items: r.items.length, byStatus: r.byStatus };
 });
 
 store.sqlite.close();

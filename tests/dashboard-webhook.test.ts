@@ -125,18 +125,25 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
     expect(delivered).toContain("Повтор 1, попытка 1");
   });
 
-  test("a delivery to a shop without a URL is logged with its error in Russian, from the stored code", async () => {
+  test("a delivery to a shop without a URL is logged as not sent, in Russian from the stored code, not as an error", async () => {
     const bare = await merchant.createShop("Shop without a URL");
     const bareTab = `/shops/${bare.shopId}/webhook`;
     const payment = await createPayment(stack, bare.apiKey, { orderId: "no-url-1" });
     await cancelPayment(stack, bare.apiKey, payment.id);
     const page = await eventually(async () => {
       const html = (await merchant.get(bareTab)).html;
-      return html.includes('class="delivery"') && html.includes("error-text") && html;
+      return html.includes('class="delivery"') && html.includes("Не указан URL вебхука.") && html;
     });
-    const row = text(/<tr class="delivery"[\s\S]*?<\/tr>/.exec(page)![0]);
+    const rowHtml = /<tr class="delivery"[\s\S]*?<\/tr>/.exec(page)![0];
+    const row = text(rowHtml);
     expect(row).toContain("no-url-1");
-    expect(row).toContain("Ошибка: Не указан URL вебхука.");
+    expect(row).toContain("Не отправлен");
+    expect(row).toContain("Не указан URL вебхука.");
+    // Nothing failed: the shop has no endpoint. No "Ошибка", no red in the result or the attempts.
+    expect(row).not.toContain("Ошибка");
+    const result = /<td data-label="Результат">[\s\S]*?<\/td><td data-label="Попытки"[\s\S]*?<\/td>/.exec(rowHtml)![0];
+    expect(result).not.toMatch(/error-text|badge bad/);
+    expect(text((await merchant.get(`${bareTab}?failed=1`)).html)).not.toContain("no-url-1");
     // Nothing was sent, so there is no reply time to show ("нет ответа · 0 мс" read as a server asked).
     expect(row).toContain("не отправлен");
     expect(row).not.toMatch(/нет ответа|0 мс/);

@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { chromium, type Browser, type BrowserContextOptions, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 
 /**
  * Debian's chromium driven by playwright-core, for every browser test of the project. The host
@@ -58,4 +58,32 @@ export function collectPageErrors(page: Page): string[] {
   });
   page.on("pageerror", (err) => errors.push(err.message));
   return errors;
+}
+
+/** The page must not scroll sideways: everything fits the viewport's width. */
+export const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+/** Kopecks as the Russian pages write them: "4 500,50 ₽" with a narrow no-break space in thousands. */
+export const rub = (kopecks: number) => `${Math.floor(kopecks / 100).toLocaleString("ru-RU").replace(/\s/g, "\u202F")},${String(kopecks % 100).padStart(2, "0")}\u00A0₽`;
+
+/**
+ * A new browser context (kept in `contexts`, for the caller to close) signed in to the dashboard
+ * at `dashboard` in Russian, on the overview; the page's console errors are collected.
+ */
+export async function signedInDashboard(
+  browser: Browser,
+  contexts: BrowserContext[],
+  at: { dashboard: string; email: string; password: string },
+  options: BrowserContextOptions,
+): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext(options);
+  contexts.push(context);
+  const page = await context.newPage();
+  const errors = collectPageErrors(page);
+  await page.goto(`${at.dashboard}/login`);
+  await page.getByLabel("Email").fill(at.email);
+  await page.getByLabel("Пароль").fill(at.password);
+  await page.getByRole("button", { name: "Войти" }).click();
+  await page.getByRole("heading", { level: 1, name: "Обзор" }).waitFor({ timeout: 30_000 });
+  return { page, errors };
 }

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rpcs, type Payment, type PaymentMethod } from "@payaccept/contracts";
+import { rpcs, type Payment } from "@payaccept/contracts";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { startReceiver, type Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
 import { DashboardClient, uniqueEmail } from "../dashboard-client.ts";
 import { eventually, Stack } from "../harness/stack.ts";
-import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser.ts";
-import { createPayment } from "./shop-fixtures.ts";
+import { DESKTOP, fitsWidth, launchBrowser, PHONE, rub, screenshot, signedInDashboard } from "./browser.ts";
+import { createPayment, paidInSandbox } from "./shop-fixtures.ts";
 
 // A real browser against the whole real stack; bounded all the same.
 setDefaultTimeout(120_000);
@@ -31,14 +31,6 @@ let coffee: { shopId: string; apiKey: string };
 let tea: { shopId: string; apiKey: string };
 const coffeePayments: Payment[] = [];
 
-/** Paid by the buyer with `method` in the sandbox (CREATED → PENDING → outcome). */
-async function pay(apiKey: string, orderId: string, amountKopecks: number, method: PaymentMethod, outcome: "SUCCESS" | "FAILED" = "SUCCESS") {
-  const payment = await createPayment(stack, apiKey, { orderId, amountKopecks, description: `Заказ ${orderId}` });
-  await stack.call(rpcs.payments.start, { id: payment.id, method });
-  await stack.call(rpcs.payments.sandboxOutcome, { id: payment.id, outcome });
-  return payment;
-}
-
 beforeAll(async () => {
   [stack, browser] = await Promise.all([Stack.start({ env: { TRUSTED_PROXIES: "127.0.0.1" } }), launchBrowser()]);
   healthy = startReceiver();
@@ -54,11 +46,11 @@ beforeAll(async () => {
 
   // Coffee: 3 paid by SBP (one refunded in part), 1 paid by card and refunded, 1 declined card, 2 not paid yet.
   coffeePayments.push(
-    await pay(coffee.apiKey, "C-1", 100_000, "SBP"),
-    await pay(coffee.apiKey, "C-2", 250_050, "SBP"),
-    await pay(coffee.apiKey, "C-3", 30_000, "SBP"),
-    await pay(coffee.apiKey, "C-4", 70_000, "CARD"),
-    await pay(coffee.apiKey, "C-5", 55_000, "CARD", "FAILED"),
+    await paidInSandbox(stack, coffee.apiKey, { orderId: "C-1", amountKopecks: 100_000 }, "SBP"),
+    await paidInSandbox(stack, coffee.apiKey, { orderId: "C-2", amountKopecks: 250_050 }, "SBP"),
+    await paidInSandbox(stack, coffee.apiKey, { orderId: "C-3", amountKopecks: 30_000 }, "SBP"),
+    await paidInSandbox(stack, coffee.apiKey, { orderId: "C-4", amountKopecks: 70_000 }, "CARD"),
+    await paidInSandbox(stack, coffee.apiKey, { orderId: "C-5", amountKopecks: 55_000 }, "CARD", "FAILED"),
     await createPayment(stack, coffee.apiKey, { orderId: "C-6", amountKopecks: 12_300, description: "Капучино" }),
     await createPayment(stack, coffee.apiKey, { orderId: "C-7", amountKopecks: 4_500, description: "Эспрессо" }),
   );
@@ -66,7 +58,7 @@ beforeAll(async () => {
   await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: coffeePayments[3]!.id });
   await stack.call(rpcs.payments.refund, { shopId: coffee.shopId, id: coffeePayments[1]!.id, amountKopecks: 50_000 });
   // Tea: 1 paid by SBP, whose webhook the broken endpoint refuses.
-  await pay(tea.apiKey, "T-1", 10_000, "SBP");
+  await paidInSandbox(stack, tea.apiKey, { orderId: "T-1", amountKopecks: 10_000 }, "SBP");
 
   // Every webhook has had its first attempt: coffee's 6 delivered, tea's 1 failing.
   await eventually(async () => {
@@ -84,25 +76,11 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function signedIn(options: BrowserContextOptions): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  const errors = collectPageErrors(page);
-  await page.goto(`${dashboard}/login`);
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Пароль").fill(PASSWORD);
-  await page.getByRole("button", { name: "Войти" }).click();
-  await page.getByRole("heading", { level: 1, name: "Обзор" }).waitFor(WAIT);
-  return { page, errors };
-}
+const signedIn = (options: BrowserContextOptions) => signedInDashboard(browser, contexts, { dashboard, email, password: PASSWORD }, options);
 
-const rub = (kopecks: number) => `${Math.floor(kopecks / 100).toLocaleString("ru-RU").replace(/\s/g, "\u202F")},${String(kopecks % 100).padStart(2, "0")}\u00A0₽`;
 const innerText = (page: Page, selector: string) => page.locator(selector).innerText();
 /** The values the SVG bars were drawn from, oldest day first. */
 const barValues = (page: Page, chart: string) => page.locator(`#${chart} rect.bar`).evaluateAll((rects) => rects.map((r) => Number(r.getAttribute("data-value"))));
-/** The page must not scroll sideways: everything fits the viewport's width. */
-const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 /** Order numbers of the payments table, top to bottom. */
 const listedOrders = (page: Page) => page.locator("table.payments tbody tr td:nth-child(2)").allInnerTexts();
 
@@ -171,8 +149,8 @@ for (const [size, options] of [
       await page.goto(`${dashboard}/shops/${coffee.shopId}/payments`);
       await page.locator("table.payments").waitFor(WAIT);
       expect(await listedOrders(page)).toEqual(["C-7", "C-6", "C-5", "C-4", "C-3", "C-2", "C-1"]);
-      const total = 100_000 + 250_050 + 30_000 + 70_000 + 55_000 + 12_300 + 4_500;
-      expect(await page.locator("main").innerText()).toContain(`Найдено: 7 на сумму ${rub(total)}`);
+      // Of the seven, C-1…C-4 were paid (C-4 refunded since); the declined and unpaid ones add nothing.
+      expect(await page.locator("main").innerText()).toContain(`Найдено: 7 платежей · оплачено 4 на ${rub(100_000 + 250_050 + 30_000 + 70_000)}`);
       expect(await page.locator("main").innerText()).toContain("Капучино");
       await screenshot(page, `overview-${size}-3-payments-newest-first`);
 
@@ -184,16 +162,18 @@ for (const [size, options] of [
         await page.waitForURL(/sort=amount_asc/);
         expect((await listedOrders(page)).slice(0, 2)).toEqual(["C-7", "C-6"]);
       } else {
-        // The table headings are hidden on a phone; the form's order does the same.
+        // The table headings are hidden on a phone; the form's order does the same (the form is folded there).
+        await page.locator("details.filter-fold > summary").click();
         await page.getByLabel("Порядок").selectOption({ label: "Сначала крупные" });
         await page.getByRole("button", { name: "Показать", exact: true }).click();
         await page.waitForURL(/sort=amount_desc/);
         expect((await listedOrders(page)).slice(0, 2)).toEqual(["C-2", "C-1"]);
       }
+      if (size === "phone") await page.locator("details.filter-fold > summary").click();
       await page.getByLabel("Оплачен", { exact: true }).check();
       await page.getByRole("button", { name: "Показать", exact: true }).click();
       await page.waitForURL(/status=SUCCESS/);
-      expect(await page.locator("main").innerText()).toContain(`Найдено: 3 на сумму ${rub(380_050)}`);
+      expect(await page.locator("main").innerText()).toContain(`Найдено: 3 платежа · оплачено 3 на ${rub(380_050)}`);
       expect(await page.locator("table.payments tbody tr").count()).toBe(3);
       if (size === "phone") expect(await fitsWidth(page)).toBe(true);
       await screenshot(page, `overview-${size}-4-payments-paid-by-amount`);

@@ -1,4 +1,4 @@
-import { Payment, type CreatePaymentInput, type PaymentStatus } from "@payaccept/contracts";
+import { Payment, rpcs, type CreatePaymentInput, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
 import type { Stack } from "../harness/stack.ts";
 
 /** Creates a payment through the merchant API, as a shop would. */
@@ -20,4 +20,18 @@ export async function statusOf(stack: Stack, apiKey: string, id: string): Promis
 export async function cancelPayment(stack: Stack, apiKey: string, id: string): Promise<void> {
   const res = await stack.api(apiKey, `/v1/payments/${id}/cancel`, { method: "POST" });
   if (res.status !== 200) throw new Error(`payment not canceled: ${res.status} ${await res.text()}`);
+}
+
+/** A sandbox payment the buyer paid with `method`, or was declined (CREATED → PENDING → outcome). */
+export async function paidInSandbox(
+  stack: Stack,
+  apiKey: string,
+  payment: { orderId: string; amountKopecks: number },
+  method: PaymentMethod,
+  outcome: "SUCCESS" | "FAILED" = "SUCCESS",
+): Promise<Payment> {
+  const created = await createPayment(stack, apiKey, { ...payment, description: `Заказ ${payment.orderId}` });
+  await stack.call(rpcs.payments.start, { id: created.id, method });
+  await stack.call(rpcs.payments.sandboxOutcome, { id: created.id, outcome });
+  return created;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Reason } from "./reasons.ts";
 
 export const PAYMENT_STATUSES = ["CREATED", "PENDING", "SUCCESS", "FAILED", "EXPIRED", "REFUNDED", "CANCELED"] as const;
 export const PaymentStatus = z.enum(PAYMENT_STATUSES);
@@ -24,6 +25,14 @@ export const WEBHOOK_RETRY_JITTER = 0.1;
 export const DELIVERY_RESULTS = ["pending", "delivered", "exhausted", "blocked"] as const;
 export const DeliveryResult = z.enum(DELIVERY_RESULTS);
 export type DeliveryResult = z.infer<typeof DeliveryResult>;
+
+/**
+ * The reason of a delivery attempt that found no webhook URL (reasons.ts). A delivery whose last
+ * attempt ended so is "unsent", not failing: a shop that takes no webhooks has no endpoint to be
+ * broken (Stripe counts such events nowhere), and its attempts go on only so that a URL set within
+ * the retry window still gets the event (docs/webhooks.md, "No webhook URL").
+ */
+export const WEBHOOK_UNSENT_REASON = "WEBHOOK_URL_MISSING" satisfies Reason;
 
 export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
 export const PayoutStatus = z.enum(PAYOUT_STATUSES);

@@ -97,19 +97,28 @@ export const BrowsePaymentsRequest = ShopScoped.extend({
   page: z.number().int().min(1).max(10_000).default(1),
   limit: z.number().int().min(1).max(100).default(50),
 });
+/** Payments of one status in a filtered set: how many, for how much. */
+export const StatusTotal = z.object({ status: PaymentStatus, count: z.number().int(), sumKopecks: z.number().int() });
+export type StatusTotal = z.infer<typeof StatusTotal>;
 export const BrowsePaymentsPage = z.object({
   items: z.array(Payment),
   total: z.number().int(),
-  sumKopecks: z.number().int(),
+  /** The whole filtered set per status (statuses without payments left out): a page says what was paid, not a sum of everything. */
+  byStatus: z.array(StatusTotal),
 });
 
 /** Webhook health of one shop over a period (deliveries whose event occurred in it), as they stand now. */
 export const DeliveryHealth = z.object({
   shopId: z.string(),
+  /** Events with a webhook URL to go to: delivered, failed, retrying or not tried yet (unsent ones apart). */
   total: z.number().int(),
-  /** Delivered by the first attempt of the first series. */
+  /** Events whose first attempt (attempt 1 of series 1) was sent to a URL; a resend or replay never changes it. */
+  firstSent: z.number().int(),
+  /** Of those, delivered by that first attempt. */
   firstAttempt: z.number().int(),
   delivered: z.number().int(),
+  /** Not sent: the shop had no webhook URL at the last attempt. Not a failure: there is no endpoint to fail. */
+  unsent: z.number().int(),
   /** Exhausted or blocked: the merchant never got these without a resend. */
   failed: z.number().int(),
   /** Still being retried after at least one failed attempt. */
@@ -189,7 +198,7 @@ export const rpcs = {
       ById,
       z.object({ items: z.array(z.object({ status: FinalStatus, at: IsoDateTime })) }),
     ),
-    /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set. */
+    /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set per status. */
     browse: read("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
     exportPage: read(
       "payments.v1.export",

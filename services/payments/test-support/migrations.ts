@@ -1,19 +1,5 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { migrationsBefore as before } from "../../../tests/harness/migrations.ts";
 
-/**
- * A copy of payments' migrations folder that stops before the migration named `tag` (its name
- * without the number, which merges may change): a store opened with it is the store as it was
- * before that migration, for testing (and timing) it on existing data.
- */
-export function migrationsBefore(tag: string): string {
-  const dir = join(mkdtempSync(join(tmpdir(), "payments-migrations-")), "drizzle");
-  cpSync(join(import.meta.dir, "../drizzle"), dir, { recursive: true });
-  const journalPath = join(dir, "meta/_journal.json");
-  const journal = JSON.parse(readFileSync(journalPath, "utf8"));
-  const index = journal.entries.findIndex((e: { tag: string }) => e.tag.replace(/^\d+_/, "") === tag);
-  if (index < 0) throw new Error(`no migration named ${tag}`);
-  writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, index) }));
-  return dir;
-}
+/** Payments' SQLite migrations up to, not including, the one named `tag` (tests/harness/migrations.ts). */
+export const migrationsBefore = (tag: string): string => before(join(import.meta.dir, "../drizzle"), tag);

@@ -1,4 +1,4 @@
-import { failure, type ShopRecord } from "@payaccept/contracts";
+import { failure, WEBHOOK_UNSENT_REASON, type ShopRecord } from "@payaccept/contracts";
 import type { Logger, Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
@@ -122,15 +122,16 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
  * it must not raise the failure ratios that page the on-call engineer (infra/prometheus).
  */
 function metricOutcome(outcome: AttemptOutcome): "delivered" | "failed" | "blocked" | "no_url" {
-  return outcome.kind === "failed" && outcome.error.reason === "WEBHOOK_URL_MISSING" ? "no_url" : outcome.kind;
+  return outcome.kind === "failed" && outcome.error.reason === WEBHOOK_UNSENT_REASON ? "no_url" : outcome.kind;
 }
 
 /**
- * A shop without a webhook URL still runs its schedule, each attempt logged as failed, so a URL
- * set within the retry window still gets the event.
+ * A shop without a webhook URL still runs its schedule, each attempt logged as not sent
+ * (WEBHOOK_UNSENT_REASON: the figures count it as unsent, not failed), so a URL set within the
+ * retry window still gets the event.
  */
 function attemptOutcome(delivery: DeliveryRow, shop: ShopRecord | undefined, deps: DispatchDeps): Promise<AttemptOutcome> {
   if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("SHOP_NOT_FOUND"), durationMs: 0 });
-  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("WEBHOOK_URL_MISSING"), durationMs: 0 });
+  if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure(WEBHOOK_UNSENT_REASON), durationMs: 0 });
   return deps.send({ url: shop.webhookUrl, body: delivery.body, secret: shop.signingSecret });
 }

@@ -22,13 +22,18 @@ export function logFilterRequest(f: LogFilter): { status?: PaymentStatus; failed
   };
 }
 
-/** The filter as a query string (for "older" links), without empty parts. */
-export function logFilterQuery(f: LogFilter, extra: Record<string, string> = {}): string {
+/** The filter's non-empty parts (and `extra`, such as the page's `before`), as a query holds them. */
+export function logFilterParams(f: LogFilter, extra: Record<string, string> = {}): URLSearchParams {
   const params = new URLSearchParams();
   if (f.status) params.set("status", f.status);
   if (f.failedOnly) params.set("failed", "1");
   if (f.payment) params.set("payment", f.payment);
-  for (const [k, v] of Object.entries(extra)) params.set(k, v);
-  const s = params.toString();
+  for (const [k, v] of Object.entries(extra)) if (v) params.set(k, v);
+  return params;
+}
+
+/** The filter as a query string (for "older" links, and the page a resend returns to), without empty parts. */
+export function logFilterQuery(f: LogFilter, extra: Record<string, string> = {}): string {
+  const s = logFilterParams(f, extra).toString();
   return s ? `?${s}` : "";
 }

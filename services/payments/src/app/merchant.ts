@@ -76,8 +76,8 @@ export async function listPayments(d: PaymentsDeps, shopId: string, query: ListP
 
 /** The dashboard's list (rpcs.payments.browse); a reversed period is simply empty. */
 export async function browsePayments(d: PaymentsDeps, req: z.output<typeof BrowsePaymentsRequest>) {
-  const { items, total, sumKopecks } = await d.repo.browse(req.shopId, { ...req, statuses: req.status });
-  return { items: items.map((r) => toPayment(r, d.paypageUrl)), total, sumKopecks };
+  const { items, byStatus } = await d.repo.browse(req.shopId, { ...req, statuses: req.status });
+  return { items: items.map((r) => toPayment(r, d.paypageUrl)), total: byStatus.reduce((n, s) => n + s.count, 0), byStatus };
 }
 
 /** CREATED → CANCELED; a repeat returns the canceled payment without a second event. */

@@ -38,6 +38,13 @@ export const rollupConditions = (d: DailyStats, shopId: string, f: Pick<BrowseFi
     f.statuses?.length ? inArray(d.status, f.statuses) : undefined,
   );
 
+/** The dashboard's totals from the rollup: per status (grouped by it), the payments and their amount. */
+export const statusTotals = <D extends DailyStats>(d: D) => ({
+  status: d.status as D["status"],
+  count: sql<number>`sum(${d.count})`.mapWith(Number),
+  sumKopecks: sql<number>`sum(${d.sumKopecks})`.mapWith(Number),
+});
+
 /** A rollup's cells of the shops over Moscow days [fromDay, toDay]. */
 export const shopsDays = (d: DailyStats | DailyRefunds, shopIds: string[], fromDay: string, toDay: string) =>
   and(inArray(d.shopId, shopIds), gte(d.day, fromDay), lte(d.day, toDay));
@@ -111,9 +118,6 @@ export const dailyStatsCells = <D extends DailyStats>(d: D) => ({
 
 /** The refunds rollup summed over the shops, one row per day. */
 export const dailyRefundsCells = <R extends DailyRefunds>(r: R) => ({ day: r.day as R["day"], count: count(sql`sum(${r.count})`), sumKopecks: count(sql`sum(${r.sumKopecks})`) });
-
-/** Count and amount of the rollup's cells that match. */
-export const rollupSums = (d: DailyStats) => ({ n: count(sql`coalesce(sum(${d.count}), 0)`), sum: count(sql`coalesce(sum(${d.sumKopecks}), 0)`) });
 
 /** The sum of the shop's counters that match. */
 export const countersTotal = (c: StatusCounts) => ({ n: count(sql`coalesce(sum(${c.count}), 0)`) });

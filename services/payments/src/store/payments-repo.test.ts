@@ -197,9 +197,14 @@ describe("the dashboard's daily rollup and list", () => {
     expect(ids({ statuses: ["SUCCESS", "CREATED"], sort: "created_asc", limit: 1, page: 2 })).toEqual([c.id]);
     expect(ids({ fromDay: "2026-03-02" })).toEqual([c.id, b.id]);
     expect(ids({ toDay: "2026-03-01" })).toEqual([a.id]);
-    expect(repo.browse("S", { sort: "created_desc", page: 1, limit: 1 })).toMatchObject({ total: 3, sumKopecks: 600 });
-    expect(repo.browse("S", { fromDay: "2026-03-02", statuses: ["SUCCESS"], sort: "amount_asc", page: 1, limit: 50 })).toMatchObject({ total: 1, sumKopecks: 100 });
-    expect(repo.browse("S", { fromDay: "2026-04-01", sort: "created_desc", page: 1, limit: 50 })).toEqual({ items: [], total: 0, sumKopecks: 0 });
+    // The whole filtered set per status, whatever the page: the list says what was paid, not a sum of everything.
+    expect(repo.browse("S", { sort: "created_desc", page: 1, limit: 1 }).byStatus).toEqual([
+      { status: "CREATED", count: 1, sumKopecks: 200 },
+      { status: "REFUNDED", count: 1, sumKopecks: 300 },
+      { status: "SUCCESS", count: 1, sumKopecks: 100 },
+    ]);
+    expect(repo.browse("S", { fromDay: "2026-03-02", statuses: ["SUCCESS"], sort: "amount_asc", page: 1, limit: 50 }).byStatus).toEqual([{ status: "SUCCESS", count: 1, sumKopecks: 100 }]);
+    expect(repo.browse("S", { fromDay: "2026-04-01", sort: "created_desc", page: 1, limit: 50 })).toEqual({ items: [], byStatus: [] });
   });
 });
 

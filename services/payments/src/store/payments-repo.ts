@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, inArray, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
-import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentStatus, StatusTotal } from "@payaccept/contracts";
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
@@ -22,10 +22,10 @@ import {
   onlyFinal,
   refundsDayUpsert,
   rollupConditions,
-  rollupSums,
   rowCount,
   seqRange,
   seqsOf,
+  statusTotals,
   shopsDays,
 } from "./conditions.ts";
 import { dailyCell, decideFor, inSeqOrder, movedFields, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow } from "./rows.ts";
@@ -219,9 +219,15 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   }
 
   /** Count and amount of the filtered set, from the daily rollup: the filter is whole Moscow days. */
-  function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): { total: number; sumKopecks: number } {
-    const r = db.select(rollupSums(dailyStats)).from(dailyStats).where(rollupConditions(dailyStats, shopId, f)).get();
-    return { total: r?.n ?? 0, sumKopecks: r?.sum ?? 0 };
+  function rollupTotals(shopId: string, f: Pick<BrowseFilter, "fromDay" | "toDay" | "statuses">): StatusTotal[] {
+    return db
+      .select(statusTotals(dailyStats))
+      .from(dailyStats)
+      .where(rollupConditions(dailyStats, shopId, f))
+      .groupBy(dailyStats.status)
+      .having(sql`sum(${dailyStats.count}) <> 0`)
+      .orderBy(dailyStats.status)
+      .all();
   }
 
   return {
@@ -287,11 +293,11 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     },
 
     /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
-    browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; total: number; sumKopecks: number } {
+    browse(shopId: string, f: BrowseFilter): { items: PaymentRow[]; byStatus: StatusTotal[] } {
       return db.transaction(() => {
         const window = seqWindow(shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined);
         const items = window ? rowsBySeq(shopId, browseSeqs(shopId, f, window)) : [];
-        return { items, ...rollupTotals(shopId, f) };
+        return { items, byStatus: rollupTotals(shopId, f) };
       });
     },
 

@@ -40,8 +40,8 @@ import {
   refundDue,
   refundsDayUpsert,
   rollupConditions,
-  rollupSums,
   rowCount,
+  statusTotals,
   seqRange,
   seqsOf,
   settleRefund,
@@ -312,8 +312,14 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         async (tx) => {
           const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined));
           const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
-          const totals = await first(tx.select(rollupSums(dailyStats)).from(dailyStats).where(rollupConditions(dailyStats, shopId, f)));
-          return { items, total: totals?.n ?? 0, sumKopecks: totals?.sum ?? 0 };
+          const byStatus = await tx
+            .select(statusTotals(dailyStats))
+            .from(dailyStats)
+            .where(rollupConditions(dailyStats, shopId, f))
+            .groupBy(dailyStats.status)
+            .having(sql`sum(${dailyStats.count}) <> 0`)
+            .orderBy(dailyStats.status);
+          return { items, byStatus };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),

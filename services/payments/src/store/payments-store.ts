@@ -1,4 +1,4 @@
-import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus } from "@payaccept/contracts";
+import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus, StatusTotal } from "@payaccept/contracts";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.ts";
 
@@ -63,8 +63,8 @@ export interface PaymentsRepo {
    * that caused it (`requestId`) when there is one. undefined for an unknown id.
    */
   transition(id: string, trigger: PaymentTrigger, now: number, opts?: TransitionOptions): Promise<TransitionResult | undefined>;
-  /** The dashboard's list: a sorted page and the count and sum of the whole filtered set, read together. */
-  browse(shopId: string, f: BrowseFilter): Promise<{ items: PaymentRow[]; total: number; sumKopecks: number }>;
+  /** The dashboard's list: a sorted page and the count and sum of the whole filtered set per status, read together. */
+  browse(shopId: string, f: BrowseFilter): Promise<{ items: PaymentRow[]; byStatus: StatusTotal[] }>;
   /** SUCCEEDED refunds of the shops per Moscow day of [fromDay, toDay], summed over the shops. */
   dailyRefunds(shopIds: string[], fromDay: string, toDay: string): Promise<{ day: string; count: number; sumKopecks: number }[]>;
   /** The daily rollup of the shops over Moscow days [fromDay, toDay], summed over the shops; empty cells left out. */

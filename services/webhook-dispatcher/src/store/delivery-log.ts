@@ -21,12 +21,20 @@ export type HealthCell = { shopId: string; state: HealthState; count: number };
 export async function healthFigures(cells: HealthCell[], latestError: (shopId: string) => Promise<Failure | null>): Promise<DeliveryHealth[]> {
   const shops = [...Map.groupBy(cells, (c) => c.shopId)].map(([shopId, states]) => {
     const n = (state: HealthState) => states.find((s) => s.state === state)?.count ?? 0;
-    const total = states.reduce((sum, s) => sum + s.count, 0);
-    return { shopId, total, firstAttempt: n("first"), delivered: n("first") + n("delivered"), failed: n("failed"), retrying: n("retrying") };
+    return {
+      shopId,
+      total: n("delivered") + n("failed") + n("retrying") + n("pending"),
+      firstSent: n("first_sent"),
+      firstAttempt: n("first_delivered"),
+      delivered: n("delivered"),
+      unsent: n("unsent"),
+      failed: n("failed"),
+      retrying: n("retrying"),
+    };
   });
   return Promise.all(
     shops
-      .filter((figures) => figures.total > 0)
+      .filter((figures) => figures.total + figures.unsent > 0)
       .map(async (figures) => ({ ...figures, ...failureFields(figures.failed + figures.retrying === 0 ? null : await latestError(figures.shopId), "lastError") })),
   );
 }

@@ -1,11 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { ENGINES, storesPerFile } from "../../../../tests/harness/engines.ts";
-import { failure } from "@payaccept/contracts";
+import { failure, type DeliveryHealth } from "@payaccept/contracts";
 import { failureFields } from "../delivery-view.ts";
 import { openDeliveryStore } from "./open-delivery-store.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { failureColumns, lastErrorColumns } from "./failure-columns.ts";
+import { FAILING } from "./schema.ts";
 
 const http = (httpStatus: number) => failure("WEBHOOK_HTTP_STATUS", { httpStatus });
 
@@ -156,11 +158,22 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
 
     // Every event above but d-006 occurred on 1970-01-01 in Moscow; d-006 two days later.
     const day1 = "1970-01-01";
+    const figures = (f: Partial<DeliveryHealth> & { shopId: string }): DeliveryHealth => ({
+      total: 0,
+      firstSent: 0,
+      firstAttempt: 0,
+      delivered: 0,
+      unsent: 0,
+      failed: 0,
+      retrying: 0,
+      ...failureFields(null, "lastError"),
+      ...f,
+    });
     expect(await store.health(["A", "B"], day1, day1)).toEqual([
-      { shopId: "A", total: 4, firstAttempt: 1, delivered: 2, failed: 1, retrying: 1, ...failureFields(http(503), "lastError") },
-      { shopId: "B", total: 1, firstAttempt: 1, delivered: 1, failed: 0, retrying: 0, ...failureFields(null, "lastError") },
+      figures({ shopId: "A", total: 4, firstSent: 4, firstAttempt: 1, delivered: 2, failed: 1, retrying: 1, ...failureFields(http(503), "lastError") }),
+      figures({ shopId: "B", total: 1, firstSent: 1, firstAttempt: 1, delivered: 1 }),
     ]);
-    expect(await store.health(["A"], "1970-01-03", "1970-01-31")).toEqual([{ shopId: "A", total: 1, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0, ...failureFields(null, "lastError") }]);
+    expect(await store.health(["A"], "1970-01-03", "1970-01-31")).toEqual([figures({ shopId: "A", total: 1 })]);
     expect(await store.health(["B"], "1970-01-02", "1970-01-02")).toEqual([]);
     // The rollup follows every change of a delivery, one by one (resend) or in bulk (replay).
     await store.restart("A", "d-003", 2000);
@@ -169,9 +182,40 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
       { deliveryId: "d-003", series: 2, attempt: 1, startedAt: 2001, durationMs: 5, httpStatus: 200, ...failureColumns(null) },
       { result: "delivered", ...lastErrorColumns(null), nextAttemptAt: null, at: 2001 },
     );
-    expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstAttempt: 1, delivered: 3, failed: 0 });
+    expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstSent: 4, firstAttempt: 1, delivered: 3, failed: 0 });
+    // How each event's first attempt went stays as it was: a resend of the delivered d-001, then a
+    // replay of them all, move the deliveries but never the first-attempt share.
+    await store.restart("A", "d-001", 2500);
+    expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstSent: 4, firstAttempt: 1, delivered: 2, retrying: 1 });
     await store.restartSince("A", 0, 3000);
-    expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstAttempt: 0, delivered: 0, failed: 0, retrying: 0 });
+    expect((await store.health(["A"], day1, day1))[0]).toMatchObject({ total: 4, firstSent: 4, firstAttempt: 1, delivered: 0, failed: 0, retrying: 0 });
+  });
+
+  test("without a webhook URL a delivery is unsent: not failing, not in the first-attempt share, and delivered once a URL is set", async () => {
+    const store = a;
+    await store.insertDeliveries([numbered(11, "C", "SUCCESS", 1000), numbered(12, "C", "SUCCESS", 1001), numbered(21, "D", "SUCCESS", 1002), numbered(22, "D", "SUCCESS", 1003)]);
+    const noUrl = failure("WEBHOOK_URL_MISSING");
+    const attempt = (id: string, n: number, error: ReturnType<typeof failure> | null, result: "delivered" | "pending" | "exhausted") =>
+      store.recordAttempt(
+        { deliveryId: id, series: 1, attempt: n, startedAt: 1100 + n, durationMs: 0, httpStatus: error ? null : 200, ...failureColumns(error) },
+        { result, ...lastErrorColumns(error), nextAttemptAt: result === "pending" ? 5000 : null, at: 1100 + n },
+      );
+    await attempt("d-011", 1, noUrl, "pending");
+    await attempt("d-012", 1, noUrl, "exhausted");
+    await attempt("d-021", 1, http(500), "exhausted");
+    await attempt("d-022", 1, noUrl, "pending");
+    const day = "1970-01-01";
+    expect(await store.health(["C", "D"], day, day)).toEqual([
+      { shopId: "C", total: 0, firstSent: 0, firstAttempt: 0, delivered: 0, unsent: 2, failed: 0, retrying: 0, ...failureFields(null, "lastError") },
+      // D's latest error is its endpoint's HTTP 500, not the newer delivery that found no URL.
+      { shopId: "D", total: 1, firstSent: 1, firstAttempt: 0, delivered: 0, unsent: 1, failed: 1, retrying: 0, ...failureFields(http(500), "lastError") },
+    ]);
+    const failing = async (shopId: string) => (await store.list({ shopId, limit: 50, failedOnly: true })).map((d) => d.delivery.id);
+    expect(await failing("C")).toEqual([]);
+    expect(await failing("D")).toEqual(["d-021"]);
+    // A URL set within the retry window: the next attempt delivers; the first attempt was not sent, so the share is unchanged.
+    await attempt("d-011", 2, null, "delivered");
+    expect((await store.health(["C"], day, day))[0]).toMatchObject({ total: 1, firstSent: 0, firstAttempt: 0, delivered: 1, unsent: 1 });
   });
 });
 
@@ -183,7 +227,7 @@ test("on SQLite, each filter of the log is served by its index", async () => {
   const plan = (where: string) => sqlite.query(`EXPLAIN QUERY PLAN SELECT id FROM deliveries WHERE ${where} ORDER BY id DESC LIMIT 20`).all().map((r) => (r as { detail: string }).detail).join("; ");
   expect(plan("shop_id = 'A' AND status = 'SUCCESS'")).toContain("deliveries_shop_status_id");
   expect(plan("shop_id = 'A' AND order_id = 'o-1'")).toContain("deliveries_shop_order_id");
-  expect(plan("shop_id = 'A' AND (result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null))")).toContain("deliveries_shop_failing");
+  expect(plan(`shop_id = 'A' AND ${new SQLiteSyncDialect().sqlToQuery(FAILING).sql}`)).toContain("deliveries_shop_failing");
   sqlite.close();
   await store.close();
 });
@@ -205,7 +249,7 @@ test("a move to PostgreSQL copies webhooks.db once: deliveries, attempts and sch
   expect(await moved.list({ shopId: "A", limit: 10 })).toEqual(before);
   expect(await moved.unqueued(10)).toEqual([{ id: "d-002", shopId: "A", series: 1 }]);
   expect(await moved.health(["A"], "1970-01-01", "1970-01-01")).toEqual([
-    { shopId: "A", total: 2, firstAttempt: 0, delivered: 0, failed: 0, retrying: 1, ...failureFields(http(503), "lastError") },
+    { shopId: "A", total: 2, firstSent: 1, firstAttempt: 0, delivered: 0, unsent: 0, failed: 0, retrying: 1, ...failureFields(http(503), "lastError") },
   ]);
   await moved.close();
 

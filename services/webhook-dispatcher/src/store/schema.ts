@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
-import { DELIVERY_RESULTS, type Reason } from "@payaccept/contracts";
+import { DELIVERY_RESULTS, WEBHOOK_UNSENT_REASON, type Reason } from "@payaccept/contracts";
 
-/** A delivery that is failing: given up on, blocked, or still retrying after an error. */
-export const FAILING = sql`(result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null))`;
+/** A delivery that is failing: given up on, blocked, or still retrying after an error; one that found no URL is unsent, not failing. */
+export const FAILING = sql`((result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null)) and coalesce(last_error_code, '') <> ${sql.raw(`'${WEBHOOK_UNSENT_REASON}'`)})`;
 
 /**
  * One row per payment event (payment id, status): the webhook body serialised once, and the state
@@ -57,15 +57,23 @@ export const deliveries = table(
   },
 );
 
-export const HEALTH_STATES = ["first", "delivered", "failed", "retrying", "pending"] as const;
+/**
+ * The cells of the health rollup. Each delivery is in exactly one of the first five, as it stands
+ * now: delivered; failed (exhausted or blocked); retrying (pending after a failed attempt);
+ * pending (not tried yet in its series); unsent (its last attempt found no webhook URL). The
+ * other two count, once and for good, how the event's very first attempt went: `first_sent` when
+ * attempt 1 of series 1 was sent to a URL, `first_delivered` when it was delivered. A resend or a
+ * replay starts a new series and moves the delivery between the first five, never these two, so
+ * it cannot lower the first-attempt share.
+ */
+export const HEALTH_STATES = ["delivered", "failed", "retrying", "pending", "unsent", "first_sent", "first_delivered"] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 /**
- * The overview's webhook health: deliveries per shop, Moscow day of their event and state (first:
- * delivered by the first attempt of the first series; delivered: later; failed: exhausted or
- * blocked; retrying: pending after a failed attempt; pending: not tried yet in its series).
- * Kept by triggers on `deliveries` (declared there), so every insert and update of a delivery, one
- * by one or in bulk (replay), moves its count in the same transaction.
+ * The overview's webhook health: deliveries per shop, Moscow day of their event and state
+ * (HEALTH_STATES). Kept by triggers on `deliveries` (declared there; migrations
+ * 0001_log_filters_health and 0004_health_unsent_first_kept), so every insert and update of a
+ * delivery, one by one or in bulk (replay), moves its count in the same transaction.
  */
 export const healthDaily = table(
   "delivery_health_daily",

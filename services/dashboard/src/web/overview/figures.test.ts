@@ -36,10 +36,12 @@ test("days with nothing paid are zero; REFUNDED counts as paid, refunds come fro
   ]);
 });
 
-test("health sums the shops and names the failing ones", () => {
-  const ok = { shopId: "a", total: 10, firstAttempt: 9, delivered: 10, failed: 0, retrying: 0, lastError: null, lastErrorCode: null, lastErrorParams: null };
-  const bad = { shopId: "b", total: 5, firstAttempt: 1, delivered: 2, failed: 2, retrying: 1, lastError: "HTTP 500", lastErrorCode: "WEBHOOK_HTTP_STATUS" as const, lastErrorParams: { httpStatus: 500 } };
-  expect(healthFigures([ok, bad])).toEqual({ total: 15, firstAttempt: 10, failing: [bad] });
+test("health sums the shops' first attempts, names the failing ones, and keeps the shops without a URL apart", () => {
+  const none = { lastError: null, lastErrorCode: null, lastErrorParams: null };
+  const ok = { shopId: "a", total: 10, firstSent: 10, firstAttempt: 9, delivered: 10, unsent: 0, failed: 0, retrying: 0, ...none };
+  const bad = { shopId: "b", total: 5, firstSent: 5, firstAttempt: 1, delivered: 2, unsent: 0, failed: 2, retrying: 1, lastError: "HTTP 500", lastErrorCode: "WEBHOOK_HTTP_STATUS" as const, lastErrorParams: { httpStatus: 500 } };
+  const noUrl = { shopId: "c", total: 0, firstSent: 0, firstAttempt: 0, delivered: 0, unsent: 4, failed: 0, retrying: 0, ...none };
+  expect(healthFigures([ok, bad, noUrl])).toEqual({ firstSent: 15, firstAttempt: 10, failing: [bad], unsent: [noUrl] });
   expect(percent(10, 15)).toBe(67);
   expect(percent(0, 0)).toBeUndefined();
   expect(daysOf("2026-12-31", "2027-01-01")).toEqual(["2026-12-31", "2027-01-01"]);

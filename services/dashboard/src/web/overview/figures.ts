@@ -1,8 +1,7 @@
 import { PAYMENT_METHODS, type DailyRefundsRow, type DailyStatsRow, type DeliveryHealth, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
 import { nextDay } from "@payaccept/domain";
+import { PAID } from "../paid.ts";
 
-/** Paid payments: a REFUNDED one was paid first, so it counts in the turnover; its refunds are counted apart. */
-const PAID: readonly PaymentStatus[] = ["SUCCESS", "REFUNDED"];
 /** Where the buyer's attempt is over: paid, declined, or out of time. PENDING is undecided, CANCELED the merchant's call. */
 const DECIDED: readonly PaymentStatus[] = [...PAID, "FAILED", "EXPIRED"];
 
@@ -56,14 +55,19 @@ export function overviewFigures(stats: { rows: DailyStatsRow[]; refunds: DailyRe
   return figures;
 }
 
-export type HealthFigures = { total: number; firstAttempt: number; failing: DeliveryHealth[] };
+export type HealthFigures = { firstSent: number; firstAttempt: number; failing: DeliveryHealth[]; unsent: DeliveryHealth[] };
 
-/** Webhook health over the shops: deliveries, how many went through at the first try, the shops whose endpoint fails. */
+/**
+ * Webhook health over the shops: of the events whose first attempt went to a URL, how many it
+ * delivered; the shops whose endpoint fails; and apart, the shops whose events were not sent for
+ * want of a URL (no endpoint, nothing failing: Stripe counts such events nowhere).
+ */
 export function healthFigures(shops: DeliveryHealth[]): HealthFigures {
   return {
-    total: shops.reduce((n, s) => n + s.total, 0),
+    firstSent: shops.reduce((n, s) => n + s.firstSent, 0),
     firstAttempt: shops.reduce((n, s) => n + s.firstAttempt, 0),
     failing: shops.filter((s) => s.failed + s.retrying > 0),
+    unsent: shops.filter((s) => s.unsent > 0),
   };
 }
 

@@ -6,7 +6,7 @@ import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
 import { accountOf } from "../middleware.ts";
 import { ownedShop } from "../ownership.ts";
-import { logFilterRequest, readLogFilter } from "../delivery-filter.ts";
+import { logFilterQuery, logFilterRequest, readLogFilter } from "../delivery-filter.ts";
 import { DELIVERIES_PER_PAGE, WebhookPage } from "../views/webhook-page.tsx";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
@@ -58,10 +58,13 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/shops/:shopId/webhook/deliveries/:deliveryId/resend", async (c) => {
     const shop = await shopOf(c);
-    const back = text(await formOf(c), "back");
+    const form = await formOf(c);
     // Scoped by shop: the dispatcher answers NOT_FOUND for another shop's delivery.
     const delivery = await deps.backend.call(rpcs.webhooks.resend, { shopId: shop.id, deliveryId: c.req.param("deliveryId") });
-    const location = back === "payment" ? `/shops/${shop.id}/payments/${delivery.paymentId}` : tab(shop);
+    // Back to the log as it was shown: its filter and page came along in the form (views/delivery-log.tsx).
+    const filter = readLogFilter((n) => text(form, n) || undefined);
+    const location =
+      text(form, "back") === "payment" ? `/shops/${shop.id}/payments/${delivery.paymentId}` : `${tab(shop)}${logFilterQuery(filter, { before: text(form, "before") })}#log-title`;
     return done(c, deps, location, { kind: "notice", text: "resent" });
   });
 

@@ -1,5 +1,5 @@
 import type { Child } from "hono/jsx";
-import type { Reason } from "@payaccept/contracts";
+import type { Payment, Reason } from "@payaccept/contracts";
 import { describeReason, formatRubles, serviceName } from "@payaccept/web-ui";
 import { formatMoscow } from "@payaccept/web-ui";
 import type { Page } from "../page.ts";
@@ -99,6 +99,22 @@ const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", F
 export const StatusBadge = (props: { page: Page; status: string }) => {
   const names: Record<string, string | undefined> = props.page.t.statuses;
   return <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{names[props.status] ?? props.status}</Badge>;
+};
+
+/**
+ * A payment's status; a paid one refunded in part also says how much went back ("Оплачен" alone
+ * read as if nothing had). A full refund is its own status, REFUNDED.
+ */
+export const PaymentStatusOf = (props: { page: Page; payment: Pick<Payment, "status" | "refundedKopecks"> }) => {
+  const { page, payment } = props;
+  return (
+    <>
+      <StatusBadge page={page} status={payment.status} />
+      {payment.status === "SUCCESS" && payment.refundedKopecks > 0 ? (
+        <span class="small muted block refund-note">{page.t.partlyRefunded(formatRubles(payment.refundedKopecks, page.lang))}</span>
+      ) : null}
+    </>
+  );
 };
 
 export const Money = (props: { page: Page; kopecks: number }) => <span class="money">{formatRubles(props.kopecks, props.page.lang)}</span>;

@@ -1,4 +1,5 @@
-import type { WebhookDelivery } from "@payaccept/contracts";
+import { WEBHOOK_UNSENT_REASON, type WebhookDelivery } from "@payaccept/contracts";
+import { logFilterParams, type LogFilter } from "../delivery-filter.ts";
 import type { Page } from "../page.ts";
 import { ActionButton, Badge, failureSaid, StatusBadge, When } from "./components.tsx";
 
@@ -12,7 +13,7 @@ type Attempt = WebhookDelivery["attempts"][number];
  */
 function replyOf(page: Page, a: Attempt): string {
   const { t } = page;
-  if (a.errorCode === "WEBHOOK_URL_MISSING") return t.notSent;
+  if (a.errorCode === WEBHOOK_UNSENT_REASON) return t.notSent;
   return `${a.httpStatus === null ? t.noHttpReply : `HTTP ${a.httpStatus}`} · ${t.ms(Math.round(a.durationMs))}`;
 }
 
@@ -23,15 +24,52 @@ function LastReply(props: { page: Page; d: WebhookDelivery }) {
 }
 
 /**
+ * Where the delivery stands, with the next attempt or the error under it. One whose last attempt
+ * found no URL reads "not sent" in a neutral tone: nothing failed, the shop has no endpoint (and
+ * the next attempt, if any, goes out should a URL be set by then).
+ */
+function DeliveryResult(props: { page: Page; d: WebhookDelivery }) {
+  const { page, d } = props;
+  const { t } = page;
+  const unsent = d.lastErrorCode === WEBHOOK_UNSENT_REASON;
+  return (
+    <>
+      {unsent ? <Badge tone="neutral">{t.unsent}</Badge> : <Badge tone={RESULT_TONE[d.result] ?? "neutral"}>{t.deliveryResults[d.result] ?? d.result}</Badge>}
+      {d.nextAttemptAt ? (
+        <span class="small muted block">
+          {t.nextAttempt}: <When page={page} at={d.nextAttemptAt} />
+        </span>
+      ) : null}
+      {d.lastErrorCode ? (
+        <span class={`small block ${unsent ? "muted" : "error-text"}`}>
+          {unsent ? failureSaid(page, d.lastErrorCode, d.lastErrorParams) : t.lastErrorIs(failureSaid(page, d.lastErrorCode, d.lastErrorParams))}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * Where a resend returns to: the payment's page, or the Webhook tab's log as the merchant was
+ * looking at it (its filter and page), so a resend in a filtered log does not throw the filter away.
+ */
+export type ResendReturn = { to: "payment" } | { to: "webhook"; filter: LogFilter; before?: string };
+
+/** The resend form's hidden fields that say where it returns to (read back by the webhook routes). */
+const returnFields = (back: ResendReturn): Record<string, string> =>
+  back.to === "payment" ? { back: "payment" } : { back: "webhook", ...Object.fromEntries(logFilterParams(back.filter, { before: back.before ?? "" })) };
+
+/**
  * Webhook deliveries, newest first, one table row each: when, which order and event, the result
  * (with the next attempt or the error under it), the attempts (folded list), the last reply, and
- * a resend that works even after the attempts ran out. `back` says where the resend returns to.
+ * a resend that works even after the attempts ran out.
  */
-export function DeliveryLog(props: { page: Page; shopId: string; deliveries: WebhookDelivery[]; back: "webhook" | "payment" }) {
+export function DeliveryLog(props: { page: Page; shopId: string; deliveries: WebhookDelivery[]; back: ResendReturn }) {
   const { page } = props;
   const { t } = page;
   if (props.deliveries.length === 0) return <p class="muted">{t.noDeliveries}</p>;
-  const withOrder = props.back === "webhook";
+  const withOrder = props.back.to === "webhook";
+  const fields = returnFields(props.back);
   return (
     <table class="deliveries">
       <thead>
@@ -62,13 +100,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
               <StatusBadge page={page} status={d.status} />
             </td>
             <td data-label={t.result}>
-              <Badge tone={RESULT_TONE[d.result] ?? "neutral"}>{t.deliveryResults[d.result] ?? d.result}</Badge>
-              {d.nextAttemptAt ? (
-                <span class="small muted block">
-                  {t.nextAttempt}: <When page={page} at={d.nextAttemptAt} />
-                </span>
-              ) : null}
-              {d.lastErrorCode ? <span class="small error-text block">{t.lastErrorIs(failureSaid(page, d.lastErrorCode, d.lastErrorParams))}</span> : null}
+              <DeliveryResult page={page} d={d} />
             </td>
             <td data-label={t.attempts} class="attempt-count">
               {d.attempts.length > 0 ? (
@@ -78,7 +110,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
                     {d.attempts.map((a) => (
                       <li>
                         {t.attemptNo(a.series, a.attempt)} · <When page={page} at={a.at} /> · {replyOf(page, a)}
-                        {a.errorCode ? <span class="error-text"> · {failureSaid(page, a.errorCode, a.errorParams)}</span> : null}
+                        {a.errorCode && a.errorCode !== WEBHOOK_UNSENT_REASON ? <span class="error-text"> · {failureSaid(page, a.errorCode, a.errorParams)}</span> : null}
                       </li>
                     ))}
                   </ol>
@@ -91,7 +123,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
               <LastReply page={page} d={d} />
             </td>
             <td class="row-action">
-              <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={{ back: props.back }} small />
+              <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={fields} small />
             </td>
           </tr>
         ))}

@@ -118,15 +118,26 @@ function MethodRates(props: { page: Page; f: OverviewFigures }) {
 function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
   const { page, h } = props;
   const { t } = page;
-  const share = percent(h.firstAttempt, h.total);
+  const share = percent(h.firstAttempt, h.firstSent);
   const shopById = new Map(props.shops.map((s) => [s.id, s]));
   return (
     <>
-      {h.total === 0 ? (
+      {share === undefined ? (
         <p class="muted">{t.noDeliveriesInPeriod}</p>
       ) : (
-        <ShareBar page={page} label={t.firstAttemptShare} share={share} detail={t.shareOf(share!, h.firstAttempt, h.total)} tone={share! >= 95 ? "ok" : "bad"} />
+        <ShareBar page={page} label={t.firstAttemptShare} share={share} detail={t.shareOf(share, h.firstAttempt, h.firstSent)} tone={share >= 95 ? "ok" : "bad"} />
       )}
+      {h.unsent.length > 0 ? (
+        <p class="hint unsent">
+          {t.unsentForWantOfUrl}{" "}
+          {h.unsent.map((s, i) => (
+            <>
+              {i > 0 ? ", " : null}
+              <a href={`/shops/${s.shopId}/webhook`}>{shopById.get(s.shopId) ? <MerchantText text={shopById.get(s.shopId)!.name} /> : s.shopId}</a> — {t.eventsCount(s.unsent)}
+            </>
+          ))}
+        </p>
+      ) : null}
       <h3>{t.failingEndpoints}</h3>
       {h.failing.length === 0 ? (
         <p class="muted">{t.noFailingEndpoints}</p>

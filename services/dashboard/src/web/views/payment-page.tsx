@@ -3,7 +3,8 @@ import { formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
-import { Alert, CsrfField, Money, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { commissionState } from "../commission.ts";
+import { Alert, CsrfField, Money, PaymentStatusOf, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 import { ReceiptsBlock } from "./receipts-block.tsx";
@@ -29,6 +30,16 @@ function metadataShown(metadata: unknown): string {
   return shown.replace(BIDI_CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** The commission with what became of it (commission.ts): not charged, returned with a refund… */
+function Commission(props: { page: Page; payment: Payment }) {
+  const { page, payment } = props;
+  const { t } = page;
+  const state = commissionState(payment);
+  if (state === "notCharged") return <span class="muted">{t.commissionStates.notCharged}</span>;
+  const money = <Money page={page} kopecks={payment.commissionKopecks} />;
+  return state === "charged" ? money : <>{money} <span class="muted">{t.commissionStates[state]}</span></>;
+}
+
 function Fields(props: { page: Page; payment: Payment }) {
   const { page, payment: p } = props;
   const { t } = page;
@@ -37,10 +48,10 @@ function Fields(props: { page: Page; payment: Payment }) {
   const rows: [string, unknown][] = [
     [f.id!, <code>{p.id}</code>],
     [f.orderId!, p.orderId],
-    [f.status!, <StatusBadge page={page} status={p.status} />],
+    [f.status!, <PaymentStatusOf page={page} payment={p} />],
     [f.amountKopecks!, <Money page={page} kopecks={p.amountKopecks} />],
     [f.refundedKopecks!, <Money page={page} kopecks={p.refundedKopecks} />],
-    [f.commissionKopecks!, <Money page={page} kopecks={p.commissionKopecks} />],
+    [f.commissionKopecks!, <Commission page={page} payment={p} />],
     [f.description!, p.description ?? t.none],
     [f.method!, p.method ? t.methodNames[p.method] : t.none],
     [f.telegramId!, p.telegramId ?? t.none],
@@ -159,7 +170,7 @@ export function PaymentPage(props: {
       <section class="card">
         <h2>{t.paymentDeliveries}</h2>
         {props.deliveries.ok ? (
-          <DeliveryLog page={page} shopId={shop.id} deliveries={props.deliveries.value} back="payment" />
+          <DeliveryLog page={page} shopId={shop.id} deliveries={props.deliveries.value} back={{ to: "payment" }} />
         ) : (
           <Unavailable page={page} service={props.deliveries.service} />
         )}

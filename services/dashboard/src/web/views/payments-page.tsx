@@ -1,14 +1,15 @@
-import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort, type ShopDetail } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/web-ui";
+import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort, type ShopDetail, type StatusTotal } from "@payaccept/contracts";
+import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
 import type { Page } from "../page.ts";
-import { Alert, Money, Pager, SelectField, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
+import { paidOf } from "../paid.ts";
+import { Alert, Money, Pager, PaymentStatusOf, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
 /** What the filter found: a page of the list, one payment by order number (or none), or nothing asked. */
 export type PaymentsResult =
-  | { kind: "list"; loaded: Loaded<{ items: Payment[]; total: number; sumKopecks: number }> }
+  | { kind: "list"; loaded: Loaded<{ items: Payment[]; total: number; byStatus: StatusTotal[] }> }
   | { kind: "lookup"; loaded: Loaded<Payment | null> }
   | { kind: "invalid"; problems: FilterProblem[] };
 
@@ -29,6 +30,10 @@ function SortHeading(props: { label: string; field: "created" | "amount"; filter
   );
 }
 
+/**
+ * The payments as a table; on a phone each row folds into three short lines (order and amount;
+ * status and time; method and description) instead of seven labelled ones (dashboard.css).
+ */
 function PaymentRows(props: { page: Page; shopId: string; payments: Payment[]; filter?: PaymentFilter }) {
   const { page } = props;
   const { t } = page;
@@ -48,29 +53,47 @@ function PaymentRows(props: { page: Page; shopId: string; payments: Payment[]; f
       <tbody>
         {props.payments.map((p) => (
           <tr>
-            <td data-label={t.created}>
+            <td data-label={t.created} class="created">
               <When page={page} at={p.createdAt} />
             </td>
-            <td data-label={t.order}>
+            <td data-label={t.order} class="order">
               <a href={`/shops/${props.shopId}/payments/${p.id}`}>{p.orderId}</a>
             </td>
-            <td data-label={t.description} class="description">
+            <td data-label={t.description} class={p.description ? "description" : "description absent"}>
               {p.description ?? t.none}
             </td>
-            <td data-label={t.amount} class="num">
+            <td data-label={t.amount} class="num amount">
               <Money page={page} kopecks={p.amountKopecks} />
             </td>
-            <td data-label={t.status}>
-              <StatusBadge page={page} status={p.status} />
+            <td data-label={t.status} class="status">
+              <PaymentStatusOf page={page} payment={p} />
             </td>
-            <td data-label={t.method}>{p.method ? t.methodNames[p.method] : t.none}</td>
-            <td data-label={t.paidAt}>
+            <td data-label={t.method} class={p.method ? "method" : "method absent"}>
+              {p.method ? t.methodNames[p.method] : t.none}
+            </td>
+            <td data-label={t.paidAt} class="paid">
               <When page={page} at={p.paidAt} />
             </td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * What the filter found: how many payments, and of them how many were paid for how much (before
+ * refunds, as the overview's turnover). A sum of every status read like revenue while it added
+ * invoices never paid, declined or canceled.
+ */
+function Totals(props: { page: Page; list: { total: number; byStatus: StatusTotal[] } }) {
+  const { t, lang } = props.page;
+  const paid = paidOf(props.list.byStatus);
+  return (
+    <p class="total">
+      {t.paymentsFound(props.list.total)}
+      {paid.count > 0 ? <span class="paid-total"> · {t.paidFound(paid.count, formatRubles(paid.sumKopecks, lang))}</span> : null}
+    </p>
   );
 }
 
@@ -86,7 +109,7 @@ function Result(props: { page: Page; shop: ShopDetail; filter: PaymentFilter; re
   const list = result.loaded.value;
   return (
     <>
-      <p class="total">{t.paymentsFound(list.total, formatRubles(list.sumKopecks, page.lang))}</p>
+      <Totals page={page} list={list} />
       {list.items.length > 0 ? <PaymentRows page={page} shopId={props.shop.id} payments={list.items} filter={props.filter} /> : <p class="muted">{t.noPayments}</p>}
       <Pager
         page={page}
@@ -98,6 +121,18 @@ function Result(props: { page: Page; shop: ShopDetail; filter: PaymentFilter; re
   );
 }
 
+/** The filter in a few words, for the folded form's heading on a phone: what the list below is. */
+function filterSummary(page: Page, f: PaymentFilter): string {
+  const { t, lang } = page;
+  if (f.orderId) return t.orderIs(f.orderId);
+  const parts = [
+    f.from && f.to ? t.periodFromTo(formatDay(f.from, lang), formatDay(f.to, lang)) : f.from ? t.periodSince(formatDay(f.from, lang)) : f.to ? t.periodUntil(formatDay(f.to, lang)) : t.allTime,
+    f.statuses.length > 0 ? f.statuses.map((s) => t.statuses[s]).join(", ") : t.allStatuses,
+    t.sorts[f.sort].toLowerCase(),
+  ];
+  return parts.join(" · ");
+}
+
 /** The Payments tab: the API's filters (period, statuses, order number), pages, and the CSV export. */
 export function PaymentsPage(props: { page: Page; shop: ShopDetail; filter: PaymentFilter; result: PaymentsResult }) {
   const { page, shop, filter } = props;
@@ -106,7 +141,10 @@ export function PaymentsPage(props: { page: Page; shop: ShopDetail; filter: Paym
   const exportQuery = filterQuery({ ...filter, orderId: "", sort: DEFAULT_SORT, page: 1 });
   return (
     <ShopFrame page={page} shop={shop} tab="payments" title={t.paymentsTitle}>
-      <section class="card">
+      <details class="card filter-fold" open={props.result.kind === "invalid" ? true : undefined}>
+        <summary>
+          <span class="fold-title">{t.filtersTitle}</span> <span class="muted">{filterSummary(page, filter)}</span>
+        </summary>
         <form method="get" action={base} class="filters">
           <TextField name="from" type="date" label={t.periodFrom} value={filter.from} />
           <TextField name="to" type="date" label={t.periodTo} value={filter.to} />
@@ -132,7 +170,7 @@ export function PaymentsPage(props: { page: Page; shop: ShopDetail; filter: Paym
             </a>
           </div>
         </form>
-      </section>
+      </details>
       <section class="card">
         <Result page={page} shop={shop} filter={filter} result={props.result} />
       </section>

@@ -78,7 +78,7 @@ export function WebhookPage(props: Props) {
   const older = items.length === DELIVERIES_PER_PAGE ? items.at(-1)?.id : undefined;
   return (
     <ShopFrame page={page} shop={shop} tab="webhook" title={t.webhookTitle}>
-      {flash?.kind === "notice" ? <Alert kind="ok">{t[flash.text]}</Alert> : null}
+      {flash?.kind === "notice" && flash.text !== "resent" ? <Alert kind="ok">{t[flash.text]}</Alert> : null}
       <section class="card" aria-labelledby="url-title">
         <h2 id="url-title">{t.webhookEndpoint}</h2>
         {urlForm.errors.length ? <Alert kind="error" title={t.fixErrors} items={urlForm.errors} /> : null}
@@ -121,8 +121,10 @@ export function WebhookPage(props: Props) {
       </section>
       <section class="card" aria-labelledby="log-title">
         <h2 id="log-title">{t.deliveriesTitle}</h2>
+        {/* A resend returns here (#log-title), to the log as it was filtered: its notice is shown where the merchant looks. */}
+        {flash?.kind === "notice" && flash.text === "resent" ? <Alert kind="ok">{t.resent}</Alert> : null}
         <LogFilters page={page} base={base} filter={props.filter} />
-        {props.log.ok ? <DeliveryLog page={page} shopId={shop.id} deliveries={items} back="webhook" /> : <Unavailable page={page} service={props.log.service} />}
+        {props.log.ok ? <DeliveryLog page={page} shopId={shop.id} deliveries={items} back={{ to: "webhook", filter: props.filter, before: props.before }} /> : <Unavailable page={page} service={props.log.service} />}
         <p class="pager">
           {props.before ? <a href={`${base}${logFilterQuery(props.filter)}#log-title`}>{t.newestDeliveries}</a> : null}
           {older ? <a href={`${base}${logFilterQuery(props.filter, { before: older })}#log-title`}>{t.olderDeliveries}</a> : null}
