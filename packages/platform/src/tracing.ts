@@ -285,18 +285,18 @@ export async function inHttpServerSpan(
 export type ClientOutcome = { outcome: string; httpStatus?: number | null; reason?: string; failed: boolean };
 
 /**
- * Runs `run` inside a client span named `name`; `run` gets the function that puts the span's
+ * Runs `run` inside a client span named `name` (its attributes made only when tracing is on); `run` gets the function that puts the span's
  * trace context into its request's headers, and `outcomeOf` reads the span's end from the result
  * (a thrown error ends it as failed). `run()` alone when off.
  */
 export async function inClientSpan<T>(
   name: string,
-  attributes: Attributes,
+  attributes: () => Attributes,
   run: (inject: (headers: HeaderBag) => void) => Promise<T>,
   outcomeOf: (result: T) => ClientOutcome,
 ): Promise<T> {
   if (!tracer) return run(() => {});
-  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: attributes() });
   const inContext = trace.setSpan(context.active(), span);
   try {
     const result = await context.with(inContext, run, undefined, (headers: HeaderBag) => propagation.inject(inContext, headers, setter));
@@ -330,7 +330,7 @@ export function tracedFetch(url: string, init: RequestInit): Promise<Response> {
   const method = init.method ?? "GET";
   return inClientSpan(
     method,
-    httpClientAttributes(method, url, true),
+    () => httpClientAttributes(method, url, true),
     (inject) => {
       const headers = new Headers(init.headers);
       inject(headers);
