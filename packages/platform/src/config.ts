@@ -57,8 +57,10 @@ function busEnv() {
   };
 }
 
-/** A variable set to the empty string (compose's `${X:-}`) counts as unset. */
-const unsetIfEmpty = <S extends z.ZodType>(schema: S) => z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+/** A variable set to the empty string (compose's `${X:-}`) counts as unset. A declaration: commonEnv uses it above. */
+function unsetIfEmpty<S extends z.ZodType>(schema: S) {
+  return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+}
 
 /**
  * OpenTelemetry's standard variables, as far as traces go (tracing.ts, docs/operations.md
