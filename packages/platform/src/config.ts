@@ -71,10 +71,11 @@ function tracingEnv() {
   const protocol = unsetIfEmpty(
     z.enum(["http/json", "http/protobuf"], { message: "only OTLP over HTTP is exported: http/json (the default) or http/protobuf" }),
   );
+  const httpUrl = z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. http://jaeger:4318" });
   return {
-    OTEL_EXPORTER_OTLP_ENDPOINT: unsetIfEmpty(z.url()),
+    OTEL_EXPORTER_OTLP_ENDPOINT: unsetIfEmpty(httpUrl),
     /** The full URL of the traces (…/v1/traces), over OTEL_EXPORTER_OTLP_ENDPOINT. */
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetIfEmpty(z.url()),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetIfEmpty(httpUrl),
     OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
     /** Default: the service's own name (gateway, payments, …), in the namespace payaccept. */
