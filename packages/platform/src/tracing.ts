@@ -188,12 +188,13 @@ export function endRpcServerSpan(span: Span | undefined, outcome: string, reason
 
 /**
  * The producer span of one JetStream publish: child of the stored context when the message is
- * published for an earlier write (an outbox row), else of the current span. Its context goes into
+ * published for an earlier write (an outbox row; null when it kept none), else of the current span. Its context goes into
  * the message's headers for the consumers. undefined when off.
  */
 export function startPublishSpan(subject: string, msgId: string, headers: HeaderBag, stored: TraceCarrier | null | undefined): Span | undefined {
   if (!tracer) return undefined;
-  const parent = stored ? propagation.extract(ROOT_CONTEXT, stored, recordGetter) : context.active();
+  // null: a stored write that kept no context (tracing was off, or no trace caused it) begins its own trace.
+  const parent = stored ? propagation.extract(ROOT_CONTEXT, stored, recordGetter) : stored === null ? ROOT_CONTEXT : context.active();
   const span = tracer.startSpan(
     `publish ${subject}`,
     { kind: SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject, "messaging.message.id": msgId } },
@@ -338,6 +339,15 @@ export function tracedFetch(url: string, init: RequestInit): Promise<Response> {
     },
     (res) => ({ outcome: res.status >= 400 ? String(res.status) : "ok", httpStatus: res.status, failed: res.status >= 400 }),
   );
+}
+
+/**
+ * Runs `fn` outside any trace. For a background loop woken from a request (a relay's next pass
+ * scheduled by a commit): its timer would otherwise carry that request's context into work that is
+ * not the request's, and its log lines would name the request's trace.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return tracer ? context.with(ROOT_CONTEXT, fn) : fn();
 }
 
 /** Runs `fn` with the given context current when tracing is on (GroupCommit hands each write its caller's). */

@@ -1,4 +1,4 @@
-import type { Logger, TraceCarrier } from "@payaccept/platform";
+import { outsideTraces, type Logger, type TraceCarrier } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 
@@ -40,7 +40,8 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
       again = true;
       return running;
     }
-    running = (async () => {
+    // No intake batch's work, whichever woke it: each series' message continues its row's trace.
+    running = outsideTraces(async () => {
       for (let i = 0; i < MAX_REPEATS; i++) {
         again = false;
         try {
@@ -51,7 +52,7 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
         }
         if (!again || stopped) return;
       }
-    })().finally(() => {
+    }).finally(() => {
       running = undefined;
     });
     return running;
