@@ -8,19 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tracingTable } from "./lib/report.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
+import { benchEnv, loadSettingsFromEnv } from "./lib/measure.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
-import { ensureWrk } from "./lib/wrk.ts";
 
-const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-const load = {
-  wrk: ensureWrk(),
-  seconds: env("BENCH_SECONDS", 8),
-  warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
-  connections: env("BENCH_CONNECTIONS", 64),
-  threads: env("BENCH_WRK_THREADS", 1),
-};
-const rows = env("BENCH_ROWS", 100_000);
-const rounds = env("BENCH_TRACING_ROUNDS", 2);
+const load = loadSettingsFromEnv();
+const rows = benchEnv("BENCH_ROWS", 100_000);
+const rounds = benchEnv("BENCH_TRACING_ROUNDS", 2);
 const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-tracing-"));
 const clock = await WebhookClock.start();
 try {
