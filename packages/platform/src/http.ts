@@ -7,7 +7,7 @@ import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
 import { exposeReadiness, readiness, type ReadinessCheck } from "./readiness.ts";
-import { inHttpServerSpan } from "./tracing.ts";
+import { inHttpServerSpan, tracingOn } from "./tracing.ts";
 
 /**
  * The logger of one request: every line carries the request's fields (its id, and what
@@ -62,7 +62,7 @@ export function requestContext(log: Logger, opts: HttpAppOptions = {}): Middlewa
     c.set("requestId", requestId);
     c.set("log", new RequestLog(log, requestId));
     c.header("X-Request-Id", requestId);
-    await inHttpServerSpan(c.req.raw, opts.inboundTrace ?? "continue", async () => {
+    const handle = async () => {
       const started = performance.now();
       await next();
       const ms = performance.now() - started;
@@ -73,9 +73,14 @@ export function requestContext(log: Logger, opts: HttpAppOptions = {}): Middlewa
         "request",
       );
       return { route, status: c.res.status };
-    });
+    };
+    if (tracingOn() && !UNTRACED.has(c.req.path)) await inHttpServerSpan(c.req.raw, opts.inboundTrace ?? "continue", handle);
+    else await handle();
   };
 }
+
+/** Probes and scrapes make no trace: one every few seconds per replica, each saying nothing. */
+const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /** The spec's Error shape (with the reason as `code`) for any refusal. */
 export function jsonError(c: Context, err: DomainError, headers?: Record<string, string>) {
