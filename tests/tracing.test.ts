@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, rpcs } from "@payaccept/contracts";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { failingFirst, startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { SPAN_KIND, startOtlpReceiver, type ReceivedSpan } from "./harness/otlp-receiver.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
@@ -72,7 +72,8 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     stack = await Stack.start({
       services: [...SERVICES],
       postgres: engine === "postgres",
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50" },
+      // A retry a moment after a failed attempt, so that a redelivery is seen within the test.
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_RETRY_DELAYS: "200ms" },
     });
     shop = await stack.createShop({ name: "Traced shop", sandbox: false, methods: ["SBP"], webhookUrl: merchant.url });
   });
@@ -208,6 +209,36 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     const intake = tree.child(published, "webhook-dispatcher", SPAN_KIND.consumer, "process payments.events.CANCELED");
     const dispatch = tree.child(tree.child(intake, "webhook-dispatcher", SPAN_KIND.producer, "publish webhooks.dispatch"), "webhook-dispatcher", SPAN_KIND.consumer, "process webhooks.dispatch");
     expect(tree.child(dispatch, "webhook-dispatcher", SPAN_KIND.client, "POST webhook").attributes["http.response.status_code"]).toBe(200);
+  });
+
+  test("a webhook retried by redelivery: each delivery of the dispatch message is a child of its one publish, each attempt with the receiver's status", async () => {
+    const flaky = startReceiver(failingFirst(1, 503));
+    try {
+      const other = await stack.createShop({ name: "Flaky endpoint", sandbox: false, methods: ["SBP"], webhookUrl: flaky.url });
+      const created = await eventually(async () => {
+        const r = await stack.api(other.apiKey, "/v1/payments", { method: "POST", json: { orderId: `flaky-${crypto.randomUUID()}`, amountKopecks: 1000 } });
+        return r.status === 201 ? Payment.parse(await r.json()) : undefined;
+      });
+      const res = await stack.api(other.apiKey, `/v1/payments/${created.id}/cancel`, { method: "POST" });
+      const traceId = gatewayTraceOf(res.headers.get("x-request-id")!);
+      await eventually(() => otlp.spans.filter((s) => s.traceId === traceId && s.name === "POST webhook").length === 2);
+      await exportedBy(traceId, "gateway", "payments", "webhook-dispatcher");
+      const tree = traceOf(traceId);
+      tree.isOneTree();
+      const published = tree.spans.find((s) => s.name === "publish webhooks.dispatch")!;
+      const deliveries = tree.spans.filter((s) => s.parentSpanId === published.spanId).sort((a, b) => Number(a.attributes["messaging.nats.delivery_count"]) - Number(b.attributes["messaging.nats.delivery_count"]));
+      expect(deliveries.map((d) => [d.name, d.attributes["messaging.nats.delivery_count"], d.attributes["payaccept.webhook.attempt"]])).toEqual([
+        ["process webhooks.dispatch", 1, 1],
+        ["process webhooks.dispatch", 2, 2],
+      ]);
+      const attempts = deliveries.map((d) => tree.child(d, "webhook-dispatcher", SPAN_KIND.client, "POST webhook"));
+      expect(attempts.map((a) => [a.attributes["http.response.status_code"], a.attributes["payaccept.outcome"], a.attributes["error.type"], a.statusCode])).toEqual([
+        [503, "failed", "WEBHOOK_HTTP_STATUS", 2],
+        [200, "delivered", undefined, 0],
+      ]);
+    } finally {
+      flaky.stop();
+    }
   });
 
   // Who may start a trace is decided at the HTTP edge, the same on either engine.
