@@ -1,6 +1,6 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
-import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import { ACTOR_HEADER, AuditActor, DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -126,6 +126,31 @@ export async function watchClocks(nc: NatsConnection, name: string, log: Logger,
 }
 
 /**
+ * Who a call is made for, when someone asked for it: the service that acts records it in their
+ * name (the audit log). Per call (the gateway's API key, the dashboard's member), or for every
+ * call of a connection (actAs: the admin CLI's operator).
+ */
+export type CallOptions = { requestId?: string; actor?: AuditActor };
+
+const connectionActors = new WeakMap<NatsConnection, AuditActor>();
+
+/** Every call on this connection that names no actor of its own is made for `actor`. */
+export function actAs(nc: NatsConnection, actor: AuditActor): void {
+  connectionActors.set(nc, actor);
+}
+
+/** Who the caller made this request for (ACTOR_HEADER), if it said and it is well-formed. */
+export function actorOf(msg: Msg): AuditActor | undefined {
+  const raw = msg.headers?.get(ACTOR_HEADER);
+  if (!raw) return undefined;
+  try {
+    return AuditActor.safeParse(JSON.parse(raw)).data;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Header of every request: one id per call, the same on each copy of it (hedging), so that an
  * idempotent write recognises a copy of a call it has already acted on (repeatKey).
  */
@@ -168,14 +193,16 @@ function hedgersOf(nc: NatsConnection): Hedgers {
  * The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). An
  * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
  */
-async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, opts: CallOptions): Promise<Uint8Array<ArrayBuffer>> {
   const watch = clocks.get(nc);
   const sentAt = watch ? watch.wall() : Date.now();
   const h = headers();
   h.set(DEADLINE_HEADER, String(sentAt + timeoutMs));
   if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
-  if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
+  if (opts.requestId !== undefined) h.set(REQUEST_ID_HEADER, opts.requestId);
+  const actor = opts.actor ?? connectionActors.get(nc);
+  if (actor) h.set(ACTOR_HEADER, JSON.stringify(actor));
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
@@ -218,17 +245,18 @@ function replyError(subject: string, reply: RpcReply<unknown>, started: number):
 /**
  * Request/reply with a timeout. Returns the reply's data or throws DomainError with the
  * responder's error code; no responder, a timeout or a closed connection is UNAVAILABLE.
- * requestId travels in the X-Request-Id header, for the responder's log lines.
+ * The request id travels in the X-Request-Id header, for the responder's log lines; the actor in
+ * ACTOR_HEADER, for its audit log.
  */
 export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<RpcResponse<R>> {
   const started = performance.now();
-  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc, req, timeoutMs, started, requestId));
+  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc, req, timeoutMs, started, opts));
   const error = replyError(rpc.subject, reply, started);
   if (error) throw error;
   return (reply as { data: RpcResponse<R> }).data;
@@ -248,10 +276,10 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
   const started = performance.now();
-  const data = await request(nc, rpc, req, timeoutMs, started, requestId);
+  const data = await request(nc, rpc, req, timeoutMs, started, opts);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
     natsRequestDuration.observe({ subject: rpc.subject, outcome: "ok" }, (performance.now() - started) / 1000);
     return data.subarray(OK_REPLY_PREFIX.length, -1);

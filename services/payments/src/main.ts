@@ -64,7 +64,7 @@ const deps: PaymentsDeps = {
     timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
   }),
   balance: {
-    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
+    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, { requestId }),
   },
   log,
   // The store's clock: refund leases, expiries and createdAt are written and compared on one clock by every replica.

@@ -38,8 +38,8 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       const { shopId } = shopOf(c);
       const paymentId = c.req.valid("param").id;
       const [, items] = await Promise.all([
-        call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, timeoutMs, c.get("requestId")),
-        callForRelay(deps.nc, list, request(shopId, paymentId), timeoutMs, c.get("requestId")),
+        call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, timeoutMs, { requestId: c.get("requestId") }),
+        callForRelay(deps.nc, list, request(shopId, paymentId), timeoutMs, { requestId: c.get("requestId") }),
       ]);
       return c.body(items, status, JSON_TYPE);
     };

@@ -77,7 +77,7 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     const tools: OperationTools = {
       timeoutMs,
       status,
-      relay: async (c, rpc, req) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, c.get("requestId")), status, JSON_TYPE),
+      relay: async (c, rpc, req) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, { requestId: c.get("requestId") }), status, JSON_TYPE),
     };
     const path = honoPath(op.path);
     const method = op.method.toUpperCase();
