@@ -94,7 +94,7 @@ export const ApiKeyRecord = z.object({
   displayPrefix: z.string().optional(),
   /**
    * A rolled key's end (on the directory's clock): readers refuse it from this instant on from
-   * their own copy, with no publication needed (DirectoryCache.shopForKeyHash).
+   * their own copy, with no publication needed (DirectoryCache.activeKey).
    */
   expiresAt: IsoDateTime.optional(),
 });

@@ -1,6 +1,9 @@
 import { failure, type Failure } from "@payaccept/contracts";
 import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
-import { signatureHeaders } from "./signature.ts";
+import { signatureHeaders, type SigningSecrets } from "./signature.ts";
+
+/** One webhook to send: where, the stored bytes, and the secrets it is signed with at this attempt. */
+export type WebhookRequest = SigningSecrets & { url: string; body: string };
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
 
 /** What one HTTP attempt came to. durationMs runs from the start (DNS included) to the response headers. */
@@ -25,10 +28,7 @@ const USER_AGENT = "payaccept-webhooks/1";
  * within the timeout is the only success, redirects are not followed, and the response body is
  * never read (the stream is cancelled), so a receiver cannot make us download anything.
  */
-export async function sendWebhook(
-  req: { url: string; body: string; secret: string },
-  opts: SendOptions,
-): Promise<AttemptOutcome> {
+export async function sendWebhook(req: WebhookRequest, opts: SendOptions): Promise<AttemptOutcome> {
   const started = opts.now();
   const elapsed = () => opts.now() - started;
   const signal = AbortSignal.timeout(opts.timeoutMs);
@@ -41,7 +41,7 @@ export async function sendWebhook(
         Host: target.hostHeader,
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        ...signatureHeaders(req.body, req.secret, Math.floor(opts.now() / 1000)),
+        ...signatureHeaders(req.body, req, Math.floor(opts.now() / 1000)),
       },
       redirect: "manual",
       signal,
