@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createServiceApp, databaseOf, loadConfig, openDirectoryBucketForWrites, startService, storeNow, Ticker } from "@payaccept/platform";
-import { consumeAuditEvents } from "./audit/log.ts";
+import { keepConsumingAuditEvents } from "./audit/log.ts";
 import { directoryEnv } from "./config.ts";
 import { expireOverlaps, type DirectoryDeps } from "./directory.ts";
 import { KvPublisher } from "./kv-publisher.ts";
@@ -39,9 +39,9 @@ const deps: DirectoryDeps = { store, publisher, policy: { allowPrivate: cfg.WEBH
 const sweeper = new Ticker(() => expireOverlaps(deps), OVERLAP_SWEEP_MS, (err) => log.error({ err }, "overlap expiry sweep failed"));
 sweeper.start();
 svc.onClose("overlap sweeper", () => sweeper.stop());
-// The other services' audit events: without this consumer the log misses refunds, payouts and sign-ins.
-const auditIntake = await consumeAuditEvents(nc, store, storeNow, log);
-svc.essential("audit events", auditIntake);
+// The other services' audit events (refunds, payouts, sign-ins); remade whenever NATS loses it.
+const auditIntake = keepConsumingAuditEvents(nc, store, storeNow, log);
+svc.onClose("audit events", () => auditIntake.stop());
 
 await svc.serve((nc) => serveDirectory(nc, deps));
 
