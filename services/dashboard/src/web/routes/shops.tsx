@@ -39,7 +39,8 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
         page={c.get("page")}
         shop={shop}
         keyHint={key}
-        retiringKeys={retiringKeys}
+        // A directory of an earlier release (during a rolling upgrade) sends no list.
+        retiringKeys={retiringKeys ?? []}
         newKey={flash?.kind === "apiKey" ? flash.apiKey : undefined}
         notice={flash?.kind === "notice" ? c.get("page").t[flash.text] : undefined}
         settings={settings}
