@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import { createServiceApp, databaseOf, loadConfig, openDirectoryBucketForWrites, startService, storeNow, Ticker } from "@payaccept/platform";
-import { keepConsumingAuditEvents } from "./audit/log.ts";
+import { AUDIT_STREAM } from "@payaccept/contracts";
+import { createServiceApp, databaseOf, loadConfig, openDirectoryBucketForWrites, registerConsumerGauges, startService, storeNow, Ticker } from "@payaccept/platform";
+import { AUDIT_DURABLE, keepConsumingAuditEvents } from "./audit/log.ts";
 import { directoryEnv } from "./config.ts";
 import { expireOverlaps, type DirectoryDeps } from "./directory.ts";
 import { KvPublisher } from "./kv-publisher.ts";
@@ -44,6 +45,7 @@ const auditIntake = keepConsumingAuditEvents(nc, store, storeNow, log);
 svc.onClose("audit events", () => auditIntake.stop());
 
 await svc.serve((nc) => serveDirectory(nc, deps));
+await registerConsumerGauges(nc, [{ stream: AUDIT_STREAM, durable: AUDIT_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
 const app = createServiceApp(log, svc.readiness({ auditEvents: auditIntake.isActive }));
 const server = svc.listen({ port: cfg.DIRECTORY_PORT, fetch: app.fetch });
