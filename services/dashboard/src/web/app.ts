@@ -6,7 +6,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { WebDeps } from "./deps.ts";
 import type { WebEnv } from "./env.ts";
 import { renderError } from "./errors.tsx";
-import { csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { actingAsViewer, csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
@@ -35,9 +36,10 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     webContext(deps),
     bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     csrfGuard(deps.csrf),
+    actingAsViewer(deps),
   );
-  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
-  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
+  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/audit", "/audit.csv", "/ops/*", "/logout"]) web.use(path, signedIn);
+  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, operatorRoutes]) web.route("/", routes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;
