@@ -48,8 +48,8 @@ function request()
   if mode == "create" then
     return wrk.format(nil, nil, nil, createBody())
   elseif mode == "sdk-create" then
-    -- The SDK's key is a random UUID (36 characters); this one is as long and unique per request.
-    wrk.headers["Idempotency-Key"] = string.format("%08x-0000-4000-8000-%012d", tid, counter)
+    -- Unique per request and per run (the warm-up has another prefix): the SDK's is a random UUID.
+    wrk.headers["Idempotency-Key"] = "k-" .. prefix .. counter
     return wrk.format(nil, nil, nil, createBody())
   elseif mode == "ids" then
     local line = lines[(counter - 1) % #lines + 1]
