@@ -5,6 +5,7 @@
  * again in each), and each process's CPU per request, which the machine's other load moves less
  * than the throughput. With BENCH_CPU_PROF=<dir> every service runs under Bun's sampling profiler
  * and writes its profile there (`.cpuprofile` and a markdown summary) when the stack stops.
+ * BENCH_HOT_POSTGRES=1 keeps payments' (and balance's) rows on a throwaway PostgreSQL instead.
  * Same BENCH_* settings as bench/run.ts; BENCH_ROWS defaults to 20,000 here.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,7 +31,7 @@ const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-hot-"));
 const clock = await WebhookClock.start();
 // Bun reads flags from BUN_OPTIONS too: every service process of the stack inherits them.
 if (profileDir) process.env.BUN_OPTIONS = `--cpu-prof --cpu-prof-md --cpu-prof-dir=${profileDir}`;
-const bench = await startBenchStack({ rows, sampleSize: Math.floor(rows * 0.9), webhookUrl: clock.url, logLevel: process.env.BENCH_LOG_LEVEL ?? "info", settleMs: 2000 });
+const bench = await startBenchStack({ rows, sampleSize: Math.floor(rows * 0.9), webhookUrl: clock.url, logLevel: process.env.BENCH_LOG_LEVEL ?? "info", settleMs: 2000, postgres: process.env.BENCH_HOT_POSTGRES === "1" });
 delete process.env.BUN_OPTIONS;
 try {
   const take = slicer(bench.seeded.sample);
