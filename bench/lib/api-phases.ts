@@ -9,7 +9,7 @@ export type ApiPhase = { name: string; label: string; warmup: Omit<WrkRun, "seco
 export type PhasePools = { getIds: string[]; orderIds: string[]; warmupCancelIds: string[]; cancelIds: string[] };
 
 /**
- * The six operations of spec §4 on the seeded shop. Cancel goes last: each one commits an event
+ * The six operations of spec §4 on the seeded shop, and create again as the SDK sends it. Cancel goes last: each one commits an event
  * whose webhook the pipeline then works on, which would load the phases after it.
  */
 export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: string; pools: PhasePools; runId: string; deepPage: number }): ApiPhase[] {
@@ -32,6 +32,12 @@ export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: strin
       label: "create payment (POST /v1/payments)",
       warmup: { url: `${api}/v1/payments`, apiKey, script: ["create", `warm-${opts.runId}`] },
       run: { url: `${api}/v1/payments`, apiKey, script: ["create", `bench-${opts.runId}`] },
+    },
+    {
+      name: "sdk-create",
+      label: "SDK's create (with an Idempotency-Key)",
+      warmup: { url: `${api}/v1/payments`, apiKey, script: ["sdk-create", `sdk-warm-${opts.runId}`] },
+      run: { url: `${api}/v1/payments`, apiKey, script: ["sdk-create", `sdk-bench-${opts.runId}`] },
     },
     { name: "get", label: "get by id (GET /v1/payments/{id})", ...same(ids("get-ids", pools.getIds, "GET", "/v1/payments/{}")) },
     { name: "lookup", label: "lookup by orderId (GET ?orderId=)", ...same(ids("order-ids", pools.orderIds, "GET", "/v1/payments?orderId={}")) },

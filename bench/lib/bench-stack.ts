@@ -28,8 +28,8 @@ const UNLIMITED = { RATE_LIMIT_PER_METHOD: "1000000", RATE_LIMIT_PER_IP: "100000
  * the stack's throwaway PostgreSQL holds the rows of every service that can keep them there
  * (payments and balance: tests/harness/stack.ts, POSTGRES_SERVICES).
  */
-export async function startBenchStack(opts: { rows: number; sampleSize: number; webhookUrl: string; logLevel: string; settleMs: number; postgres?: boolean }): Promise<BenchStack> {
-  const stack = await Stack.start({ env: { ...UNLIMITED, LOG_LEVEL: opts.logLevel }, postgres: opts.postgres });
+export async function startBenchStack(opts: { rows: number; sampleSize: number; webhookUrl: string; logLevel: string; settleMs: number; postgres?: boolean; services?: ServiceName[] }): Promise<BenchStack> {
+  const stack = await Stack.start({ env: { ...UNLIMITED, LOG_LEVEL: opts.logLevel }, postgres: opts.postgres, services: opts.services });
   try {
     const created = await stack.createShop({ name: "Bench shop", webhookUrl: opts.webhookUrl });
     const record = await readShop(stack.nc, created.shopId);
@@ -42,7 +42,7 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
     payments.start();
     await payments.waitReady(60_000);
     await Bun.sleep(opts.settleMs);
-    const idleRssMiB = Object.fromEntries(SERVICE_NAMES.map((n) => [n, rssMiB(stack.service(n).proc!.pid)])) as Record<ServiceName, number>;
+    const idleRssMiB = Object.fromEntries(running(stack).map((n) => [n, rssMiB(stack.service(n).proc!.pid)])) as Record<ServiceName, number>;
     return { stack, shop: { shopId: record.shopId, accountId: record.accountId, apiKey: created.apiKey }, seeded, idleRssMiB, pids: benchPids(stack) };
   } catch (e) {
     await stack.stop();
@@ -50,16 +50,19 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
   }
 }
 
+/** The services the stack runs (all of them unless it was started with fewer). */
+const running = (stack: Stack) => SERVICE_NAMES.filter((n) => stack.services.has(n));
+
 /** The processes the report follows, as they are now (a restarted service has a new pid). */
 export function benchPids(stack: Stack): Record<string, number | number[]> {
   const pid = (n: ServiceName) => stack.service(n).proc!.pid;
+  const followed = ["gateway", "payments", "balance", "webhook-dispatcher"] as const;
+  const others = ["directory", "dashboard", "paypage", "acquirer-emulator"] as const;
+  const has = (n: ServiceName) => stack.services.has(n);
   return {
-    gateway: pid("gateway"),
-    payments: pid("payments"),
-    balance: pid("balance"),
-    "webhook-dispatcher": pid("webhook-dispatcher"),
+    ...Object.fromEntries(followed.filter(has).map((n) => [n, pid(n)])),
     "nats-server": stack.nats.proc.pid,
-    "other services": [pid("directory"), pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
+    "other services": others.filter(has).map(pid),
   };
 }
 

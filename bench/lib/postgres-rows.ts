@@ -4,8 +4,8 @@ import { deepPageTotal, shuffle, slicer } from "./helpers.ts";
 import { measureLoad, type LoadSettings } from "./measure.ts";
 import type { LoadRow } from "./report.ts";
 
-/** The operations compared across engines (issue 10, item 7). */
-const COMPARED = ["create", "get", "list", "cancel"];
+/** The operations compared across engines (issue 10, item 7; the SDK's create, issue 21). */
+const COMPARED = ["create", "sdk-create", "get", "list", "cancel"];
 
 /**
  * create, get, the deep page (also on one connection) and cancel through the whole stack, with

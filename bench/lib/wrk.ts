@@ -44,7 +44,7 @@ export type WrkRun = {
   seconds: number;
   connections: number;
   threads: number;
-  /** Arguments of bench/wrk/api.lua: ["static"], ["create", prefix], ["ids", file, method, path]. */
+  /** Arguments of bench/wrk/api.lua: ["static"], ["create" or "sdk-create", prefix], ["ids", file, method, path]. */
   script: string[];
   apiKey?: string;
 };

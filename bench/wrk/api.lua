@@ -1,6 +1,7 @@
 -- One wrk script for every benchmark of bench/run.ts, chosen by the arguments after `--`:
 --   static                      the URL as given (GET)
 --   create <orderPrefix>        POST a CreatePaymentRequest with a unique orderId per request
+--   sdk-create <orderPrefix>    the same with a new Idempotency-Key on each, as the SDK sends a create
 --   ids <file> <METHOD> <path>  one line of <file> per request, substituted for {} in <path>;
 --                               each thread takes its own lines, so no two requests share one
 --                               (a pool that runs out starts again from its first line)
@@ -22,7 +23,7 @@ function init(args)
   mode = args[1] or "static"
   nthreads = tonumber(os.getenv("BENCH_WRK_THREADS") or "1")
   if key then wrk.headers["X-Api-Key"] = key end
-  if mode == "create" then
+  if mode == "create" or mode == "sdk-create" then
     prefix = args[2] .. "-" .. tid .. "-"
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
@@ -37,12 +38,19 @@ function init(args)
   end
 end
 
+local function createBody()
+  return '{"orderId":"' .. prefix .. counter .. '","amountKopecks":' .. (10000 + counter % 90000) ..
+    ',"description":"Bench order","telegramId":"123456789","metadata":{"cart":"' .. counter .. '"}}'
+end
+
 function request()
   counter = counter + 1
   if mode == "create" then
-    local body = '{"orderId":"' .. prefix .. counter .. '","amountKopecks":' .. (10000 + counter % 90000) ..
-      ',"description":"Bench order","telegramId":"123456789","metadata":{"cart":"' .. counter .. '"}}'
-    return wrk.format(nil, nil, nil, body)
+    return wrk.format(nil, nil, nil, createBody())
+  elseif mode == "sdk-create" then
+    -- Unique per request and per run (the warm-up has another prefix): the SDK's is a random UUID.
+    wrk.headers["Idempotency-Key"] = "k-" .. prefix .. counter
+    return wrk.format(nil, nil, nil, createBody())
   elseif mode == "ids" then
     local line = lines[(counter - 1) % #lines + 1]
     return wrk.format(method, (template:gsub("{}", line)))

@@ -47,7 +47,9 @@ function clientAddresses(trusted: TrustedProxies): (remote: string, forwardedFor
 /**
  * The per-IP cap over the whole API, checked before authentication so that floods of bad keys
  * are capped too. Also writes the RateLimit-* headers of every /api response, from whichever
- * limit the request came closest to.
+ * limit the request came closest to, and `Cache-Control: no-store` on every response it let
+ * through (a layer of its own cost a copy of every Response: Hono's c.header() after the handler
+ * makes a new one).
  */
 export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxies): MiddlewareHandler<GatewayEnv> {
   const addresses = clientAddresses(trusted);
@@ -58,7 +60,10 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
     c.get("log").add({ ip });
     c.set("clientIp", ip);
     const refused = count(c, limiter, key);
-    if (!refused) await next();
+    if (!refused) {
+      await next();
+      c.res.headers.set("Cache-Control", "no-store");
+    }
     const res = refused ?? c.res;
     const d = tightest(c.get("rateDecisions"))!;
     res.headers.set("RateLimit-Limit", String(d.limit));
@@ -69,14 +74,15 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
 }
 
 /**
- * A per-key limit of one API method (route template + HTTP method); needs requireApiKey first.
- * HEAD runs the GET (the same call to the owning service, only the body is dropped), so it counts
- * as that GET: a quota of its own would double every read's limit, the balance's 60 included.
+ * A per-key limit of one API method, `method` and `path` as the operation is registered (route
+ * template + HTTP method); needs requireApiKey first. A HEAD is served by the GET's route (the
+ * same call to the owning service, only the body is dropped), so it counts as that GET: a quota of
+ * its own would double every read's limit, the balance's 60 included.
  */
-export function limitPerKey(limiter: SlidingWindowLimiter): MiddlewareHandler<GatewayEnv> {
+export function limitPerKey(limiter: SlidingWindowLimiter, method: string, path: string): MiddlewareHandler<GatewayEnv> {
+  const operation = ` ${method} ${path}`;
   return async (c, next) => {
-    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
-    const refused = count(c, limiter, `${c.get("keyHash")} ${method} ${c.req.routePath}`);
+    const refused = count(c, limiter, c.get("keyHash") + operation);
     if (refused) return refused;
     await next();
   };

@@ -127,10 +127,7 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
 export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
   api.onError(apiErrorResponse);
-  api.use("*", limitPerIp(deps.limiters.perIp, deps.trustedProxies), async (c, next) => {
-    await next();
-    c.header("Cache-Control", "no-store");
-  });
+  api.use("*", limitPerIp(deps.limiters.perIp, deps.trustedProxies));
   registerOperations(api, handlers(deps), deps);
   return api;
 }

@@ -66,13 +66,14 @@ export const honoPath = (template: string) => template.replace(/\{(\w+)\}/g, ":$
  */
 export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHandlers, deps: OperationDeps): void {
   const auth = requireApiKey(deps.directory);
-  const limits = { perMethod: limitPerKey(deps.limiters.perMethod), balance: limitPerKey(deps.limiters.balance) };
   const bodies = { required: jsonBody(deps.maxBodyBytes), optional: jsonBody(deps.maxBodyBytes, { optional: true }) };
   const methods = new Map<string, string[]>();
   for (const [id, op] of Object.entries(operations) as [OperationId, Operation][]) {
     const timeoutMs = op.callTimeout === "slow" ? deps.slowCallTimeoutMs : deps.rpcTimeoutMs;
     const status = op.success.status;
-    const chain: MiddlewareHandler<GatewayEnv>[] = [auth, limits[op.rateLimit]];
+    const path = honoPath(op.path);
+    const method = op.method.toUpperCase();
+    const chain: MiddlewareHandler<GatewayEnv>[] = [auth, limitPerKey(deps.limiters[op.rateLimit], method, path)];
     if (op.params) chain.push(check("param", op.params.schema));
     if (op.query) chain.push(check("query", op.query.schema));
     if (op.body) chain.push(op.body.optional ? bodies.optional : bodies.required, check("json", op.body.schema));
@@ -82,8 +83,6 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
       status,
       relay: async (c, rpc, req, actor) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, { requestId: c.get("requestId"), actor }), status, JSON_TYPE),
     };
-    const path = honoPath(op.path);
-    const method = op.method.toUpperCase();
     api.on(method, [path], ...chain, handlers[id](tools) as Handler<GatewayEnv>);
     methods.set(path, [...(methods.get(path) ?? []), method]);
   }

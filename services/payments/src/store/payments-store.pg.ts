@@ -228,40 +228,66 @@ function oneBatchAtATime<I, O>(write: (batch: I[]) => Promise<(O | Error)[]>): (
 type TransitionRequest = { id: string; trigger: Parameters<PaymentsRepo["transition"]>[1]; now: number; opts: TransitionOptions };
 
 /**
- * The transitions of one batch in one transaction, in payment id order (so two batches lock the
- * payments they share in the same order and never deadlock); the rollup deltas of all of them are
- * written once at the end. Two transitions of one payment in a batch run one after the other, the
- * second deciding on what the first left.
+ * The transitions of one batch in one transaction. Every payment of the batch is locked and read
+ * by one statement, in payment id order (so two batches lock the payments they share in the same
+ * order and never deadlock: LockRows takes them as the sort hands them over); the outbox events
+ * are inserted by one statement and the rollup deltas written once, at the end. So a batch of n
+ * costs n + 5 round trips to the server instead of 3n + 4 while it holds its locks (issue 21).
+ * Two transitions of one payment in a batch run one after the other, the second deciding on what
+ * the first left.
  */
 async function transitionBatch(db: Db, batch: TransitionRequest[]): Promise<(TransitionResult | undefined)[]> {
   return db.transaction(async (tx) => {
-    const cells: Cell[] = [];
+    const deferred: Deferred = { cells: [], events: [] };
     const results: (TransitionResult | undefined)[] = new Array(batch.length);
     const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.id < batch[b]!.id ? -1 : batch[a]!.id > batch[b]!.id ? 1 : a - b));
+    const ids = [...new Set(batch.map((t) => t.id))];
+    const locked = await tx.select().from(p).where(inArray(p.id, ids)).orderBy(asc(p.id)).for("update");
+    const rows = new Map<string, PaymentRow | undefined>(locked.map((row) => [row.id, row]));
     for (const i of order) {
       const { id, trigger, now, opts } = batch[i]!;
-      results[i] = await transitionIn(tx, id, trigger, now, opts, cells);
+      const result = await transitionIn(tx, id, trigger, now, opts, deferred, { row: rows.get(id) });
+      rows.set(id, result?.row);
+      results[i] = result;
     }
-    await bumpRollups(tx, cells);
+    if (deferred.events.length > 0) await tx.insert(outbox).values(deferred.events);
+    await bumpRollups(tx, deferred.cells);
     return results;
   });
 }
+
+/** What the transitions of a batch leave to be written once at its end. */
+type Deferred = { cells: Cell[]; events: (typeof outbox.$inferInsert)[] };
 
 /**
  * A transition inside an open transaction: the payment's row is locked (SELECT … FOR UPDATE) for
  * the rest of it, so the decision is taken on the status as it is and two transitions of one
  * payment, from any replica on any host, run one after the other.
  */
-async function transitionIn(tx: Runner, id: string, trigger: Parameters<PaymentsRepo["transition"]>[1], now: number, opts: TransitionOptions, deferredCells?: Cell[]) {
-  const row = await first(tx.select().from(p).where(eq(p.id, id)).for("update"));
+async function transitionIn(
+  tx: Runner,
+  id: string,
+  trigger: Parameters<PaymentsRepo["transition"]>[1],
+  now: number,
+  opts: TransitionOptions,
+  deferred?: Deferred,
+  /** The payment's row as this transaction already locked it (a batch locks its rows at once). */
+  locked?: { row: PaymentRow | undefined },
+) {
+  const row = locked ? locked.row : await first(tx.select().from(p).where(eq(p.id, id)).for("update"));
   if (!row) return undefined;
   const decision = decideFor(row, trigger, opts);
   if (decision.kind !== "move") return { decision, row };
   const updated = (await first(tx.update(p).set(movedFields(decision.to, now, opts.patch?.(row))).where(eq(p.id, id)).returning()))!;
-  if (isFinal(decision.to)) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
+  const event = isFinal(decision.to) ? paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace) : undefined;
   // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
-  if (deferredCells) deferredCells.push(dailyCell(row, -1), dailyCell(updated, 1));
-  else await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
+  if (deferred) {
+    if (event) deferred.events.push(event);
+    deferred.cells.push(dailyCell(row, -1), dailyCell(updated, 1));
+  } else {
+    if (event) await tx.insert(outbox).values(event);
+    await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
+  }
   return { decision, row: updated };
 }
 
