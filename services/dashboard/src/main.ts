@@ -5,7 +5,8 @@ import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
-import { Sessions } from "./users/sessions.ts";
+import { smtpMailer } from "./team/mailer.ts";
+import { Sessions, SignInChallenges } from "./users/sessions.ts";
 import { createDashboardApp } from "./web/app.ts";
 import { Backend } from "./web/backend.ts";
 import { Flash } from "./web/flash.ts";
@@ -23,11 +24,23 @@ const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs:
 // The store's clock: sessions, sign-in throttles and one-shot messages end at the same time on every replica.
 const now = storeNow;
 const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now };
+const team = {
+  users: userStore,
+  mailer: cfg.SMTP_URL ? smtpMailer(cfg.SMTP_URL, cfg.SMTP_FROM) : undefined,
+  log,
+  now,
+  inviteTtlMs: cfg.DASHBOARD_INVITE_TTL,
+  publicUrl: cfg.PUBLIC_DASHBOARD_URL,
+};
+if (!team.mailer) log.info("SMTP_URL unset: invitation links are shown to the inviter only, not mailed");
 await svc.serve((nc) => serveUserRpcs(nc, users));
 
 const app = createDashboardApp({
   users,
+  team,
   sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now }),
+  challenges: new SignInChallenges(userStore, { secure: secureCookies, now }),
+  reauthAfterMs: cfg.DASHBOARD_REAUTH_AFTER,
   csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
   flash: new Flash(userStore, now),
   backend,

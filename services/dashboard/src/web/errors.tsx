@@ -11,7 +11,12 @@ import { ErrorPage } from "./views/error-page.tsx";
 function copyFor(status: number, err: unknown, page: Page, method: string): [string, string] {
   const { t } = page;
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
-  if (status === 403) return [t.staleTitle, t.staleText];
+  if (status === 403) {
+    // A role without the page or action (access-guard.tsx), said with the role's name in this language.
+    if (isReason(err, "ROLE_FORBIDDEN")) return [t.forbiddenTitle, t.forbiddenText(roleName(t, err.params.role))];
+    if (err instanceof DomainError && err.reason !== "CSRF_TOKEN_INVALID") return [t.forbiddenTitle, describeReason(page.lang, err.reason, err.params).join(" ")];
+    return [t.staleTitle, t.staleText];
+  }
   if (status === 503) {
     // The directory committed the change and only its publication waits (directory.ts, propagate).
     if (isReason(err, "DIRECTORY_PUBLISH_PENDING")) return [t.savedNotPublishedTitle, t.savedNotPublishedText];
@@ -24,6 +29,8 @@ function copyFor(status: number, err: unknown, page: Page, method: string): [str
   if (err instanceof DomainError) return [t.badRequestTitle, `${describeReason(page.lang, err.reason, err.params).join(" ")} ${t.goBackAndRetry}`];
   return [t.badRequestTitle, t.badRequestText];
 }
+
+const roleName = (t: Page["t"], role: unknown) => (typeof role === "string" && role in t.roleNames ? t.roleNames[role as keyof typeof t.roleNames] : String(role));
 
 /** A page whose own context could not be built (the failure came first) is shown signed-out, in Russian. */
 const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer: undefined, otherLangHref: "/?lang=en" });

@@ -18,8 +18,16 @@ export function webContext(deps: { sessions: Sessions; csrf: Csrf; secureCookies
   return async (c, next) => {
     setPageSecurityHeaders(c);
     const found = await deps.sessions.current(c);
-    const viewer = found && { user: found.user, sessionId: found.session.idHash, token: found.token };
+    const viewer: Viewer | undefined = found && {
+      user: found.user,
+      team: found.team,
+      twoFactor: found.twoFactor,
+      sessionId: found.session.idHash,
+      freshAt: found.session.freshAt,
+      token: found.token,
+    };
     c.set("viewer", viewer);
+    if (viewer) c.get("log").add({ userId: viewer.user.id });
     const lang = pickLang(c, { cookie: "dash_lang", secure: deps.secureCookies });
     c.set("page", {
       lang,
@@ -49,13 +57,7 @@ export function csrfGuard(csrf: Csrf): MiddlewareHandler<WebEnv> {
   };
 }
 
-/** The signed-in viewer; a signed-out visitor is sent to sign in and brought back afterwards. */
-export const signedIn: MiddlewareHandler<WebEnv> = async (c, next) => {
-  if (!c.get("viewer")) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
-  await next();
-};
-
-/** The merchant's account; operators have none, and merchant pages do not exist for them. */
+/** The member's account; operators have none, and account pages do not exist for them (access-guard.tsx lets none through). */
 export function accountOf(c: Context<WebEnv>): string {
   const accountId = c.get("viewer")?.user.accountId;
   if (!accountId) throw new DomainError("PAGE_NOT_FOUND");
@@ -67,12 +69,6 @@ export function viewerOf(c: Context<WebEnv>): Viewer {
   if (!viewer) throw new DomainError("PAGE_NOT_FOUND");
   return viewer;
 }
-
-/** Operator pages do not exist for anyone else (404, like any page one may not see). */
-export const operatorOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
-  if (c.get("viewer")?.user.role !== "operator") throw new DomainError("PAGE_NOT_FOUND");
-  await next();
-};
 
 /** The client's address as the sign-in throttle counts it (an IPv6 /64 as one). */
 export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): string {

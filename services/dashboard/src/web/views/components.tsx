@@ -50,6 +50,7 @@ export function TextField(props: {
   placeholder?: string;
   inputmode?: "decimal" | "email" | "url" | "numeric" | "text";
   maxlength?: number;
+  readonly?: boolean;
 }) {
   const id = `f-${props.name}`;
   return (
@@ -65,6 +66,7 @@ export function TextField(props: {
         placeholder={props.placeholder}
         inputmode={props.inputmode}
         maxlength={props.maxlength}
+        readonly={props.readonly}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
       />
       {props.hint ? (

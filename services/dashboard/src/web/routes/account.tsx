@@ -1,0 +1,88 @@
+import { qrSvg } from "@payaccept/web-ui";
+import { Hono, type Context } from "hono";
+import { removeMember } from "../../team/team.ts";
+import { codeThrottleKey } from "../../users/throttle.ts";
+import { confirmEnrolment, enrolmentUri, newRecoveryCodes, removeSecondFactor, startEnrolment } from "../../users/two-factor.ts";
+import { throttledAttempt } from "../../users/users.ts";
+import type { WebDeps } from "../deps.ts";
+import type { WebEnv } from "../env.ts";
+import { formOf, text } from "../forms.ts";
+import { accountOf, clientAddress, viewerOf } from "../middleware.ts";
+import { AccountPage, type Enrolment } from "../views/account-page.tsx";
+import { done, flashFor, refusalsOf } from "./action.ts";
+
+/**
+ * One's own account, for members and operators alike: the role, two-factor sign-in (enrolment with
+ * a QR code, recovery codes, turning it off), leaving the team.
+ */
+export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
+  const r = new Hono<WebEnv>();
+  const store = deps.users.users;
+
+  const page = async (c: Context<WebEnv>, enrolmentError?: string, errors?: string[]) => {
+    const viewer = viewerOf(c);
+    const factor = await store.twoFactorOf(viewer.user.id);
+    // An enrolment waiting for its first code shows its QR code again (a reload, a mistyped code).
+    const enrolment: Enrolment | undefined =
+      factor && factor.enabledAt === null
+        ? { qr: await qrSvg(enrolmentUri(factor.secret, viewer.user.email)), secret: factor.secret, error: enrolmentError }
+        : undefined;
+    const flash = enrolmentError || errors ? undefined : await flashFor(c, deps, ["notice", "recoveryCodes", "recoveryCodeUsed"]);
+    return (
+      <AccountPage
+        page={c.get("page")}
+        viewer={viewer}
+        enabledAt={factor?.enabledAt ?? null}
+        codesLeft={factor?.enabledAt ? await store.recoveryCodesLeft(viewer.user.id) : 0}
+        enrolment={enrolment}
+        flash={flash}
+        errors={errors}
+      />
+    );
+  };
+
+  r.get("/account", async (c) => c.html(await page(c)));
+
+  r.post("/account/two-factor", async (c) => {
+    await startEnrolment(store, viewerOf(c).user, deps.now());
+    return c.redirect("/account#two-factor", 303);
+  });
+
+  r.post("/account/two-factor/confirm", async (c) => {
+    const { user } = viewerOf(c);
+    const code = text(await formOf(c), "code");
+    const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(store, user.id, code, deps.now()));
+    const { t } = c.get("page");
+    if (result.kind === "locked") return c.html(await page(c, t.lockedOut(Math.ceil(result.retryAfterMs / 60_000))), 429);
+    if (result.kind === "invalid") return c.html(await page(c, t.codeInvalid), 400);
+    deps.users.log.info({ userId: user.id }, "second factor enrolled");
+    return done(c, deps, "/account#two-factor", { kind: "recoveryCodes", codes: result.value });
+  });
+
+  r.post("/account/two-factor/disable", async (c) => {
+    const viewer = viewerOf(c);
+    const errors = await refusalsOf(c, () => removeSecondFactor(store, viewer.user, viewer.team));
+    if (errors.length > 0) return c.html(await page(c, undefined, errors), 409);
+    deps.users.log.info({ userId: viewer.user.id }, "second factor removed");
+    return done(c, deps, "/account#two-factor", { kind: "notice", text: "twoFactorDisabled" });
+  });
+
+  r.post("/account/recovery-codes", async (c) => {
+    const { user } = viewerOf(c);
+    const codes = newRecoveryCodes();
+    await store.replaceRecoveryCodes(user.id, codes.hashes);
+    deps.users.log.info({ userId: user.id }, "recovery codes made anew");
+    return done(c, deps, "/account#two-factor", { kind: "recoveryCodes", codes: codes.shown });
+  });
+
+  r.post("/account/leave", async (c) => {
+    const { user } = viewerOf(c);
+    const errors = await refusalsOf(c, () => removeMember(deps.team, { ...user, accountId: accountOf(c) }, user.id));
+    if (errors.length > 0) return c.html(await page(c, undefined, errors), 409);
+    // The user and their sessions are gone; the cookie goes too.
+    await deps.sessions.end(c, undefined);
+    return c.redirect("/login", 303);
+  });
+
+  return r;
+}
