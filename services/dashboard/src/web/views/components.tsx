@@ -2,7 +2,8 @@ import type { Child } from "hono/jsx";
 import type { Payment, Reason } from "@payaccept/contracts";
 import { describeReason, formatRubles, serviceName } from "@payaccept/web-ui";
 import { formatMoscow } from "@payaccept/web-ui";
-import type { Page } from "../page.ts";
+import type { Action } from "../access.ts";
+import { allows, type Page } from "../page.ts";
 
 /** The hidden token every form carries (checked on every POST). */
 export const CsrfField = (props: { page: Page }) => <input type="hidden" name="csrf" value={props.page.csrf} />;
@@ -166,6 +167,26 @@ export function ActionButton(props: {
         {props.label}
       </button>
     </form>
+  );
+}
+
+/**
+ * A form's fields and its button, for the roles allowed the action; the others read the same
+ * fields disabled, without the button (the server refuses the action anyway: access.ts).
+ */
+export function EditableFields(props: { page: Page; action: Action; button?: string; children: Child }) {
+  const editable = allows(props.page, props.action);
+  return (
+    <>
+      <fieldset class="bare stack" disabled={!editable}>
+        {props.children}
+      </fieldset>
+      {editable ? (
+        <button type="submit" class="button primary">
+          {props.button ?? props.page.t.save}
+        </button>
+      ) : null}
+    </>
   );
 }
 

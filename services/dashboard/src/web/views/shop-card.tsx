@@ -1,6 +1,6 @@
 import type { ShopDetail, KeyHint } from "@payaccept/contracts";
-import type { Page } from "../page.ts";
-import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
+import { allows, type Page } from "../page.ts";
+import { ActionButton, Alert, CsrfField, EditableFields, Secret, TextField, When } from "./components.tsx";
 import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
@@ -28,7 +28,7 @@ export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: Key
         ) : (
           <p>{t.noKey}</p>
         )}
-        {shop.active ? (
+        {!allows(page, "keys.issue") ? null : shop.active ? (
           <>
             <ActionButton page={page} action={`/shops/${shop.id}/key`} label={t.issueKey} confirm={props.keyHint ? t.issueKeyConfirm : undefined} />
             {props.keyHint ? <p class="hint">{t.issueKeyNote}</p> : null}
@@ -42,12 +42,11 @@ export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: Key
         {settings.errors.length ? <Alert kind="error" title={t.fixErrors} items={settings.errors} /> : null}
         <form method="post" action={`/shops/${shop.id}/settings`} class="stack">
           <CsrfField page={page} />
-          <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
-          <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
-          <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
-          <button type="submit" class="button primary">
-            {t.save}
-          </button>
+          <EditableFields page={page} action="shops.settings">
+            <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
+            <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+            <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          </EditableFields>
         </form>
       </section>
       <ReceiptSettingsCard page={page} shop={shop} />
