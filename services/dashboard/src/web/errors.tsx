@@ -10,6 +10,7 @@ import { ErrorPage } from "./views/error-page.tsx";
 
 function copyFor(status: number, err: unknown, page: Page, method: string): [string, string] {
   const { t } = page;
+  if (isReason(err, "INVITE_NOT_FOUND")) return [t.acceptTitle, `${describeReason(page.lang, err.reason, err.params).join(" ")} ${t.askForNewInvite}`];
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
   if (status === 403) {
     // A role without the page or action (access-guard.tsx), said with the role's name in this language.
@@ -43,5 +44,7 @@ export function renderError(c: Context<WebEnv>, err: unknown): Response | Promis
   if (status === 503) c.header("Retry-After", "30");
   const page = c.get("page") ?? fallbackPage();
   const [title, text] = copyFor(status, err, page, c.req.method);
-  return c.html(<ErrorPage page={page} title={title} text={text} />, status as 400);
+  // The reason rides along as data (never shown): what refused is told apart without reading the words.
+  const reason = err instanceof DomainError ? err.reason : undefined;
+  return c.html(<ErrorPage page={page} title={title} text={text} reason={reason} />, status as 400);
 }

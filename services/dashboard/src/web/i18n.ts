@@ -437,6 +437,7 @@ const ru = {
   acceptText: (inviter: string, role: string) => `${inviter} приглашает вас в команду кабинета с ролью «${role}». Задайте пароль, чтобы войти.`,
   acceptSignedIn: (email: string) => `Сейчас вы вошли как ${email}; приняв приглашение, вы войдёте под новым адресом.`,
   acceptButton: "Принять и войти",
+  askForNewInvite: "Попросите пригласившего прислать новое приглашение.",
 };
 
 export type Messages = typeof ru;
@@ -863,6 +864,7 @@ const en: Messages = {
   acceptText: (inviter, role) => `${inviter} invites you to their dashboard team as ${role}. Set a password to sign in.`,
   acceptSignedIn: (email) => `You are signed in as ${email}; accepting signs you in with the new address.`,
   acceptButton: "Accept and sign in",
+  askForNewInvite: "Ask whoever invited you for a new invitation.",
 };
 
 export const MESSAGES: Record<Lang, Messages> = { ru, en };

@@ -1,4 +1,4 @@
-import { qrSvg } from "@payaccept/web-ui";
+import { describeReason, qrSvg } from "@payaccept/web-ui";
 import { Hono, type Context } from "hono";
 import { removeMember } from "../../team/team.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
@@ -17,11 +17,10 @@ import { done, flashFor, refusalsOf } from "./action.ts";
  */
 export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const store = deps.users.users;
 
   const page = async (c: Context<WebEnv>, enrolmentError?: string, errors?: string[]) => {
     const viewer = viewerOf(c);
-    const factor = await store.twoFactorOf(viewer.user.id);
+    const factor = await deps.users.users.twoFactorOf(viewer.user.id);
     // An enrolment waiting for its first code shows its QR code again (a reload, a mistyped code).
     const enrolment: Enrolment | undefined =
       factor && factor.enabledAt === null
@@ -33,7 +32,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
         page={c.get("page")}
         viewer={viewer}
         enabledAt={factor?.enabledAt ?? null}
-        codesLeft={factor?.enabledAt ? await store.recoveryCodesLeft(viewer.user.id) : 0}
+        codesLeft={factor?.enabledAt ? await deps.users.users.recoveryCodesLeft(viewer.user.id) : 0}
         enrolment={enrolment}
         flash={flash}
         errors={errors}
@@ -44,14 +43,14 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
   r.get("/account", async (c) => c.html(await page(c)));
 
   r.post("/account/two-factor", async (c) => {
-    await startEnrolment(store, viewerOf(c).user, deps.now());
+    await startEnrolment(deps.users.users, viewerOf(c).user, deps.now());
     return c.redirect("/account#two-factor", 303);
   });
 
   r.post("/account/two-factor/confirm", async (c) => {
     const { user } = viewerOf(c);
     const code = text(await formOf(c), "code");
-    const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(store, user.id, code, deps.now()));
+    const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(deps.users.users, user.id, code, deps.now()));
     const { t } = c.get("page");
     if (result.kind === "locked") return c.html(await page(c, t.lockedOut(Math.ceil(result.retryAfterMs / 60_000))), 429);
     if (result.kind === "invalid") return c.html(await page(c, t.codeInvalid), 400);
@@ -61,16 +60,18 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/account/two-factor/disable", async (c) => {
     const viewer = viewerOf(c);
-    const errors = await refusalsOf(c, () => removeSecondFactor(store, viewer.user, viewer.team));
+    const errors = await refusalsOf(c, () => removeSecondFactor(deps.users.users, viewer.user, viewer.team));
     if (errors.length > 0) return c.html(await page(c, undefined, errors), 409);
     deps.users.log.info({ userId: viewer.user.id }, "second factor removed");
     return done(c, deps, "/account#two-factor", { kind: "notice", text: "twoFactorDisabled" });
   });
 
   r.post("/account/recovery-codes", async (c) => {
-    const { user } = viewerOf(c);
+    const viewer = viewerOf(c);
+    const { user } = viewer;
+    if (!viewer.twoFactor) return c.html(await page(c, undefined, describeReason(c.get("page").lang, "TWO_FACTOR_NOT_ENABLED", {})), 409);
     const codes = newRecoveryCodes();
-    await store.replaceRecoveryCodes(user.id, codes.hashes);
+    await deps.users.users.replaceRecoveryCodes(user.id, codes.hashes);
     deps.users.log.info({ userId: user.id }, "recovery codes made anew");
     return done(c, deps, "/account#two-factor", { kind: "recoveryCodes", codes: codes.shown });
   });

@@ -19,7 +19,6 @@ const roleOf = (value: string): AccountRole | undefined => ACCOUNT_ROLES.find((r
  */
 export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
-  const store = deps.users.users;
   const actorOf = (c: Context<WebEnv>): Actor & { twoFactor: boolean } => {
     const viewer = viewerOf(c);
     return { ...viewer.user, accountId: accountOf(c), twoFactor: viewer.twoFactor };
@@ -27,7 +26,7 @@ export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
 
   const page = async (c: Context<WebEnv>, opts: { inviteForm?: InviteForm; errors?: string[] } = {}) => {
     const actor = actorOf(c);
-    const [members, invites] = await Promise.all([store.members(actor.accountId), store.invitesOf(actor.accountId, deps.now())]);
+    const [members, invites] = await Promise.all([deps.users.users.members(actor.accountId), deps.users.users.invitesOf(actor.accountId, deps.now())]);
     const flash = opts.inviteForm || opts.errors ? undefined : await flashFor(c, deps, ["notice", "invite"]);
     return (
       <TeamPage
@@ -73,7 +72,7 @@ export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   r.post("/team/invites/:inviteId/revoke", async (c) => {
-    await store.deleteInvite(accountOf(c), c.req.param("inviteId"));
+    await deps.users.users.deleteInvite(accountOf(c), c.req.param("inviteId"));
     return done(c, deps, "/team#invites", { kind: "notice", text: "inviteRevoked" });
   });
 
