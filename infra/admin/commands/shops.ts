@@ -82,7 +82,7 @@ export const shopCommands: Record<string, Command> = {
     },
   },
   "user:create-merchant": {
-    usage: "--email EMAIL --account ACCOUNT_ID [--password PASSWORD] [--json]  (the account's dashboard sign-in)",
+    usage: "--email EMAIL --account ACCOUNT_ID [--password PASSWORD] [--json]  (the owner of the account's team; the owner invites the rest from the dashboard)",
     flags: { email: "string", account: "string", password: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const req = { email: requireFlag(flags, "email"), accountId: requireFlag(flags, "account"), password: await passwordFlag(flags) };

@@ -262,9 +262,9 @@ export const rpcs = {
      */
     createOperator: rpc("dashboard.v1.operator.create", Credentials, z.object({ userId: z.string(), email: z.string() })),
     /**
-     * A merchant user who signs in to an existing account's dashboard (the launcher's demo shop, or an
-     * account made by shop:create). NOT_FOUND for an unknown account, CONFLICT when the email is
-     * taken or the account already has its user.
+     * The owner of an existing account's dashboard team (the launcher's demo shop, or an account made
+     * by shop:create), who invites the other members. NOT_FOUND for an unknown account, CONFLICT when
+     * the email is taken or the account already has its team.
      */
     createMerchant: rpc(
       "dashboard.v1.merchant.create",

@@ -1,14 +1,6 @@
 import type { InviteRow } from "../store/schema.ts";
+import { MESSAGES } from "../web/i18n.ts";
 import type { Mail } from "./mailer.ts";
-
-const ROLE_WORDS: Record<InviteRow["role"], [string, string]> = {
-  owner: ["владелец", "owner"],
-  admin: ["администратор", "admin"],
-  developer: ["разработчик", "developer"],
-  accountant: ["бухгалтер", "accountant"],
-  support: ["поддержка", "support"],
-  viewer: ["только просмотр", "view only"],
-};
 
 /**
  * The invitation mail, in Russian and then English: the dashboard does not know the invitee's
@@ -16,7 +8,7 @@ const ROLE_WORDS: Record<InviteRow["role"], [string, string]> = {
  */
 export function inviteMail(invite: InviteRow, link: string, ttlMs: number): Mail {
   const hours = Math.round(ttlMs / 3_600_000);
-  const [ru, en] = ROLE_WORDS[invite.role];
+  const [ru, en] = [MESSAGES.ru.roleNames[invite.role], MESSAGES.en.roleNames[invite.role]];
   return {
     to: invite.email,
     subject: "Приглашение в кабинет payaccept / Invitation to the payaccept dashboard",
