@@ -93,7 +93,7 @@ describe("a merchant's team in the browser", () => {
     expect(await page.locator("#totp-secret").textContent()).toBe(scanned.secret.base32);
     owner.app = new Authenticator(scanned.secret.base32);
 
-    await page.getByLabel("Код").fill(await owner.app.code());
+    await page.getByLabel("Код", { exact: true }).fill(await owner.app.code());
     await page.getByRole("button", { name: "Включить", exact: true }).click();
     await page.getByText("Сохраните эти коды в надёжном месте").waitFor(WAIT);
     owner.recoveryCodes = await page.locator(".recovery-codes code").allTextContents();
@@ -111,11 +111,11 @@ describe("a merchant's team in the browser", () => {
     await page.getByLabel("Пароль").fill(OWNER_PASSWORD);
     await page.getByRole("button", { name: "Войти" }).click();
     await heading(page, "Вход: код подтверждения").waitFor(WAIT);
-    await page.getByLabel("Код").fill("000000");
+    await page.getByLabel("Код", { exact: true }).fill("000000");
     await page.getByRole("button", { name: "Войти" }).click();
     await page.getByText("Неверный код или он уже использован.").waitFor(WAIT);
     await screenshot(page, "team-3-sign-in-code");
-    await page.getByLabel("Код").fill(await owner.app!.code());
+    await page.getByLabel("Код", { exact: true }).fill(await owner.app!.code());
     await page.getByRole("button", { name: "Войти" }).click();
     await heading(page, "Обзор").waitFor(WAIT);
   });
@@ -130,7 +130,7 @@ describe("a merchant's team in the browser", () => {
     await page.getByRole("button", { name: "Пригласить" }).click();
     await heading(page, "Подтвердите, что это вы").waitFor(WAIT);
     await screenshot(page, "team-4-confirm-sensitive-action");
-    await page.getByLabel("Код").fill(await owner.app!.code());
+    await page.getByLabel("Код", { exact: true }).fill(await owner.app!.code());
     await page.getByRole("button", { name: "Подтвердить и продолжить" }).click();
 
     await page.getByText(`Приглашение для ${accountant.email}: ссылка показывается один раз`).waitFor(WAIT);
@@ -174,7 +174,7 @@ describe("a merchant's team in the browser", () => {
     await row.getByRole("button", { name: "Изменить роль" }).click();
     await heading(page, "Подтвердите, что это вы").waitFor(WAIT);
     // A recovery code stands in for the app, once.
-    await page.getByLabel("Код").fill(owner.recoveryCodes[0]!);
+    await page.getByLabel("Код", { exact: true }).fill(owner.recoveryCodes[0]!);
     await page.getByRole("button", { name: "Подтвердить и продолжить" }).click();
     await page.getByText("Роль изменена; сеансы участника завершены.").waitFor(WAIT);
     expect(await page.locator(`tr[data-member="${accountant.email}"] .role`).textContent()).toBe("Поддержка");
@@ -182,7 +182,8 @@ describe("a merchant's team in the browser", () => {
 
     await theirs.goto(`${dashboard}/balance`);
     await heading(theirs, "Вход в кабинет").waitFor(WAIT);
-    expect(errors).toEqual([]);
+    // The wrong code and the confirmation pages answer 401, as a wrong password does; nothing else failed.
+    expect(errors.filter((e) => !e.includes("status of 401"))).toEqual([]);
   });
 
   test("the team and account pages fit a phone", async () => {
@@ -191,7 +192,7 @@ describe("a merchant's team in the browser", () => {
     await phone.getByLabel("Email").fill(owner.email);
     await phone.getByLabel("Пароль").fill(OWNER_PASSWORD);
     await phone.getByRole("button", { name: "Войти" }).click();
-    await phone.getByLabel("Код").fill(await owner.app!.code());
+    await phone.getByLabel("Код", { exact: true }).fill(await owner.app!.code());
     await phone.getByRole("button", { name: "Войти" }).click();
     await heading(phone, "Обзор").waitFor(WAIT);
     for (const [path, title] of [

@@ -418,7 +418,7 @@ const ru = {
   inviteRole: "Роль",
   inviteButton: "Пригласить",
   inviteNote: (hours: number) => `Ссылка действует ${hours} ч и один раз. Пригласить снова — значит выдать новую ссылку вместо прежней.`,
-  noInvites: "Ожиданий нет.",
+  noInvites: "Ожидающих приглашений нет.",
   invitedBy: "Пригласил",
   inviteExpires: "Действует до",
   revokeInvite: "Отозвать",
