@@ -5,7 +5,7 @@ import { uniqueEmail } from "../dashboard-client.ts";
 import { startSmtpSink, type SmtpSink } from "../harness/smtp-sink.ts";
 import { Stack } from "../harness/stack.ts";
 import { Authenticator, inviteLinkIn } from "../team-fixtures.ts";
-import { collectPageErrors, DESKTOP, fitsWidth, launchBrowser, PHONE, screenshot } from "./browser.ts";
+import { DESKTOP, fitsWidth, launchBrowser, openPage, PHONE, screenshot } from "./browser.ts";
 import { scanQr } from "./qr.ts";
 
 // A real browser against real services and a real SMTP server; bounded all the same.
@@ -49,14 +49,7 @@ afterAll(async () => {
   await smtp?.stop();
 });
 
-async function openPage(options = DESKTOP): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  // Confirmations (role change) are accepted the way a person would click OK.
-  page.on("dialog", (dialog) => void dialog.accept());
-  return { page, errors: collectPageErrors(page) };
-}
+const newPage = (options = DESKTOP) => openPage(browser, contexts, options);
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name });
 const bodyText = (page: Page) => page.locator("body").innerText();
@@ -69,7 +62,7 @@ describe("a merchant's team in the browser", () => {
   let errors: string[];
 
   beforeAll(async () => {
-    ({ page, errors } = await openPage());
+    ({ page, errors } = await newPage());
   });
 
   test("the owner signs up and turns on two-factor sign-in by scanning the QR code; the recovery codes are shown once", async () => {
@@ -144,7 +137,7 @@ describe("a merchant's team in the browser", () => {
   });
 
   test("the accountant opens the mailed link, sets a password and sees only the accountant's pages", async () => {
-    const { page: theirs, errors: theirErrors } = await openPage();
+    const { page: theirs, errors: theirErrors } = await newPage();
     const link = inviteLinkIn((await smtp.mailTo(accountant.email)).text ?? "")!;
     await theirs.goto(`${dashboard}${new URL(link).pathname}${new URL(link).search}`);
     await heading(theirs, "Приглашение в команду").waitFor(WAIT);
@@ -187,7 +180,7 @@ describe("a merchant's team in the browser", () => {
   });
 
   test("the team and account pages fit a phone", async () => {
-    const { page: phone } = await openPage(PHONE);
+    const { page: phone } = await newPage(PHONE);
     await phone.goto(`${dashboard}/login`);
     await phone.getByLabel("Email").fill(owner.email);
     await phone.getByLabel("Пароль").fill(OWNER_PASSWORD);
