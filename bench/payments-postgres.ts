@@ -9,18 +9,11 @@ import { join } from "node:path";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { engineTable } from "./lib/report.ts";
 import { engineVerdicts } from "./lib/targets.ts";
+import { benchEnv, loadSettingsFromEnv } from "./lib/measure.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
-import { ensureWrk } from "./lib/wrk.ts";
 
-const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-const load = {
-  wrk: ensureWrk(),
-  seconds: env("BENCH_SECONDS", 8),
-  warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
-  connections: env("BENCH_CONNECTIONS", 64),
-  threads: env("BENCH_WRK_THREADS", 1),
-};
-const rows = env("BENCH_ROWS", 1_000_000);
+const load = loadSettingsFromEnv();
+const rows = benchEnv("BENCH_ROWS", 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-pg-"));
 const clock = await WebhookClock.start();
 try {

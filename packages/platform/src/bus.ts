@@ -9,6 +9,8 @@ import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from 
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
 import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
+import { endPublishSpan, endRpcClientSpan, endRpcServerSpan, inRpcServerSpan, noteCopy, startPublishSpan, startRpcClientSpan, tracingOn, type TraceCarrier } from "./tracing.ts";
+import type { Span } from "@opentelemetry/api";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -164,11 +166,21 @@ function hedgersOf(nc: NatsConnection): Hedgers {
   return h;
 }
 
+/** One call on its way: when it started, and its client span while tracing is on. */
+type Calling = { subject: string; started: number; span: Span | undefined };
+
+/** A call's end: its duration by outcome, and its span's. */
+function called(c: Calling, outcome: string, reason?: string): void {
+  natsRequestDuration.observe({ subject: c.subject, outcome }, (performance.now() - c.started) / 1000);
+  endRpcClientSpan(c.span, outcome, reason);
+}
+
 /**
  * The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). An
- * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
+ * idempotent rpc is hedged (hedge.ts): its copies carry the same call id, deadline and trace context.
  */
-async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, requestId: string | undefined): Promise<{ data: Uint8Array<ArrayBuffer>; calling: Calling }> {
+  const started = performance.now();
   const watch = clocks.get(nc);
   const sentAt = watch ? watch.wall() : Date.now();
   const h = headers();
@@ -176,19 +188,25 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
   if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
   if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
+  const calling: Calling = { subject: rpc.subject, started, span: startRpcClientSpan(rpc.subject, h) };
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
     const reply = rpc.idempotent
-      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => natsRequestCopies.inc({ subject: rpc.subject }))
+      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => {
+          natsRequestCopies.inc({ subject: rpc.subject });
+          noteCopy(calling.span);
+        })
       : await attempt(timeoutMs);
     watch?.fromReply(reply, sentAt);
-    return reply.data as Uint8Array<ArrayBuffer>;
+    return { data: reply.data as Uint8Array<ArrayBuffer>, calling };
   } catch {
-    natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
+    called(calling, "unavailable", "SERVICE_UNAVAILABLE");
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
   }
 }
+
+const tracingHeaders = () => (tracingOn() ? headers() : undefined);
 
 /**
  * A JetStream publish with a message id, copied while unanswered as an idempotent call is. When
@@ -197,22 +215,38 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
  * of its election; a copy sent every NATS_HEDGE_AFTER reaches it. The stream keeps one message per
  * id within its duplicate window (and its consumers are idempotent besides), so a copy adds
  * nothing; the first PubAck wins. Answered PubAcks come in milliseconds, so no copy goes out then.
+ * While tracing is on the publish is a producer span, child of `trace` (the stored context of the
+ * write being published) or else of the current span, and its context travels in the headers.
  */
-export function publishWithCopies(
+export async function publishWithCopies(
   nc: NatsConnection,
   js: JetStreamClient,
   subject: string,
   data: Uint8Array | string,
-  opts: { msgID: string; timeoutMs: number },
+  opts: { msgID: string; timeoutMs: number; trace?: TraceCarrier | null },
 ): Promise<PubAck> {
-  const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft });
-  return hedgersOf(nc).publishes.run(attempt, Date.now() + opts.timeoutMs, () => natsRequestCopies.inc({ subject }));
+  // Headers only while tracing: the publish span's context (opts.trace: the stored context of the write it publishes).
+  const h = tracingHeaders();
+  const span = h && startPublishSpan(subject, opts.msgID, h, opts.trace);
+  const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft, headers: h });
+  try {
+    const ack = await hedgersOf(nc).publishes.run(attempt, Date.now() + opts.timeoutMs, () => {
+      natsRequestCopies.inc({ subject });
+      noteCopy(span);
+    });
+    endPublishSpan(span, ack);
+    return ack;
+  } catch (error) {
+    endPublishSpan(span, { error });
+    throw error;
+  }
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
-function replyError(subject: string, reply: RpcReply<unknown>, started: number): DomainError | undefined {
-  natsRequestDuration.observe({ subject, outcome: reply.ok ? "ok" : reply.error.code }, (performance.now() - started) / 1000);
-  return reply.ok ? undefined : DomainError.of(reply.error.reason, reply.error.params);
+function replyError(calling: Calling, reply: RpcReply<unknown>): DomainError | undefined {
+  if (reply.ok) return void called(calling, "ok");
+  called(calling, reply.error.code, reply.error.reason);
+  return DomainError.of(reply.error.reason, reply.error.params);
 }
 
 /**
@@ -227,9 +261,9 @@ export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   timeoutMs: number,
   requestId?: string,
 ): Promise<RpcResponse<R>> {
-  const started = performance.now();
-  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc, req, timeoutMs, started, requestId));
-  const error = replyError(rpc.subject, reply, started);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, requestId);
+  const reply = decodeJson<RpcReply<RpcResponse<R>>>(data);
+  const error = replyError(calling, reply);
   if (error) throw error;
   return (reply as { data: RpcResponse<R> }).data;
 }
@@ -250,15 +284,14 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   timeoutMs: number,
   requestId?: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const started = performance.now();
-  const data = await request(nc, rpc, req, timeoutMs, started, requestId);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, requestId);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
-    natsRequestDuration.observe({ subject: rpc.subject, outcome: "ok" }, (performance.now() - started) / 1000);
+    called(calling, "ok");
     return data.subarray(OK_REPLY_PREFIX.length, -1);
   }
   // A reply encoded some other way (not by serve()) is relayed all the same, the slow way.
   const reply = decodeJson<RpcReply<unknown>>(data);
-  const error = replyError(rpc.subject, reply, started);
+  const error = replyError(calling, reply);
   if (error) throw error;
   return encodeJson((reply as { data: unknown }).data);
 }
@@ -306,11 +339,12 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
 ): Subscription {
   const state = servingOn(nc);
   const watch = clocks.get(nc);
-  const handle = async (msg: Msg, started: number) => {
+  const handle = async (msg: Msg, started: number, span: Span | undefined) => {
     const stamp = stampOf(msg);
     const reply = (body: RpcReply<unknown>, outcome: string) => {
       rpcHandled.inc({ subject: rpc.subject, outcome });
       rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
+      endRpcServerSpan(span, outcome, body.ok ? undefined : body.error.reason);
       if (msg.reply) msg.respond(encodeJson(body), { headers: stamp.clock ? watch?.replyHeaders(stamp.clock) : undefined });
     };
     const admitted = inTime(watch, stamp);
@@ -318,6 +352,7 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
     if (late !== undefined && late !== true) {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
+      endRpcServerSpan(span, "expired");
       opts.log.warn(
         { subject: rpc.subject, deadline: stamp.deadline, caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
         "request arrived after its caller's deadline (on the caller's clock); dropped",
@@ -350,7 +385,8 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
         opts.log.error({ err, subject: rpc.subject }, "subscription error");
         return;
       }
-      const task = handle(msg, performance.now())
+      const started = performance.now();
+      const task = inRpcServerSpan(rpc.subject, msg.headers, (span) => handle(msg, started, span))
         .catch((err) => opts.log.error({ err, subject: rpc.subject }, "rpc reply failed"))
         .finally(() => state.running.delete(task));
       state.running.add(task);

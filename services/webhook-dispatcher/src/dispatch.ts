@@ -1,5 +1,5 @@
 import { failure, WEBHOOK_UNSENT_REASON, type ShopRecord } from "@payaccept/contracts";
-import type { Logger, Random } from "@payaccept/platform";
+import { annotateSpan, type Logger, type Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome } from "./delivery/send.ts";
 import { webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
@@ -78,6 +78,7 @@ function untilDue(delivery: DeliveryRow | undefined, series: number, now: number
 
 async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Disposition> {
   const number = delivery.seriesAttempts + 1;
+  annotateSpan({ "payaccept.delivery.id": delivery.id, "payaccept.payment.id": delivery.paymentId, "payaccept.webhook.series": delivery.series, "payaccept.webhook.attempt": number });
   const shop = await deps.shop(delivery.shopId);
   const startedAt = deps.now();
   const outcome = await attemptOutcome(delivery, shop, deps);

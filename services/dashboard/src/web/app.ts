@@ -42,7 +42,7 @@ export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
  */
 export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets; readiness: Record<string, ReadinessCheck> }) {
   const web = new Hono<WebEnv>();
-  web.use("*", requestContext(deps.log));
+  web.use("*", requestContext(deps.log, { inboundTrace: "link" }));
   web.route("/", healthRoutes(deps.readiness));
   web.route("/", assetRoutes(deps.assets, { css: "/assets/dashboard.css", js: "/assets/dashboard.js" }));
   // The page context (language, who is signed in) comes before the size limit: a too-large form

@@ -1,4 +1,5 @@
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus, StatusTotal } from "@payaccept/contracts";
+import type { TraceCarrier } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.ts";
 
@@ -35,6 +36,8 @@ export type TransitionOptions = {
   /** The fields the move sets besides the status. */
   patch?: (row: PaymentRow) => Partial<PaymentRow>;
   requestId?: string;
+  /** The caller's trace context, for the outbox row (taken by the store when the call is made: the write itself may run in a batch). */
+  trace?: TraceCarrier;
 };
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };

@@ -1,5 +1,6 @@
 import { paymentEventId, refundEventId, type PaymentMethod, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
+import { traceCarrier, type TraceCarrier } from "@payaccept/platform";
 import type { SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare } from "../domain/refund-rules.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
@@ -23,6 +24,12 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
   return { id, seq: (last?.seq ?? 0) + 1, createdAt };
 }
 
+/** The options with the caller's trace context, taken where the call is made (a batch runs the write later, elsewhere). */
+export function withTrace(opts: TransitionOptions = {}): TransitionOptions {
+  const trace = traceCarrier();
+  return trace ? { ...opts, trace } : opts;
+}
+
 /** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
 export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: TransitionOptions): TransitionDecision {
   const decision = decide(row.status, trigger, { sandbox: opts.sandbox });
@@ -32,8 +39,8 @@ export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: Transi
 /** What a move sets: the fields of its patch, the status, the time, and no deadline once final. */
 export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<PaymentRow>) => ({ ...patch, status: to, updatedAt: now, ...(isFinal(to) ? { expiresAt: null } : {}) });
 
-/** The outbox row of a move into a final status. */
-export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined) {
+/** The outbox row of a move into a final status, with the trace context of the work that made it. */
+export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {
   const status = updated.status as Extract<PaymentStatus, "SUCCESS" | "FAILED" | "CANCELED" | "EXPIRED" | "REFUNDED">;
   return {
     eventId: paymentEventId(updated.id, status),
@@ -41,12 +48,13 @@ export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: n
     status,
     payload: JSON.stringify(toPaymentEvent({ ...updated, status }, from, now, requestId)),
     requestId: requestId ?? null,
+    traceContext: trace ?? null,
     createdAt: now,
   };
 }
 
 /** The outbox row of a refund's end. */
-export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined) {
+export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {
   return {
     eventId: refundEventId(done.id),
     paymentId: done.paymentId,
@@ -54,6 +62,7 @@ export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number
     status: done.status as RefundEventStatus,
     payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
     requestId: requestId ?? null,
+    traceContext: trace ?? null,
     createdAt: now,
   };
 }

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type NewRow, type Row } from "@payaccept/platform/table";
 import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
+import type { TraceCarrier } from "@payaccept/platform";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = table(
@@ -179,6 +180,8 @@ export const outbox = table(
     payload: k.text("payload").notNull(),
     /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
     requestId: k.text("request_id"),
+    /** The trace context (W3C traceparent) of the work that wrote the event: the relay's publish continues its trace. */
+    traceContext: k.json("trace_context").$type<TraceCarrier>(),
     createdAt: k.bigint("created_at").notNull(),
     publishedAt: k.bigint("published_at"),
   }),

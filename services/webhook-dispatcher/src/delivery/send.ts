@@ -1,5 +1,6 @@
 import { failure, type Failure } from "@payaccept/contracts";
 import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
+import { httpClientAttributes, inClientSpan } from "@payaccept/platform";
 import { signatureHeaders } from "./signature.ts";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
 
@@ -23,12 +24,29 @@ const USER_AGENT = "payaccept-webhooks/1";
 /**
  * POSTs a stored body to a shop's webhook URL once (spec §4.6, §6): signed at send time, a 2xx
  * within the timeout is the only success, redirects are not followed, and the response body is
- * never read (the stream is cancelled), so a receiver cannot make us download anything.
+ * never read (the stream is cancelled), so a receiver cannot make us download anything. While
+ * tracing is on the attempt (its address check included) is a client span with the receiver's
+ * status; the merchant gets no trace context from us and the span keeps only the URL's host.
  */
-export async function sendWebhook(
-  req: { url: string; body: string; secret: string },
-  opts: SendOptions,
-): Promise<AttemptOutcome> {
+export function sendWebhook(req: { url: string; body: string; secret: string }, opts: SendOptions): Promise<AttemptOutcome> {
+  return inClientSpan("POST webhook", () => webhookAttributes(req.url), () => attempt(req, opts), (o) => ({
+    outcome: o.kind,
+    httpStatus: "httpStatus" in o ? o.httpStatus : null,
+    reason: o.kind === "delivered" ? undefined : o.error.reason,
+    failed: o.kind !== "delivered",
+  }));
+}
+
+/** A URL that does not parse is the attempt's failure to report, not the span's. */
+function webhookAttributes(url: string) {
+  try {
+    return httpClientAttributes("POST", url, false);
+  } catch {
+    return {};
+  }
+}
+
+async function attempt(req: { url: string; body: string; secret: string }, opts: SendOptions): Promise<AttemptOutcome> {
   const started = opts.now();
   const elapsed = () => opts.now() - started;
   const signal = AbortSignal.timeout(opts.timeoutMs);
