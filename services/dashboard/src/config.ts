@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnv, databaseEnv, duration, port, trustedProxies, type ConfigCheck } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port, trustedProxies, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 
 /** Every variable the dashboard reads; docs/dashboard.md has the table. */
 export const dashboardEnv = {
@@ -40,7 +40,7 @@ export const dashboardEnv = {
    * ?requireTLS=true to insist) or smtps://, with user:password@ when it asks. Unset: the link is
    * only shown to the inviter, who passes it on.
    */
-  SMTP_URL: z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" }).optional(),
+  SMTP_URL: unsetIfEmpty(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
   /** The From of the mails the dashboard sends. */
   SMTP_FROM: z.string().min(3).default("payaccept <no-reply@localhost>"),
   /** Our own reverse proxies (CIDRs); only then is X-Forwarded-For read for the sign-in throttle. */
