@@ -4,7 +4,7 @@ import { DomainError } from "@payaccept/contracts";
 import { createLogger, openPgStore, openStore, sha256Hex } from "@payaccept/platform";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { migrationsBefore } from "../../../../tests/harness/migrations.ts";
-import { acceptInvite, changeRole, type TeamDeps } from "../team/team.ts";
+import { acceptInvite, changeRole, type TeamDeps } from "../team/members.ts";
 import { ADDRESS_POLICY, claimAttempt, EMAIL_POLICY } from "../users/throttle.ts";
 import { Flash } from "../web/flash.ts";
 import type { AccountRole, UserRow } from "./schema.ts";

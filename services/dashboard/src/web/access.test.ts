@@ -12,7 +12,7 @@ describe("the role table", () => {
     const team = ["team.view", "team.invite", "team.roles", "team.settings"];
     const sorted = (list: string[]) => [...list].sort();
     expect(sorted(allowed.owner!)).toEqual(sorted(ACTIONS));
-    // The admin's difference from the owner (no owner role to hand out) is team.ts's rule, not the table's.
+    // The admin's difference from the owner (no owner role to hand out) is members.ts's rule, not the table's.
     expect(sorted(allowed.admin!)).toEqual(sorted(ACTIONS));
     expect(sorted(allowed.developer!)).toEqual(sorted([...everyone, ...builds]));
     expect(sorted(allowed.accountant!)).toEqual(sorted([...everyone, "payments.export", "balance.view"]));

@@ -1,6 +1,6 @@
 import type { TrustedProxies } from "@payaccept/platform";
 import type { Csrf } from "@payaccept/web-ui";
-import type { TeamDeps } from "../team/team.ts";
+import type { TeamDeps } from "../team/members.ts";
 import type { Sessions, SignInChallenges } from "../users/sessions.ts";
 import type { UserDeps } from "../users/users.ts";
 import type { Backend } from "./backend.ts";

@@ -1,6 +1,6 @@
 import { describeReason, qrSvg } from "@payaccept/web-ui";
 import { Hono, type Context } from "hono";
-import { removeMember } from "../../team/team.ts";
+import { removeMember } from "../../team/members.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
 import { confirmEnrolment, enrolmentUri, newRecoveryCodes, removeSecondFactor, startEnrolment } from "../../users/two-factor.ts";
 import { throttledAttempt } from "../../users/users.ts";

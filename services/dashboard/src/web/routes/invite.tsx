@@ -1,14 +1,14 @@
 import { DomainError } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import { Hono } from "hono";
-import { acceptInvite } from "../../team/team.ts";
+import { acceptInvite } from "../../team/members.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
 import { AcceptInvitePage } from "../views/team-pages.tsx";
 import { passwordErrors } from "./auth.tsx";
 
-/** An invitation link's token: random, base64url (team.ts). Anything else opens nothing. */
+/** An invitation link's token: random, base64url (members.ts). Anything else opens nothing. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
 /**

@@ -1,7 +1,7 @@
 import { Hono, type Context } from "hono";
 import { Email } from "../../users/credentials-input.ts";
 import { ACCOUNT_ROLES, type AccountRole } from "../../store/schema.ts";
-import { changeRole, invite, removeMember, setRequireTwoFactor, type Actor } from "../../team/team.ts";
+import { changeRole, invite, removeMember, setRequireTwoFactor, type Actor } from "../../team/members.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
@@ -15,7 +15,7 @@ const roleOf = (value: string): AccountRole | undefined => ACCOUNT_ROLES.find((r
 /**
  * The team page of an account's owners and admins: members with their roles and second factors,
  * role changes and removals (the member's sessions end at once), invitations, and whether every
- * member must sign in with a second factor. Who may touch whom: team.ts, checkMemberChange.
+ * member must sign in with a second factor. Who may touch whom: members.ts, checkMemberChange.
  */
 export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();

@@ -1,6 +1,6 @@
 import { ACCOUNT_ROLES, type AccountRole, type InviteRow, type TeamRow } from "../../store/schema.ts";
 import type { Member } from "../../store/user-store.ts";
-import type { Actor } from "../../team/team.ts";
+import type { Actor } from "../../team/members.ts";
 import { PASSWORD_LENGTH } from "../../users/credentials-input.ts";
 import type { FlashMessage } from "../flash.ts";
 import { allows, type Page } from "../page.ts";
@@ -9,7 +9,7 @@ import { Layout } from "./layout.tsx";
 
 export type InviteForm = { email: string; role: AccountRole; errors: string[] };
 
-/** The roles one may hand out: an admin cannot make an owner (team.ts, checkMemberChange). */
+/** The roles one may hand out: an admin cannot make an owner (members.ts, checkMemberChange). */
 const grantable = (actor: Actor) => ACCOUNT_ROLES.filter((role) => role !== "owner" || actor.role === "owner");
 const roleOptions = (page: Page, roles: readonly AccountRole[]): [string, string][] => roles.map((role) => [role, page.t.roleNames[role]]);
 

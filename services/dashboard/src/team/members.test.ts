@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "@payaccept/contracts";
 import type { AccountRole } from "../store/schema.ts";
 import type { Member } from "../store/user-store.ts";
-import { checkMemberChange, type Actor } from "./team.ts";
+import { checkMemberChange, type Actor } from "./members.ts";
 
 const member = (id: string, role: AccountRole): Member => ({ id, accountId: "acc", email: `${id}@example.com`, passwordHash: "x", role, createdAt: 1, twoFactor: false });
 const actor = (m: Member): Actor => ({ ...m, accountId: "acc" });
