@@ -8,7 +8,7 @@ import { can, mustEnrol, ROUTE_RULES, type Rule } from "./access.ts";
 import type { WebDeps } from "./deps.ts";
 import type { Viewer, WebEnv } from "./env.ts";
 import { formOf, text } from "./forms.ts";
-import { clientAddress } from "./middleware.ts";
+import { clientAddress, lockedOut } from "./middleware.ts";
 import { ConfirmIdentityPage, REAUTH_FIELD } from "./views/confirm-identity.tsx";
 
 /** The rule of the route this request matched (undefined: no page here, the 404 page follows). */
@@ -70,10 +70,7 @@ async function confirm(c: Context<WebEnv>, deps: WebDeps, viewer: Viewer): Promi
     ? await throttledAttempt(users, codeThrottleKey(viewer.user.id), address, () => checkSecondFactor(users.users, viewer.user.id, typed, now))
     : await throttledAttempt(users, emailThrottleKey(viewer.user.email), address, async () => ((await users.passwords.verify(typed, viewer.user.passwordHash)) ? "password" : undefined));
   const { t } = c.get("page");
-  if (attempt.kind === "locked") {
-    c.header("Retry-After", String(Math.ceil(attempt.retryAfterMs / 1000)));
-    return ask(429, t.lockedOut(Math.ceil(attempt.retryAfterMs / 60_000)));
-  }
+  if (attempt.kind === "locked") return ask(429, lockedOut(c, attempt.retryAfterMs));
   if (attempt.kind === "invalid") return ask(401, viewer.twoFactor ? t.codeInvalid : t.passwordInvalid);
   await users.users.markFresh(viewer.sessionId, now);
   c.get("log").info({ proof: attempt.value }, "identity confirmed for a sensitive action");

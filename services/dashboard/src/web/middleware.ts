@@ -76,5 +76,11 @@ export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): stri
   return ipRateKey(clientIp(remote, c.req.header("x-forwarded-for"), trusted));
 }
 
+/** A throttled attempt refused: Retry-After on the answer, and the words saying how long, in the page's language. */
+export function lockedOut(c: Context<WebEnv>, retryAfterMs: number): string {
+  c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
+  return c.get("page").t.lockedOut(Math.ceil(retryAfterMs / 60_000));
+}
+
 /** Only our own paths are followed after sign-in (never another site: no open redirect). */
 export const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])[\x21-\x7e]*$/.test(next) ? next : undefined);

@@ -7,7 +7,7 @@ import { throttledAttempt } from "../../users/users.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
-import { accountOf, clientAddress, viewerOf } from "../middleware.ts";
+import { accountOf, clientAddress, lockedOut, viewerOf } from "../middleware.ts";
 import { AccountPage, type Enrolment } from "../views/account-page.tsx";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
@@ -52,7 +52,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     const code = text(await formOf(c), "code");
     const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(deps.users.users, user.id, code, deps.now()));
     const { t } = c.get("page");
-    if (result.kind === "locked") return c.html(await page(c, t.lockedOut(Math.ceil(result.retryAfterMs / 60_000))), 429);
+    if (result.kind === "locked") return c.html(await page(c, lockedOut(c, result.retryAfterMs)), 429);
     if (result.kind === "invalid") return c.html(await page(c, t.codeInvalid), 400);
     deps.users.log.info({ userId: user.id }, "second factor enrolled");
     return done(c, deps, "/account#two-factor", { kind: "recoveryCodes", codes: result.value });

@@ -9,7 +9,7 @@ import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
 import type { Messages } from "../i18n.ts";
-import { clientAddress, safeNext } from "../middleware.ts";
+import { clientAddress, lockedOut, safeNext } from "../middleware.ts";
 import { AuthPage, CodePage } from "../views/auth-pages.tsx";
 
 const homeOf = (user: UserRow) => (user.role === "operator" ? "/ops/shops" : "/overview");
@@ -20,11 +20,6 @@ export function passwordErrors(t: Messages, password: string): string[] {
   if (problem === "short") return [t.passwordShort(PASSWORD_LENGTH.min)];
   if (problem === "long") return [t.passwordLong(PASSWORD_LENGTH.max)];
   return [];
-}
-
-function lockedOut(c: Context<WebEnv>, retryAfterMs: number): string {
-  c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
-  return c.get("page").t.lockedOut(Math.ceil(retryAfterMs / 60_000));
 }
 
 /**
