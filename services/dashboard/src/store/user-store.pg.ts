@@ -4,21 +4,7 @@ import type { PgStore } from "@payaccept/platform";
 import * as pg from "./schema.pg.ts";
 import { flashMessages, invites, loginThrottle, recoveryCodes, sessions, signInChallenges, teams, twoFactor, users } from "./schema.pg.ts";
 import { SEVERAL_STATEMENTS, type UserOps, type UserStore } from "./user-store.ts";
-import {
-  expiredInvites,
-  firstEmailByAccount,
-  inviteOfAccount,
-  laterStep,
-  memberOf,
-  memberOrder,
-  ownersOf,
-  pendingInvite,
-  pendingInviteByToken,
-  sessionOf,
-  unusedCode,
-  unusedCodesOf,
-  waitingTwoFactor,
-} from "./user-terms.ts";
+import * as terms from "./user-terms.ts";
 
 type Db = BunSQLDatabase<typeof pg.schema>;
 /** The pool's database or a transaction's: the statements are the same. */
@@ -33,7 +19,7 @@ function pgOps(db: Runner): UserOps {
     ownerEmails: async (accountIds) =>
       accountIds.length === 0
         ? new Map()
-        : firstEmailByAccount(await db.select({ accountId: users.accountId, email: users.email }).from(users).where(ownersOf(users, accountIds)).orderBy(...memberOrder(users))),
+        : terms.firstEmailByAccount(await db.select({ accountId: users.accountId, email: users.email }).from(users).where(terms.ownersOf(users, accountIds)).orderBy(...terms.memberOrder(users))),
     insertUser: async (row) => void (await db.insert(users).values(row)),
     insertTeam: async (row) => void (await db.insert(teams).values(row)),
     teamForUpdate: (accountId) => first(db.select().from(teams).where(eq(teams.accountId, accountId)).for("update")),
@@ -45,8 +31,8 @@ function pgOps(db: Runner): UserOps {
           .from(users)
           .leftJoin(twoFactor, eq(twoFactor.userId, users.id))
           .where(eq(users.accountId, accountId))
-          .orderBy(...memberOrder(users))
-      ).map(memberOf),
+          .orderBy(...terms.memberOrder(users))
+      ).map(terms.memberOf),
     setRole: async (userId, role) => void (await db.update(users).set({ role }).where(eq(users.id, userId))),
     endSessionsOf: async (userId) => void (await db.delete(sessions).where(eq(sessions.userId, userId))),
     deleteUser: async (userId) => {
@@ -68,30 +54,30 @@ function pgOps(db: Runner): UserOps {
           .leftJoin(twoFactor, eq(twoFactor.userId, users.id))
           .where(eq(sessions.idHash, idHash)),
       );
-      return row && sessionOf(row);
+      return row && terms.sessionOf(row);
     },
     deleteSession: async (idHash) => void (await db.delete(sessions).where(eq(sessions.idHash, idHash))),
     markFresh: async (idHash, at) => void (await db.update(sessions).set({ freshAt: at }).where(eq(sessions.idHash, idHash))),
 
     putInvite: async (row, now) => {
-      await db.delete(invites).where(expiredInvites(invites, now));
+      await db.delete(invites).where(terms.expiredInvites(invites, now));
       const { id: _id, accountId: _a, email: _e, ...renewed } = row;
       await db.insert(invites).values(row).onConflictDoUpdate({ target: [invites.accountId, invites.email], set: renewed });
     },
     invitesOf: (accountId, now) =>
-      db.select().from(invites).where(and(eq(invites.accountId, accountId), pendingInvite(invites, now))).orderBy(asc(invites.createdAt), asc(invites.id)),
-    inviteByToken: (tokenHash, now) => first(db.select().from(invites).where(pendingInviteByToken(invites, tokenHash, now))),
-    takeInvite: (tokenHash, now) => first(db.delete(invites).where(pendingInviteByToken(invites, tokenHash, now)).returning()),
-    deleteInvite: async (accountId, inviteId) => (await db.delete(invites).where(inviteOfAccount(invites, accountId, inviteId)).returning({ id: invites.id })).length > 0,
+      db.select().from(invites).where(and(eq(invites.accountId, accountId), terms.pendingInvite(invites, now))).orderBy(asc(invites.createdAt), asc(invites.id)),
+    inviteByToken: (tokenHash, now) => first(db.select().from(invites).where(terms.pendingInviteByToken(invites, tokenHash, now))),
+    takeInvite: (tokenHash, now) => first(db.delete(invites).where(terms.pendingInviteByToken(invites, tokenHash, now)).returning()),
+    deleteInvite: async (accountId, inviteId) => (await db.delete(invites).where(terms.inviteOfAccount(invites, accountId, inviteId)).returning({ id: invites.id })).length > 0,
 
     twoFactorOf: (userId) => first(db.select().from(twoFactor).where(eq(twoFactor.userId, userId))),
     startTwoFactor: async (row) => {
       const { userId: _u, ...fresh } = row;
-      await db.insert(twoFactor).values(row).onConflictDoUpdate({ target: twoFactor.userId, set: fresh, setWhere: waitingTwoFactor(twoFactor, row.userId) });
+      await db.insert(twoFactor).values(row).onConflictDoUpdate({ target: twoFactor.userId, set: fresh, setWhere: terms.waitingTwoFactor(twoFactor, row.userId) });
     },
     enableTwoFactor: async (userId, step, at) =>
-      (await db.update(twoFactor).set({ enabledAt: at, lastStep: step }).where(waitingTwoFactor(twoFactor, userId)).returning({ userId: twoFactor.userId })).length > 0,
-    takeStep: async (userId, step) => (await db.update(twoFactor).set({ lastStep: step }).where(laterStep(twoFactor, userId, step)).returning({ userId: twoFactor.userId })).length > 0,
+      (await db.update(twoFactor).set({ enabledAt: at, lastStep: step }).where(terms.waitingTwoFactor(twoFactor, userId)).returning({ userId: twoFactor.userId })).length > 0,
+    takeStep: async (userId, step) => (await db.update(twoFactor).set({ lastStep: step }).where(terms.laterStep(twoFactor, userId, step)).returning({ userId: twoFactor.userId })).length > 0,
     deleteTwoFactor: async (userId) => {
       await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
       await db.delete(twoFactor).where(eq(twoFactor.userId, userId));
@@ -101,8 +87,8 @@ function pgOps(db: Runner): UserOps {
       if (codeHashes.length > 0) await db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash, usedAt: null })));
     },
     useRecoveryCode: async (userId, codeHash, at) =>
-      (await db.update(recoveryCodes).set({ usedAt: at }).where(unusedCode(recoveryCodes, userId, codeHash)).returning({ userId: recoveryCodes.userId })).length > 0,
-    recoveryCodesLeft: async (userId) => (await first(db.select({ n: count() }).from(recoveryCodes).where(unusedCodesOf(recoveryCodes, userId))))?.n ?? 0,
+      (await db.update(recoveryCodes).set({ usedAt: at }).where(terms.unusedCode(recoveryCodes, userId, codeHash)).returning({ userId: recoveryCodes.userId })).length > 0,
+    recoveryCodesLeft: async (userId) => (await first(db.select({ n: count() }).from(recoveryCodes).where(terms.unusedCodesOf(recoveryCodes, userId))))?.n ?? 0,
 
     insertChallenge: async (row, now) => {
       await db.delete(signInChallenges).where(lte(signInChallenges.expiresAt, now));

@@ -2,21 +2,7 @@ import { and, asc, count, eq, lte } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { flashMessages, invites, loginThrottle, recoveryCodes, schema, sessions, signInChallenges, teams, twoFactor, users } from "./schema.sqlite.ts";
 import { SEVERAL_STATEMENTS, type UserOps, type UserStore } from "./user-store.ts";
-import {
-  expiredInvites,
-  firstEmailByAccount,
-  inviteOfAccount,
-  laterStep,
-  memberOf,
-  memberOrder,
-  ownersOf,
-  pendingInvite,
-  pendingInviteByToken,
-  sessionOf,
-  unusedCode,
-  unusedCodesOf,
-  waitingTwoFactor,
-} from "./user-terms.ts";
+import * as terms from "./user-terms.ts";
 
 /** The dashboard's store on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteUserStore(path: string, migrationsFolder: string): UserStore {
@@ -30,7 +16,7 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
     ownerEmails: async (accountIds) =>
       accountIds.length === 0
         ? new Map()
-        : firstEmailByAccount(db.select({ accountId: users.accountId, email: users.email }).from(users).where(ownersOf(users, accountIds)).orderBy(...memberOrder(users)).all()),
+        : terms.firstEmailByAccount(db.select({ accountId: users.accountId, email: users.email }).from(users).where(terms.ownersOf(users, accountIds)).orderBy(...terms.memberOrder(users)).all()),
     insertUser: async (row) => void db.insert(users).values(row).run(),
     insertTeam: async (row) => void db.insert(teams).values(row).run(),
     // The transaction's BEGIN IMMEDIATE already holds the whole file.
@@ -42,9 +28,9 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
         .from(users)
         .leftJoin(twoFactor, eq(twoFactor.userId, users.id))
         .where(eq(users.accountId, accountId))
-        .orderBy(...memberOrder(users))
+        .orderBy(...terms.memberOrder(users))
         .all()
-        .map(memberOf),
+        .map(terms.memberOf),
     setRole: async (userId, role) => void db.update(users).set({ role }).where(eq(users.id, userId)).run(),
     endSessionsOf: async (userId) => void db.delete(sessions).where(eq(sessions.userId, userId)).run(),
     deleteUser: async (userId) => {
@@ -65,30 +51,30 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
         .leftJoin(twoFactor, eq(twoFactor.userId, users.id))
         .where(eq(sessions.idHash, idHash))
         .get();
-      return row && sessionOf(row);
+      return row && terms.sessionOf(row);
     },
     deleteSession: async (idHash) => void db.delete(sessions).where(eq(sessions.idHash, idHash)).run(),
     markFresh: async (idHash, at) => void db.update(sessions).set({ freshAt: at }).where(eq(sessions.idHash, idHash)).run(),
 
     putInvite: async (row, now) => {
-      db.delete(invites).where(expiredInvites(invites, now)).run();
+      db.delete(invites).where(terms.expiredInvites(invites, now)).run();
       const { id: _id, accountId: _a, email: _e, ...renewed } = row;
       db.insert(invites).values(row).onConflictDoUpdate({ target: [invites.accountId, invites.email], set: renewed }).run();
     },
     invitesOf: async (accountId, now) =>
-      db.select().from(invites).where(and(eq(invites.accountId, accountId), pendingInvite(invites, now))).orderBy(asc(invites.createdAt), asc(invites.id)).all(),
-    inviteByToken: async (tokenHash, now) => db.select().from(invites).where(pendingInviteByToken(invites, tokenHash, now)).get(),
-    takeInvite: async (tokenHash, now) => db.delete(invites).where(pendingInviteByToken(invites, tokenHash, now)).returning().get(),
-    deleteInvite: async (accountId, inviteId) => db.delete(invites).where(inviteOfAccount(invites, accountId, inviteId)).returning({ id: invites.id }).all().length > 0,
+      db.select().from(invites).where(and(eq(invites.accountId, accountId), terms.pendingInvite(invites, now))).orderBy(asc(invites.createdAt), asc(invites.id)).all(),
+    inviteByToken: async (tokenHash, now) => db.select().from(invites).where(terms.pendingInviteByToken(invites, tokenHash, now)).get(),
+    takeInvite: async (tokenHash, now) => db.delete(invites).where(terms.pendingInviteByToken(invites, tokenHash, now)).returning().get(),
+    deleteInvite: async (accountId, inviteId) => db.delete(invites).where(terms.inviteOfAccount(invites, accountId, inviteId)).returning({ id: invites.id }).all().length > 0,
 
     twoFactorOf: async (userId) => db.select().from(twoFactor).where(eq(twoFactor.userId, userId)).get(),
     startTwoFactor: async (row) => {
       const { userId: _u, ...fresh } = row;
-      db.insert(twoFactor).values(row).onConflictDoUpdate({ target: twoFactor.userId, set: fresh, setWhere: waitingTwoFactor(twoFactor, row.userId) }).run();
+      db.insert(twoFactor).values(row).onConflictDoUpdate({ target: twoFactor.userId, set: fresh, setWhere: terms.waitingTwoFactor(twoFactor, row.userId) }).run();
     },
     enableTwoFactor: async (userId, step, at) =>
-      db.update(twoFactor).set({ enabledAt: at, lastStep: step }).where(waitingTwoFactor(twoFactor, userId)).returning({ userId: twoFactor.userId }).all().length > 0,
-    takeStep: async (userId, step) => db.update(twoFactor).set({ lastStep: step }).where(laterStep(twoFactor, userId, step)).returning({ userId: twoFactor.userId }).all().length > 0,
+      db.update(twoFactor).set({ enabledAt: at, lastStep: step }).where(terms.waitingTwoFactor(twoFactor, userId)).returning({ userId: twoFactor.userId }).all().length > 0,
+    takeStep: async (userId, step) => db.update(twoFactor).set({ lastStep: step }).where(terms.laterStep(twoFactor, userId, step)).returning({ userId: twoFactor.userId }).all().length > 0,
     deleteTwoFactor: async (userId) => {
       db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run();
       db.delete(twoFactor).where(eq(twoFactor.userId, userId)).run();
@@ -98,8 +84,8 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
       if (codeHashes.length > 0) db.insert(recoveryCodes).values(codeHashes.map((codeHash) => ({ userId, codeHash, usedAt: null }))).run();
     },
     useRecoveryCode: async (userId, codeHash, at) =>
-      db.update(recoveryCodes).set({ usedAt: at }).where(unusedCode(recoveryCodes, userId, codeHash)).returning({ userId: recoveryCodes.userId }).all().length > 0,
-    recoveryCodesLeft: async (userId) => db.select({ n: count() }).from(recoveryCodes).where(unusedCodesOf(recoveryCodes, userId)).get()?.n ?? 0,
+      db.update(recoveryCodes).set({ usedAt: at }).where(terms.unusedCode(recoveryCodes, userId, codeHash)).returning({ userId: recoveryCodes.userId }).all().length > 0,
+    recoveryCodesLeft: async (userId) => db.select({ n: count() }).from(recoveryCodes).where(terms.unusedCodesOf(recoveryCodes, userId)).get()?.n ?? 0,
 
     insertChallenge: async (row, now) => {
       db.delete(signInChallenges).where(lte(signInChallenges.expiresAt, now)).run();
