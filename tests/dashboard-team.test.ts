@@ -179,6 +179,14 @@ describe.each(ENGINES)("a merchant's team on %s", (engine) => {
     const locked = await spent.post("/login/code", { code: await app.code() });
     expect(locked.status).toBe(429);
     expect(locked.headers.get("retry-after")).toBeTruthy();
+
+    // App and codes lost: the platform resets the factor (admin CLI); every session ends, the password alone signs in.
+    const reset = await stack.admin(["user:reset-two-factor", "--email", email.toUpperCase(), "--json"]);
+    expect(reset.code).toBe(0);
+    expect(JSON.parse(reset.stdout)).toMatchObject({ email });
+    expect((await person.get("/shops")).location).toBe("/login?next=%2Fshops");
+    expect((await new DashboardClient(a).signIn(email, OWNER_PASSWORD)).location).toBe("/overview");
+    expect(JSON.parse((await stack.admin(["user:reset-two-factor", "--email", "nobody@example.com", "--json"])).stdout)).toMatchObject({ error: { code: "NOT_FOUND" } });
   });
 
   test("a team that requires two-factor sign-in sends a member without it to enrol before anything else", async () => {

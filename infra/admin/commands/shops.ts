@@ -89,6 +89,11 @@ export const shopCommands: Record<string, Command> = {
       print(await call(nc, rpcs.dashboard.createMerchant, req, timeoutMs));
     },
   },
+  "user:reset-two-factor": {
+    usage: "--email EMAIL [--json]  (lost app and recovery codes: the second factor goes, sessions end; the user enrols again)",
+    flags: { email: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => print(await call(nc, rpcs.dashboard.resetTwoFactor, { email: requireFlag(flags, "email") }, timeoutMs)),
+  },
   "secret:rotate": {
     usage: "--shop ID [--json]  (webhooks are signed with the new secret from now on)",
     flags: { shop: "string" },

@@ -157,6 +157,7 @@ export const REASONS = {
   OWNER_ONLY: def("FORBIDDEN", "only an owner can grant, change or remove the owner role"),
   LAST_OWNER: def("CONFLICT", "the team's last owner cannot leave or be demoted: make another member an owner first"),
   MEMBER_NOT_FOUND: def("NOT_FOUND", "no such member of this team"),
+  USER_NOT_FOUND: def("NOT_FOUND", "no one signs in to the dashboard with this email"),
   INVITE_NOT_FOUND: def("NOT_FOUND", "this invitation is not valid: it was used, withdrawn or has expired"),
   /** One sign-in belongs to one account: an address that signs in already cannot be invited. */
   INVITEE_HAS_SIGN_IN: def("CONFLICT", "this address already signs in to the dashboard"),

@@ -271,6 +271,13 @@ export const rpcs = {
       Credentials.extend({ accountId: z.string() }),
       z.object({ userId: z.string(), email: z.string(), accountId: z.string() }),
     ),
+    /**
+     * Admin CLI, for someone who lost both their authenticator and their recovery codes (an owner
+     * has nobody else to remove and invite them again): their second factor and recovery codes go
+     * and their sessions end; they sign in with the password and enrol again. USER_NOT_FOUND when
+     * no one signs in with the email.
+     */
+    resetTwoFactor: rpc("dashboard.v1.two_factor.reset", z.object({ email: z.string() }), z.object({ userId: z.string(), email: z.string() })),
   },
   balance: {
     /** The account's figures (spec §2.4); an account the ledger has never seen has zeros. */

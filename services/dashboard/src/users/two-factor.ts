@@ -90,6 +90,21 @@ export async function confirmEnrolment(store: UserStore, userId: string, code: s
   return enabled ? codes.shown : undefined;
 }
 
+/**
+ * An operator's reset (admin CLI) for someone who lost the app and the recovery codes: the factor
+ * and codes go and every session of theirs ends, in one transaction; they sign in with their
+ * password and enrol again (a team that requires it sends them to). USER_NOT_FOUND for an unknown email.
+ */
+export async function resetSecondFactor(store: UserStore, email: string): Promise<UserRow> {
+  const user = await store.userByEmail(email);
+  if (!user) throw new DomainError("USER_NOT_FOUND");
+  await store.tx(async (t) => {
+    await t.deleteTwoFactor(user.id);
+    await t.endSessionsOf(user.id);
+  });
+  return user;
+}
+
 /** Turns the second factor off (and its recovery codes): refused while the team requires it. */
 export async function removeSecondFactor(store: UserOps, user: UserRow, team: TeamRow | null): Promise<void> {
   if (team?.requireTwoFactor) throw new DomainError("TWO_FACTOR_REQUIRED_BY_TEAM");
