@@ -87,6 +87,7 @@ describe("every route × every role", () => {
       shopId: shop.shopId,
       paymentId: (await createPayment(stack, shop.apiKey)).id,
       deliveryId: crypto.randomUUID(),
+      keyId: crypto.randomUUID(),
       inviteId: crypto.randomUUID(),
       userId: await memberId(owner, target),
     });

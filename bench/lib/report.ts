@@ -1,10 +1,11 @@
 import type { CpuShare } from "./proc.ts";
 import { quantile } from "./stats.ts";
-import type { TracingRun } from "./tracing-rows.ts";
 import type { WebhookResult } from "./webhook-scenarios.ts";
 
 export type LoadRow = { key: string; label: string; rps: number; p50Ms: number; p99Ms: number; errors: number; cpu: CpuShare };
 export type Verdict = { target: string; pass: boolean };
+/** One pass over the traced operations with tracing off or on. */
+export type TracingRun = { mode: "off" | "on"; rows: LoadRow[] };
 
 const num = (v: number, digits = 0) => (Number.isFinite(v) ? v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "-");
 const ms = (v: number) => num(v, v < 10 ? 2 : 1);

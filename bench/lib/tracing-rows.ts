@@ -2,14 +2,12 @@ import { apiPhases } from "./api-phases.ts";
 import { benchPids, startBenchStack } from "./bench-stack.ts";
 import { shuffle, slicer } from "./helpers.ts";
 import { measureLoad, type LoadSettings } from "./measure.ts";
-import type { LoadRow } from "./report.ts";
+import type { LoadRow, TracingRun } from "./report.ts";
 import { listeningPort, startBenchServer, stopServers } from "./spawn.ts";
 import { SERVICE_NAMES } from "../../infra/launcher/services.ts";
 
 /** The operations measured with tracing off and on: a read, a write, and a write whose event goes on to the webhook. */
 const TRACED = ["create", "get", "cancel"];
-
-export type TracingRun = { mode: "off" | "on"; rows: LoadRow[] };
 
 /**
  * create, get and cancel with tracing off (no endpoint: the default) and on (every span of every

@@ -1,6 +1,6 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
-import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import { ACTOR_HEADER, AuditActor, DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -128,6 +128,31 @@ export async function watchClocks(nc: NatsConnection, name: string, log: Logger,
 }
 
 /**
+ * Who a call is made for, when someone asked for it: the service that acts records it in their
+ * name (the audit log). Per call (the gateway's API key, the dashboard's member), or for every
+ * call of a connection (actAs: the admin CLI's operator).
+ */
+export type CallOptions = { requestId?: string; actor?: AuditActor };
+
+const connectionActors = new WeakMap<NatsConnection, AuditActor>();
+
+/** Every call on this connection that names no actor of its own is made for `actor`. */
+export function actAs(nc: NatsConnection, actor: AuditActor): void {
+  connectionActors.set(nc, actor);
+}
+
+/** Who the caller made this request for (ACTOR_HEADER), if it said and it is well-formed. */
+export function actorOf(msg: Msg): AuditActor | undefined {
+  const raw = msg.headers?.get(ACTOR_HEADER);
+  if (!raw) return undefined;
+  try {
+    return AuditActor.safeParse(JSON.parse(raw)).data;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Header of every request: one id per call, the same on each copy of it (hedging), so that an
  * idempotent write recognises a copy of a call it has already acted on (repeatKey).
  */
@@ -179,7 +204,7 @@ function called(c: Calling, outcome: string, reason?: string): void {
  * The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). An
  * idempotent rpc is hedged (hedge.ts): its copies carry the same call id, deadline and trace context.
  */
-async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, requestId: string | undefined): Promise<{ data: Uint8Array<ArrayBuffer>; calling: Calling }> {
+async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, opts: CallOptions): Promise<{ data: Uint8Array<ArrayBuffer>; calling: Calling }> {
   const started = performance.now();
   const watch = clocks.get(nc);
   const sentAt = watch ? watch.wall() : Date.now();
@@ -187,7 +212,9 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
   h.set(DEADLINE_HEADER, String(sentAt + timeoutMs));
   if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
-  if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
+  if (opts.requestId !== undefined) h.set(REQUEST_ID_HEADER, opts.requestId);
+  const actor = opts.actor ?? connectionActors.get(nc);
+  if (actor) h.set(ACTOR_HEADER, JSON.stringify(actor));
   const calling: Calling = { subject: rpc.subject, started, span: startRpcClientSpan(rpc.subject, h) };
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
@@ -252,16 +279,17 @@ function replyError(calling: Calling, reply: RpcReply<unknown>): DomainError | u
 /**
  * Request/reply with a timeout. Returns the reply's data or throws DomainError with the
  * responder's error code; no responder, a timeout or a closed connection is UNAVAILABLE.
- * requestId travels in the X-Request-Id header, for the responder's log lines.
+ * The request id travels in the X-Request-Id header, for the responder's log lines; the actor in
+ * ACTOR_HEADER, for its audit log.
  */
 export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<RpcResponse<R>> {
-  const { data, calling } = await request(nc, rpc, req, timeoutMs, requestId);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, opts);
   const reply = decodeJson<RpcReply<RpcResponse<R>>>(data);
   const error = replyError(calling, reply);
   if (error) throw error;
@@ -282,9 +310,9 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const { data, calling } = await request(nc, rpc, req, timeoutMs, requestId);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, opts);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
     called(calling, "ok");
     return data.subarray(OK_REPLY_PREFIX.length, -1);

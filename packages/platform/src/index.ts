@@ -28,3 +28,4 @@ export * from "./hedge.ts";
 export * from "./peer-clocks.ts";
 export * from "./store-clock.ts";
 export * from "./tracing.ts";
+export * from "./audit-trail.ts";

@@ -8,8 +8,8 @@ describe("the role table", () => {
   test("each role may do what issue 19 and docs/dashboard.md say, and nothing else", () => {
     const allowed = Object.fromEntries(ACCOUNT_ROLES.map((role) => [role, ACTIONS.filter((a) => can(role, a))]));
     const everyone = ["overview.view", "shops.view", "payments.view", "team.leave"];
-    const builds = ["shops.create", "shops.settings", "receipts.settings", "keys.issue", "webhook.view", "webhook.manage", "secret.reveal", "secret.rotate"];
-    const team = ["team.view", "team.invite", "team.roles", "team.settings"];
+    const builds = ["shops.create", "shops.settings", "receipts.settings", "keys.issue", "keys.end_overlap", "webhook.view", "webhook.manage", "secret.reveal", "secret.rotate", "secret.end_overlap"];
+    const team = ["team.view", "team.invite", "team.roles", "team.settings", "audit.view"];
     const sorted = (list: string[]) => [...list].sort();
     expect(sorted(allowed.owner!)).toEqual(sorted(ACTIONS));
     // The admin's difference from the owner (no owner role to hand out) is members.ts's rule, not the table's.

@@ -16,12 +16,17 @@ export const PERMISSIONS = {
   "shops.create": BUILDS,
   "shops.settings": BUILDS,
   "receipts.settings": BUILDS,
+  /** Issuing a key, or rolling one with an overlap. */
   "keys.issue": BUILDS,
+  /** Turning a rolled key off before its expiry. */
+  "keys.end_overlap": BUILDS,
   "webhook.view": [...BUILDS, "viewer"],
   /** The URL, test webhooks, resends. */
   "webhook.manage": BUILDS,
   "secret.reveal": BUILDS,
   "secret.rotate": BUILDS,
+  /** The previous signing secret stops signing before its expiry. */
+  "secret.end_overlap": BUILDS,
   "payments.view": EVERYONE,
   "payments.export": ["owner", "admin", "accountant", "viewer"],
   /** Refunds and cancellations. */
@@ -37,6 +42,8 @@ export const PERMISSIONS = {
   /** Whether every member must sign in with a second factor. */
   "team.settings": RUNS_TEAM,
   "team.leave": EVERYONE,
+  /** The account's audit log and its CSV: who did what, from where (a security officer's view). */
+  "audit.view": RUNS_TEAM,
 } as const satisfies Record<string, readonly AccountRole[]>;
 
 export type Action = keyof typeof PERMISSIONS;
@@ -96,11 +103,13 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /shops/:shopId/settings": member("shops.settings"),
   "POST /shops/:shopId/receipts": member("receipts.settings"),
   "POST /shops/:shopId/key": member("keys.issue"),
+  "POST /shops/:shopId/keys/:keyId/end": member("keys.end_overlap"),
 
   "GET /shops/:shopId/webhook": member("webhook.view"),
   "POST /shops/:shopId/webhook/url": member("webhook.manage"),
   "POST /shops/:shopId/webhook/secret": member("secret.reveal"),
   "POST /shops/:shopId/webhook/secret/rotate": member("secret.rotate"),
+  "POST /shops/:shopId/webhook/secret/end-overlap": member("secret.end_overlap"),
   "POST /shops/:shopId/webhook/test": member("webhook.manage"),
   "POST /shops/:shopId/webhook/deliveries/:deliveryId/resend": member("webhook.manage"),
 
@@ -114,6 +123,9 @@ export const ROUTE_RULES: Record<string, Rule> = {
 
   "GET /balance": member("balance.view"),
   "POST /balance/payouts": member("payouts.create"),
+
+  "GET /audit": member("audit.view"),
+  "GET /audit.csv": member("audit.view"),
 
   "GET /team": member("team.view"),
   "POST /team/invites": member("team.invite"),

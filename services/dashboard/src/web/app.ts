@@ -7,8 +7,9 @@ import { accessGuard } from "./access-guard.tsx";
 import type { WebDeps } from "./deps.ts";
 import type { WebEnv } from "./env.ts";
 import { renderError } from "./errors.tsx";
-import { csrfGuard, webContext } from "./middleware.ts";
+import { actingAsViewer, csrfGuard, webContext } from "./middleware.ts";
 import { accountRoutes } from "./routes/account.tsx";
+import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
 import { inviteRoutes } from "./routes/invite.tsx";
@@ -30,7 +31,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
   const pages = new Hono<WebEnv>();
   pages.use("*", accessGuard(deps));
-  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, teamRoutes, operatorRoutes];
+  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
   for (const routes of groups) pages.route("/", routes(deps));
   return pages;
 }
@@ -52,6 +53,7 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     webContext(deps),
     bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     csrfGuard(deps.csrf),
+    actingAsViewer(deps),
   );
   web.route("/", pageRoutes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));

@@ -32,7 +32,9 @@ export type NoticeKey =
   | "teamSettingsSaved"
   | "twoFactorEnabled"
   | "twoFactorDisabled"
-  | "recoveryCodesMade";
+  | "recoveryCodesMade"
+  | "keyOverlapEnded"
+  | "secretOverlapEnded";
 
 /** The session a message belongs to: its stored id (the token's hash) and the cookie's token. */
 export type FlashSession = { sessionId: string; token: string };

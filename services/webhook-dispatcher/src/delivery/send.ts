@@ -1,8 +1,11 @@
 import { failure, type Failure } from "@payaccept/contracts";
 import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
 import { httpClientAttributes, inClientSpan } from "@payaccept/platform";
-import { signatureHeaders } from "./signature.ts";
+import { signatureHeaders, type SigningSecrets } from "./signature.ts";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
+
+/** One webhook to send: where, the stored bytes, and the secrets it is signed with at this attempt. */
+export type WebhookRequest = SigningSecrets & { url: string; body: string };
 
 /** What one HTTP attempt came to. durationMs runs from the start (DNS included) to the response headers. */
 export type AttemptOutcome =
@@ -28,7 +31,7 @@ const USER_AGENT = "payaccept-webhooks/1";
  * tracing is on the attempt (its address check included) is a client span with the receiver's
  * status; the merchant gets no trace context from us and the span keeps only the URL's host.
  */
-export function sendWebhook(req: { url: string; body: string; secret: string }, opts: SendOptions): Promise<AttemptOutcome> {
+export function sendWebhook(req: WebhookRequest, opts: SendOptions): Promise<AttemptOutcome> {
   return inClientSpan("POST webhook", () => webhookAttributes(req.url), () => attempt(req, opts), (o) => ({
     outcome: o.kind,
     httpStatus: "httpStatus" in o ? o.httpStatus : null,
@@ -46,7 +49,7 @@ function webhookAttributes(url: string) {
   }
 }
 
-async function attempt(req: { url: string; body: string; secret: string }, opts: SendOptions): Promise<AttemptOutcome> {
+async function attempt(req: WebhookRequest, opts: SendOptions): Promise<AttemptOutcome> {
   const started = opts.now();
   const elapsed = () => opts.now() - started;
   const signal = AbortSignal.timeout(opts.timeoutMs);
@@ -59,7 +62,7 @@ async function attempt(req: { url: string; body: string; secret: string }, opts:
         Host: target.hostHeader,
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        ...signatureHeaders(req.body, req.secret, Math.floor(opts.now() / 1000)),
+        ...signatureHeaders(req.body, req, Math.floor(opts.now() / 1000)),
       },
       redirect: "manual",
       signal,

@@ -34,6 +34,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
                     <a href="/shops">{t.navShops}</a>
                     {allows(props.page, "balance.view") ? <a href="/balance">{t.navBalance}</a> : null}
                     {allows(props.page, "team.view") ? <a href="/team">{t.navTeam}</a> : null}
+                    {allows(props.page, "audit.view") ? <a href="/audit">{t.navAudit}</a> : null}
                     <a href="/account">{t.navAccount}</a>
                   </>
                 )}
