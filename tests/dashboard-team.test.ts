@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { rpcs, type AuditAction, type AuditEvent } from "@payaccept/contracts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { ENGINES } from "./harness/engines.ts";
 import { startSmtpSink, type SmtpSink } from "./harness/smtp-sink.ts";
-import { Stack, TEST_CSRF_SECRET } from "./harness/stack.ts";
+import { eventually, Stack, TEST_CSRF_SECRET } from "./harness/stack.ts";
 import { accept, enrol, invite, inviteLinkIn, member, MEMBER_PASSWORD, memberId } from "./team-fixtures.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -211,5 +212,69 @@ describe.each(ENGINES)("a merchant's team on %s", (engine) => {
     const off = await viewer.submit("/account", "/account/two-factor/disable");
     expect(off.status).toBe(409);
     expect(text(off.html)).toContain("двухфакторный вход обязателен: отключить его нельзя");
+  });
+
+  test("the team's security facts are in the audit log with who, in which role, from where, before and after; the page shows them to owners and admins", async () => {
+    const { owner, email } = await newOwner("team-audit");
+    const ownerId = await memberId(owner, email);
+    const { shopId } = await owner.createShop("Audited shop");
+    const { accountId } = (await stack.call(rpcs.directory.getShop, { shopId })).shop;
+    const devEmail = uniqueEmail("audit-dev");
+    await member(owner, devEmail, "developer", b);
+    const devId = await memberId(owner, devEmail);
+    expect((await new DashboardClient(a).signIn(devEmail, MEMBER_PASSWORD)).location).toBe("/overview");
+    const withdrawn = uniqueEmail("audit-withdrawn");
+    await invite(owner, withdrawn, "viewer");
+    const inviteId = /\/team\/invites\/([0-9a-f-]{36})\/revoke/.exec((await owner.get("/team")).html)![1]!;
+    expect((await owner.submit("/team", `/team/invites/${inviteId}/revoke`)).status).toBe(303);
+    expect((await owner.submit("/team", `/team/members/${devId}/role`, { role: "support" })).status).toBe(303);
+    await enrol(owner);
+    expect((await owner.submit("/team", "/team/settings", { requireTwoFactor: "on" })).status).toBe(303);
+    // Five wrong passwords lock the email: the fifth is the entry.
+    const guesser = new DashboardClient(a, "203.0.113.66");
+    for (let i = 0; i < 5; i++) expect((await guesser.signIn(devEmail, `wrong password ${i}`)).status).toBe(401);
+    expect((await owner.submit("/team", `/team/members/${devId}/remove`)).status).toBe(303);
+    expect((await stack.admin(["user:reset-two-factor", "--email", email, "--json"])).code).toBe(0);
+
+    // Each through the directory's audit RPC, on this engine's store.
+    const log = async () => (await stack.call(rpcs.directory.auditLog, { accountId, limit: 200 })).items;
+    const wanted: AuditAction[] = ["member.signed_in", "member.invited", "member.joined", "member.invite_revoked", "member.role_changed", "two_factor.enabled", "two_factor.required_changed", "member.sign_in_locked", "member.removed", "two_factor.reset"];
+    const entries = await eventually(async () => {
+      const got = await log();
+      return wanted.every((action) => got.some((e) => e.action === action)) && got;
+    }, 30_000, 200);
+    const one = (action: AuditAction, target?: string): AuditEvent => {
+      const found = entries.filter((e) => e.action === action && (!target || e.target?.id === target));
+      expect({ action, count: found.length }).toEqual({ action, count: 1 });
+      return found[0]!;
+    };
+    const ownerActor = { kind: "member", id: ownerId, label: email, role: "owner", ip: expect.stringMatching(/^198\.51\.100\./), userAgent: expect.any(String) };
+    expect(one("member.invited", inviteId)).toMatchObject({ actor: ownerActor, after: { email: withdrawn, role: "viewer" } });
+    expect(one("member.invite_revoked", inviteId)).toMatchObject({ actor: ownerActor, before: { email: withdrawn, role: "viewer" } });
+    expect(one("member.joined", devId)).toMatchObject({ actor: { kind: "member", id: devId, label: devEmail, role: "developer" }, after: { invitedBy: email } });
+    expect(one("member.role_changed", devId)).toMatchObject({ actor: ownerActor, before: { email: devEmail, role: "developer" }, after: { role: "support" } });
+    expect(one("two_factor.enabled", ownerId)).toMatchObject({ actor: ownerActor });
+    expect(one("two_factor.required_changed")).toMatchObject({ actor: ownerActor, before: { required: false }, after: { required: true } });
+    expect(one("member.sign_in_locked")).toMatchObject({ actor: { kind: "member", id: devId, label: devEmail, role: "support", ip: "203.0.113.66" }, after: { factor: "password" } });
+    expect(one("member.removed", devId)).toMatchObject({ actor: ownerActor, before: { email: devEmail, role: "support" } });
+    expect(one("two_factor.reset", ownerId)).toMatchObject({ actor: { kind: "cli", label: expect.stringContaining("@") }, after: { twoFactor: false } });
+    expect(entries.some((e) => e.action === "member.signed_in" && e.actor.id === devId)).toBe(true);
+
+    // The page: owners and admins. The CLI's reset ended the owner's sessions: they sign in again
+    // and, as the team requires it, enrol again first.
+    const again = new DashboardClient(a);
+    expect((await again.signIn(email, OWNER_PASSWORD)).location).toBe("/overview");
+    await enrol(again);
+    const page = await again.get("/audit?action=member.role_changed");
+    expect(page.status).toBe(200);
+    expect(text(page.html)).toContain("Роль изменена");
+    expect(text(page.html)).toContain(`${email} (Владелец)`);
+    expect(text(page.html)).not.toContain("Сотрудник удалён —");
+    const csv = await again.get("/audit.csv");
+    expect(csv.html.split("\n")[0]).toContain("actorRole");
+    expect(csv.html).toContain("member.sign_in_locked");
+    const viewer = await member(again, uniqueEmail("audit-viewer"), "viewer");
+    await enrol(viewer);
+    expect((await viewer.get("/audit")).status).toBe(403);
   });
 });

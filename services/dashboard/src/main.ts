@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { databaseOf, loadConfig, randomToken, startService, storeNow } from "@payaccept/platform";
+import { AuditTrail, databaseOf, loadConfig, randomToken, startService, storeNow } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
@@ -23,9 +23,13 @@ const nc = await svc.bus();
 const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
 // The store's clock: sessions, sign-in throttles and one-shot messages end at the same time on every replica.
 const now = storeNow;
-const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now };
+// The team's own security facts (invitations, roles, second factors, locked sign-ins) in the audit log.
+const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
+svc.onClose("audit trail", () => audit.close());
+const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, audit, now };
 const team = {
   users: userStore,
+  audit,
   mailer: cfg.SMTP_URL ? smtpMailer(cfg.SMTP_URL, cfg.SMTP_FROM) : undefined,
   log,
   now,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DomainError } from "@payaccept/contracts";
-import { createLogger, openPgStore, openStore, sha256Hex } from "@payaccept/platform";
+import { createLogger, openPgStore, openStore, sha256Hex, type AuditFields } from "@payaccept/platform";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { migrationsBefore } from "../../../../tests/harness/migrations.ts";
 import { acceptInvite, changeRole, type TeamDeps } from "../team/members.ts";
@@ -51,7 +51,17 @@ async function teamOf(store: UserStore, roles: AccountRole[]): Promise<UserRow[]
   return members;
 }
 
-const teamDeps = (users: UserStore, now = 1_000): TeamDeps => ({ users, log: createLogger("test", "silent"), now: () => now, inviteTtlMs: 60_000, publicUrl: "http://dash.test" });
+/** What the team functions recorded in the audit log (after their transactions committed). */
+const recorded: AuditFields[] = [];
+const teamDeps = (users: UserStore, now = 1_000): TeamDeps => ({
+  users,
+  log: createLogger("test", "silent"),
+  audit: { record: (f) => recorded.push(f) },
+  now: () => now,
+  inviteTtlMs: 60_000,
+  publicUrl: "http://dash.test",
+});
+const from = { ip: "203.0.113.7", userAgent: "Firefox" };
 
 async function refusal(fn: () => Promise<unknown>): Promise<unknown> {
   try {
@@ -122,7 +132,7 @@ describe.each(ENGINES)("the dashboard's store (%s)", (engine) => {
   test("two owners demoting each other at once on two replicas: the team's row is held, one of them stays owner", async () => {
     const [a, b] = await replicas(engine);
     const [first, second] = await teamOf(a, ["owner", "owner"]);
-    const actor = (u: UserRow) => ({ ...u, accountId: u.accountId! });
+    const actor = (u: UserRow) => ({ ...u, accountId: u.accountId!, from });
     const results = await Promise.all([
       changeRole(teamDeps(a), actor(first!), second!.id, "viewer").catch((e: DomainError) => e.reason),
       changeRole(teamDeps(b), actor(second!), first!.id, "viewer").catch((e: DomainError) => e.reason),
@@ -139,7 +149,13 @@ describe.each(ENGINES)("the dashboard's store (%s)", (engine) => {
     const ownerSession = sessionOf(owner!.id);
     await a.insertSession(devSession);
     await a.insertSession(ownerSession);
-    await changeRole(teamDeps(b), { ...owner!, accountId: owner!.accountId! }, dev!.id, "accountant");
+    await changeRole(teamDeps(b), { ...owner!, accountId: owner!.accountId!, from }, dev!.id, "accountant");
+    expect(recorded.find((f) => f.action === "member.role_changed" && f.target?.id === dev!.id)).toMatchObject({
+      actor: { kind: "member", id: owner!.id, label: owner!.email, role: "owner", ip: "203.0.113.7", userAgent: "Firefox" },
+      accountId: owner!.accountId,
+      before: { email: dev!.email, role: "developer" },
+      after: { email: dev!.email, role: "accountant" },
+    });
     expect(await a.sessionWithUser(devSession.idHash)).toBeUndefined();
     expect((await a.sessionWithUser(ownerSession.idHash))?.user.role).toBe("owner");
     expect((await a.userById(dev!.id))?.role).toBe("accountant");
@@ -173,14 +189,18 @@ describe.each(ENGINES)("the dashboard's store (%s)", (engine) => {
     expect(await a.inviteByToken(sha256Hex("first-token"), 2_000)).toBeUndefined();
     expect((await a.invitesOf(owner!.accountId!, 2_000)).map((i) => i.role)).toEqual(["developer"]);
 
-    const accepted = await Promise.all([acceptInvite(teamDeps(a, 3_000), "second-token", "a long password"), acceptInvite(teamDeps(b, 3_000), "second-token", "a long password")].map((p) => p.catch((e: DomainError) => e.reason)));
+    const accepted = await Promise.all([acceptInvite(teamDeps(a, 3_000), "second-token", "a long password", from), acceptInvite(teamDeps(b, 3_000), "second-token", "a long password", from)].map((p) => p.catch((e: DomainError) => e.reason)));
     expect(accepted.filter((r) => r === "INVITE_NOT_FOUND")).toHaveLength(1);
     const member = accepted.find((r) => typeof r !== "string") as UserRow;
     expect(member).toMatchObject({ email: "new@example.com", role: "developer", accountId: owner!.accountId });
+    // One entry for the one acceptance, in the new member's name.
+    expect(recorded.filter((f) => f.action === "member.joined" && f.accountId === owner!.accountId)).toEqual([
+      expect.objectContaining({ id: `member.joined:${member.id}`, actor: expect.objectContaining({ id: member.id, role: "developer" }), after: expect.objectContaining({ invitedBy: owner!.email }) }),
+    ]);
     expect(await a.invitesOf(owner!.accountId!, 3_000)).toEqual([]);
 
     await a.putInvite({ ...invite("late-token", "viewer", 4_000), email: "late@example.com" }, 4_000);
-    expect(await refusal(() => acceptInvite(teamDeps(b, 4_000 + 60_000), "late-token", "a long password"))).toMatchObject({ reason: "INVITE_NOT_FOUND" });
+    expect(await refusal(() => acceptInvite(teamDeps(b, 4_000 + 60_000), "late-token", "a long password", from))).toMatchObject({ reason: "INVITE_NOT_FOUND" });
     expect(await a.deleteInvite(owner!.accountId!, "no-such-invite")).toBe(false);
   });
 

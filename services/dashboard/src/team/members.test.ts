@@ -5,7 +5,7 @@ import type { Member } from "../store/user-store.ts";
 import { checkMemberChange, type Actor } from "./members.ts";
 
 const member = (id: string, role: AccountRole): Member => ({ id, accountId: "acc", email: `${id}@example.com`, passwordHash: "x", role, createdAt: 1, twoFactor: false });
-const actor = (m: Member): Actor => ({ ...m, accountId: "acc" });
+const actor = (m: Member): Actor => ({ ...m, accountId: "acc", from: { ip: "203.0.113.7" } });
 const reason = (fn: () => unknown) => {
   try {
     fn();

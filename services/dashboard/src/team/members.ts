@@ -3,6 +3,7 @@ import { randomToken, sha256Hex, type Logger } from "@payaccept/platform";
 import { hashPassword } from "../users/passwords.ts";
 import type { AccountRole, InviteRow, TeamRow, UserRow } from "../store/schema.ts";
 import { isUniqueViolation, type Member, type UserStore } from "../store/user-store.ts";
+import { personActor, recordTeamFact, type Origin, type TeamAudit } from "./audit.ts";
 import type { Mailer } from "./mailer.ts";
 import { inviteMail } from "./invite-mail.ts";
 
@@ -11,14 +12,15 @@ export type TeamDeps = {
   /** Set when SMTP_URL is: invitations are also mailed. */
   mailer?: Mailer;
   log: Logger;
+  audit: TeamAudit;
   now: () => number;
   inviteTtlMs: number;
   /** The dashboard's public address, which invitation links point to. */
   publicUrl: string;
 };
 
-/** A member acting on their own team (the access check has let them: web/access.ts). */
-export type Actor = Pick<UserRow, "id" | "email" | "role"> & { accountId: string };
+/** A member acting on their own team (the access check has let them: web/access.ts), and from where. */
+export type Actor = Pick<UserRow, "id" | "email" | "role"> & { accountId: string; from: Origin };
 
 /**
  * Who may touch whom, beyond the role table (web/access.ts): only an owner grants, changes or
@@ -66,6 +68,7 @@ export async function invite(deps: TeamDeps, actor: Actor, email: string, role: 
   // In the query, not the path: the access log writes paths, never queries.
   const link = `${deps.publicUrl.replace(/\/+$/, "")}/invite?token=${token}`;
   deps.log.info({ accountId: actor.accountId, inviteId: row.id, role, by: actor.id }, "member invited");
+  recordTeamFact(deps, "member.invited", personActor(actor, actor.from), actor.accountId, { id: row.id, target: { type: "invite", id: row.id }, after: { email, role, expiresAt: new Date(row.expiresAt).toISOString() } });
   return { link, email, role, mail: await mailInvite(deps, row, link) };
 }
 
@@ -86,19 +89,25 @@ async function mailInvite(deps: TeamDeps, invite: InviteRow, link: string): Prom
  * gone, in one transaction (a second acceptance, on any replica, finds nothing). INVITE_NOT_FOUND
  * when used, withdrawn or expired; EMAIL_TAKEN when the address signed up meanwhile.
  */
-export async function acceptInvite(deps: TeamDeps, token: string, password: string): Promise<UserRow> {
+export async function acceptInvite(deps: TeamDeps, token: string, password: string, from: Origin): Promise<UserRow> {
   const passwordHash = await hashPassword(password);
   const now = deps.now();
   try {
-    const user = await deps.users.tx(async (t) => {
+    const taken = await deps.users.tx(async (t) => {
       const invite = await t.takeInvite(sha256Hex(token), now);
       if (!invite) return undefined;
       const user: UserRow = { id: Bun.randomUUIDv7(), accountId: invite.accountId, email: invite.email, passwordHash, role: invite.role, createdAt: now };
       await t.insertUser(user);
-      return user;
+      return { user, invite };
     });
-    if (!user) throw new DomainError("INVITE_NOT_FOUND");
+    if (!taken) throw new DomainError("INVITE_NOT_FOUND");
+    const { user, invite } = taken;
     deps.log.info({ accountId: user.accountId, userId: user.id, role: user.role }, "invitation accepted");
+    recordTeamFact(deps, "member.joined", personActor(user, from), user.accountId, {
+      id: user.id,
+      target: { type: "member", id: user.id },
+      after: { email: user.email, role: user.role, invitedBy: invite.invitedByEmail, inviteId: invite.id },
+    });
     return user;
   } catch (e) {
     if (isUniqueViolation(e)) throw new DomainError("EMAIL_TAKEN");
@@ -123,6 +132,11 @@ async function changeMember(deps: TeamDeps, actor: Actor, targetId: string, next
     return target;
   });
   deps.log.info({ accountId: actor.accountId, userId: target.id, before: target.role, after: next, by: actor.id }, next === "gone" ? "member removed" : "member role changed");
+  if (next !== target.role) {
+    const fact = { target: { type: "member", id: target.id }, before: { email: target.email, role: target.role } };
+    if (next === "gone") recordTeamFact(deps, "member.removed", personActor(actor, actor.from), actor.accountId, { ...fact, after: { left: target.id === actor.id } });
+    else recordTeamFact(deps, "member.role_changed", personActor(actor, actor.from), actor.accountId, { ...fact, after: { email: target.email, role: next } });
+  }
   return target;
 }
 
@@ -138,5 +152,18 @@ export async function setRequireTwoFactor(deps: TeamDeps, actor: Actor & { twoFa
     return team;
   });
   deps.log.info({ accountId: actor.accountId, before: before?.requireTwoFactor, required, by: actor.id }, "team two-factor requirement set");
+  if (before && before.requireTwoFactor !== required)
+    recordTeamFact(deps, "two_factor.required_changed", personActor(actor, actor.from), actor.accountId, { before: { required: before.requireTwoFactor }, after: { required } });
   return before;
+}
+
+/** Withdraws a pending invitation of the actor's team (its link opens nothing from now on). */
+export async function revokeInvite(deps: TeamDeps, actor: Actor, inviteId: string): Promise<void> {
+  const invite = (await deps.users.invitesOf(actor.accountId, deps.now())).find((i) => i.id === inviteId);
+  if (!(await deps.users.deleteInvite(actor.accountId, inviteId))) return;
+  recordTeamFact(deps, "member.invite_revoked", personActor(actor, actor.from), actor.accountId, {
+    id: inviteId,
+    target: { type: "invite", id: inviteId },
+    before: invite ? { email: invite.email, role: invite.role } : null,
+  });
 }

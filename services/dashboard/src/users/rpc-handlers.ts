@@ -1,5 +1,6 @@
-import { customIssue, rpcs, validationFailed } from "@payaccept/contracts";
-import { serve, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { customIssue, rpcs, UNNAMED_CALLER, validationFailed } from "@payaccept/contracts";
+import { actorOf, serve, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { recordTeamFact } from "../team/audit.ts";
 import { Email, PASSWORD_LENGTH, passwordProblem } from "./credentials-input.ts";
 import { resetSecondFactor } from "./two-factor.ts";
 import { createOperator, signUp, type UserDeps } from "./users.ts";
@@ -43,11 +44,16 @@ export function serveUserRpcs(nc: NatsConnection, deps: UserDeps): Subscription[
     serve(
       nc,
       rpcs.dashboard.resetTwoFactor,
-      async (req) => {
+      async (req, msg) => {
         const email = Email.safeParse(req.email);
         if (!email.success) throw validationFailed([emailIssue()]);
         const user = await resetSecondFactor(deps.users, email.data);
         deps.log.warn({ userId: user.id }, "second factor reset by an operator; the user's sessions ended");
+        recordTeamFact(deps, "two_factor.reset", actorOf(msg) ?? UNNAMED_CALLER, user.accountId, {
+          target: { type: "member", id: user.id },
+          before: { email: user.email, twoFactor: true },
+          after: { twoFactor: false, sessionsEnded: true },
+        });
         return { userId: user.id, email: user.email };
       },
       opts,

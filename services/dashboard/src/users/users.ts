@@ -1,8 +1,9 @@
-import { DomainError, rpcs } from "@payaccept/contracts";
+import { DomainError, rpcs, type AuditActor } from "@payaccept/contracts";
 import type { Logger } from "@payaccept/platform";
 import type { UserRow } from "../store/schema.ts";
 import { isUniqueViolation, type UserOps, type UserStore } from "../store/user-store.ts";
 import type { Backend } from "../web/backend.ts";
+import { personActor, recordTeamFact, type Origin, type TeamAudit } from "../team/audit.ts";
 import { hashPassword, type PasswordVerifier } from "./passwords.ts";
 import { addressThrottleKey, ADDRESS_POLICY, claimAttempt, emailThrottleKey, EMAIL_POLICY, givenBack } from "./throttle.ts";
 
@@ -12,6 +13,7 @@ export type UserDeps = {
   backend: Backend;
   passwords: PasswordVerifier;
   log: Logger;
+  audit: TeamAudit;
   now: () => number;
 };
 
@@ -48,8 +50,11 @@ export async function createOperator(deps: UserDeps, email: string, password: st
   return user;
 }
 
-/** An attempt under the throttle: refused unchecked while locked, else what the check found (undefined: wrong). */
-export type Attempt<T> = { kind: "ok"; value: T } | { kind: "invalid" } | { kind: "locked"; retryAfterMs: number };
+/**
+ * An attempt under the throttle: refused unchecked while locked, else what the check found
+ * (invalid: wrong; `locks`: this failure locked the subject).
+ */
+export type Attempt<T> = { kind: "ok"; value: T } | { kind: "invalid"; locks: boolean } | { kind: "locked"; retryAfterMs: number };
 
 /**
  * Runs `check` (a password, a code) under the throttle of its subject (an email, a user's second
@@ -70,7 +75,7 @@ export async function throttledAttempt<T>(deps: UserDeps, subjectKey: string, ad
   if (value === undefined) {
     const [subjectRow, addressRow] = claim.after;
     deps.log.warn({ subject: keys[0].slice(0, keys[0].indexOf(":")), subjectFailures: subjectRow!.failures, addressFailures: addressRow!.failures }, "attempt failed");
-    return { kind: "invalid" };
+    return { kind: "invalid", locks: subjectRow!.lockedUntil > claimedAt };
   }
   await deps.users.updateThrottles([...keys], ([, addressRow]) => {
     const back = givenBack(keys[1], addressRow, claim.before[1], claimedAt);
@@ -79,14 +84,29 @@ export async function throttledAttempt<T>(deps: UserDeps, subjectKey: string, ad
   return { kind: "ok", value };
 }
 
-/** A password checked under the throttle of its email (an unknown email takes as long: the decoy hash). */
-export async function signIn(deps: UserDeps, email: string, password: string, address: string): Promise<Attempt<UserRow>> {
-  const result = await throttledAttempt(deps, emailThrottleKey(email), address, async () => {
-    const user = await deps.users.userByEmail(email);
-    return (await deps.passwords.verify(password, user?.passwordHash)) ? user : undefined;
-  });
+/**
+ * A password checked under the throttle of its email (an unknown email takes as long: the decoy
+ * hash). The failure that locks the email is recorded in the audit log, in the name typed: the
+ * account's when the email is a member's, the platform's (accountId null) when it is nobody's.
+ */
+export async function signIn(deps: UserDeps, email: string, password: string, address: string, from: Origin): Promise<Attempt<UserRow>> {
+  const user = await deps.users.userByEmail(email);
+  const result = await throttledAttempt(deps, emailThrottleKey(email), address, async () => ((await deps.passwords.verify(password, user?.passwordHash)) ? user : undefined));
   if (result.kind === "ok") deps.log.info({ userId: result.value.id, role: result.value.role }, "password accepted");
+  const actor = user ? personActor(user, from) : { kind: "member" as const, label: email, ip: from.ip, ...(from.userAgent ? { userAgent: from.userAgent } : {}) };
+  recordLock(deps, result, "password", actor, user?.accountId ?? null);
   return result;
+}
+
+/** The failure that locked a sign-in (a password, a second factor's code) goes into the audit log: someone may be guessing. */
+export function recordLock(deps: UserDeps, attempt: Attempt<unknown>, factor: "password" | "code", actor: AuditActor, accountId: string | null): void {
+  if (attempt.kind !== "invalid" || !attempt.locks) return;
+  recordTeamFact(deps, "member.sign_in_locked", actor, accountId, { after: { factor } });
+}
+
+/** A member signed in (their password, and their second factor when they have one). */
+export function recordSignIn(deps: UserDeps, user: UserRow, from: Origin, factor: "password" | "totp" | "recovery"): void {
+  recordTeamFact(deps, "member.signed_in", personActor(user, from), user.accountId, { after: { factor } });
 }
 
 const emailTaken = () => new DomainError("EMAIL_TAKEN");

@@ -3,12 +3,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { codeThrottleKey, emailThrottleKey } from "../users/throttle.ts";
 import { checkSecondFactor } from "../users/two-factor.ts";
-import { throttledAttempt } from "../users/users.ts";
+import { recordLock, throttledAttempt } from "../users/users.ts";
 import { can, mustEnrol, ROUTE_RULES, type Rule } from "./access.ts";
 import type { WebDeps } from "./deps.ts";
 import type { Viewer, WebEnv } from "./env.ts";
 import { formOf, text } from "./forms.ts";
-import { clientAddress, lockedOut } from "./middleware.ts";
+import { clientAddress, lockedOut, viewerActor } from "./middleware.ts";
 import { ConfirmIdentityPage, REAUTH_FIELD } from "./views/confirm-identity.tsx";
 
 /** The rule of the route this request matched (undefined: no page here, the 404 page follows). */
@@ -69,6 +69,7 @@ async function confirm(c: Context<WebEnv>, deps: WebDeps, viewer: Viewer): Promi
   const attempt = viewer.twoFactor
     ? await throttledAttempt(users, codeThrottleKey(viewer.user.id), address, () => checkSecondFactor(users.users, viewer.user.id, typed, now))
     : await throttledAttempt(users, emailThrottleKey(viewer.user.email), address, async () => ((await users.passwords.verify(typed, viewer.user.passwordHash)) ? "password" : undefined));
+  recordLock(users, attempt, viewer.twoFactor ? "code" : "password", viewerActor(c, viewer, deps.trustedProxies), viewer.user.accountId);
   const { t } = c.get("page");
   if (attempt.kind === "locked") return ask(429, lockedOut(c, attempt.retryAfterMs));
   if (attempt.kind === "invalid") return ask(401, viewer.twoFactor ? t.codeInvalid : t.passwordInvalid);

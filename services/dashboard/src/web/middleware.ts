@@ -2,6 +2,7 @@ import { DomainError, type AuditActor } from "@payaccept/contracts";
 import { clientIp, ipRateKey, type TrustedProxies } from "@payaccept/platform";
 import { pickLang, setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { Context, MiddlewareHandler } from "hono";
+import { personActor, type Origin } from "../team/audit.ts";
 import type { Sessions } from "../users/sessions.ts";
 import type { Backend } from "./backend.ts";
 import type { Viewer, WebEnv } from "./env.ts";
@@ -71,19 +72,15 @@ export function viewerOf(c: Context<WebEnv>): Viewer {
   return viewer;
 }
 
-/** The signed-in person as the audit log names them: who, from which address and browser. */
-export function viewerActor(c: Context<WebEnv>, viewer: Viewer, trusted: TrustedProxies): AuditActor {
+/** Where the request came from, as the audit log and the throttles name it. */
+export function originOf(c: Context<WebEnv>, trusted: TrustedProxies): Origin {
   const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
   const userAgent = c.req.header("user-agent")?.slice(0, 512);
-  const { user } = viewer;
-  return {
-    kind: user.role === "operator" ? "operator" : "member",
-    id: user.id,
-    label: user.email,
-    ip: clientIp(remote, c.req.header("x-forwarded-for"), trusted),
-    ...(userAgent ? { userAgent } : {}),
-  };
+  return { ip: clientIp(remote, c.req.header("x-forwarded-for"), trusted), ...(userAgent ? { userAgent } : {}) };
 }
+
+/** The signed-in person as the audit log names them: who, in which role, from which address and browser. */
+export const viewerActor = (c: Context<WebEnv>, viewer: Viewer, trusted: TrustedProxies): AuditActor => personActor(viewer.user, originOf(c, trusted));
 
 /** Everything a signed-in person's request asks of the other services is asked in their name (Backend.actingFor). */
 export function actingAsViewer(deps: { backend: Backend; trustedProxies: TrustedProxies }): MiddlewareHandler<WebEnv> {
@@ -95,10 +92,7 @@ export function actingAsViewer(deps: { backend: Backend; trustedProxies: Trusted
 }
 
 /** The client's address as the sign-in throttle counts it (an IPv6 /64 as one). */
-export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): string {
-  const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
-  return ipRateKey(clientIp(remote, c.req.header("x-forwarded-for"), trusted));
-}
+export const clientAddress = (c: Context<WebEnv>, trusted: TrustedProxies): string => ipRateKey(originOf(c, trusted).ip);
 
 /** A throttled attempt refused: Retry-After on the answer, and the words saying how long, in the page's language. */
 export function lockedOut(c: Context<WebEnv>, retryAfterMs: number): string {

@@ -1,13 +1,14 @@
 import { describeReason, qrSvg } from "@payaccept/web-ui";
 import { Hono, type Context } from "hono";
+import { recordTeamFact } from "../../team/audit.ts";
 import { removeMember } from "../../team/members.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
 import { confirmEnrolment, enrolmentUri, newRecoveryCodes, removeSecondFactor, startEnrolment } from "../../users/two-factor.ts";
-import { throttledAttempt } from "../../users/users.ts";
+import { recordLock, throttledAttempt } from "../../users/users.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
-import { accountOf, clientAddress, lockedOut, viewerOf } from "../middleware.ts";
+import { accountOf, clientAddress, lockedOut, originOf, viewerActor, viewerOf } from "../middleware.ts";
 import { AccountPage, type Enrolment } from "../views/account-page.tsx";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
@@ -51,10 +52,12 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     const { user } = viewerOf(c);
     const code = text(await formOf(c), "code");
     const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(deps.users.users, user.id, code, deps.now()));
+    recordLock(deps.users, result, "code", viewerActor(c, viewerOf(c), deps.trustedProxies), user.accountId);
     const { t } = c.get("page");
     if (result.kind === "locked") return c.html(await page(c, lockedOut(c, result.retryAfterMs)), 429);
     if (result.kind === "invalid") return c.html(await page(c, t.codeInvalid), 400);
     deps.users.log.info({ userId: user.id }, "second factor enrolled");
+    recordTeamFact(deps.users, "two_factor.enabled", viewerActor(c, viewerOf(c), deps.trustedProxies), user.accountId, { target: { type: "member", id: user.id }, after: { twoFactor: true } });
     return done(c, deps, "/account#two-factor", { kind: "recoveryCodes", codes: result.value });
   });
 
@@ -63,6 +66,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     const errors = await refusalsOf(c, () => removeSecondFactor(deps.users.users, viewer.user, viewer.team));
     if (errors.length > 0) return c.html(await page(c, undefined, errors), 409);
     deps.users.log.info({ userId: viewer.user.id }, "second factor removed");
+    recordTeamFact(deps.users, "two_factor.disabled", viewerActor(c, viewer, deps.trustedProxies), viewer.user.accountId, { target: { type: "member", id: viewer.user.id }, before: { twoFactor: true }, after: { twoFactor: false } });
     return done(c, deps, "/account#two-factor", { kind: "notice", text: "twoFactorDisabled" });
   });
 
@@ -78,7 +82,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/account/leave", async (c) => {
     const { user } = viewerOf(c);
-    const errors = await refusalsOf(c, () => removeMember(deps.team, { ...user, accountId: accountOf(c) }, user.id));
+    const errors = await refusalsOf(c, () => removeMember(deps.team, { ...user, accountId: accountOf(c), from: originOf(c, deps.trustedProxies) }, user.id));
     if (errors.length > 0) return c.html(await page(c, undefined, errors), 409);
     // The user and their sessions are gone; the cookie goes too.
     await deps.sessions.end(c, undefined);

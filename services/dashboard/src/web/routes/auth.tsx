@@ -3,13 +3,14 @@ import { Hono, type Context } from "hono";
 import { Email, PASSWORD_LENGTH, passwordProblem } from "../../users/credentials-input.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
 import { checkSecondFactor } from "../../users/two-factor.ts";
-import { signIn, signUp, throttledAttempt } from "../../users/users.ts";
+import { recordLock, recordSignIn, signIn, signUp, throttledAttempt } from "../../users/users.ts";
 import type { UserRow } from "../../store/schema.ts";
+import { personActor } from "../../team/audit.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
 import type { Messages } from "../i18n.ts";
-import { clientAddress, lockedOut, safeNext } from "../middleware.ts";
+import { clientAddress, lockedOut, originOf, safeNext } from "../middleware.ts";
 import { AuthPage, CodePage } from "../views/auth-pages.tsx";
 
 const homeOf = (user: UserRow) => (user.role === "operator" ? "/ops/shops" : "/overview");
@@ -48,11 +49,14 @@ export function authRoutes(deps: WebDeps): Hono<WebEnv> {
     const password = text(form, "password");
     const refuse = (status: 401 | 429, error: string) => c.html(<AuthPage mode="signIn" page={page} email={text(form, "email")} errors={[error]} next={next} />, status);
     if (!email.success || password.length === 0 || password.length > PASSWORD_LENGTH.max) return refuse(401, page.t.badCredentials);
-    const result = await signIn(deps.users, email.data, password, clientAddress(c, deps.trustedProxies));
+    const result = await signIn(deps.users, email.data, password, clientAddress(c, deps.trustedProxies), originOf(c, deps.trustedProxies));
     if (result.kind === "locked") return refuse(429, lockedOut(c, result.retryAfterMs));
     if (result.kind === "invalid") return refuse(401, page.t.badCredentials);
     const user = result.value;
-    if (!(await deps.users.users.twoFactorOf(user.id))?.enabledAt) return startSession(c, user, next);
+    if (!(await deps.users.users.twoFactorOf(user.id))?.enabledAt) {
+      recordSignIn(deps.users, user, originOf(c, deps.trustedProxies), "password");
+      return startSession(c, user, next);
+    }
     // The password was right; the session waits for the code.
     await deps.challenges.start(c, user.id);
     return c.redirect(`/login/code${next ? `?next=${encodeURIComponent(next)}` : ""}`, 303);
@@ -74,12 +78,15 @@ export function authRoutes(deps: WebDeps): Hono<WebEnv> {
     const result = await throttledAttempt(users, codeThrottleKey(challenge.userId), clientAddress(c, deps.trustedProxies), () =>
       checkSecondFactor(users.users, challenge.userId, text(form, "code"), deps.now()),
     );
+    const user = await users.users.userById(challenge.userId);
+    const from = originOf(c, deps.trustedProxies);
+    if (user) recordLock(users, result, "code", personActor(user, from), user.accountId);
     if (result.kind === "locked") return refuse(429, lockedOut(c, result.retryAfterMs));
     if (result.kind === "invalid") return refuse(401, c.get("page").t.codeInvalid);
-    const user = await users.users.userById(challenge.userId);
     await deps.challenges.end(c, challenge);
     if (!user) return c.redirect("/login", 303);
     users.log.info({ userId: user.id, factor: result.value }, "signed in with a second factor");
+    recordSignIn(users, user, from, result.value);
     if (result.value === "totp") return startSession(c, user, next);
     // A recovery code spent: the account page says how many are left and makes new ones.
     const session = await deps.sessions.start(c, user.id);

@@ -5,6 +5,7 @@ import { acceptInvite } from "../../team/members.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
+import { originOf } from "../middleware.ts";
 import { AcceptInvitePage } from "../views/team-pages.tsx";
 import { passwordErrors } from "./auth.tsx";
 
@@ -36,7 +37,7 @@ export function inviteRoutes(deps: WebDeps): Hono<WebEnv> {
     const password = text(form, "password");
     const errors = passwordErrors(c.get("page").t, password);
     if (errors.length > 0) return c.html(<AcceptInvitePage page={c.get("page")} invite={invite} token={token} errors={errors} />, 400);
-    const user = await acceptInvite(deps.team, token, password);
+    const user = await acceptInvite(deps.team, token, password, originOf(c, deps.trustedProxies));
     // Whoever was signed in in this browser is signed out: the new member signs in (a new cookie).
     const before = c.get("viewer");
     if (before) await deps.users.users.deleteSession(before.sessionId);

@@ -1,11 +1,11 @@
 import { Hono, type Context } from "hono";
 import { Email } from "../../users/credentials-input.ts";
 import { ACCOUNT_ROLES, type AccountRole } from "../../store/schema.ts";
-import { changeRole, invite, removeMember, setRequireTwoFactor, type Actor } from "../../team/members.ts";
+import { changeRole, invite, removeMember, revokeInvite, setRequireTwoFactor, type Actor } from "../../team/members.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
-import { accountOf, viewerOf } from "../middleware.ts";
+import { accountOf, originOf, viewerOf } from "../middleware.ts";
 import { TeamPage, type InviteForm } from "../views/team-pages.tsx";
 import type { NoticeKey } from "../flash.ts";
 import { done, flashFor, refusalsOf } from "./action.ts";
@@ -21,7 +21,7 @@ export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
   const actorOf = (c: Context<WebEnv>): Actor & { twoFactor: boolean } => {
     const viewer = viewerOf(c);
-    return { ...viewer.user, accountId: accountOf(c), twoFactor: viewer.twoFactor };
+    return { ...viewer.user, accountId: accountOf(c), twoFactor: viewer.twoFactor, from: originOf(c, deps.trustedProxies) };
   };
 
   const page = async (c: Context<WebEnv>, opts: { inviteForm?: InviteForm; errors?: string[] } = {}) => {
@@ -72,7 +72,7 @@ export function teamRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   r.post("/team/invites/:inviteId/revoke", async (c) => {
-    await deps.users.users.deleteInvite(accountOf(c), c.req.param("inviteId"));
+    await revokeInvite(deps.team, actorOf(c), c.req.param("inviteId"));
     return done(c, deps, "/team#invites", { kind: "notice", text: "inviteRevoked" });
   });
 
