@@ -173,6 +173,14 @@ describe("a merchant's team in the browser", () => {
     expect(await page.locator(`tr[data-member="${accountant.email}"] .role`).textContent()).toBe("Поддержка");
     await screenshot(page, "team-8-role-changed");
 
+    // The owner reads it in the audit log: who, in which role, before → after (the entry arrives through the AUDIT stream).
+    await page.getByRole("navigation", { name: "payaccept · Кабинет" }).getByRole("link", { name: "Журнал" }).click();
+    await heading(page, "Журнал действий").waitFor(WAIT);
+    const entry = page.locator("tbody tr", { hasText: "Роль изменена" }).filter({ hasText: accountant.email });
+    for (let i = 0; i < 50 && (await entry.count()) === 0; i++) await page.reload();
+    expect(await entry.first().textContent()).toContain(`${owner.email} (Владелец)`);
+    await screenshot(page, "team-8b-audit-role-changed");
+
     await theirs.goto(`${dashboard}/balance`);
     await heading(theirs, "Вход в кабинет").waitFor(WAIT);
     // The wrong code and the confirmation pages answer 401, as a wrong password does; nothing else failed.
