@@ -8,13 +8,16 @@ export type TeamAudit = Pick<AuditTrail, "record">;
 /** Where a request came from: the client's address (behind TRUSTED_PROXIES) and browser. */
 export type Origin = { ip: string; userAgent?: string };
 
-/** A person of the dashboard as the audit log names them: id, email, their role when they acted, from where. */
-export function personActor(user: Pick<UserRow, "id" | "email" | "role">, from: Origin): AuditActor {
+/**
+ * A person of the dashboard as the audit log names them: id, email, their role when they acted,
+ * from where. Without an id and role: an email typed at sign-in that is nobody's.
+ */
+export function personActor(user: Pick<UserRow, "email"> & Partial<Pick<UserRow, "id" | "role">>, from: Origin): AuditActor {
   return {
     kind: user.role === "operator" ? "operator" : "member",
-    id: user.id,
+    ...(user.id ? { id: user.id } : {}),
     label: user.email,
-    ...(user.role === "operator" ? {} : { role: user.role }),
+    ...(user.role && user.role !== "operator" ? { role: user.role } : {}),
     ip: from.ip,
     ...(from.userAgent ? { userAgent: from.userAgent } : {}),
   };

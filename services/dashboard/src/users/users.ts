@@ -93,8 +93,7 @@ export async function signIn(deps: UserDeps, email: string, password: string, ad
   const user = await deps.users.userByEmail(email);
   const result = await throttledAttempt(deps, emailThrottleKey(email), address, async () => ((await deps.passwords.verify(password, user?.passwordHash)) ? user : undefined));
   if (result.kind === "ok") deps.log.info({ userId: result.value.id, role: result.value.role }, "password accepted");
-  const actor = user ? personActor(user, from) : { kind: "member" as const, label: email, ip: from.ip, ...(from.userAgent ? { userAgent: from.userAgent } : {}) };
-  recordLock(deps, result, "password", actor, user?.accountId ?? null);
+  recordLock(deps, result, "password", personActor(user ?? { email }, from), user?.accountId ?? null);
   return result;
 }
 
