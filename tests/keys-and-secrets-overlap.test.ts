@@ -111,7 +111,7 @@ describe.each(ENGINES)("keys and signing secrets with an overlap, and the audit 
     expect((await merchant.get(`/shops/${shop.shopId}`)).html).not.toContain(`/keys/${keyId}/end`);
 
     const rolled = await entry("api_key.rolled", (e) => e.before?.keyPrefix === old.slice(0, 12));
-    expect(rolled).toMatchObject({ actor: { kind: "member", label: email, ip: "198.51.100.77" }, after: { keyPrefix: apiKey.slice(0, 12) } });
+    expect(rolled).toMatchObject({ actor: { kind: "member", label: email, role: "owner", ip: "198.51.100.77" }, after: { keyPrefix: apiKey.slice(0, 12) } });
     expect(await entry("api_key.overlap_ended", (e) => e.target?.id === keyId)).toMatchObject({ actor: { kind: "member", label: email } });
   });
 
@@ -179,7 +179,7 @@ describe.each(ENGINES)("keys and signing secrets with an overlap, and the audit 
     // Dashboard: the secret revealed, the webhook URL changed.
     await merchant.submit(`/shops/${shop.shopId}/webhook`, `/shops/${shop.shopId}/webhook/secret`);
     await merchant.submit(`/shops/${shop.shopId}/webhook`, `/shops/${shop.shopId}/webhook/url`, { webhookUrl: `${receiver.url}?v=2` });
-    expect(await entry("signing_secret.revealed")).toMatchObject({ actor: { kind: "member", label: email, ip: "198.51.100.77" } });
+    expect(await entry("signing_secret.revealed")).toMatchObject({ actor: { kind: "member", label: email, role: "owner", ip: "198.51.100.77" } });
     expect(await entry("shop.webhook_url_changed", (e) => e.after?.webhookUrl === `${receiver.url}?v=2`)).toMatchObject({
       actor: { kind: "member", label: email },
       before: { webhookUrl: receiver.url },

@@ -60,6 +60,18 @@ export function collectPageErrors(page: Page): string[] {
   return errors;
 }
 
+/**
+ * A new page in a context of its own (kept in `contexts`, for the caller to close) whose console
+ * errors are collected; confirmations are accepted the way a person clicks OK.
+ */
+export async function openPage(browser: Browser, contexts: BrowserContext[], options: BrowserContextOptions = DESKTOP): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext(options);
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on("dialog", (dialog) => void dialog.accept());
+  return { page, errors: collectPageErrors(page) };
+}
+
 /** The page must not scroll sideways: everything fits the viewport's width. */
 export const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 

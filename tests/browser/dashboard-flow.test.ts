@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startReceiver, type Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
 import { uniqueEmail } from "../dashboard-client.ts";
 import { eventually, Stack } from "../harness/stack.ts";
-import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser.ts";
+import { DESKTOP, launchBrowser, openPage, PHONE, screenshot } from "./browser.ts";
 import { createPayment } from "./shop-fixtures.ts";
 
 // A real browser against the whole real stack; bounded all the same.
@@ -38,14 +38,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function openPage(options = DESKTOP): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  // Confirmations (new key, cancel) are accepted the way a person would click OK.
-  page.on("dialog", (dialog) => void dialog.accept());
-  return { page, errors: collectPageErrors(page) };
-}
+const newPage = (options = DESKTOP) => openPage(browser, contexts, options);
 
 const API_KEY = /pk_test_[A-Za-z0-9_-]{43}/;
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name });
@@ -58,7 +51,7 @@ describe("a merchant in the browser", () => {
   let errors: string[];
 
   beforeAll(async () => {
-    ({ page, errors } = await openPage());
+    ({ page, errors } = await newPage());
   });
 
   test("signs up and creates a sandbox shop; its API key is shown once", async () => {
@@ -199,7 +192,7 @@ describe("a merchant in the browser", () => {
 
 describe("on a phone", () => {
   test("every page fits the screen and reads as a list", async () => {
-    const { page, errors } = await openPage(PHONE);
+    const { page, errors } = await newPage(PHONE);
     await page.goto(`${dashboard}/login`);
     await page.getByLabel("Email").fill(account.email);
     await page.getByLabel("Пароль").fill(PASSWORD);

@@ -112,12 +112,17 @@ export const shopCommands: Record<string, Command> = {
     },
   },
   "user:create-merchant": {
-    usage: "--email EMAIL --account ACCOUNT_ID [--password PASSWORD] [--json]  (the account's dashboard sign-in)",
+    usage: "--email EMAIL --account ACCOUNT_ID [--password PASSWORD] [--json]  (the owner of the account's team; the owner invites the rest from the dashboard)",
     flags: { email: "string", account: "string", password: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const req = { email: requireFlag(flags, "email"), accountId: requireFlag(flags, "account"), password: await passwordFlag(flags) };
       print(await call(nc, rpcs.dashboard.createMerchant, req, timeoutMs));
     },
+  },
+  "user:reset-two-factor": {
+    usage: "--email EMAIL [--json]  (lost app and recovery codes: the second factor goes, sessions end; the user enrols again)",
+    flags: { email: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => print(await call(nc, rpcs.dashboard.resetTwoFactor, { email: requireFlag(flags, "email") }, timeoutMs)),
   },
   "secret:rotate": {
     usage: "--shop ID [--overlap 24h] [--json]  (webhooks are signed with the new secret from now on, and with the old one too for --overlap more, at most 24h)",

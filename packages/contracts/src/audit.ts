@@ -41,6 +41,8 @@ export const AuditActor = z.object({
   /** The client's address (behind TRUSTED_PROXIES), when the action came over HTTP. */
   ip: z.string().max(64).optional(),
   userAgent: z.string().max(512).optional(),
+  /** A member's role in their team when they acted (owner, admin, developer, …). */
+  role: z.string().max(40).optional(),
 });
 export type AuditActor = z.infer<typeof AuditActor>;
 
@@ -76,12 +78,17 @@ export const AUDIT_ACTIONS = [
   // the dashboard's members and sign-in (issue 19, items 1–2)
   "member.signed_in",
   "member.sign_in_failed",
+  /** A sign-in (password or second factor) locked after too many failures. */
+  "member.sign_in_locked",
   "member.invited",
+  "member.invite_revoked",
   "member.joined",
   "member.role_changed",
   "member.removed",
   "two_factor.enabled",
   "two_factor.disabled",
+  /** The platform's staff removed a member's second factor (admin CLI): they enrol again. */
+  "two_factor.reset",
   "two_factor.required_changed",
 ] as const;
 export const AuditAction = z.enum(AUDIT_ACTIONS);

@@ -148,8 +148,21 @@ export const REASONS = {
   // ── shops, accounts, users ───────────────────────────────────────────────
   SHOP_NOT_FOUND: def("NOT_FOUND", "shop not found"),
   ACCOUNT_NOT_FOUND: def("NOT_FOUND", "no such account"),
-  ACCOUNT_HAS_USER: def("CONFLICT", "this account already has a user"),
+  ACCOUNT_HAS_USER: def("CONFLICT", "this account already has its team: its owner invites more members from the dashboard"),
   EMAIL_TAKEN: def("CONFLICT", "a user with this email already exists"),
+  // ── the dashboard's teams (docs/dashboard.md, "Members and roles") ─────────
+  /** The member's role does not allow the page or action (web/access.ts). */
+  ROLE_FORBIDDEN: def("FORBIDDEN", "your role ({role}) does not allow this", { role: "text" }),
+  /** Only an owner grants, changes or removes the owner role. */
+  OWNER_ONLY: def("FORBIDDEN", "only an owner can grant, change or remove the owner role"),
+  LAST_OWNER: def("CONFLICT", "the team's last owner cannot leave or be demoted: make another member an owner first"),
+  MEMBER_NOT_FOUND: def("NOT_FOUND", "no such member of this team"),
+  USER_NOT_FOUND: def("NOT_FOUND", "no one signs in to the dashboard with this email"),
+  INVITE_NOT_FOUND: def("NOT_FOUND", "this invitation is not valid: it was used, withdrawn or has expired"),
+  /** One sign-in belongs to one account: an address that signs in already cannot be invited. */
+  INVITEE_HAS_SIGN_IN: def("CONFLICT", "this address already signs in to the dashboard"),
+  TWO_FACTOR_NOT_ENABLED: def("CONFLICT", "turn on two-factor sign-in for yourself first"),
+  TWO_FACTOR_REQUIRED_BY_TEAM: def("CONFLICT", "your team requires two-factor sign-in: it cannot be turned off"),
   KEY_SHOP_INACTIVE: def("CONFLICT", "keys are issued only for an active shop"),
   /** The directory committed the change; only its publication to the services waits for the bus. */
   DIRECTORY_PUBLISH_PENDING: def("UNAVAILABLE", "change saved; it takes effect once the directory bus recovers"),

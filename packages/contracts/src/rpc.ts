@@ -294,15 +294,22 @@ export const rpcs = {
      */
     createOperator: rpc("dashboard.v1.operator.create", Credentials, z.object({ userId: z.string(), email: z.string() })),
     /**
-     * A merchant user who signs in to an existing account's dashboard (the launcher's demo shop, or an
-     * account made by shop:create). NOT_FOUND for an unknown account, CONFLICT when the email is
-     * taken or the account already has its user.
+     * The owner of an existing account's dashboard team (the launcher's demo shop, or an account made
+     * by shop:create), who invites the other members. NOT_FOUND for an unknown account, CONFLICT when
+     * the email is taken or the account already has its team.
      */
     createMerchant: rpc(
       "dashboard.v1.merchant.create",
       Credentials.extend({ accountId: z.string() }),
       z.object({ userId: z.string(), email: z.string(), accountId: z.string() }),
     ),
+    /**
+     * Admin CLI, for someone who lost both their authenticator and their recovery codes (an owner
+     * has nobody else to remove and invite them again): their second factor and recovery codes go
+     * and their sessions end; they sign in with the password and enrol again. USER_NOT_FOUND when
+     * no one signs in with the email.
+     */
+    resetTwoFactor: rpc("dashboard.v1.two_factor.reset", z.object({ email: z.string() }), z.object({ userId: z.string(), email: z.string() })),
   },
   balance: {
     /** The account's figures (spec §2.4); an account the ledger has never seen has zeros. */

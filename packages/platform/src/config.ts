@@ -58,7 +58,7 @@ function busEnv() {
 }
 
 /** A variable set to the empty string (compose's `${X:-}`) counts as unset. A declaration: commonEnv uses it above. */
-function unsetIfEmpty<S extends z.ZodType>(schema: S) {
+export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
   return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnv, databaseEnv, duration, port, trustedProxies, type ConfigCheck } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, port, trustedProxies, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 
 /** Every variable the dashboard reads; docs/dashboard.md has the table. */
 export const dashboardEnv = {
@@ -28,6 +28,21 @@ export const dashboardEnv = {
    * webhook (the merchant's endpoint). Keep it above the dispatcher's WEBHOOK_TIMEOUT_MS.
    */
   DASHBOARD_SLOW_CALL_TIMEOUT: duration("15s"),
+  /** How long an invitation link to a team stays valid. */
+  DASHBOARD_INVITE_TTL: duration("72h"),
+  /**
+   * How long after a person last proved who they are (signing in, or confirming since) a sensitive
+   * action (keys, secrets, payouts, the team) goes without asking for their code (or password) again.
+   */
+  DASHBOARD_REAUTH_AFTER: duration("10m"),
+  /**
+   * The SMTP server invitations are mailed through: smtp:// (STARTTLS when offered; add
+   * ?requireTLS=true to insist) or smtps://, with user:password@ when it asks. Unset: the link is
+   * only shown to the inviter, who passes it on.
+   */
+  SMTP_URL: unsetIfEmpty(z.url({ protocol: /^smtps?$/, error: "must be an smtp:// or smtps:// URL" })),
+  /** The From of the mails the dashboard sends. */
+  SMTP_FROM: z.string().min(3).default("payaccept <no-reply@localhost>"),
   /** Our own reverse proxies (CIDRs); only then is X-Forwarded-For read for the sign-in throttle. */
   TRUSTED_PROXIES: trustedProxies(),
 };

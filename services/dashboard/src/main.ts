@@ -1,11 +1,12 @@
 import { join } from "node:path";
-import { databaseOf, loadConfig, randomToken, startService, storeNow } from "@payaccept/platform";
+import { AuditTrail, databaseOf, loadConfig, randomToken, startService, storeNow } from "@payaccept/platform";
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
 import { PasswordVerifier } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
-import { Sessions } from "./users/sessions.ts";
+import { smtpMailer } from "./team/mailer.ts";
+import { Sessions, SignInChallenges } from "./users/sessions.ts";
 import { createDashboardApp } from "./web/app.ts";
 import { Backend } from "./web/backend.ts";
 import { Flash } from "./web/flash.ts";
@@ -22,12 +23,28 @@ const nc = await svc.bus();
 const backend = new Backend(nc, { normalMs: cfg.NATS_REQUEST_TIMEOUT_MS, slowMs: cfg.DASHBOARD_SLOW_CALL_TIMEOUT });
 // The store's clock: sessions, sign-in throttles and one-shot messages end at the same time on every replica.
 const now = storeNow;
-const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, now };
+// The team's own security facts (invitations, roles, second factors, locked sign-ins) in the audit log.
+const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
+svc.onClose("audit trail", () => audit.close());
+const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, audit, now };
+const team = {
+  users: userStore,
+  audit,
+  mailer: cfg.SMTP_URL ? smtpMailer(cfg.SMTP_URL, cfg.SMTP_FROM) : undefined,
+  log,
+  now,
+  inviteTtlMs: cfg.DASHBOARD_INVITE_TTL,
+  publicUrl: cfg.PUBLIC_DASHBOARD_URL,
+};
+if (!team.mailer) log.info("SMTP_URL unset: invitation links are shown to the inviter only, not mailed");
 await svc.serve((nc) => serveUserRpcs(nc, users));
 
 const app = createDashboardApp({
   users,
+  team,
   sessions: new Sessions(userStore, { ttlMs: cfg.DASHBOARD_SESSION_TTL, secure: secureCookies, now }),
+  challenges: new SignInChallenges(userStore, { secure: secureCookies, now }),
+  reauthAfterMs: cfg.DASHBOARD_REAUTH_AFTER,
   csrf: new Csrf({ secret: cfg.DASHBOARD_CSRF_SECRET ?? randomToken(32), secure: secureCookies, cookie: "dash_csrf" }),
   flash: new Flash(userStore, now),
   backend,

@@ -3,4 +3,4 @@ import { tables } from "./schema.ts";
 
 /** The dashboard's tables on PostgreSQL (schema.ts defines them; drizzle-kit reads this file's exports). */
 export const schema = engineTables(tables, "pg");
-export const { users, sessions, loginThrottle, flashMessages } = schema;
+export const { teams, users, sessions, loginThrottle, flashMessages, invites, twoFactor, recoveryCodes, signInChallenges } = schema;

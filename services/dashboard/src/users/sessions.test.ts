@@ -12,7 +12,7 @@ afterAll(async () => {
   await users.close();
   rmSync(dir, { recursive: true, force: true });
 });
-await users.insertUser({ id: "user-1", accountId: "account-1", email: "a@example.com", passwordHash: "x", role: "merchant", createdAt: 0 });
+await users.insertUser({ id: "user-1", accountId: "account-1", email: "a@example.com", passwordHash: "x", role: "owner", createdAt: 0 });
 
 /** Sign-in, "who am I" and sign-out around one Sessions, at a clock the test moves. */
 function appWith(secure: boolean) {

@@ -11,7 +11,10 @@ export type ThrottlePolicy = { threshold: number; baseLockMs: number; maxLockMs:
 
 const MINUTE = 60_000;
 
-/** An owner mistyping a password a few times is never locked; a guesser gets ~100 tries a day. */
+/**
+ * Per email (passwords) and per user's second factor (codes): an owner mistyping a few times is
+ * never locked; a guesser gets ~100 tries a day.
+ */
 export const EMAIL_POLICY: ThrottlePolicy = { threshold: 5, baseLockMs: 30_000, maxLockMs: 15 * MINUTE, forgetAfterMs: 60 * MINUTE };
 /**
  * Per client address (an IPv6 /64): password spraying over many emails. Higher than the email
@@ -21,6 +24,8 @@ export const ADDRESS_POLICY: ThrottlePolicy = { threshold: 20, baseLockMs: MINUT
 
 export const emailThrottleKey = (email: string) => `email:${email}`;
 export const addressThrottleKey = (address: string) => `ip:${address}`;
+/** A user's second factor: codes at sign-in, at enrolment and at sensitive actions count together. */
+export const codeThrottleKey = (userId: string) => `code:${userId}`;
 
 /** The moment (epoch ms) until which the key is locked; 0 when it is not. */
 export const lockedUntil = (row: ThrottleRow | undefined, now: number) => (row && row.lockedUntil > now ? row.lockedUntil : 0);

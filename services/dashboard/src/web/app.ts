@@ -3,26 +3,43 @@ import { healthRoutes, requestContext, type Logger, type ReadinessCheck } from "
 import { assetRoutes, type Assets } from "@payaccept/web-ui";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { accessGuard } from "./access-guard.tsx";
 import type { WebDeps } from "./deps.ts";
 import type { WebEnv } from "./env.ts";
 import { renderError } from "./errors.tsx";
-import { actingAsViewer, csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { actingAsViewer, csrfGuard, webContext } from "./middleware.ts";
+import { accountRoutes } from "./routes/account.tsx";
 import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
+import { inviteRoutes } from "./routes/invite.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
 import { overviewRoutes } from "./routes/overview.tsx";
 import { paymentRoutes } from "./routes/payments.tsx";
 import { shopRoutes } from "./routes/shops.tsx";
+import { teamRoutes } from "./routes/team.tsx";
 import { webhookRoutes } from "./routes/webhook.tsx";
 
 /** Forms are a few fields; anything bigger is refused before it is read. */
 const MAX_FORM_BYTES = 16 * 1024;
 
 /**
+ * The pages and actions, each behind the access check (access-guard.tsx, the rules in access.ts).
+ * Only route registrations: building it touches no dependency, so tests list its routes
+ * (tests/dashboard-access.test.ts walks every one with every role).
+ */
+export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
+  const pages = new Hono<WebEnv>();
+  pages.use("*", accessGuard(deps));
+  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
+  for (const routes of groups) pages.route("/", routes(deps));
+  return pages;
+}
+
+/**
  * The dashboard service's HTTP app: request ids, health and metrics (the platform's), the
  * stylesheet and script, and the merchant and operator pages. Every page: security headers, session, language,
- * CSRF on every POST; errors are friendly HTML pages.
+ * CSRF on every POST, the access check; errors are friendly HTML pages.
  */
 export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets; readiness: Record<string, ReadinessCheck> }) {
   const web = new Hono<WebEnv>();
@@ -38,8 +55,7 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     csrfGuard(deps.csrf),
     actingAsViewer(deps),
   );
-  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/audit", "/audit.csv", "/ops/*", "/logout"]) web.use(path, signedIn);
-  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, operatorRoutes]) web.route("/", routes(deps));
+  web.route("/", pageRoutes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;

@@ -52,7 +52,7 @@ export const exportCsvLine = ({ payment: p, receipts }: ExportRow) =>
   ]);
 
 /** The audit log's export: one entry a line, newest first, before and after as JSON. */
-export const AUDIT_CSV_COLUMNS = ["at", "action", "actorKind", "actor", "actorId", "ip", "userAgent", "shopId", "targetType", "targetId", "before", "after", "requestId", "id"] as const;
+export const AUDIT_CSV_COLUMNS = ["at", "action", "actorKind", "actor", "actorId", "actorRole", "ip", "userAgent", "shopId", "targetType", "targetId", "before", "after", "requestId", "id"] as const;
 
 const json = (v: Record<string, unknown> | null) => (v === null ? null : JSON.stringify(v));
 
@@ -63,6 +63,7 @@ export const auditCsvLine = (e: AuditEvent) =>
     e.actor.kind,
     e.actor.label,
     e.actor.id ?? null,
+    e.actor.role ?? null,
     e.actor.ip ?? null,
     e.actor.userAgent ?? null,
     e.shopId,

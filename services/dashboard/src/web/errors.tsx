@@ -10,8 +10,14 @@ import { ErrorPage } from "./views/error-page.tsx";
 
 function copyFor(status: number, err: unknown, page: Page, method: string): [string, string] {
   const { t } = page;
+  if (isReason(err, "INVITE_NOT_FOUND")) return [t.acceptTitle, `${describeReason(page.lang, err.reason, err.params).join(" ")} ${t.askForNewInvite}`];
   if (status === 404) return [t.notFoundTitle, t.notFoundText];
-  if (status === 403) return [t.staleTitle, t.staleText];
+  if (status === 403) {
+    // A role without the page or action (access-guard.tsx), said with the role's name in this language.
+    if (isReason(err, "ROLE_FORBIDDEN")) return [t.forbiddenTitle, t.forbiddenText(roleName(t, err.params.role))];
+    if (err instanceof DomainError && err.reason !== "CSRF_TOKEN_INVALID") return [t.forbiddenTitle, describeReason(page.lang, err.reason, err.params).join(" ")];
+    return [t.staleTitle, t.staleText];
+  }
   if (status === 503) {
     // The directory committed the change and only its publication waits (directory.ts, propagate).
     if (isReason(err, "DIRECTORY_PUBLISH_PENDING")) return [t.savedNotPublishedTitle, t.savedNotPublishedText];
@@ -25,6 +31,8 @@ function copyFor(status: number, err: unknown, page: Page, method: string): [str
   return [t.badRequestTitle, t.badRequestText];
 }
 
+const roleName = (t: Page["t"], role: unknown) => (typeof role === "string" && role in t.roleNames ? t.roleNames[role as keyof typeof t.roleNames] : String(role));
+
 /** A page whose own context could not be built (the failure came first) is shown signed-out, in Russian. */
 const fallbackPage = (): Page => ({ lang: "ru", t: MESSAGES.ru, csrf: "", viewer: undefined, otherLangHref: "/?lang=en" });
 
@@ -36,5 +44,7 @@ export function renderError(c: Context<WebEnv>, err: unknown): Response | Promis
   if (status === 503) c.header("Retry-After", "30");
   const page = c.get("page") ?? fallbackPage();
   const [title, text] = copyFor(status, err, page, c.req.method);
-  return c.html(<ErrorPage page={page} title={title} text={text} />, status as 400);
+  // The reason rides along as data (never shown): what refused is told apart without reading the words.
+  const reason = err instanceof DomainError ? err.reason : undefined;
+  return c.html(<ErrorPage page={page} title={title} text={text} reason={reason} />, status as 400);
 }

@@ -9,9 +9,32 @@ export type FlashMessage =
   | { kind: "apiKey"; shopId: string; apiKey: string }
   | { kind: "secret"; shopId: string; secret: string; rotated: boolean }
   | { kind: "testWebhook"; shopId: string; result: z.infer<typeof TestWebhookResult>; sentAt: number }
-  | { kind: "notice"; text: NoticeKey };
+  | { kind: "notice"; text: NoticeKey }
+  /** An invitation link, shown once to the inviter (its token opens a sign-in). */
+  | { kind: "invite"; email: string; link: string; mail: "sent" | "failed" | "off" }
+  /** Recovery codes, shown once when made. */
+  | { kind: "recoveryCodes"; codes: string[] }
+  | { kind: "recoveryCodeUsed"; left: number };
 
-export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "canceled" | "payoutDone" | "activityChanged" | "methodsSaved" | "tariffSaved" | "keyOverlapEnded" | "secretOverlapEnded";
+export type NoticeKey =
+  | "shopCreated"
+  | "saved"
+  | "resent"
+  | "refunded"
+  | "canceled"
+  | "payoutDone"
+  | "activityChanged"
+  | "methodsSaved"
+  | "tariffSaved"
+  | "roleChanged"
+  | "memberRemoved"
+  | "inviteRevoked"
+  | "teamSettingsSaved"
+  | "twoFactorEnabled"
+  | "twoFactorDisabled"
+  | "recoveryCodesMade"
+  | "keyOverlapEnded"
+  | "secretOverlapEnded";
 
 /** The session a message belongs to: its stored id (the token's hash) and the cookie's token. */
 export type FlashSession = { sessionId: string; token: string };

@@ -2,6 +2,7 @@ import { DomainError, type AuditActor } from "@payaccept/contracts";
 import { clientIp, ipRateKey, type TrustedProxies } from "@payaccept/platform";
 import { pickLang, setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { Context, MiddlewareHandler } from "hono";
+import { personActor, type Origin } from "../team/audit.ts";
 import type { Sessions } from "../users/sessions.ts";
 import type { Backend } from "./backend.ts";
 import type { Viewer, WebEnv } from "./env.ts";
@@ -19,8 +20,16 @@ export function webContext(deps: { sessions: Sessions; csrf: Csrf; secureCookies
   return async (c, next) => {
     setPageSecurityHeaders(c);
     const found = await deps.sessions.current(c);
-    const viewer = found && { user: found.user, sessionId: found.session.idHash, token: found.token };
+    const viewer: Viewer | undefined = found && {
+      user: found.user,
+      team: found.team,
+      twoFactor: found.twoFactor,
+      sessionId: found.session.idHash,
+      freshAt: found.session.freshAt,
+      token: found.token,
+    };
     c.set("viewer", viewer);
+    if (viewer) c.get("log").add({ userId: viewer.user.id });
     const lang = pickLang(c, { cookie: "dash_lang", secure: deps.secureCookies });
     c.set("page", {
       lang,
@@ -50,13 +59,7 @@ export function csrfGuard(csrf: Csrf): MiddlewareHandler<WebEnv> {
   };
 }
 
-/** The signed-in viewer; a signed-out visitor is sent to sign in and brought back afterwards. */
-export const signedIn: MiddlewareHandler<WebEnv> = async (c, next) => {
-  if (!c.get("viewer")) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
-  await next();
-};
-
-/** The merchant's account; operators have none, and merchant pages do not exist for them. */
+/** The member's account; operators have none, and account pages do not exist for them (access-guard.tsx lets none through). */
 export function accountOf(c: Context<WebEnv>): string {
   const accountId = c.get("viewer")?.user.accountId;
   if (!accountId) throw new DomainError("PAGE_NOT_FOUND");
@@ -69,25 +72,15 @@ export function viewerOf(c: Context<WebEnv>): Viewer {
   return viewer;
 }
 
-/** Operator pages do not exist for anyone else (404, like any page one may not see). */
-export const operatorOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
-  if (c.get("viewer")?.user.role !== "operator") throw new DomainError("PAGE_NOT_FOUND");
-  await next();
-};
-
-/** The signed-in person as the audit log names them: who, from which address and browser. */
-export function viewerActor(c: Context<WebEnv>, viewer: Viewer, trusted: TrustedProxies): AuditActor {
+/** Where the request came from, as the audit log and the throttles name it. */
+export function originOf(c: Context<WebEnv>, trusted: TrustedProxies): Origin {
   const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
   const userAgent = c.req.header("user-agent")?.slice(0, 512);
-  const { user } = viewer;
-  return {
-    kind: user.role === "operator" ? "operator" : "member",
-    id: user.id,
-    label: user.email,
-    ip: clientIp(remote, c.req.header("x-forwarded-for"), trusted),
-    ...(userAgent ? { userAgent } : {}),
-  };
+  return { ip: clientIp(remote, c.req.header("x-forwarded-for"), trusted), ...(userAgent ? { userAgent } : {}) };
 }
+
+/** The signed-in person as the audit log names them: who, in which role, from which address and browser. */
+export const viewerActor = (c: Context<WebEnv>, viewer: Viewer, trusted: TrustedProxies): AuditActor => personActor(viewer.user, originOf(c, trusted));
 
 /** Everything a signed-in person's request asks of the other services is asked in their name (Backend.actingFor). */
 export function actingAsViewer(deps: { backend: Backend; trustedProxies: TrustedProxies }): MiddlewareHandler<WebEnv> {
@@ -99,9 +92,12 @@ export function actingAsViewer(deps: { backend: Backend; trustedProxies: Trusted
 }
 
 /** The client's address as the sign-in throttle counts it (an IPv6 /64 as one). */
-export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): string {
-  const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
-  return ipRateKey(clientIp(remote, c.req.header("x-forwarded-for"), trusted));
+export const clientAddress = (c: Context<WebEnv>, trusted: TrustedProxies): string => ipRateKey(originOf(c, trusted).ip);
+
+/** A throttled attempt refused: Retry-After on the answer, and the words saying how long, in the page's language. */
+export function lockedOut(c: Context<WebEnv>, retryAfterMs: number): string {
+  c.header("Retry-After", String(Math.ceil(retryAfterMs / 1000)));
+  return c.get("page").t.lockedOut(Math.ceil(retryAfterMs / 60_000));
 }
 
 /** Only our own paths are followed after sign-in (never another site: no open redirect). */

@@ -20,6 +20,7 @@ const entry = (id: string, at: number, over: Partial<AuditEventRow> = {}): Audit
   actorLabel: "owner@example.com",
   actorIp: "203.0.113.9",
   actorUserAgent: "Firefox",
+  actorRole: "admin",
   targetType: null,
   targetId: null,
   before: null,

@@ -46,6 +46,7 @@ const audit: AuditEventRow = {
   actorLabel: "owner@example.com",
   actorIp: "203.0.113.9",
   actorUserAgent: "Firefox",
+  actorRole: "admin",
   targetType: "api_key",
   targetId: "key-new",
   before: { keyPrefix: "pk_test_cccc" },

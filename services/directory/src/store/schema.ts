@@ -84,6 +84,8 @@ export const auditEvents = table(
     actorLabel: k.text("actor_label").notNull(),
     actorIp: k.text("actor_ip"),
     actorUserAgent: k.text("actor_user_agent"),
+    /** A member's role in their team when they acted (an admin then, a viewer now). */
+    actorRole: k.text("actor_role"),
     targetType: k.text("target_type"),
     targetId: k.text("target_id"),
     before: k.json("before").$type<Record<string, unknown>>(),

@@ -2,12 +2,11 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { DomainError, PaymentMethod, SandboxOutcome } from "@payaccept/contracts";
 import { type AppEnv } from "@payaccept/platform";
-import { setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
+import { qrSvg, setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { CheckoutClient } from "../checkout.ts";
 import { renderError } from "../error-pages.tsx";
 import { noticeFor } from "../notice.ts";
 import { pageContext } from "../page-context.ts";
-import { qrSvg } from "../qr.ts";
 import { PayPage } from "../views/pay-page.tsx";
 import { paymentIdOf } from "./payment-id.ts";
 

@@ -1,4 +1,4 @@
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, type TransportCode } from "@payaccept/contracts";
 import { describeReason } from "@payaccept/web-ui";
 import type { Context } from "hono";
 import type { WebDeps } from "../deps.ts";
@@ -32,15 +32,16 @@ export const noticeOf = async (c: Context<WebEnv>, deps: WebDeps) => {
 };
 
 /**
- * Runs an action whose refusal (BAD_REQUEST, CONFLICT) the owner should read next to the form:
- * returns the problems in the page's language instead of throwing; anything else propagates.
+ * Runs an action whose refusal (BAD_REQUEST, CONFLICT, and the transport codes in `also`) the
+ * person should read next to the form: returns the problems in the page's language instead of
+ * throwing; anything else propagates.
  */
-export async function refusalsOf(c: Context<WebEnv>, action: () => Promise<unknown>): Promise<string[]> {
+export async function refusalsOf(c: Context<WebEnv>, action: () => Promise<unknown>, also: TransportCode[] = []): Promise<string[]> {
   try {
     await action();
     return [];
   } catch (e) {
-    if (e instanceof DomainError && (e.code === "BAD_REQUEST" || e.code === "CONFLICT")) return describeReason(c.get("page").lang, e.reason, e.params);
+    if (e instanceof DomainError && (e.code === "BAD_REQUEST" || e.code === "CONFLICT" || also.includes(e.code))) return describeReason(c.get("page").lang, e.reason, e.params);
     throw e;
   }
 }

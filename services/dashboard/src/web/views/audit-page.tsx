@@ -3,6 +3,7 @@ import { AUDIT_PER_PAGE, auditQuery, type AuditForm } from "../audit-filter.ts";
 import type { Loaded } from "../backend.ts";
 import type { Page } from "../page.ts";
 import { Alert, MerchantText, SelectField, TextField, Unavailable, When } from "./components.tsx";
+import type { UserRole } from "../../store/schema.ts";
 import { Layout } from "./layout.tsx";
 
 type Props = {
@@ -27,6 +28,7 @@ function Entry(props: { page: Page; entry: AuditEvent; shopName?: string }) {
       </td>
       <td data-label={t.auditActor}>
         <span class="badge neutral">{t.actorKinds[e.actor.kind]}</span> <bdi class="actor">{e.actor.label}</bdi>
+        {e.actor.role && e.actor.role in t.roleNames ? <span class="muted actor-role"> ({t.roleNames[e.actor.role as UserRole]})</span> : null}
         {e.actor.ip ? <div class="small muted">{e.actor.ip}</div> : null}
         {e.actor.userAgent ? <div class="small muted ua">{e.actor.userAgent}</div> : null}
       </td>

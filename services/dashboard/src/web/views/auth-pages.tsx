@@ -39,3 +39,25 @@ export function AuthPage(props: { page: Page; mode: "signIn" | "signUp"; email?:
     </Layout>
   );
 }
+
+/** The second step of signing in with a second factor: the app's code, or a recovery code. */
+export function CodePage(props: { page: Page; next?: string; error?: string }) {
+  const { t } = props.page;
+  return (
+    <Layout page={props.page} title={t.codeTitle}>
+      <section class="card narrow">
+        <h1>{t.codeTitle}</h1>
+        <p>{t.codeText}</p>
+        {props.error ? <Alert kind="error" items={[props.error]} /> : null}
+        <form method="post" action="/login/code" class="stack">
+          <CsrfField page={props.page} />
+          {props.next ? <input type="hidden" name="next" value={props.next} /> : null}
+          <TextField name="code" label={t.code} hint={t.codeHint} required autocomplete="one-time-code" maxlength={32} />
+          <button type="submit" class="button primary">
+            {t.codeButton}
+          </button>
+        </form>
+      </section>
+    </Layout>
+  );
+}

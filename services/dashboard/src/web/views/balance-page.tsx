@@ -2,7 +2,7 @@ import type { Balance, Payout } from "@payaccept/contracts";
 import { moscowDay, releaseDayOf } from "@payaccept/domain";
 import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
@@ -57,6 +57,7 @@ export function BalancePage(props: { page: Page; balance: Loaded<Balance>; payou
       <h1>{t.balanceTitle}</h1>
       {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
       <section class="card">{props.balance.ok ? <Figures page={page} balance={props.balance.value} now={props.now} /> : <Unavailable page={page} service={props.balance.service} />}</section>
+      {allows(page, "payouts.create") ? (
       <section class="card" aria-labelledby="payout-title">
         <h2 id="payout-title">{t.payoutTitle}</h2>
         {form.errors.length ? <Alert kind="error" title={t.actionRefused} items={form.errors} /> : null}
@@ -77,6 +78,7 @@ export function BalancePage(props: { page: Page; balance: Loaded<Balance>; payou
           </button>
         </form>
       </section>
+      ) : null}
       <section class="card">
         <h2>{t.payoutsTitle}</h2>
         {props.payouts.ok ? <Payouts page={page} payouts={props.payouts.value} /> : <Unavailable page={page} service={props.payouts.service} />}

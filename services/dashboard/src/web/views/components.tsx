@@ -2,7 +2,8 @@ import type { Child } from "hono/jsx";
 import type { Payment, Reason } from "@payaccept/contracts";
 import { describeReason, formatRubles, serviceName } from "@payaccept/web-ui";
 import { formatMoscow } from "@payaccept/web-ui";
-import type { Page } from "../page.ts";
+import type { Action } from "../access.ts";
+import { allows, type Page } from "../page.ts";
 
 /** The hidden token every form carries (checked on every POST). */
 export const CsrfField = (props: { page: Page }) => <input type="hidden" name="csrf" value={props.page.csrf} />;
@@ -50,6 +51,7 @@ export function TextField(props: {
   placeholder?: string;
   inputmode?: "decimal" | "email" | "url" | "numeric" | "text";
   maxlength?: number;
+  readonly?: boolean;
 }) {
   const id = `f-${props.name}`;
   return (
@@ -65,6 +67,7 @@ export function TextField(props: {
         placeholder={props.placeholder}
         inputmode={props.inputmode}
         maxlength={props.maxlength}
+        readonly={props.readonly}
         aria-describedby={props.hint ? `${id}-hint` : undefined}
       />
       {props.hint ? (
@@ -167,6 +170,26 @@ export function ActionButton(props: {
         {props.label}
       </button>
     </form>
+  );
+}
+
+/**
+ * A form's fields and its button, for the roles allowed the action; the others read the same
+ * fields disabled, without the button (the server refuses the action anyway: access.ts).
+ */
+export function EditableFields(props: { page: Page; action: Action; button?: string; children: Child }) {
+  const editable = allows(props.page, props.action);
+  return (
+    <>
+      <fieldset class="bare stack" disabled={!editable}>
+        {props.children}
+      </fieldset>
+      {editable ? (
+        <button type="submit" class="button primary">
+          {props.button ?? props.page.t.save}
+        </button>
+      ) : null}
+    </>
   );
 }
 

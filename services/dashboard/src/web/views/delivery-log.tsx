@@ -1,6 +1,6 @@
 import { WEBHOOK_UNSENT_REASON, type WebhookDelivery } from "@payaccept/contracts";
 import { logFilterParams, type LogFilter } from "../delivery-filter.ts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { ActionButton, Badge, failureSaid, StatusBadge, When } from "./components.tsx";
 
 const RESULT_TONE: Record<string, "ok" | "bad" | "neutral"> = { delivered: "ok", exhausted: "bad", blocked: "bad" };
@@ -123,7 +123,7 @@ export function DeliveryLog(props: { page: Page; shopId: string; deliveries: Web
               <LastReply page={page} d={d} />
             </td>
             <td class="row-action">
-              <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={fields} small />
+              {allows(page, "webhook.manage") ? <ActionButton page={page} action={`/shops/${props.shopId}/webhook/deliveries/${d.id}/resend`} label={t.resend} fields={fields} small /> : null}
             </td>
           </tr>
         ))}

@@ -1,7 +1,7 @@
 import { raw } from "hono/html";
 import { DocumentHead } from "@payaccept/web-ui/src/document-head.tsx";
 import type { Child } from "hono/jsx";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { CsrfField } from "./components.tsx";
 
 /** The document shell: top bar with navigation and sign-out, then the page's own content. */
@@ -24,13 +24,18 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
             {viewer ? (
               <nav class="nav" aria-label={t.brand}>
                 {viewer.role === "operator" ? (
-                  <a href="/ops/shops">{t.navOperator}</a>
+                  <>
+                    <a href="/ops/shops">{t.navOperator}</a>
+                    <a href="/account">{t.navAccount}</a>
+                  </>
                 ) : (
                   <>
                     <a href="/overview">{t.navOverview}</a>
                     <a href="/shops">{t.navShops}</a>
-                    <a href="/balance">{t.navBalance}</a>
-                    <a href="/audit">{t.navAudit}</a>
+                    {allows(props.page, "balance.view") ? <a href="/balance">{t.navBalance}</a> : null}
+                    {allows(props.page, "team.view") ? <a href="/team">{t.navTeam}</a> : null}
+                    {allows(props.page, "audit.view") ? <a href="/audit">{t.navAudit}</a> : null}
+                    <a href="/account">{t.navAccount}</a>
                   </>
                 )}
               </nav>

@@ -4,7 +4,8 @@ import type { Loaded } from "../backend.ts";
 import { percent, type HealthFigures, type OverviewFigures } from "../overview/figures.ts";
 import { MAX_PERIOD_DAYS, type OverviewQuery, type PeriodProblem } from "../overview/period.ts";
 import type { OverviewScope } from "../overview/scope.ts";
-import type { Page } from "../page.ts";
+import type { Child } from "hono/jsx";
+import { allows, type Page } from "../page.ts";
 import { BarChart, ShareBar, type Bar } from "./charts.tsx";
 import { Alert, Badge, failureSaid, MerchantText, Money, SelectField, TextField, Unavailable } from "./components.tsx";
 import { Layout } from "./layout.tsx";
@@ -115,6 +116,9 @@ function MethodRates(props: { page: Page; f: OverviewFigures }) {
   );
 }
 
+/** A shop's webhook tab, linked for the roles that may open it (access.ts); the name alone for the others. */
+const WebhookLink = (props: { page: Page; href: string; children: Child }) => (allows(props.page, "webhook.view") ? <a href={props.href}>{props.children}</a> : <>{props.children}</>);
+
 function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
   const { page, h } = props;
   const { t } = page;
@@ -133,7 +137,10 @@ function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
           {h.unsent.map((s, i) => (
             <>
               {i > 0 ? ", " : null}
-              <a href={`/shops/${s.shopId}/webhook`}>{shopById.get(s.shopId) ? <MerchantText text={shopById.get(s.shopId)!.name} /> : s.shopId}</a> — {t.eventsCount(s.unsent)}
+              <WebhookLink page={page} href={`/shops/${s.shopId}/webhook`}>
+                {shopById.get(s.shopId) ? <MerchantText text={shopById.get(s.shopId)!.name} /> : s.shopId}
+              </WebhookLink>{" "}
+              — {t.eventsCount(s.unsent)}
             </>
           ))}
         </p>
@@ -162,7 +169,9 @@ function Health(props: { page: Page; h: HealthFigures; shops: ShopDetail[] }) {
               return (
                 <tr>
                   <td data-label={t.tabShop}>
-                    <a href={`/shops/${s.shopId}/webhook?failed=1`}>{shop ? <MerchantText text={shop.name} /> : s.shopId}</a>
+                    <WebhookLink page={page} href={`/shops/${s.shopId}/webhook?failed=1`}>
+                      {shop ? <MerchantText text={shop.name} /> : s.shopId}
+                    </WebhookLink>
                   </td>
                   <td data-label={t.webhookUrl} class="wrap">
                     {shop?.webhookUrl ?? t.none}

@@ -1,7 +1,7 @@
 import type { FinalStatus, Payment, Receipt, Refund, ShopDetail, WebhookDelivery } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
 import { commissionState } from "../commission.ts";
 import { Alert, CsrfField, Money, PaymentStatusOf, StatusBadge, TextField, Unavailable, When } from "./components.tsx";
@@ -137,12 +137,12 @@ export function PaymentPage(props: {
         <h2>{t.paymentTitle(payment.orderId)}</h2>
         <Fields page={page} payment={payment} />
         <div class="actions">
-          {payment.status === "SUCCESS" ? (
+          {payment.status === "SUCCESS" && allows(page, "payments.refund") ? (
             <a class="button danger" href={`${base}/refund`}>
               {t.refund}
             </a>
           ) : null}
-          {payment.status === "CREATED" ? (
+          {payment.status === "CREATED" && allows(page, "payments.refund") ? (
             <a class="button danger" href={`${base}/cancel`}>
               {t.cancel}
             </a>

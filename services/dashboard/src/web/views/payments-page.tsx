@@ -2,7 +2,7 @@ import { PAYMENT_SORTS, PAYMENT_STATUSES, type Payment, type PaymentSort, type S
 import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { paidOf } from "../paid.ts";
 import { Alert, Money, Pager, PaymentStatusOf, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
@@ -165,9 +165,11 @@ export function PaymentsPage(props: { page: Page; shop: ShopDetail; filter: Paym
             <a class="button plain" href={base}>
               {t.resetFilters}
             </a>
-            <a class="button plain" href={`/shops/${shop.id}/payments.csv${exportQuery}`} download>
-              {t.exportCsv}
-            </a>
+            {allows(page, "payments.export") ? (
+              <a class="button plain" href={`/shops/${shop.id}/payments.csv${exportQuery}`} download>
+                {t.exportCsv}
+              </a>
+            ) : null}
           </div>
         </form>
       </details>

@@ -1,6 +1,6 @@
 import { TAXATION_SYSTEMS, VAT_RATES, type TaxationSystem, type ShopDetail, type VatRate } from "@payaccept/contracts";
 import type { Page } from "../page.ts";
-import { CsrfField } from "./components.tsx";
+import { CsrfField, EditableFields } from "./components.tsx";
 
 /** The names on a Russian receipt, the same in both languages. */
 export const TAXATION_LABELS: Record<TaxationSystem, string> = {
@@ -54,14 +54,13 @@ export function ReceiptSettingsCard(props: { page: Page; shop: ShopDetail }) {
       <h2 id="receipts-title">{t.receiptSettings}</h2>
       <form method="post" action={`/shops/${shop.id}/receipts`} class="stack">
         <CsrfField page={page} />
-        <label>
-          <input type="checkbox" name="required" value="on" checked={current.required} /> {t.receiptRequired}
-        </label>
-        <Choice name="taxation" label={t.receiptTaxation} page={page} options={Object.keys(TAXATION_SYSTEMS) as TaxationSystem[]} labels={TAXATION_LABELS} value={current.taxation} />
-        <Choice name="vat" label={t.receiptVat} page={page} options={Object.keys(VAT_RATES) as VatRate[]} labels={VAT_LABELS} value={current.vat} />
-        <button type="submit" class="button primary">
-          {t.save}
-        </button>
+        <EditableFields page={page} action="receipts.settings">
+          <label>
+            <input type="checkbox" name="required" value="on" checked={current.required} /> {t.receiptRequired}
+          </label>
+          <Choice name="taxation" label={t.receiptTaxation} page={page} options={Object.keys(TAXATION_SYSTEMS) as TaxationSystem[]} labels={TAXATION_LABELS} value={current.taxation} />
+          <Choice name="vat" label={t.receiptVat} page={page} options={Object.keys(VAT_RATES) as VatRate[]} labels={VAT_LABELS} value={current.vat} />
+        </EditableFields>
       </form>
     </section>
   );

@@ -1,7 +1,7 @@
 import type { ShopDetail, KeyHint, RetiringKey } from "@payaccept/contracts";
 import { KEY_OVERLAPS } from "../overlap.ts";
-import type { Page } from "../page.ts";
-import { ActionButton, Alert, CsrfField, Secret, SelectField, TextField, When } from "./components.tsx";
+import { allows, type Page } from "../page.ts";
+import { ActionButton, Alert, CsrfField, EditableFields, Secret, SelectField, TextField, When } from "./components.tsx";
 import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
@@ -44,13 +44,13 @@ export function ShopCardPage(props: {
               {props.retiringKeys.map((k) => (
                 <li>
                   <code>{k.displayPrefix}…</code>, {t.worksUntil} <When page={page} at={k.expiresAt} />{" "}
-                  <ActionButton page={page} action={`/shops/${shop.id}/keys/${k.id}/end`} label={t.endOverlapNow} confirm={t.endKeyOverlapConfirm} tone="danger" small />
+                  {allows(page, "keys.end_overlap") ? <ActionButton page={page} action={`/shops/${shop.id}/keys/${k.id}/end`} label={t.endOverlapNow} confirm={t.endKeyOverlapConfirm} tone="danger" small /> : null}
                 </li>
               ))}
             </ul>
           </div>
         ) : null}
-        {shop.active ? (
+        {!allows(page, "keys.issue") ? null : shop.active ? (
           <>
             <ActionButton page={page} action={`/shops/${shop.id}/key`} label={t.issueKey} confirm={props.keyHint ? t.issueKeyConfirm : undefined}>
               {props.keyHint ? <SelectField name="overlap" label={t.keyOverlapLabel} value="0" options={KEY_OVERLAPS.map((o) => [o, t.overlapChoices[o]])} /> : null}
@@ -66,12 +66,11 @@ export function ShopCardPage(props: {
         {settings.errors.length ? <Alert kind="error" title={t.fixErrors} items={settings.errors} /> : null}
         <form method="post" action={`/shops/${shop.id}/settings`} class="stack">
           <CsrfField page={page} />
-          <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
-          <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
-          <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
-          <button type="submit" class="button primary">
-            {t.save}
-          </button>
+          <EditableFields page={page} action="shops.settings">
+            <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
+            <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+            <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+          </EditableFields>
         </form>
       </section>
       <ReceiptSettingsCard page={page} shop={shop} />

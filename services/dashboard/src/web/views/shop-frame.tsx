@@ -1,6 +1,6 @@
 import type { ShopDetail } from "@payaccept/contracts";
 import type { Child } from "hono/jsx";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { Badge, MerchantText } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
@@ -19,7 +19,7 @@ export function ShopFrame(props: { page: Page; shop: ShopDetail; tab: ShopTab; t
   const base = `/shops/${props.shop.id}`;
   const tabs: [ShopTab, string, string][] = [
     ["shop", base, t.tabShop],
-    ["webhook", `${base}/webhook`, t.tabWebhook],
+    ...(allows(props.page, "webhook.view") ? [["webhook", `${base}/webhook`, t.tabWebhook] as [ShopTab, string, string]] : []),
     ["payments", `${base}/payments`, t.tabPayments],
   ];
   return (

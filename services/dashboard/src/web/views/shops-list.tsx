@@ -1,5 +1,5 @@
 import type { ShopWithKey } from "@payaccept/contracts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { Alert, CsrfField, MerchantText, TextField } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 import { ShopBadges } from "./shop-frame.tsx";
@@ -37,6 +37,7 @@ export function ShopsPage(props: { page: Page; shops: ShopWithKey[]; form?: NewS
           </li>
         ))}
       </ul>
+      {allows(props.page, "shops.create") ? (
       <section class="card" aria-labelledby="new-shop">
         <h2 id="new-shop">{t.createShopTitle}</h2>
         {form.errors?.length ? <Alert kind="error" title={t.fixErrors} items={form.errors} /> : null}
@@ -57,6 +58,7 @@ export function ShopsPage(props: { page: Page; shops: ShopWithKey[]; form?: NewS
           </button>
         </form>
       </section>
+      ) : null}
     </Layout>
   );
 }

@@ -1,10 +1,10 @@
 import type { ShopDetail, WebhookDelivery } from "@payaccept/contracts";
 import type { Loaded } from "../backend.ts";
 import type { FlashMessage } from "../flash.ts";
-import type { Page } from "../page.ts";
+import { allows, type Page } from "../page.ts";
 import { PAYMENT_STATUSES } from "@payaccept/contracts";
 import { logFilterQuery, type LogFilter } from "../delivery-filter.ts";
-import { ActionButton, Alert, CsrfField, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
+import { ActionButton, Alert, CsrfField, EditableFields, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { SECRET_OVERLAPS } from "../overlap.ts";
@@ -85,19 +85,18 @@ export function WebhookPage(props: Props) {
         {urlForm.errors.length ? <Alert kind="error" title={t.fixErrors} items={urlForm.errors} /> : null}
         <form method="post" action={`${base}/url`} class="stack">
           <CsrfField page={page} />
-          <TextField
-            name="webhookUrl"
-            type="url"
-            label={t.webhookUrl}
-            value={urlForm.value}
-            hint={shop.sandbox ? t.webhookUrlHintSandbox : t.webhookUrlHintLive}
-            placeholder={t.webhookUrlEmpty}
-            maxlength={2048}
-            inputmode="url"
-          />
-          <button type="submit" class="button primary">
-            {t.save}
-          </button>
+          <EditableFields page={page} action="webhook.manage">
+            <TextField
+              name="webhookUrl"
+              type="url"
+              label={t.webhookUrl}
+              value={urlForm.value}
+              hint={shop.sandbox ? t.webhookUrlHintSandbox : t.webhookUrlHintLive}
+              placeholder={t.webhookUrlEmpty}
+              maxlength={2048}
+              inputmode="url"
+            />
+          </EditableFields>
         </form>
       </section>
       <section class="card" aria-labelledby="secret-title">
@@ -115,21 +114,25 @@ export function WebhookPage(props: Props) {
               {t.retiringSecretUntil} <When page={page} at={shop.retiringSecretExpiresAt} />
             </p>
             <p class="hint">{t.retiringSecretNote}</p>
-            <ActionButton page={page} action={`${base}/secret/end-overlap`} label={t.endOverlapNow} confirm={t.endSecretOverlapConfirm} tone="danger" small />
+            {allows(page, "secret.end_overlap") ? (
+              <ActionButton page={page} action={`${base}/secret/end-overlap`} label={t.endOverlapNow} confirm={t.endSecretOverlapConfirm} tone="danger" small />
+            ) : null}
           </div>
         ) : null}
         <div class="actions">
-          <ActionButton page={page} action={`${base}/secret`} label={t.showSecret} />
-          <ActionButton page={page} action={`${base}/secret/rotate`} label={t.rotateSecret} confirm={t.rotateSecretConfirm} tone="danger">
-            <SelectField name="overlap" label={t.secretOverlapLabel} value="0" options={SECRET_OVERLAPS.map((o) => [o, t.overlapChoices[o]])} />
-          </ActionButton>
+          {allows(page, "secret.reveal") ? <ActionButton page={page} action={`${base}/secret`} label={t.showSecret} /> : null}
+          {allows(page, "secret.rotate") ? (
+            <ActionButton page={page} action={`${base}/secret/rotate`} label={t.rotateSecret} confirm={t.rotateSecretConfirm} tone="danger">
+              <SelectField name="overlap" label={t.secretOverlapLabel} value="0" options={SECRET_OVERLAPS.map((o) => [o, t.overlapChoices[o]])} />
+            </ActionButton>
+          ) : null}
         </div>
       </section>
       <section class="card" aria-labelledby="test-title">
         <h2 id="test-title">{t.testWebhookTitle}</h2>
         <p class="muted">{t.testWebhookText}</p>
         {flash?.kind === "testWebhook" ? <TestResult page={page} flash={flash} /> : null}
-        <ActionButton page={page} action={`${base}/test`} label={t.sendTestWebhook} />
+        {allows(page, "webhook.manage") ? <ActionButton page={page} action={`${base}/test`} label={t.sendTestWebhook} /> : null}
       </section>
       <section class="card" aria-labelledby="log-title">
         <h2 id="log-title">{t.deliveriesTitle}</h2>
