@@ -208,6 +208,7 @@ const ru = {
   statuses: {
     CREATED: "Создан",
     PENDING: "Оплачивается",
+    AUTHORIZED: "Ждёт списания",
     SUCCESS: "Оплачен",
     FAILED: "Отклонён",
     EXPIRED: "Просрочен",
@@ -535,6 +536,7 @@ const en: Messages = {
   statuses: {
     CREATED: "Created",
     PENDING: "Paying",
+    AUTHORIZED: "Held",
     SUCCESS: "Paid",
     FAILED: "Failed",
     EXPIRED: "Expired",

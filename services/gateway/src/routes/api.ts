@@ -71,6 +71,27 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       ({ relay }) =>
       (c) =>
         relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+    // Capture is idempotent at the acquirer and in payments' state machine: a retry takes nothing twice.
+    capturePayment:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.capture, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json") }),
+    completeSandboxPayment:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.sandboxComplete, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, request: c.req.valid("json") }),
+    getPaymentMethod:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.getMethod, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+    listPaymentMethods:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.listMethods, { shopId: shopOf(c).shopId, query: c.req.valid("query") }),
+    revokePaymentMethod:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.payments.revokeMethod, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
     // The Idempotency-Key also keys the refund in payments' own store, so a retried refund is
     // never made twice even when the reply was lost on the way back.
     refundPayment:

@@ -107,6 +107,8 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
     sbp: session && row.method === "SBP" && row.sbpQrPayload && row.sbpDeepLink ? { qrPayload: row.sbpQrPayload, deepLink: row.sbpDeepLink } : null,
     card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session } : null,
     receiptTo: row.receipt ? maskedReceiptAddress(row.receipt.customer) : null,
+    saveMethod: null,
+    authentication: null,
   };
 }
 
