@@ -37,6 +37,13 @@ function buyerTerms(shop: ShopRecord, req: CreatePaymentRequest): CreateTerms {
   };
 }
 
+/** The payment of this orderId, if this very call (another copy of it) made it. */
+async function madeByThisCall(d: PaymentsDeps, shopId: string, orderId: string) {
+  if (d.callId === undefined) return undefined;
+  const row = await d.repo.byOrderId(shopId, orderId);
+  return row?.createCallId === d.callId ? row : undefined;
+}
+
 /**
  * A payment for the buyer to pay on payUrl, or (with `paymentMethodId`) a charge of a saved
  * method without the buyer, charged once here and answered as that attempt left it.
@@ -45,6 +52,11 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
   const shop = await d.shops.shop(shopId);
   // The gateway already refused unknown keys and inactive shops; this holds for every other caller.
   if (!shop?.active) throw new DomainError("SHOP_NOT_ACTIVE");
+  // A copy of a charge's call (hedged by the caller while the first one waits for the acquirer)
+  // answers the payment the first one made, as it is now: the first one may have ended the method
+  // it charged, so checking the method again would refuse the copy of a charge that was made.
+  const made = req.paymentMethodId === undefined ? undefined : await madeByThisCall(d, shopId, req.orderId);
+  if (made) return toPayment(made, d.paypageUrl);
   const terms = req.paymentMethodId === undefined ? buyerTerms(shop, req) : await chargeTerms(d, shop, req);
   const receipt = resolveReceipt(req.receipt, shop.receipts);
   const charge = terms.merchantInitiated === true;
@@ -77,8 +89,8 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
   } catch (e) {
     if (!(e instanceof OrderIdTaken)) throw e;
     // A copy of this very call (hedged by the caller) may have made it already: its answer is that payment.
-    const made = d.callId === undefined ? undefined : await d.repo.byOrderId(shopId, req.orderId);
-    if (made?.createCallId === d.callId && made) return toPayment(made, d.paypageUrl);
+    const earlier = await madeByThisCall(d, shopId, req.orderId);
+    if (earlier) return toPayment(earlier, d.paypageUrl);
     throw new DomainError("ORDER_ID_TAKEN");
   }
   d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest, merchantInitiated: charge, hold: row.hold }, "payment created");
