@@ -52,6 +52,8 @@ describe.each(ENGINES)("refunds on %s", (engine) => {
       expect(list.items.map((r) => r.id)).toEqual([first.id, second.id, rest.id]);
 
       // Each refund has its event; the payment has one REFUNDED event and the merchant one REFUNDED webhook, body unchanged.
+      // The outbox relay publishes after the answer, so the stream is awaited before it is read whole.
+      await eventually(async () => (await eventsOf(stack, p.id)).some((e) => e.event.status === "REFUNDED"), 30_000);
       expect((await refundEventsOf(stack, p.id)).map((e) => e.event.refundedTotalKopecks)).toEqual([25_000, 50_000, 100_000]);
       expect((await eventsOf(stack, p.id)).map((e) => e.event.status)).toEqual(["SUCCESS", "REFUNDED"]);
       await eventually(() => webhooksOf(p.id).some((b) => b.status === "REFUNDED"), 30_000);

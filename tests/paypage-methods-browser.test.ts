@@ -128,6 +128,9 @@ describe("the payment page's methods", () => {
       const first = await context.newPage();
       const second = await context.newPage();
       const errors = [...collectPageErrors(first), ...collectPageErrors(second)];
+      // The second tab does not follow the status (its live stream refused, as on a flaky network),
+      // so it still offers the choice however long the first tab's start takes on a loaded machine.
+      await second.route("**/pay/*/events", (route) => route.abort());
       await first.goto(p.payUrl);
       await second.goto(p.payUrl);
       await first.getByRole("button", { name: /СБП/ }).click();

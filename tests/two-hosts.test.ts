@@ -179,7 +179,10 @@ test("host B lost mid-load: every payment once, every webhook delivered, one reg
     Promise.allSettled(Array.from({ length: PAYOUT_TRIES }, (_, n) => client.createPayout({ amountKopecks: PAYOUT }, { idempotencyKey: `payout-${n}` }))),
     ...refunded.map(async (o) => {
       const refund = await repeatWhileUnknown(() => client.createRefund(o.payment!.id, { amountKopecks: REFUND }, { idempotencyKey: `refund-${o.orderId}` }), unknownApiOutcome);
-      expect(refund.status).toBe("SUCCEEDED");
+      // 201 PENDING is an answer of the API too (docs/payments.md, "Refunds"): a copy of the call
+      // (hedged on a loaded machine) may find the first one's refund still being driven.
+      expect(["SUCCEEDED", "PENDING"]).toContain(refund.status);
+      await eventually(async () => (await client.listRefunds(o.payment!.id)).items.some((r) => r.id === refund.id && r.status === "SUCCEEDED"), 60_000, 200);
       o.refundedKopecks = REFUND;
     }),
   ]);

@@ -36,7 +36,7 @@ export class Both<S extends lite.SQLiteColumnBuilderBase, P extends pg.PgColumnB
     return this.each((b) => b.primaryKey());
   }
 
-  /** A UNIQUE constraint named `<table>_<column>_unique`, as drizzle names it on both engines. */
+  /** A unique key named `<table>_<column>_unique`, as drizzle names it on both engines. */
   unique(): this {
     return this.each((b) => b.unique());
   }
