@@ -105,7 +105,7 @@ describe.each(ENGINES)("charges that lose their answer or their process (%s)", (
       // The acquirer holds the request until payments is frozen mid-call, then charges and answers into the void.
       stack.service("acquirer-emulator").kill("SIGSTOP");
       const call = api(stack, shop, "/v1/payments", { method: "POST", json: body });
-      const row = await eventually(() => stack.call(rpcs.payments.lookup, { shopId: shop.shopId, orderId: body.orderId }).catch(() => false));
+      const row = await eventually(() => stack.call(rpcs.payments.lookup, { shopId: shop.shopId, orderId: body.orderId }).catch(() => null));
       stack.service("payments").kill("SIGSTOP");
       stack.service("acquirer-emulator").kill("SIGCONT");
       await eventually(async () => (await acquirer(stack, `/v1/charges/${row.id}`)).status === 200, 30_000);

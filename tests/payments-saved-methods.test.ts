@@ -159,6 +159,21 @@ describe.each(ENGINES)("saved methods and charges (%s)", (engine) => {
     expect(paid).not.toHaveProperty("paymentMethod");
   });
 
+  test("a shop that saves always: the page says so, and paying saves the method without a tick", async () => {
+    const always = await shopWithReceiver(stack);
+    try {
+      await stack.call(rpcs.directory.updateShop, { shopId: always.shopId, savedMethodConsent: "ALWAYS" });
+      const p = await eventually(async () => {
+        const created = await create(stack, always, { savePaymentMethod: true });
+        return (await stack.call(rpcs.payments.checkout, { id: created.id })).saveMethod?.consent === "ALWAYS" && created;
+      });
+      await buyerPays(stack, p.id, { method: "CARD" });
+      expect((await statusIs(stack, always, p.id, "SUCCESS")).paymentMethod).toMatchObject({ method: "CARD" });
+    } finally {
+      always.receiver.stop();
+    }
+  });
+
   // Reads and input checks: the stores answer them alike, the writes above run on both engines.
   sqliteRunOnly(engine, () => {
     test("a shop lists its methods newest first, by customer, a page at a time; another shop's method does not exist for it", async () => {

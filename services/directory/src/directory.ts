@@ -43,6 +43,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">):
     successUrl: null,
     failUrl: null,
     receipts: null,
+    savedMethodConsent: null,
     createdAt: at,
     updatedAt: at,
   };
@@ -84,15 +85,17 @@ export async function rotateKey(deps: DirectoryDeps, req: Input<"rotateKey">): P
 }
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">): Promise<Output<"updateShop">> {
-  const { shopId: _id, tariff, receipts, ...input } = req;
+  const { shopId: _id, tariff, receipts, savedMethodConsent, ...input } = req;
+  // Settings taken as they are (their shapes are the contract's), beside those parseSettings checks.
+  const plain = { ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}), ...(savedMethodConsent ? { savedMethodConsent } : {}) };
   let changes: Partial<ShopRow> = {};
   const row = await changeShop(deps, req.shopId, (current) => {
     const settings = parseSettings(input, current.sandbox, deps.policy);
     changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-    return { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}) };
+    return { ...current, ...changes, ...plain };
   });
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
-  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : []), ...(receipts ? ["receipts"] : [])] }, "shop updated");
+  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...Object.keys(plain)] }, "shop updated");
   return toShopView(row);
 }
 

@@ -1,5 +1,5 @@
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
-import type { PaymentMethod, ShopReceiptSettings, Tariff } from "@payaccept/contracts";
+import type { PaymentMethod, SaveMethodConsent, ShopReceiptSettings, Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
 export const accounts = table("accounts", (k) => ({
@@ -27,6 +27,8 @@ export const shops = table(
     failUrl: k.text("fail_url"),
     /** Fiscal receipt settings (docs/receipts.md); null until the owner sets them. */
     receipts: k.json("receipts").$type<ShopReceiptSettings>(),
+    /** How the payment page asks a buyer to save a method (docs/payments.md, "Saved methods"); null: BUYER_CHOICE. */
+    savedMethodConsent: k.text("saved_method_consent").$type<SaveMethodConsent>(),
     createdAt: k.bigint("created_at").notNull(),
     updatedAt: k.bigint("updated_at").notNull(),
   }),
