@@ -1,6 +1,7 @@
 -- One wrk script for every benchmark of bench/run.ts, chosen by the arguments after `--`:
 --   static                      the URL as given (GET)
 --   create <orderPrefix>        POST a CreatePaymentRequest with a unique orderId per request
+--   charge <orderPrefix> <id>   the same with paymentMethodId <id>: a merchant-initiated charge of a saved card
 --   ids <file> <METHOD> <path>  one line of <file> per request, substituted for {} in <path>;
 --                               each thread takes its own lines, so no two requests share one
 --                               (a pool that runs out starts again from its first line)
@@ -15,15 +16,16 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local mode, lines, method, template, prefix, nthreads
+local mode, lines, method, template, prefix, nthreads, methodId
 local key = os.getenv("BENCH_API_KEY")
 
 function init(args)
   mode = args[1] or "static"
   nthreads = tonumber(os.getenv("BENCH_WRK_THREADS") or "1")
   if key then wrk.headers["X-Api-Key"] = key end
-  if mode == "create" then
+  if mode == "create" or mode == "charge" then
     prefix = args[2] .. "-" .. tid .. "-"
+    methodId = args[3]
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
   elseif mode == "ids" then
@@ -42,6 +44,10 @@ function request()
   if mode == "create" then
     local body = '{"orderId":"' .. prefix .. counter .. '","amountKopecks":' .. (10000 + counter % 90000) ..
       ',"description":"Bench order","telegramId":"123456789","metadata":{"cart":"' .. counter .. '"}}'
+    return wrk.format(nil, nil, nil, body)
+  elseif mode == "charge" then
+    local body = '{"orderId":"' .. prefix .. counter .. '","amountKopecks":' .. (10000 + counter % 90000) ..
+      ',"description":"Bench subscription","paymentMethodId":"' .. methodId .. '"}'
     return wrk.format(nil, nil, nil, body)
   elseif mode == "ids" then
     local line = lines[(counter - 1) % #lines + 1]
