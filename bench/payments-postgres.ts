@@ -6,21 +6,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadFromEnv } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { engineTable } from "./lib/report.ts";
 import { engineVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import { ensureWrk } from "./lib/wrk.ts";
 
-const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-const load = {
-  wrk: ensureWrk(),
-  seconds: env("BENCH_SECONDS", 8),
-  warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
-  connections: env("BENCH_CONNECTIONS", 64),
-  threads: env("BENCH_WRK_THREADS", 1),
-};
-const rows = env("BENCH_ROWS", 1_000_000);
+const load = loadFromEnv(ensureWrk());
+const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-pg-"));
 const clock = await WebhookClock.start();
 try {

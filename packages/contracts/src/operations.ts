@@ -76,6 +76,7 @@ const fields = <S extends z.ZodObject>(schema: S, describe: Record<keyof S["shap
 });
 
 const paymentId = fields(PaymentIdParam, { id: "The payment's `id` (UUID). A malformed id gives 400." });
+const methodId = fields(PaymentMethodIdParam, { id: "The saved method's `id` (UUID): `paymentMethod.id` of the payment that saved it. A malformed id gives 400." });
 
 const defineOperations = <const T extends Record<string, Operation>>(ops: T) => ops;
 
@@ -203,7 +204,7 @@ export const operations = defineOperations({
     summary: "Get a saved payment method",
     description:
       "A card or SBP account the buyer agreed to save at a payment of this shop, as it stands now: ACTIVE (chargeable), EXPIRED (the card's expiry passed or its bank says so) or REVOKED (by you, by the payer in their bank app, or by the card's bank). Never a card number: brand, last 4 digits and expiry.",
-    params: fields(PaymentMethodIdParam, { id: "The saved method's `id` (UUID), as `paymentMethod.id` of the payment that saved it. A malformed id gives 400." }),
+    params: methodId,
     success: { status: 200, description: "The saved method.", schema: SavedPaymentMethod },
     refusals: ["NotFound"],
     rateLimit: "perMethod",
@@ -232,7 +233,7 @@ export const operations = defineOperations({
     summary: "Revoke a saved payment method",
     description:
       "The method becomes REVOKED (by MERCHANT) at the bank and here: every later charge with it is refused with 409 SAVED_METHOD_INACTIVE. No webhook is sent for your own revocation. Repeating it returns 200 again; a method that is already inactive is returned as it is.",
-    params: fields(PaymentMethodIdParam, { id: "The saved method's `id` (UUID). A malformed id gives 400." }),
+    params: methodId,
     success: { status: 200, description: "The revoked method.", schema: SavedPaymentMethod },
     refusals: ["NotFound"],
     rateLimit: "perMethod",
