@@ -1,3 +1,5 @@
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { PaymentMethodList, rpcs, type AuditEvent } from "@payaccept/contracts";
 import { AcquirerClient } from "./acquirer-fixtures.ts";
@@ -217,6 +219,25 @@ describe.each(ENGINES)("saved methods and charges (%s)", (engine) => {
   });
 
   sqliteRunOnly(engine, () => {
+    // The due query is tested on both engines in saved-methods-store.test.ts; this is the card
+    // expiry sweeper's wiring to the webhook and the refusal, with a month passed by hand: the
+    // test moves the method's expiry instant (the first one after its month) into the past.
+    test("a saved card whose expiry month is over ends EXPIRED by itself: the shop gets a webhook, and charges are refused", async () => {
+      const { payment, methodId } = await savedCard(stack, shop, { customerId: "expiring" });
+      const db = new Database(join(stack.dataDir, "payments.db"));
+      try {
+        db.run("PRAGMA busy_timeout = 10000");
+        expect(db.run("UPDATE saved_methods SET expires_at = ? WHERE id = ? AND expires_at IS NOT NULL", [Date.now() - 1, methodId]).changes).toBe(1);
+      } finally {
+        db.close();
+      }
+      const hook = await webhookOf(shop, payment.id, "PAYMENT_METHOD_EXPIRED");
+      expect(hook).toMatchObject({ id: payment.id, orderId: payment.orderId, paymentMethod: { id: methodId, status: "EXPIRED", revokedBy: null, deactivatedAt: expect.any(String) } });
+      expect(await getMethod(stack, shop, methodId)).toMatchObject({ status: "EXPIRED", revokedBy: null });
+      expect(await refusal(charge(methodId))).toEqual({ status: 409, code: "SAVED_METHOD_INACTIVE" });
+      expect(webhookStatuses(shop, payment.id).sort()).toEqual(["PAYMENT_METHOD_EXPIRED", "SUCCESS"]);
+    });
+
     test("a shop lists its methods newest first, by customer, a page at a time; another shop's method does not exist for it", async () => {
       const a = await savedCard(stack, shop, { customerId: "list-me" });
       const b = await savedCard(stack, shop, { customerId: "list-me" });
