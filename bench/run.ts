@@ -1,7 +1,9 @@
 /**
  * `bun run bench`: the service's performance in one table (docs/performance.md explains it).
  * 1. Through the whole stack (gateway → NATS → payments/balance), each API operation at a fixed
- *    concurrency for a bounded time, on a shop seeded with 1,000,000 payments.
+ *    concurrency for a bounded time, on a shop seeded with 1,000,000 payments; last, merchant-
+ *    initiated charges of a saved card (through the acquirer emulator; `bun bench/charges.ts`
+ *    runs that row alone).
  * 2. The webhook pipeline: final status → delivery at a fixed offered rate, and at its maximum.
  * 3. The dashboard overview's aggregates for a month of the seeded shop (rpcs.payments.stats and
  *    rpcs.webhooks.health), one page at a time.
@@ -26,6 +28,7 @@ import { metricValue } from "./lib/metrics.ts";
 import { overviewLatency } from "./lib/overview-rpc.ts";
 import { measureLoad } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
+import { saveBenchCard } from "./lib/saved-card.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
 import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
@@ -108,7 +111,8 @@ try {
   // Page 10000 × 100 is the deepest the spec allows; a smaller BENCH_ROWS gets its own last full page.
   const deepPage = Math.min(10_000, Math.floor(cfg.rows / 100));
   const total = await deepPageTotal(gatewayUrl, apiKey, deepPage);
-  for (const phase of apiPhases({ gatewayUrl, apiKey, dir: workDir, pools, runId: String(Date.now()), deepPage })) {
+  const chargeMethodId = await saveBenchCard(bench.stack, apiKey);
+  for (const phase of apiPhases({ gatewayUrl, apiKey, dir: workDir, pools, runId: String(Date.now()), deepPage, chargeMethodId })) {
     const label = phase.name === "list" ? `${phase.label}, total ${total.toLocaleString("en-US")}` : phase.label;
     await measure(phase.name, label, bench.pids, phase.warmup, phase.run);
     // The latency of one deep page alone: at 64 connections its p50 is mostly the queue (64 ÷ req/s).

@@ -39,6 +39,7 @@ const shopRow = (id: string, name: string): ShopRow => ({
   successUrl: null,
   failUrl: null,
   receipts: null,
+  savedMethodConsent: null,
   retiringSecret: null,
   retiringSecretExpiresAt: null,
   createdAt: 1,

@@ -130,7 +130,11 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
   sqliteRunOnly(engine, () => {
     describe("every POST of the API", () => {
       /** A valid body where a route reads one; the others ignore it. */
-      const validBodies: Record<string, unknown> = { "/v1/payments": { orderId: "every-post", amountKopecks: 15000 }, "/v1/payouts": { amountKopecks: 100 } };
+      const validBodies: Record<string, unknown> = {
+        "/v1/payments": { orderId: "every-post", amountKopecks: 15000 },
+        "/v1/payouts": { amountKopecks: 100 },
+        "/v1/sandbox/payments/{id}/outcome": { outcome: "SUCCESS" },
+      };
       const posts = Object.values(operations).filter((op) => op.method === "post").map((op) => op.path);
 
       test.each(posts)("%s reads Idempotency-Key (a malformed one is refused before anything runs)", async (path) => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { Payment, rpcs } from "@payaccept/contracts";
+import { Payment, PaymentExtras, rpcs } from "@payaccept/contracts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { createPayment, createShop, failure, newOrderId, type TestShop } from "./payments-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
@@ -48,7 +48,8 @@ describe.each(ENGINES)("payments create and reads on %s", (engine) => {
         isTest: true,
         paidAt: null,
       });
-      expect(Object.keys(p).sort()).toEqual(Object.keys(Payment.shape).sort());
+      // every field of the spec; the extras of saved methods, charges and holds only where they are used
+      expect(Object.keys(p).sort()).toEqual(Object.keys(Payment.shape).filter((k) => !(k in PaymentExtras.shape)).sort());
       expect(await stack.call(rpcs.payments.get, { shopId: shop.shopId, id: p.id })).toEqual(p);
       expect(await stack.call(rpcs.payments.lookup, { shopId: shop.shopId, orderId })).toEqual(p);
     });

@@ -101,6 +101,9 @@ describe.each(ENGINES)("payments lifecycle on %s", (engine) => {
         card: null,
         // No receipt was asked for, so the success page names no address for it.
         receiptTo: null,
+        // Nor a saved method, nor a charge awaiting the buyer's authentication.
+        saveMethod: null,
+        authentication: null,
       });
     });
 

@@ -9,10 +9,11 @@ export type ApiPhase = { name: string; label: string; warmup: Omit<WrkRun, "seco
 export type PhasePools = { getIds: string[]; orderIds: string[]; warmupCancelIds: string[]; cancelIds: string[] };
 
 /**
- * The six operations of spec §4 on the seeded shop, and create again as the SDK sends it. Cancel goes last: each one commits an event
- * whose webhook the pipeline then works on, which would load the phases after it.
+ * The six operations of spec §4 on the seeded shop, create again as the SDK sends it, then
+ * merchant-initiated charges of a saved card when one is given. Cancel and charge go last: each
+ * one commits an event whose webhook the pipeline then works on, which would load the phases after it.
  */
-export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: string; pools: PhasePools; runId: string; deepPage: number }): ApiPhase[] {
+export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: string; pools: PhasePools; runId: string; deepPage: number; chargeMethodId?: string }): ApiPhase[] {
   const { gatewayUrl: api, apiKey, dir, pools } = opts;
   const file = (name: string, lines: string[]) => {
     const path = join(dir, `${name}.txt`);
@@ -53,5 +54,19 @@ export function apiPhases(opts: { gatewayUrl: string; apiKey: string; dir: strin
       warmup: ids("cancel-warm-ids", pools.warmupCancelIds, "POST", "/v1/payments/{}/cancel"),
       run: ids("cancel-ids", pools.cancelIds, "POST", "/v1/payments/{}/cancel"),
     },
+    // Only with a saved card to charge (the PostgreSQL rows compare the spec's operations).
+    ...(opts.chargeMethodId ? [chargePhase(api, apiKey, opts.runId, opts.chargeMethodId)] : []),
   ];
 }
+
+/**
+ * Merchant-initiated charges of one saved card: each a payment born PENDING, a charge at the
+ * acquirer emulator (its own HTTP call, commit and callback) and the SUCCESS committed, answered
+ * 201 SUCCESS; the callback that follows is a repeat.
+ */
+export const chargePhase = (gatewayUrl: string, apiKey: string, runId: string, methodId: string): ApiPhase => ({
+  name: "charge",
+  label: "merchant-initiated charge (paymentMethodId)",
+  warmup: { url: `${gatewayUrl}/v1/payments`, apiKey, script: ["charge", `charge-warm-${runId}`, methodId] },
+  run: { url: `${gatewayUrl}/v1/payments`, apiKey, script: ["charge", `charge-${runId}`, methodId] },
+});

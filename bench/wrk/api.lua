@@ -2,6 +2,7 @@
 --   static                      the URL as given (GET)
 --   create <orderPrefix>        POST a CreatePaymentRequest with a unique orderId per request
 --   sdk-create <orderPrefix>    the same with a new Idempotency-Key on each, as the SDK sends a create
+--   charge <orderPrefix> <id>   the same with paymentMethodId <id>: a merchant-initiated charge of a saved card
 --   ids <file> <METHOD> <path>  one line of <file> per request, substituted for {} in <path>;
 --                               each thread takes its own lines, so no two requests share one
 --                               (a pool that runs out starts again from its first line)
@@ -16,15 +17,16 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-local mode, lines, method, template, prefix, nthreads
+local mode, lines, method, template, prefix, nthreads, methodId
 local key = os.getenv("BENCH_API_KEY")
 
 function init(args)
   mode = args[1] or "static"
   nthreads = tonumber(os.getenv("BENCH_WRK_THREADS") or "1")
   if key then wrk.headers["X-Api-Key"] = key end
-  if mode == "create" or mode == "sdk-create" then
+  if mode == "create" or mode == "sdk-create" or mode == "charge" then
     prefix = args[2] .. "-" .. tid .. "-"
+    methodId = args[3]
     wrk.method = "POST"
     wrk.headers["Content-Type"] = "application/json"
   elseif mode == "ids" then
@@ -51,6 +53,10 @@ function request()
     -- Unique per request and per run (the warm-up has another prefix): the SDK's is a random UUID.
     wrk.headers["Idempotency-Key"] = "k-" .. prefix .. counter
     return wrk.format(nil, nil, nil, createBody())
+  elseif mode == "charge" then
+    local body = '{"orderId":"' .. prefix .. counter .. '","amountKopecks":' .. (10000 + counter % 90000) ..
+      ',"description":"Bench subscription","paymentMethodId":"' .. methodId .. '"}'
+    return wrk.format(nil, nil, nil, body)
   elseif mode == "ids" then
     local line = lines[(counter - 1) % #lines + 1]
     return wrk.format(method, (template:gsub("{}", line)))

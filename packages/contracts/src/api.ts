@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  intParam,
   IsoDateTime,
   jsonFitsIn,
   jsonValueProblems,
@@ -14,8 +15,9 @@ import {
   Uuid,
   UuidInput,
 } from "./primitives.ts";
+import { CustomerId, PaymentMethodDetails, SavedPaymentMethod } from "./payment-methods.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
-import { itemsMustAddUp, ReceiptRequest } from "./receipts.ts";
+import { itemsMustAddUp, MAX_RECEIPT_ITEMS, ReceiptItemInput, ReceiptRequest } from "./receipts.ts";
 
 /** Checked before the record is parsed: zod's record drops a `__proto__` key without a word. */
 // The parameter's type is the schema's input type: callers (the SDK) see a JSON object, not unknown.
@@ -38,8 +40,26 @@ export const TelegramId = z
   ])
   .transform((v) => String(v));
 
-/** §2.1. Unknown fields are ignored (stripped). `receipt` is our addition (docs/receipts.md). */
-export const CreatePaymentRequest = itemsMustAddUp(z.object({
+/**
+ * A charge with a saved method takes its method from it, and that method is saved already: a
+ * create naming both is contradictory, and every such field is listed at once.
+ */
+function savedMethodDecides<S extends z.ZodType<{ paymentMethodId?: string; method?: string; savePaymentMethod?: boolean }>>(schema: S) {
+  return schema.superRefine((v, ctx) => {
+    if (v.paymentMethodId === undefined) return;
+    const clash = (field: string) =>
+      ctx.addIssue({ code: "custom", path: [field], input: v, message: "must not be sent with paymentMethodId: the saved method decides it", params: { rule: "WITH_PAYMENT_METHOD_ID" } });
+    if (v.method !== undefined) clash("method");
+    if (v.savePaymentMethod === true) clash("savePaymentMethod");
+  });
+}
+
+/**
+ * §2.1. Unknown fields are ignored (stripped). Our additions: `receipt` (docs/receipts.md);
+ * `savePaymentMethod`, `customerId`, `paymentMethodId` and `capture` (docs/payments.md, "Saved
+ * methods, charges and two-stage payments"), each changing nothing when left out.
+ */
+export const CreatePaymentRequest = savedMethodDecides(itemsMustAddUp(z.object({
   orderId: Text.min(1).max(64),
   amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS),
   description: Text.max(255).optional(),
@@ -50,11 +70,46 @@ export const CreatePaymentRequest = itemsMustAddUp(z.object({
   successUrl: ReturnUrl.optional(),
   failUrl: ReturnUrl.optional(),
   receipt: ReceiptRequest.optional(),
-}));
+  /** Ask the buyer on the payment page to save the method for later charges without them. */
+  savePaymentMethod: z.boolean().optional(),
+  /** The merchant's reference for the buyer: a saved method is listed under it. */
+  customerId: CustomerId.optional(),
+  /** Charge this saved method now, without the buyer (a merchant-initiated payment). */
+  paymentMethodId: UuidInput.optional(),
+  /** false: hold the amount on the buyer's card (AUTHORIZED) until captured or voided. Cards only. */
+  capture: z.boolean().optional(),
+})));
 export type CreatePaymentRequest = z.output<typeof CreatePaymentRequest>;
 export type CreatePaymentInput = z.input<typeof CreatePaymentRequest>;
 
-/** §2.2. Every field always present. */
+/**
+ * Fields added to §2.2 for saved methods, merchant-initiated charges and two-stage payments
+ * (docs/payments.md). Each is present only on a payment that uses its feature, so a client that
+ * asks for none of them gets the spec's objects and webhooks byte for byte.
+ */
+export const PaymentExtras = z.object({
+  /** Echo of the create's customerId. */
+  customerId: z.string().optional(),
+  /** Echo of the create's savePaymentMethod: true. */
+  savePaymentMethod: z.literal(true).optional(),
+  /** The saved method this payment charged, or saved once paid (absent when the buyer did not agree to save). */
+  paymentMethod: PaymentMethodDetails.optional(),
+  /** Charged by the shop with a saved method, without the buyer. */
+  merchantInitiated: z.literal(true).optional(),
+  /** Echo of the create's capture: false (a two-stage payment). */
+  capture: z.literal(false).optional(),
+  /** A two-stage payment: the amount asked to be held. amountKopecks is what is taken: the same until a partial capture makes it less. */
+  heldKopecks: z.number().int().optional(),
+  /** AUTHORIZED: when the hold is released by itself (the payment becomes EXPIRED); null in any other status. */
+  captureDeadline: IsoDateTime.nullable().optional(),
+  /** A FAILED merchant-initiated payment: why, as a reason of the catalogue, in English, and its figures. */
+  failureCode: ReasonCode.optional(),
+  failureReason: z.string().optional(),
+  failureParams: ReasonParams.optional(),
+});
+export type PaymentExtras = z.infer<typeof PaymentExtras>;
+
+/** §2.2: every field of the spec always present; the extras only where their feature is used. */
 export const Payment = z.object({
   id: Uuid,
   orderId: z.string(),
@@ -73,8 +128,47 @@ export const Payment = z.object({
   createdAt: IsoDateTime,
   /** Added to §2.2: the sum of the payment's SUCCEEDED refunds (0 when none); equals amountKopecks once REFUNDED. */
   refundedKopecks: z.number().int(),
+  ...PaymentExtras.shape,
 });
 export type Payment = z.infer<typeof Payment>;
+
+/** The receipt lines of a partial capture: what was actually sold, adding up to the captured amount. */
+export const CaptureReceipt = z.object({ items: z.array(ReceiptItemInput).min(1).max(MAX_RECEIPT_ITEMS) });
+export type CaptureReceipt = z.output<typeof CaptureReceipt>;
+
+/**
+ * POST /v1/payments/{id}/capture. Without amountKopecks the whole hold is taken; with it, that
+ * much (at most the hold) and the rest released. A payment with a fiscal receipt needs `receipt`
+ * on a partial capture: the lines of what was sold (54-FZ), the shop's defaults applied as at create.
+ */
+export const CapturePaymentRequest = z.object({
+  amountKopecks: z.number().int().min(MIN_AMOUNT_KOPECKS).max(MAX_AMOUNT_KOPECKS).optional(),
+  receipt: CaptureReceipt.optional(),
+});
+export type CapturePaymentRequest = z.output<typeof CapturePaymentRequest>;
+
+/** What a tester picks on a sandbox payment page, or sends from code (POST /v1/sandbox/payments/{id}/outcome). */
+export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
+
+/** The declines a sandbox payment or charge may be given, as a live one gets them from the bank. */
+export const SANDBOX_FAILURES = ["CARD_DECLINED", "INSUFFICIENT_FUNDS", "CARD_EXPIRED", "METHOD_REVOKED", "AUTHENTICATION_REQUIRED"] as const;
+
+/**
+ * POST /v1/sandbox/payments/{id}/outcome: a sandbox payment, charge or hold completed as a buyer
+ * or a bank would, with the same webhooks (docs/payments.md, "The sandbox from code").
+ */
+export const SandboxOutcomeRequest = z
+  .object({
+    outcome: SandboxOutcome,
+    /** FAILED only: the bank's reason (default CARD_DECLINED); METHOD_REVOKED and CARD_EXPIRED also end a charged method. */
+    failureCode: z.enum(SANDBOX_FAILURES).optional(),
+  })
+  .refine((r) => r.failureCode === undefined || r.outcome === "FAILED", {
+    path: ["failureCode"],
+    message: "only with outcome FAILED",
+    params: { rule: "FAILURE_CODE_WITHOUT_FAILED" },
+  });
+export type SandboxOutcomeRequest = z.output<typeof SandboxOutcomeRequest>;
 
 export const REFUND_STATUSES = ["PENDING", "SUCCEEDED", "FAILED"] as const;
 export const RefundStatus = z.enum(REFUND_STATUSES);
@@ -133,14 +227,6 @@ const statusList = z
     return [...new Set(parts)] as PaymentStatus[];
   });
 
-const intParam = (min: number, max: number, dflt: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .prefault(String(dflt));
-
 /** §4.2 list mode. Query values arrive as strings. */
 /**
  * §4.2's `to` is inclusive at the precision it is written in: `…T23:59:59Z` ends at 23:59:59.999,
@@ -183,7 +269,17 @@ export const Balance = z.object({
 });
 export type Balance = z.infer<typeof Balance>;
 
-/** §2.5 */
+/**
+ * What a webhook adds to §2.5, after `test`: the payment's extras, present as on the Payment.
+ * A saved method's own webhooks (PAYMENT_METHOD_REVOKED, PAYMENT_METHOD_EXPIRED: the payer or the
+ * bank ended it) carry the whole method as it now stands (docs/webhooks.md, "Saved methods").
+ */
+export const WebhookExtras = PaymentExtras.extend({
+  paymentMethod: z.union([SavedPaymentMethod, PaymentMethodDetails]).optional(),
+});
+export type WebhookExtras = z.infer<typeof WebhookExtras>;
+
+/** §2.5, and the extras of a payment that uses saved methods, charges or holds. */
 export const WebhookBody = z.object({
   id: z.string(),
   orderId: z.string(),
@@ -192,6 +288,7 @@ export const WebhookBody = z.object({
   telegramId: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
   test: z.boolean().optional(),
+  ...WebhookExtras.shape,
 });
 export type WebhookBody = z.infer<typeof WebhookBody>;
 

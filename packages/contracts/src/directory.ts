@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
+import { SaveMethodConsent } from "./payment-methods.ts";
 import { ShopReceiptSettings } from "./receipts.ts";
 
 /**
@@ -41,6 +42,8 @@ export const ShopRecord = z.object({
   failUrl: z.string().nullable(),
   /** Fiscal receipt settings (docs/receipts.md); absent in records published before receipts existed. */
   receipts: ShopReceiptSettings.optional(),
+  /** How the payment page asks the buyer to save a method (docs/payments.md, "Saved methods"); absent: BUYER_CHOICE. */
+  savedMethodConsent: SaveMethodConsent.optional(),
   /**
    * The secret a rotation replaced, while its overlap lasts: until expiresAt (on the directory's
    * clock) every webhook is signed with both (docs/webhooks.md, "Rotating the signing secret").

@@ -1,13 +1,28 @@
 import { z } from "zod";
-import { FinalStatus, IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
+import { WebhookExtras } from "./api.ts";
+import { FINAL_STATUSES, IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
 import { ReceiptData } from "./receipts.ts";
 
-/** JetStream stream of payment events (final-status transitions), written by the payments outbox relay. */
+/**
+ * What a payment event announces, and so what its webhook's `status` says: every final status
+ * (§6); AUTHORIZED, a hold the buyer paid (a two-stage payment waits for the merchant's capture);
+ * and the end of the method a payment saved, by its payer or its bank (PAYMENT_METHOD_REVOKED,
+ * PAYMENT_METHOD_EXPIRED). The last three reach only merchants who asked for holds or saved
+ * methods; each happens at most once per payment.
+ */
+export const PAYMENT_EVENT_STATUSES = [...FINAL_STATUSES, "AUTHORIZED", "PAYMENT_METHOD_REVOKED", "PAYMENT_METHOD_EXPIRED"] as const;
+export const PaymentEventStatus = z.enum(PAYMENT_EVENT_STATUSES);
+export type PaymentEventStatus = z.infer<typeof PaymentEventStatus>;
+/** The events of a saved method's end, announced under the payment that saved it. */
+export const METHOD_EVENT_STATUSES = ["PAYMENT_METHOD_REVOKED", "PAYMENT_METHOD_EXPIRED"] as const satisfies readonly PaymentEventStatus[];
+export type MethodEventStatus = (typeof METHOD_EVENT_STATUSES)[number];
+
+/** JetStream stream of payment events, written by the payments outbox relay. */
 export const PAYMENTS_STREAM = "PAYMENTS";
 export const PAYMENT_EVENTS_SUBJECT_PREFIX = "payments.events";
-export const paymentEventSubject = (status: FinalStatus) => `${PAYMENT_EVENTS_SUBJECT_PREFIX}.${status}`;
+export const paymentEventSubject = (status: PaymentEventStatus) => `${PAYMENT_EVENTS_SUBJECT_PREFIX}.${status}`;
 /** Nats-Msg-Id and the consumers' idempotency key. */
-export const paymentEventId = (paymentId: string, status: FinalStatus) => `${paymentId}:${status}`;
+export const paymentEventId = (paymentId: string, status: PaymentEventStatus) => `${paymentId}:${status}`;
 
 export const PaymentEvent = z.object({
   eventId: z.string(),
@@ -15,7 +30,8 @@ export const PaymentEvent = z.object({
   shopId: z.string(),
   accountId: z.string(),
   orderId: z.string(),
-  status: FinalStatus,
+  /** The payment's new status; for a method event, PAYMENT_METHOD_REVOKED or PAYMENT_METHOD_EXPIRED (the payment's own status is previousStatus). */
+  status: PaymentEventStatus,
   previousStatus: z.string(),
   amountKopecks: z.number().int(),
   commissionKopecks: z.number().int(),
@@ -30,6 +46,8 @@ export const PaymentEvent = z.object({
   requestId: z.string().optional(),
   /** The payment's fiscal receipt (defaults applied) when it was created with one: the receipts service's input. */
   receipt: ReceiptData.optional(),
+  /** The payment's extras (saved method, charge, hold), appended to its webhook's body; absent when it uses none. */
+  extras: WebhookExtras.optional(),
 });
 export type PaymentEvent = z.infer<typeof PaymentEvent>;
 

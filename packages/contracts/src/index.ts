@@ -1,5 +1,6 @@
 export * from "./primitives.ts";
 export * from "./api.ts";
+export * from "./payment-methods.ts";
 export * from "./errors.ts";
 export * from "./reasons.ts";
 export * from "./events.ts";

@@ -42,6 +42,11 @@ describe("buildOpenApiDocument", () => {
     ["/v1/payouts", "get", ["200", "400", "401", "429", "5XX"]],
     ["/v1/webhooks/deliveries/{deliveryId}/resend", "post", ["200", "400", "401", "404", "409", "422", "429", "5XX"]],
     ["/v1/webhooks/test", "post", ["200", "400", "401", "409", "422", "429", "5XX"]],
+    ["/v1/payments/{id}/capture", "post", ["200", "400", "401", "404", "409", "413", "415", "422", "429", "5XX"]],
+    ["/v1/payment-methods", "get", ["200", "400", "401", "429", "5XX"]],
+    ["/v1/payment-methods/{id}", "get", ["200", "400", "401", "404", "429", "5XX"]],
+    ["/v1/payment-methods/{id}/revoke", "post", ["200", "400", "401", "404", "409", "422", "429", "5XX"]],
+    ["/v1/sandbox/payments/{id}/outcome", "post", ["200", "400", "401", "404", "409", "413", "415", "422", "429", "5XX"]],
   ])("%s %s answers %p", (path, method, codes) => {
     expect(Object.keys(op(path, method).responses).sort()).toEqual(codes);
   });
@@ -49,13 +54,18 @@ describe("buildOpenApiDocument", () => {
   test("no other operations are described", () => {
     expect(Object.keys(doc.paths!).sort()).toEqual([
       "/v1/balance",
+      "/v1/payment-methods",
+      "/v1/payment-methods/{id}",
+      "/v1/payment-methods/{id}/revoke",
       "/v1/payments",
       "/v1/payments/{id}",
       "/v1/payments/{id}/cancel",
+      "/v1/payments/{id}/capture",
       "/v1/payments/{id}/receipts",
       "/v1/payments/{id}/refunds",
       "/v1/payments/{id}/webhooks",
       "/v1/payouts",
+      "/v1/sandbox/payments/{id}/outcome",
       "/v1/webhooks/deliveries/{deliveryId}/resend",
       "/v1/webhooks/test",
     ]);

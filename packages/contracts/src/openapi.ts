@@ -10,6 +10,8 @@ import type {
 import { z } from "zod";
 import {
   Balance,
+  CapturePaymentRequest,
+  CaptureReceipt,
   CreatePaymentRequest,
   CreateRefundRequest,
   CreatePayoutRequest,
@@ -21,6 +23,7 @@ import {
   PayoutList,
   Refund,
   RefundList,
+  SandboxOutcomeRequest,
   TestWebhookResult,
   WebhookAttempt,
   WebhookBody,
@@ -28,7 +31,9 @@ import {
   WebhookDeliveryList,
 } from "./api.ts";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_TTL_MS, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "./idempotency.ts";
+import { PAYMENT_EVENT_STATUSES } from "./events.ts";
 import { type ApiFacts, type Fields, isIdempotent, type Operation, operations } from "./operations.ts";
+import { PaymentMethodDetails, PaymentMethodList, SavedPaymentMethod } from "./payment-methods.ts";
 import { FINAL_STATUSES, ReturnUrl, WEBHOOK_RETRY_JITTER } from "./primitives.ts";
 import { Receipt, ReceiptList, ReceiptRequest } from "./receipts.ts";
 
@@ -48,7 +53,27 @@ type Meta = { id?: string; description?: string };
  */
 const docs = z.registry<Meta>();
 docs.add(CreatePaymentRequest, { id: "CreatePaymentRequest", description: "Body of payment creation (§2.1). Unknown fields are ignored." });
-docs.add(Payment, { id: "Payment", description: "A payment (§2.2). Every field is always present." });
+docs.add(Payment, {
+  id: "Payment",
+  description:
+    "A payment (§2.2). Every field of §2.2 and refundedKopecks is always present; the fields of saved methods, merchant-initiated charges and two-stage payments (customerId, savePaymentMethod, paymentMethod, merchantInitiated, capture, heldKopecks, captureDeadline, failureCode, failureReason, failureParams) only on a payment that uses them.",
+});
+docs.add(PaymentMethodDetails, { id: "PaymentMethodDetails", description: "The saved method a payment saved or charged: its id and what a buyer recognises (card brand, last 4 digits, expiry; or the SBP bank)." });
+docs.add(SavedPaymentMethod, {
+  id: "SavedPaymentMethod",
+  description:
+    "A card or SBP account a buyer agreed to save at a payment. Only an ACTIVE one can be charged (`paymentMethodId` on a create). The status set may grow: treat an unknown one as not chargeable.",
+});
+docs.add(PaymentMethodList, { id: "PaymentMethodList", description: "One page of saved methods, newest first; `hasMore` tells whether older ones follow." });
+docs.add(CapturePaymentRequest, {
+  id: "CapturePaymentRequest",
+  description: "Body of a capture; may be omitted (the whole hold is taken). At most the amount held; the rest is released.",
+});
+docs.add(CaptureReceipt, {
+  id: "CaptureReceipt",
+  description: "The fiscal receipt's lines for what a partial capture takes: they must add up to the captured amount (customer and taxation stay the payment's).",
+});
+docs.add(SandboxOutcomeRequest, { id: "SandboxOutcomeRequest", description: "The outcome a sandbox payment is given from code, as a buyer or a bank would give it." });
 docs.add(Refund, {
   id: "Refund",
   description:
@@ -103,7 +128,7 @@ docs.add(Metadata, {
     "Any JSON object of at most 4 KB; echoed in the payment and the webhook, never sent to the provider. The key __proto__ (at any depth), lone UTF-16 surrogates, the character U+0000 and integers beyond ±(2^53 − 1) (send those as strings) are refused with a 400.",
 });
 docs.add(WebhookBody.shape.status, {
-  description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200.`,
+  description: `Final status: ${FINAL_STATUSES.join(", ")}. The set may grow: accept unknown values with 200. Shops that hold payments or save methods also get ${PAYMENT_EVENT_STATUSES.filter((s) => !(FINAL_STATUSES as readonly string[]).includes(s)).join(", ")}.`,
 });
 docs.add(WebhookBody.shape.id, { description: "Payment id; a test notification's id starts with `test-` and is not a UUID." });
 docs.add(WebhookBody.shape.test, { description: "True for a test notification or a sandbox payment. Check its value, not its presence." });
@@ -388,7 +413,9 @@ export function buildOpenApiDocument(facts: ApiFacts, opts: OpenApiOptions = {})
     servers: [{ url: opts.serverUrl ?? "/api", description: "Merchant API" }],
     security: [{ ApiKey: [] }],
     tags: [
-      { name: "Payments", description: "Create, read, list, cancel and refund payments." },
+      { name: "Payments", description: "Create, read, list, cancel and refund payments; capture or void a held one." },
+      { name: "Payment methods", description: "Cards and SBP accounts buyers agreed to save, which the shop charges without them." },
+      { name: "Sandbox", description: "Test helpers: sandbox payments completed from code." },
       { name: "Balance", description: "The account balance and its payouts." },
       { name: "Webhooks", description: "Notifications the service sends to the shop's Webhook URL, and their delivery log." },
     ],

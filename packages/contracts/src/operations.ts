@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import {
   Balance,
+  CapturePaymentRequest,
   CreatePaymentRequest,
   CreatePayoutRequest,
   CreateRefundRequest,
@@ -15,10 +16,12 @@ import {
   PayoutsQuery,
   Refund,
   RefundList,
+  SandboxOutcomeRequest,
   TestWebhookResult,
   WebhookDelivery,
   WebhookDeliveryList,
 } from "./api.ts";
+import { PaymentMethodIdParam, PaymentMethodList, PaymentMethodsQuery, SavedPaymentMethod } from "./payment-methods.ts";
 import { PaymentsQuery } from "./payments-query.ts";
 import { PAYMENT_STATUSES } from "./primitives.ts";
 import { ReceiptList } from "./receipts.ts";
@@ -47,7 +50,7 @@ export type Operation = {
   method: "get" | "post";
   /** OpenAPI path template under the API base (`/api`). */
   path: `/v1/${string}`;
-  tag: "Payments" | "Balance" | "Webhooks";
+  tag: "Payments" | "Payment methods" | "Sandbox" | "Balance" | "Webhooks";
   summary: string;
   /** The operation's rate limit is appended from the configuration. */
   description: string;
@@ -73,6 +76,7 @@ const fields = <S extends z.ZodObject>(schema: S, describe: Record<keyof S["shap
 });
 
 const paymentId = fields(PaymentIdParam, { id: "The payment's `id` (UUID). A malformed id gives 400." });
+const methodId = fields(PaymentMethodIdParam, { id: "The saved method's `id` (UUID): `paymentMethod.id` of the payment that saved it. A malformed id gives 400." });
 
 const defineOperations = <const T extends Record<string, Operation>>(ops: T) => ops;
 
@@ -84,7 +88,7 @@ export const operations = defineOperations({
     tag: "Payments",
     summary: "Create a payment",
     description:
-      "Creates a payment in status CREATED and returns it with payUrl. No money moves until the buyer pays on payUrl. The same orderId never creates a second payment: it gives 409.",
+      "Creates a payment in status CREATED and returns it with payUrl. No money moves until the buyer pays on payUrl. The same orderId never creates a second payment: it gives 409. Optional additions, each changing nothing when left out: `savePaymentMethod` asks the buyer to save the method for later charges (`customerId` files it under your buyer); `paymentMethodId` charges a saved method now, without the buyer: the payment is created PENDING and its outcome arrives as for any payment (a FAILED one says why in failureCode; AUTHENTICATION_REQUIRED means the buyer can still complete it on payUrl); `capture: false` holds the amount on the buyer's card (status AUTHORIZED with captureDeadline) until you capture or cancel it (cards only: an SBP payment is 400 HOLD_NOT_FOR_SBP). A saved method that is not ACTIVE gives 409 SAVED_METHOD_INACTIVE, an unknown one 404.",
     body: { schema: CreatePaymentRequest },
     success: { status: 201, description: "Created.", schema: Payment },
     refusals: ["Conflict"],
@@ -131,11 +135,25 @@ export const operations = defineOperations({
     method: "post",
     path: "/v1/payments/{id}/cancel",
     tag: "Payments",
-    summary: "Cancel a payment before payment starts",
+    summary: "Cancel a payment before payment starts, or void a hold",
     description:
-      "CREATED → CANCELED: payUrl stops accepting payment and one CANCELED webhook is sent; the orderId stays taken. Repeating it returns 200 again. 409 when the buyer has started paying (PENDING) or the payment is in another final status.",
+      "CREATED → CANCELED: payUrl stops accepting payment and one CANCELED webhook is sent; the orderId stays taken. AUTHORIZED → CANCELED: the hold is released at the bank (a void) and one CANCELED webhook is sent. Repeating it returns 200 again. 409 when the buyer has started paying (PENDING) or the payment is in another final status (a hold past its captureDeadline is EXPIRED).",
     params: paymentId,
     success: { status: 200, description: "The canceled payment.", schema: Payment },
+    refusals: ["NotFound", "Conflict"],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  capturePayment: {
+    method: "post",
+    path: "/v1/payments/{id}/capture",
+    tag: "Payments",
+    summary: "Capture a held payment, whole or in part",
+    description:
+      "AUTHORIZED → SUCCESS: takes amountKopecks of the hold (default: all of it) and releases the rest; the payment's amountKopecks becomes the captured amount (heldKopecks keeps the hold), its commission is computed on it, and the SUCCESS webhook is sent. The balance receives the captured amount from the capture's day, and the sale receipt is of what was captured: a partial capture of a payment with a receipt takes `receipt.items` adding up to the captured amount. Repeating the capture with the same amount (or none) returns 200 again; another amount is 409 HOLD_ALREADY_CAPTURED. 409 PAYMENT_NOT_CAPTURABLE when the payment is not AUTHORIZED (still PENDING, voided, or EXPIRED at its captureDeadline); 400 CAPTURE_EXCEEDS_HOLD above the hold. A 503 PROVIDER_NO_ANSWER means the bank may have captured: the webhook tells, or repeat the call.",
+    params: paymentId,
+    body: { schema: CapturePaymentRequest, optional: true },
+    success: { status: 200, description: "The captured payment.", schema: Payment },
     refusals: ["NotFound", "Conflict"],
     rateLimit: "perMethod",
     callTimeout: "rpc",
@@ -176,6 +194,62 @@ export const operations = defineOperations({
     params: paymentId,
     success: { status: 200, description: "The refunds.", schema: RefundList },
     refusals: ["NotFound"],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  getPaymentMethod: {
+    method: "get",
+    path: "/v1/payment-methods/{id}",
+    tag: "Payment methods",
+    summary: "Get a saved payment method",
+    description:
+      "A card or SBP account the buyer agreed to save at a payment of this shop, as it stands now: ACTIVE (chargeable), EXPIRED (the card's expiry passed or its bank says so) or REVOKED (by you, by the payer in their bank app, or by the card's bank). Never a card number: brand, last 4 digits and expiry.",
+    params: methodId,
+    success: { status: 200, description: "The saved method.", schema: SavedPaymentMethod },
+    refusals: ["NotFound"],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  listPaymentMethods: {
+    method: "get",
+    path: "/v1/payment-methods",
+    tag: "Payment methods",
+    summary: "List saved payment methods",
+    description: "The shop's saved methods, newest first, a page at a time; with customerId, only those saved for that buyer. Inactive ones included: check status.",
+    query: fields(PaymentMethodsQuery, {
+      customerId: "Only the methods saved at payments created with this customerId.",
+      limit: "Page size.",
+      startingAfter: "The `id` of the last method of the previous page: the page holds the methods saved before it.",
+    }),
+    success: { status: 200, description: "One page of saved methods.", schema: PaymentMethodList },
+    refusals: [],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  revokePaymentMethod: {
+    method: "post",
+    path: "/v1/payment-methods/{id}/revoke",
+    tag: "Payment methods",
+    summary: "Revoke a saved payment method",
+    description:
+      "The method becomes REVOKED (by MERCHANT) at the bank and here: every later charge with it is refused with 409 SAVED_METHOD_INACTIVE. No webhook is sent for your own revocation. Repeating it returns 200 again; a method that is already inactive is returned as it is.",
+    params: methodId,
+    success: { status: 200, description: "The revoked method.", schema: SavedPaymentMethod },
+    refusals: ["NotFound"],
+    rateLimit: "perMethod",
+    callTimeout: "rpc",
+  },
+  completeSandboxPayment: {
+    method: "post",
+    path: "/v1/sandbox/payments/{id}/outcome",
+    tag: "Sandbox",
+    summary: "Complete a sandbox payment from code",
+    description:
+      "A test helper for sandbox shops: completes a payment, a charge or a hold with the outcome a buyer or a bank would give, with the same webhooks and saved methods as a real outcome, so an integration is tested without a browser. SUCCESS pays a CREATED or PENDING payment (a `capture: false` one becomes AUTHORIZED; one with savePaymentMethod saves a test method), or completes a charge whose authentication was required. FAILED declines it with `failureCode` (default CARD_DECLINED; METHOD_REVOKED and CARD_EXPIRED also end the charged method, with its webhook). EXPIRED lets its time run out, or an AUTHORIZED hold's captureDeadline. 409 for a live shop's payment, or an outcome that does not apply to the payment's status.",
+    params: paymentId,
+    body: { schema: SandboxOutcomeRequest },
+    success: { status: 200, description: "The payment with its outcome.", schema: Payment },
+    refusals: ["NotFound", "Conflict"],
     rateLimit: "perMethod",
     callTimeout: "rpc",
   },

@@ -1,7 +1,12 @@
 import { z } from "zod";
 import type { Reason } from "./reasons.ts";
 
-export const PAYMENT_STATUSES = ["CREATED", "PENDING", "SUCCESS", "FAILED", "EXPIRED", "REFUNDED", "CANCELED"] as const;
+/**
+ * §3's statuses and AUTHORIZED (docs/payments.md, "Two-stage payments"): a card hold the buyer
+ * paid, waiting for the merchant's capture or void. Only a payment created with `capture: false`
+ * ever has it.
+ */
+export const PAYMENT_STATUSES = ["CREATED", "PENDING", "AUTHORIZED", "SUCCESS", "FAILED", "EXPIRED", "REFUNDED", "CANCELED"] as const;
 export const PaymentStatus = z.enum(PAYMENT_STATUSES);
 export type PaymentStatus = z.infer<typeof PaymentStatus>;
 
@@ -39,6 +44,15 @@ export const PayoutStatus = z.enum(PAYOUT_STATUSES);
 export type PayoutStatus = z.infer<typeof PayoutStatus>;
 
 export const Uuid = z.uuid({ message: "must be a UUID" });
+
+/** A positive integer query parameter (query values arrive as strings), with its default. */
+export const intParam = (min: number, max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `must be an integer from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .prefault(String(dflt));
 /**
  * An id the merchant sends back (a path, a cursor). UUIDs are case-insensitive on input (RFC 9562
  * §4) and ours are written in lowercase, which the stores compare byte for byte: a client that

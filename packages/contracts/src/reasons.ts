@@ -95,6 +95,8 @@ export const REASONS = {
   PAYMENT_METHOD_UNKNOWN: def("BAD_REQUEST", "unknown payment method"),
   SANDBOX_OUTCOME_UNKNOWN: def("BAD_REQUEST", "unknown outcome"),
   PROVIDER_UNAVAILABLE: def("UNAVAILABLE", "the payment provider is unavailable; nothing changed, try again"),
+  /** A call the provider may have carried out (a capture, a void): its outcome comes by callback, or the same call answers it. */
+  PROVIDER_NO_ANSWER: def("UNAVAILABLE", "the payment provider did not answer in time; the outcome arrives by webhook, or repeat the request: it is safe to repeat"),
   PROVIDER_REFUSED: def("BAD_GATEWAY", "the payment provider refused the request"),
   // Why the bank declined a payment or a charge (the acquirer's reason, docs/acquirer-protocol.md).
   CARD_DECLINED: def("BAD_GATEWAY", "the bank declined the card"),
@@ -105,6 +107,12 @@ export const REASONS = {
   AUTHENTICATION_FAILED: def("BAD_GATEWAY", "the buyer did not pass the bank's confirmation (3-D Secure)"),
   DECLINED_BY_BUYER: def("BAD_GATEWAY", "the buyer declined in the bank app"),
   PROVIDER_DECLINED: def("BAD_GATEWAY", "the bank declined: {detail}", { detail: "text" }),
+
+  // ── saved methods, charges and holds ─────────────────────────────────────
+  SAVED_METHOD_INACTIVE: def("CONFLICT", "the saved payment method is {status} and can no longer be charged", { status: "text" }),
+  PAYMENT_NOT_CAPTURABLE: def("CONFLICT", "the payment is {status}; only an AUTHORIZED payment can be captured", { status: "status" }),
+  CAPTURE_RECEIPT_REQUIRED: def("BAD_REQUEST", "a partial capture of a payment with a fiscal receipt needs receipt.items for the captured amount"),
+  SANDBOX_OUTCOME_NOT_APPLICABLE: def("CONFLICT", "payment is {status}; the outcome {outcome} does not apply to it", { status: "status", outcome: "text" }),
 
   // ── refunds and the balance ──────────────────────────────────────────────
   REFUND_NOT_SUCCESS: def("CONFLICT", "only a SUCCESS payment can be refunded; it is {status}", { status: "status" }),
@@ -265,6 +273,8 @@ export const ISSUE_RULE_PARAMS = {
   QUANTITY_DECIMALS: [],
   ITEM_AMOUNT: [],
   TOTAL_SUM: ["totalKopecks"],
+  WITH_PAYMENT_METHOD_ID: [],
+  FAILURE_CODE_WITHOUT_FAILED: [],
 } as const satisfies Record<string, readonly string[]>;
 export const ISSUE_RULES = Object.keys(ISSUE_RULE_PARAMS) as (keyof typeof ISSUE_RULE_PARAMS)[];
 export type IssueRule = keyof typeof ISSUE_RULE_PARAMS;

@@ -1,5 +1,22 @@
 import { z } from "zod";
-import { Balance, CreatePaymentRequest, CreateRefundRequest, ListPaymentsQuery, Payment, PaymentListPage, Payout, PayoutList, Refund, RefundList, TestWebhookResult, WebhookDelivery } from "./api.ts";
+import {
+  Balance,
+  CapturePaymentRequest,
+  CreatePaymentRequest,
+  CreateRefundRequest,
+  ListPaymentsQuery,
+  Payment,
+  PaymentListPage,
+  Payout,
+  PayoutList,
+  Refund,
+  RefundList,
+  SandboxOutcome,
+  SandboxOutcomeRequest,
+  TestWebhookResult,
+  WebhookDelivery,
+} from "./api.ts";
+import { PaymentMethodList, SavedPaymentMethod, SaveMethodConsent } from "./payment-methods.ts";
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
@@ -65,10 +82,19 @@ export const CheckoutView = z.object({
   card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
   /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
   receiptTo: z.string().nullable().optional(),
+  /**
+   * The merchant asked to save the method (savePaymentMethod): how the page asks the buyer's
+   * consent (the shop's setting); the buyer's answer goes with `start`. Null otherwise.
+   */
+  saveMethod: z.object({ consent: SaveMethodConsent }).nullable().default(null),
+  /**
+   * A merchant-initiated charge the bank wants the buyer to confirm (FAILED with
+   * AUTHENTICATION_REQUIRED): the bank's page where the buyer does it, until expiresAt. Null otherwise.
+   */
+  authentication: z.object({ url: z.string(), expiresAt: IsoDateTime }).nullable().default(null),
 });
 export type CheckoutView = z.infer<typeof CheckoutView>;
 
-export const SandboxOutcome = z.enum(["SUCCESS", "FAILED", "EXPIRED"]);
 
 // ── dashboard overview and payments list ────────────────────────────────────
 /** One cell of the daily rollup: payments created on `day` (Moscow) now in `status`, by method. */
@@ -176,12 +202,34 @@ export const rpcs = {
     owner: read("payments.v1.owner", z.object({ id: Uuid }), z.object({ id: Uuid, shopId: z.string(), accountId: z.string() })),
     /** Buyer side: what the payment page shows. No shop scope: the payment id is the capability. */
     checkout: read("payments.v1.checkout.get", z.object({ id: Uuid }), CheckoutView),
-    start: rpc("payments.v1.checkout.start", z.object({ id: Uuid, method: PaymentMethod }), CheckoutView),
+    /** `saveMethod`: the buyer agreed on the page to save the method (asked only when the payment wants it saved). */
+    start: rpc("payments.v1.checkout.start", z.object({ id: Uuid, method: PaymentMethod, saveMethod: z.boolean().optional() }), CheckoutView),
     sandboxOutcome: rpc(
       "payments.v1.checkout.sandbox",
       z.object({ id: Uuid, outcome: SandboxOutcome }),
       CheckoutView,
     ),
+    /**
+     * Takes all of an AUTHORIZED payment's hold or part of it (the rest is released) → SUCCESS with
+     * the captured amount. A copy or a repeat with the same amount (or none) answers the captured
+     * payment again: the acquirer captures once.
+     */
+    capture: rpc("payments.v1.capture", ById.extend(CapturePaymentRequest.shape), Payment, { idempotent: true }),
+    /**
+     * A sandbox payment, charge or hold completed from code as a buyer or a bank would, with the
+     * same events; CONFLICT for a live payment or an outcome that does not apply to its status.
+     */
+    sandboxComplete: rpc("payments.v1.sandbox.complete", ById.extend({ request: SandboxOutcomeRequest }), Payment, { idempotent: true }),
+    /** One saved method of the shop; NOT_FOUND for another shop's. */
+    getMethod: read("payments.v1.method.get", ById, SavedPaymentMethod),
+    /** The shop's saved methods, newest first, optionally one customer's. */
+    listMethods: read(
+      "payments.v1.method.list",
+      ShopScoped.extend({ query: z.object({ customerId: z.string().optional(), limit: z.number().int().min(1).max(100), startingAfter: z.string().optional() }) }),
+      PaymentMethodList,
+    ),
+    /** Revokes a saved method at the acquirer and here: every later charge with it is refused. Idempotent. */
+    revokeMethod: rpc("payments.v1.method.revoke", ById, SavedPaymentMethod, { idempotent: true }),
     /** Dashboard CSV export: the next keyset page (after {createdAt, id}) of a period, oldest first, streamed page by page. */
     /**
      * Dashboard overview: the daily rollups of the shops over Moscow days [fromDay, toDay], summed
@@ -252,6 +300,7 @@ export const rpcs = {
         successUrl: z.string().nullable().optional(),
         failUrl: z.string().nullable().optional(),
         receipts: ShopReceiptSettings.optional(),
+        savedMethodConsent: SaveMethodConsent.optional(),
       }),
       ShopView,
     ),

@@ -61,6 +61,7 @@ const ru: ReasonTexts = {
   PAYMENT_METHOD_UNKNOWN: "Неизвестный способ оплаты.",
   SANDBOX_OUTCOME_UNKNOWN: "Неизвестный исход.",
   PROVIDER_UNAVAILABLE: "Банк сейчас не отвечает; ничего не изменилось, попробуйте ещё раз.",
+  PROVIDER_NO_ANSWER: "Банк не ответил вовремя. Итог придёт вебхуком, или повторите запрос — повтор безопасен.",
   PROVIDER_REFUSED: "Банк отклонил запрос.",
   CARD_DECLINED: "Банк отклонил карту.",
   INSUFFICIENT_FUNDS: "Банк отклонил платёж: на карте или счёте недостаточно денег.",
@@ -70,6 +71,10 @@ const ru: ReasonTexts = {
   AUTHENTICATION_FAILED: "Покупатель не прошёл подтверждение платежа в банке (3-D Secure).",
   DECLINED_BY_BUYER: "Покупатель отклонил платёж в приложении банка.",
   PROVIDER_DECLINED: "Банк отклонил платёж: {detail}.",
+  SAVED_METHOD_INACTIVE: "Сохранённый способ оплаты больше не действует ({status}): списать с него нельзя.",
+  PAYMENT_NOT_CAPTURABLE: "Платёж в статусе «{status}»: списать можно только заблокированную сумму.",
+  CAPTURE_RECEIPT_REQUIRED: "При списании части суммы по платежу с чеком нужны позиции чека на списываемую сумму.",
+  SANDBOX_OUTCOME_NOT_APPLICABLE: "Платёж в статусе «{status}»; исход {outcome} к нему не применим.",
   REFUND_NOT_SUCCESS: "Вернуть можно только оплаченный платёж, а этот — в статусе «{status}».",
   REFUND_ALREADY_FULL: "Платёж уже возвращён целиком.",
   REFUND_NOTHING_LEFT: "Возвращать больше нечего: возвращено {refundedKopecks}, в незавершённых возвратах — {refundingKopecks}.",
@@ -175,6 +180,7 @@ const en: ReasonTexts = {
   PAYMENT_METHOD_UNKNOWN: "Unknown payment method.",
   SANDBOX_OUTCOME_UNKNOWN: "Unknown outcome.",
   PROVIDER_UNAVAILABLE: "The bank is not responding; nothing changed, please try again.",
+  PROVIDER_NO_ANSWER: "The bank did not answer in time. The outcome arrives by webhook, or repeat the request: it is safe to repeat.",
   PROVIDER_REFUSED: "The bank refused the request.",
   CARD_DECLINED: "The bank declined the card.",
   INSUFFICIENT_FUNDS: "The bank declined the payment: not enough money on the card or account.",
@@ -184,6 +190,10 @@ const en: ReasonTexts = {
   AUTHENTICATION_FAILED: "The buyer did not pass the bank's confirmation (3-D Secure).",
   DECLINED_BY_BUYER: "The buyer declined the payment in the bank app.",
   PROVIDER_DECLINED: "The bank declined the payment: {detail}.",
+  SAVED_METHOD_INACTIVE: "The saved payment method is no longer valid ({status}) and cannot be charged.",
+  PAYMENT_NOT_CAPTURABLE: "The payment is {status}: only a held amount can be captured.",
+  CAPTURE_RECEIPT_REQUIRED: "A partial capture of a payment with a receipt needs the receipt's items for the captured amount.",
+  SANDBOX_OUTCOME_NOT_APPLICABLE: "The payment is {status}; the outcome {outcome} does not apply to it.",
   REFUND_NOT_SUCCESS: "Only a paid payment can be refunded; this one is “{status}”.",
   REFUND_ALREADY_FULL: "The payment is already fully refunded.",
   REFUND_NOTHING_LEFT: "Nothing is left to refund: {refundedKopecks} refunded, {refundingKopecks} in refunds still in progress.",
@@ -322,6 +332,8 @@ const ruRules: Record<IssueRule, string> = {
   QUANTITY_DECIMALS: "не больше трёх знаков после запятой",
   ITEM_AMOUNT: "должно быть цена × количество с округлением до копейки",
   TOTAL_SUM: "должно быть суммой позиций ({totalKopecks} коп.)",
+  WITH_PAYMENT_METHOD_ID: "не указывается вместе с paymentMethodId: его задаёт сохранённый способ",
+  FAILURE_CODE_WITHOUT_FAILED: "указывается только с исходом FAILED",
 };
 
 const enRules: Record<IssueRule, string> = {
@@ -347,6 +359,8 @@ const enRules: Record<IssueRule, string> = {
   QUANTITY_DECIMALS: "at most 3 decimals",
   ITEM_AMOUNT: "must be price × quantity rounded to a kopeck",
   TOTAL_SUM: "must be the sum of the items ({totalKopecks} kopecks)",
+  WITH_PAYMENT_METHOD_ID: "must not be sent with paymentMethodId: the saved method decides it",
+  FAILURE_CODE_WITHOUT_FAILED: "only with outcome FAILED",
 };
 
 type Names = {
@@ -360,7 +374,7 @@ type Names = {
 };
 
 const ruNames: Names = {
-  statuses: { CREATED: "Создан", PENDING: "Оплачивается", SUCCESS: "Оплачен", FAILED: "Отклонён", EXPIRED: "Истёк", REFUNDED: "Возвращён", CANCELED: "Отменён" },
+  statuses: { CREATED: "Создан", PENDING: "Оплачивается", AUTHORIZED: "Ждёт списания", SUCCESS: "Оплачен", FAILED: "Отклонён", EXPIRED: "Истёк", REFUNDED: "Возвращён", CANCELED: "Отменён" },
   methods: { SBP: "СБП", CARD: "Карта" },
   services: {
     payments: "Сервис платежей",
@@ -406,7 +420,7 @@ const ruNames: Names = {
 };
 
 const enNames: Names = {
-  statuses: { CREATED: "Created", PENDING: "Being paid", SUCCESS: "Paid", FAILED: "Declined", EXPIRED: "Expired", REFUNDED: "Refunded", CANCELED: "Canceled" },
+  statuses: { CREATED: "Created", PENDING: "Being paid", AUTHORIZED: "Held", SUCCESS: "Paid", FAILED: "Declined", EXPIRED: "Expired", REFUNDED: "Refunded", CANCELED: "Canceled" },
   methods: { SBP: "SBP", CARD: "Card" },
   services: {
     payments: "The payments service",

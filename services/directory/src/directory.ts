@@ -44,6 +44,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">, 
     successUrl: null,
     failUrl: null,
     receipts: null,
+    savedMethodConsent: null,
     retiringSecret: null,
     retiringSecretExpiresAt: null,
     createdAt: at,
@@ -134,7 +135,9 @@ export async function endKeyOverlap(deps: DirectoryDeps, req: Input<"endKeyOverl
 }
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">, by: Caller): Promise<Output<"updateShop">> {
-  const { shopId: _id, tariff, receipts, ...input } = req;
+  const { shopId: _id, tariff, receipts, savedMethodConsent, ...input } = req;
+  // Settings taken as they are (their shapes are the contract's), beside those parseSettings checks.
+  const plain = { ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}), ...(savedMethodConsent ? { savedMethodConsent } : {}) };
   let changes: Partial<ShopRow> = {};
   const row = await changeShop(
     deps,
@@ -142,12 +145,12 @@ export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">, 
     (current) => {
       const settings = parseSettings(input, current.sandbox, deps.policy);
       changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
-      return { ...current, ...changes, ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}) };
+      return { ...current, ...changes, ...plain };
     },
     (before, after, at) => settingsEntries(by, before, after, at),
   );
   await propagate(deps, "confirm", () => deps.publisher.syncShop(row.id));
-  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...(tariff ? ["tariff"] : []), ...(receipts ? ["receipts"] : [])] }, "shop updated");
+  deps.log.info({ shopId: row.id, fields: [...Object.keys(changes), ...Object.keys(plain)] }, "shop updated");
   return toShopView(row);
 }
 
@@ -271,7 +274,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const syncKeys = (deps: DirectoryDeps, hashes: string[]) => Promise.all(hashes.map((h) => deps.publisher.syncKey(h)));
 
 /** The settings an owner or operator changes, and which audit action each falls under. */
-const SETTINGS = ["name", "webhookUrl", "methods", "tariff", "successUrl", "failUrl", "receipts"] as const;
+const SETTINGS = ["name", "webhookUrl", "methods", "tariff", "successUrl", "failUrl", "receipts", "savedMethodConsent"] as const;
 
 /** What an update changed, before and after: the webhook URL on its own entry, the other settings on one. */
 function settingsEntries(by: Caller, before: ShopRow, after: ShopRow, at: number): AuditEventRow[] {

@@ -15,6 +15,7 @@ export function toShopRecord(row: ShopRow): ShopRecord {
     successUrl: row.successUrl,
     failUrl: row.failUrl,
     ...(row.receipts ? { receipts: row.receipts } : {}),
+    ...(row.savedMethodConsent ? { savedMethodConsent: row.savedMethodConsent } : {}),
     ...(row.retiringSecret !== null && row.retiringSecretExpiresAt !== null
       ? { retiringSecret: { signingSecret: row.retiringSecret, expiresAt: new Date(row.retiringSecretExpiresAt).toISOString() } }
       : {}),

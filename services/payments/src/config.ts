@@ -24,6 +24,13 @@ export const paymentsEnv = {
   ACQUIRER_TIMEOUT_MS: duration("2500"),
   CREATED_TTL: duration("24h"),
   PENDING_TTL: duration("20m"),
+  /** How long a hold waits for its capture after the buyer paid it: 7 days, the NSPK rule (docs/payments.md, "Two-stage payments"). */
+  CAPTURE_TTL: duration("7d"),
+  /**
+   * How long a live charge's driver has before the charge sweeper drives it again (looks its
+   * outcome up by the charge's id, or charges it): above one acquirer call.
+   */
+  CHARGE_RETRY_MS: duration("15000"),
   TIMER_SWEEP_MS: duration("1000"),
   /**
    * How long a PENDING refund's driver has before the refund sweeper drives it again: above one

@@ -11,7 +11,10 @@ import { OutboxRelay } from "./outbox/relay.ts";
 import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { openPaymentsStore } from "./store/open-payments-store.ts";
-import { ExpirySweeper } from "./timers/expiry-sweeper.ts";
+import { retryCharge } from "./app/charges.ts";
+import { expireDue } from "./app/holds.ts";
+import { expireMethod } from "./app/saved-methods.ts";
+import { DueSweeper } from "./timers/due-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
 const svc = startService("payments", loadConfig(paymentsEnv, process.env, importNeedsUrl));
@@ -33,12 +36,16 @@ const store = await svc.store(
         countEndedRefund(ended);
         wakeRelay();
       },
+      onMethodEnded: ({ method, event }) => {
+        log.info({ methodId: method.id, shopId: method.shopId, paymentId: method.paymentId, status: method.status, revokedBy: method.revokedBy, event }, "saved method ended");
+        if (event) wakeRelay();
+      },
       onCallbackError: (err) => log.error({ err }, "after-commit callback failed"),
     },
     { importFrom: cfg.PAYMENTS_IMPORT_FROM, log },
   ),
 );
-const { payments: repo, refunds, outbox } = store;
+const { payments: repo, refunds, outbox, methods } = store;
 registerOutboxGauges(outbox, storeNow);
 
 const nc = await svc.bus();
@@ -57,7 +64,9 @@ svc.onClose("audit trail", () => audit.close());
 const deps: PaymentsDeps = {
   repo,
   refunds,
+  methods,
   refundLeaseMs: cfg.REFUND_RETRY_MS,
+  chargeLeaseMs: cfg.CHARGE_RETRY_MS,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   provider: acquirerHttp({
     baseUrl: cfg.ACQUIRER_URL,
@@ -75,12 +84,19 @@ const deps: PaymentsDeps = {
   paypageUrl: cfg.PUBLIC_PAYPAGE_URL,
   createdTtlMs: cfg.CREATED_TTL,
   pendingTtlMs: cfg.PENDING_TTL,
+  captureTtlMs: cfg.CAPTURE_TTL,
 };
-const sweeper = new ExpirySweeper(repo, log, { everyMs: cfg.TIMER_SWEEP_MS, now: storeNow });
 relay.start();
 svc.onClose("outbox relay", () => relay.stop());
-sweeper.start();
-svc.onClose("expiry sweeper", () => sweeper.stop());
+const sweep = { everyMs: cfg.TIMER_SWEEP_MS, now: storeNow };
+for (const sweeper of [
+  new DueSweeper("expiry", log, { ...sweep, due: repo.dueForExpiry, handle: (id, now) => expireDue(deps, id, now) }),
+  new DueSweeper("charges", log, { ...sweep, due: repo.dueCharges, handle: (id, now) => retryCharge(deps, id, now), batchSize: 20, maxBatchesPerTick: 1 }),
+  new DueSweeper("card expiry", log, { ...sweep, due: methods.dueForExpiry, handle: (id, now) => expireMethod(deps, id, now) }),
+]) {
+  sweeper.start();
+  svc.onClose(`${sweeper.name} sweeper`, () => sweeper.stop());
+}
 const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
 refundSweeper.start();
 svc.onClose("refund sweeper", () => refundSweeper.stop());

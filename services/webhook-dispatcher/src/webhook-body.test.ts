@@ -21,6 +21,14 @@ describe("webhook body", () => {
     });
   });
 
+  test("a payment that uses holds or saved methods has its extras after test, in the Payment's names; the spec's fields stay first", () => {
+    const paymentMethod = { id: crypto.randomUUID(), method: "CARD" as const, card: { brand: "VISA" as const, last4: "4242", expMonth: 12, expYear: 2030 }, sbp: null };
+    const event = paymentEvent(shopRecord(), { status: "SUCCESS", extras: { customerId: "c-1", paymentMethod, capture: false, heldKopecks: 250000, captureDeadline: null } });
+    const body = JSON.parse(serializeWebhookBody(event));
+    expect(Object.keys(body)).toEqual(["id", "orderId", "status", "amountKopecks", "telegramId", "metadata", "test", "customerId", "paymentMethod", "capture", "heldKopecks", "captureDeadline"]);
+    expect(WebhookBody.strict().parse(body)).toMatchObject({ status: "SUCCESS", customerId: "c-1", paymentMethod, capture: false, heldKopecks: 250000, captureDeadline: null });
+  });
+
   test("test is true for sandbox payments and present (false) for live ones", () => {
     expect(JSON.parse(serializeWebhookBody(paymentEvent(shopRecord({ sandbox: true })))).test).toBe(true);
     expect(JSON.parse(serializeWebhookBody(paymentEvent(shopRecord({ sandbox: false })))).test).toBe(false);

@@ -4,7 +4,9 @@ import { randomToken } from "@payaccept/platform";
 /**
  * The spec §2.5 body of a payment event, serialised once: the string stored with the delivery is
  * the exact byte sequence every attempt sends and signs. `test` is always present (false for live
- * payments) because receivers check its value, not its presence.
+ * payments) because receivers check its value, not its presence. The extras of a payment that
+ * uses saved methods, charges or holds follow `test` (docs/webhooks.md, "Saved methods and
+ * holds"); without them the body is the spec's, byte for byte.
  */
 export function serializeWebhookBody(event: PaymentEvent): string {
   const body: WebhookBody = {
@@ -15,6 +17,7 @@ export function serializeWebhookBody(event: PaymentEvent): string {
     telegramId: event.telegramId,
     metadata: event.metadata,
     test: event.isTest,
+    ...event.extras,
   };
   return JSON.stringify(body);
 }

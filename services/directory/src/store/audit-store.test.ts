@@ -43,6 +43,7 @@ const shop: ShopRow = {
   successUrl: null,
   failUrl: null,
   receipts: null,
+  savedMethodConsent: null,
   retiringSecret: "whsec_old",
   retiringSecretExpiresAt: 1_000,
   createdAt: 1,

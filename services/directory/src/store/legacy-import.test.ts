@@ -29,6 +29,7 @@ const shop: ShopRow = {
   successUrl: null,
   failUrl: null,
   receipts: { required: true, taxation: "usn_income", vat: "none" },
+  savedMethodConsent: "ALWAYS",
   retiringSecret: "older-secret",
   retiringSecretExpiresAt: 5,
   createdAt: 1,

@@ -1,7 +1,6 @@
-import type { z } from "zod";
-import { DomainError, type CheckoutView, type PaymentMethod, type ProviderSession, type SandboxOutcome, type ShopRecord } from "@payaccept/contracts";
+import { DomainError, type CheckoutView, type PaymentMethod, type ProviderSession, type ShopRecord } from "@payaccept/contracts";
 import { commissionFor } from "../domain/commission.ts";
-import { decideStart, SANDBOX_TRIGGERS, type StartDecision } from "../domain/state-machine.ts";
+import { decideStart, type StartDecision } from "../domain/state-machine.ts";
 import { payUrlOf, toCheckoutView } from "../domain/views.ts";
 import type { PaymentRow } from "../store/schema.ts";
 import { anyPayment, shopOf, type PaymentsDeps } from "./deps.ts";
@@ -33,8 +32,11 @@ const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
       ? { providerSessionId: s.sessionId, sbpQrPayload: s.qrPayload, sbpDeepLink: s.deepLink, cardFormAction: null }
       : { providerSessionId: s.sessionId, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: s.formAction };
 
-/** A provider session for the method (none in a sandbox); when the provider is down nothing changes and the buyer can try again. */
-async function openSession(d: PaymentsDeps, row: PaymentRow, method: PaymentMethod, expiresAt: number): Promise<ProviderSession | null> {
+/**
+ * A provider session for the method (none in a sandbox); when the provider is down nothing changes
+ * and the buyer can try again. `saveMethod`: the buyer agreed to save it (or the shop asks always).
+ */
+async function openSession(d: PaymentsDeps, row: PaymentRow, shop: ShopRecord, method: PaymentMethod, expiresAt: number, saveMethod: boolean): Promise<ProviderSession | null> {
   if (row.isTest) return null;
   try {
     return await d.provider.createSession({
@@ -44,6 +46,9 @@ async function openSession(d: PaymentsDeps, row: PaymentRow, method: PaymentMeth
       description: row.description,
       returnUrl: payUrlOf(d.paypageUrl, row.id),
       expiresAt,
+      saveMethod,
+      hold: row.hold,
+      merchantName: shop.name,
     });
   } catch (e) {
     return providerFailure(e);
@@ -69,9 +74,10 @@ async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void>
  * CREATED → PENDING with the buyer's method, or, while PENDING and not fixed by the merchant, a
  * switch to the other method: the old provider session is canceled first, then a session for the
  * new method opened; the deadline stays the first one. PENDING with the same method is the buyer
- * reloading the page and gets the current view.
+ * reloading the page and gets the current view. `saveMethod`: the buyer's answer to saving the
+ * method, asked when the merchant wants it saved (the shop's ALWAYS needs no tick: paying agrees).
  */
-export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod): Promise<CheckoutView> {
+export async function startPayment(d: PaymentsDeps, id: string, method: PaymentMethod, saveMethod?: boolean): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
   const shop = await shopOf(d, row);
   const start = decideStart(row, method, d.now());
@@ -81,11 +87,12 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   const switching = start.trigger === "switch";
   const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
   if (switching && !row.isTest) await cancelOldSession(d, row);
-  const session = await openSession(d, row, method, expiresAt);
+  const consent = row.saveMethod ? saveMethod === true : null;
+  const session = await openSession(d, row, shop, method, expiresAt, row.saveMethod && (consent === true || shop.savedMethodConsent === "ALWAYS"));
   const { decision, row: after } = (await d.repo.transition(id, start.trigger, d.now(), {
     // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
     onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
-    patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, ...sessionFields(session) }),
+    patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, saveConsent: consent, ...sessionFields(session) }),
   }))!;
   if (decision.kind === "move") return toCheckoutView(after, shop, d.paypageUrl);
   if (session && after.providerSessionId !== session.sessionId) {
@@ -94,17 +101,4 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
   if (decideStart(after, method, d.now()).kind === "current") return toCheckoutView(after, shop, d.paypageUrl);
   throw new DomainError("PAYMENT_NOT_PAYABLE", { status: after.status });
-}
-
-/** The outcome a tester picks on a sandbox payment page; no provider, no money. */
-export async function sandboxOutcome(d: PaymentsDeps, id: string, outcome: z.infer<typeof SandboxOutcome>): Promise<CheckoutView> {
-  const row = await anyPayment(d, id);
-  if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
-  const now = d.now();
-  const { decision, row: after } = (await d.repo.transition(id, SANDBOX_TRIGGERS[outcome], now, {
-    sandbox: true,
-    patch: outcome === "SUCCESS" ? () => ({ paidAt: now }) : undefined,
-  }))!;
-  if (decision.kind === "refused") throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: after.status });
-  return toCheckoutView(after, await shopOf(d, after), d.paypageUrl);
 }

@@ -1,7 +1,7 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import type { AuditFields, RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
-import type { PaymentsRepo, RefundsRepo } from "../store/payments-store.ts";
+import type { NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
@@ -14,8 +14,11 @@ export type BalancePort = {
 export type PaymentsDeps = {
   repo: PaymentsRepo;
   refunds: RefundsRepo;
+  methods: SavedMethodsRepo;
   /** How long a refund's driver has before the refund sweeper may drive it again. */
   refundLeaseMs: number;
+  /** How long a live charge's driver has before the charge sweeper may drive it again. */
+  chargeLeaseMs: number;
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   provider: ProviderPort;
@@ -34,7 +37,12 @@ export type PaymentsDeps = {
   paypageUrl: string;
   createdTtlMs: number;
   pendingTtlMs: number;
+  /** How long a hold waits for its capture (the capture deadline after authorisation). */
+  captureTtlMs: number;
 };
+
+/** What a create's kind (a buyer's payment, a charge) decides: its method and commission, and the fields of its feature. */
+export type CreateTerms = Pick<NewPayment, "method" | "commissionKopecks"> & Partial<NewPayment>;
 
 export const paymentNotFound = () => new DomainError("PAYMENT_NOT_FOUND");
 

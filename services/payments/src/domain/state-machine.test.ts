@@ -1,17 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import { PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
 import {
+  announces,
+  authorizedTrigger,
+  awaitsAuthentication,
   decide,
   decideRefund,
   decideStart,
   fullyRefunded,
+  holdLapsed,
   isFinal,
   methodIsFixed,
   paidTooLate,
   paidTrigger,
   refundHasEnded,
-  SANDBOX_TRIGGERS,
+  releaseTrigger,
   TRANSITIONS,
+  type Settled,
   type Payable,
   type PaymentTrigger,
   type RefundDecision,
@@ -20,6 +25,8 @@ import {
 } from "./state-machine.ts";
 
 type TransitionKind = ReturnType<typeof decide>["kind"];
+
+const settled = (status: PaymentStatus, method: Settled["method"], over: Partial<Settled> = {}): Settled => ({ status, method, failureCode: null, expiresAt: null, ...over });
 
 const allowed: Array<[PaymentStatus, PaymentTrigger, PaymentStatus]> = [
   ["CREATED", "start", "PENDING"],
@@ -33,6 +40,13 @@ const allowed: Array<[PaymentStatus, PaymentTrigger, PaymentStatus]> = [
   ["EXPIRED", "pay", "SUCCESS"],
   ["FAILED", "pay", "SUCCESS"],
   ["SUCCESS", "refund", "REFUNDED"],
+  ["PENDING", "authorize", "AUTHORIZED"],
+  ["AUTHORIZED", "capture", "SUCCESS"],
+  ["AUTHORIZED", "void", "CANCELED"],
+  ["AUTHORIZED", "expireHold", "EXPIRED"],
+  ["FAILED", "authenticate", "SUCCESS"],
+  ["FAILED", "authenticateHold", "AUTHORIZED"],
+  ["FAILED", "failAuthentication", "FAILED"],
 ];
 
 describe("payment state machine", () => {
@@ -53,12 +67,40 @@ describe("payment state machine", () => {
   });
 
   test("only an SBP QR may be paid late; a card's success needs a PENDING payment", () => {
-    expect(paidTrigger("SBP")).toBe("pay");
-    expect(paidTrigger("CARD")).toBe("payInTime");
+    expect(paidTrigger(settled("PENDING", "SBP"))).toBe("pay");
+    expect(paidTrigger(settled("PENDING", "CARD"))).toBe("payInTime");
     for (const s of ["EXPIRED", "FAILED"] as const) {
-      expect(decide(s, paidTrigger("SBP")).kind).toBe("move");
-      expect(decide(s, paidTrigger("CARD"))).toEqual({ kind: "refused", status: s });
+      expect(decide(s, paidTrigger(settled(s, "SBP"))).kind).toBe("move");
+      expect(decide(s, paidTrigger(settled(s, "CARD")))).toEqual({ kind: "refused", status: s });
     }
+  });
+
+  test("a hold's money taken is its capture; a charge that waited for the buyer's confirmation is paid or held once confirmed", () => {
+    expect(paidTrigger(settled("AUTHORIZED", "CARD"))).toBe("capture");
+    const confirming = settled("FAILED", "CARD", { failureCode: "AUTHENTICATION_REQUIRED" });
+    expect(awaitsAuthentication(confirming)).toBe(true);
+    expect(paidTrigger(confirming)).toBe("authenticate");
+    expect(authorizedTrigger(confirming)).toBe("authenticateHold");
+    expect(authorizedTrigger(settled("PENDING", "CARD"))).toBe("authorize");
+    // Any other decline of a charge is final: its card money would be returned (paidTooLate).
+    const declined = settled("FAILED", "CARD", { failureCode: "INSUFFICIENT_FUNDS" });
+    expect(awaitsAuthentication(declined)).toBe(false);
+    expect(paidTooLate(paidTrigger(declined), "FAILED")).toBe(true);
+  });
+
+  test("a released hold is the merchant's void before its capture deadline, the deadline's expiry from it on", () => {
+    const held = settled("AUTHORIZED", "CARD", { expiresAt: 10_000 });
+    expect(releaseTrigger(held, 9_999)).toBe("void");
+    expect(releaseTrigger(held, 10_000)).toBe("expireHold");
+    expect(releaseTrigger(held, 5_000, true)).toBe("expireHold");
+    expect([holdLapsed(held, 9_999), holdLapsed(held, 10_000), holdLapsed({ ...held, status: "SUCCESS" }, 10_000)]).toEqual([false, true, false]);
+  });
+
+  test("final statuses and AUTHORIZED are announced, each once: a FAILED charge staying FAILED is not", () => {
+    expect(announces({ from: "PENDING", to: "AUTHORIZED" })).toBe(true);
+    expect(announces({ from: "AUTHORIZED", to: "SUCCESS" })).toBe(true);
+    expect(announces({ from: "FAILED", to: "FAILED" })).toBe(false);
+    expect(announces({ from: "CREATED", to: "PENDING" })).toBe(false);
   });
 
   test("a repeated cancel is a repeat, not a second transition", () => {
@@ -130,17 +172,9 @@ describe("late payments and sandbox outcomes", () => {
     ["CARD", "SUCCESS", "already", false],
   ];
   test.each(late)("%s paid when %s: %s, money returned: %p", (method, status, kind, returned) => {
-    const trigger = paidTrigger(method);
+    const trigger = paidTrigger(settled(status, method));
     expect(decide(status, trigger).kind).toBe(kind);
     expect(paidTooLate(trigger, status)).toBe(returned);
-  });
-
-  test("a tester's outcome decides only a PENDING payment; a repeat stays a repeat", () => {
-    expect(decide("PENDING", SANDBOX_TRIGGERS.EXPIRED, { sandbox: true })).toEqual({ kind: "move", from: "PENDING", to: "EXPIRED" });
-    expect(decide("CREATED", SANDBOX_TRIGGERS.EXPIRED, { sandbox: true })).toEqual({ kind: "refused", status: "CREATED" });
-    expect(decide("EXPIRED", SANDBOX_TRIGGERS.SUCCESS, { sandbox: true })).toEqual({ kind: "refused", status: "EXPIRED" });
-    expect(decide("SUCCESS", SANDBOX_TRIGGERS.SUCCESS, { sandbox: true })).toEqual({ kind: "already", status: "SUCCESS" });
-    expect(decide("PENDING", SANDBOX_TRIGGERS.FAILED, { sandbox: true })).toEqual({ kind: "move", from: "PENDING", to: "FAILED" });
   });
 });
 

@@ -1,11 +1,12 @@
-import type { z } from "zod";
 import {
   FINAL_STATUSES,
   type FinalStatus,
+  type PaymentEventStatus,
   type PaymentMethod,
   type PaymentStatus,
+  type Reason,
   type RefundStatus,
-  type SandboxOutcome,
+  type SavedMethodStatus,
 } from "@payaccept/contracts";
 
 /**
@@ -15,7 +16,22 @@ import {
  */
 
 /** What can happen to a payment after it is created (spec §3 plus the transitions it leaves to us). */
-export type PaymentTrigger = "start" | "switch" | "cancel" | "expire" | "pay" | "payInTime" | "decline" | "refund";
+export type PaymentTrigger =
+  | "start"
+  | "switch"
+  | "cancel"
+  | "expire"
+  | "pay"
+  | "payInTime"
+  | "decline"
+  | "refund"
+  | "authorize"
+  | "capture"
+  | "void"
+  | "expireHold"
+  | "authenticate"
+  | "authenticateHold"
+  | "failAuthentication";
 
 /** Ended unpaid, yet still payable late by an SBP QR (spec §3: money received is a success). */
 const LATE_PAYABLE = ["EXPIRED", "FAILED"] as const satisfies readonly PaymentStatus[];
@@ -35,6 +51,19 @@ export const TRANSITIONS: Record<PaymentTrigger, { from: readonly PaymentStatus[
   payInTime: { from: ["PENDING"], to: "SUCCESS" },
   decline: { from: ["PENDING"], to: "FAILED" },
   refund: { from: ["SUCCESS"], to: "REFUNDED" },
+  // Two stages (docs/payments.md, "Two-stage payments"): the buyer's card held, then captured,
+  // voided by the merchant, or released at the capture deadline.
+  authorize: { from: ["PENDING"], to: "AUTHORIZED" },
+  capture: { from: ["AUTHORIZED"], to: "SUCCESS" },
+  void: { from: ["AUTHORIZED"], to: "CANCELED" },
+  expireHold: { from: ["AUTHORIZED"], to: "EXPIRED" },
+  // A merchant-initiated charge that FAILED because the bank asked the buyer to confirm it, and the
+  // buyer did on payUrl (awaitsAuthentication guards it): paid, or held for a held charge.
+  authenticate: { from: ["FAILED"], to: "SUCCESS" },
+  authenticateHold: { from: ["FAILED"], to: "AUTHORIZED" },
+  // The buyer failed the bank's check: the charge stays FAILED, now for that reason, and its page
+  // stops offering the check. No second FAILED event: a move to the same status announces nothing.
+  failAuthentication: { from: ["FAILED"], to: "FAILED" },
 };
 
 export type TransitionDecision =
@@ -43,19 +72,43 @@ export type TransitionDecision =
   | { kind: "already"; status: PaymentStatus }
   | { kind: "refused"; status: PaymentStatus };
 
-/** A sandbox outcome is the tester's pick on the page of a started payment, so it decides only a PENDING one. */
-const SANDBOX_FROM: readonly PaymentStatus[] = ["PENDING"];
-
-/** `sandbox`: the trigger is a tester's chosen outcome, not the provider's or the clock's. */
-export function decide(current: PaymentStatus, trigger: PaymentTrigger, opts: { sandbox?: boolean } = {}): TransitionDecision {
+export function decide(current: PaymentStatus, trigger: PaymentTrigger): TransitionDecision {
   const t = TRANSITIONS[trigger];
-  if (t.from.includes(current) && (!opts.sandbox || SANDBOX_FROM.includes(current))) return { kind: "move", from: current, to: t.to };
+  if (t.from.includes(current)) return { kind: "move", from: current, to: t.to };
   if (current === t.to) return { kind: "already", status: current };
   return { kind: "refused", status: current };
 }
 
-/** The trigger of a provider's "paid": only an SBP QR may be paid after the deadline or a decline. */
-export const paidTrigger = (method: PaymentMethod | null): PaymentTrigger => (method === "SBP" ? "pay" : "payInTime");
+/** A merchant-initiated charge that failed only because the bank asked the buyer to confirm it: the buyer may still do so. */
+export const awaitsAuthentication = (p: { status: PaymentStatus; failureCode: Reason | null }): boolean =>
+  p.status === "FAILED" && p.failureCode === "AUTHENTICATION_REQUIRED";
+
+/** The fields of a payment that decide what the provider's results do to it. */
+export type Settled = { status: PaymentStatus; method: PaymentMethod | null; failureCode: Reason | null; expiresAt: number | null };
+
+/**
+ * The trigger of a provider's "paid": a held payment's capture; a charge's completed
+ * authentication; an SBP QR, which may be paid after the deadline or a decline; else a payment
+ * paid in time.
+ */
+export function paidTrigger(p: Settled): PaymentTrigger {
+  if (p.status === "AUTHORIZED") return "capture";
+  if (awaitsAuthentication(p)) return "authenticate";
+  return p.method === "SBP" ? "pay" : "payInTime";
+}
+
+/** The trigger of a provider's "held": a charge's completed authentication, or the buyer's hold. */
+export const authorizedTrigger = (p: Settled): PaymentTrigger => (awaitsAuthentication(p) ? "authenticateHold" : "authorize");
+
+/**
+ * The trigger of a released hold: the merchant's void before the capture deadline, the deadline's
+ * expiry from it on (whoever asked the acquirer: a cancel after the deadline is the deadline's).
+ */
+export const releaseTrigger = (p: Settled, now: number, heldTooLong = false): PaymentTrigger =>
+  heldTooLong || (p.expiresAt !== null && p.expiresAt <= now) ? "expireHold" : "void";
+
+/** A two-stage payment past its capture deadline: nothing but its release applies to it any more. */
+export const holdLapsed = (p: Settled, now: number): boolean => p.status === "AUTHORIZED" && p.expiresAt !== null && p.expiresAt <= now;
 
 /**
  * A "paid" the machine refused although the buyer's money was taken: a card paid once its payment
@@ -64,12 +117,23 @@ export const paidTrigger = (method: PaymentMethod | null): PaymentTrigger => (me
 export const paidTooLate = (trigger: PaymentTrigger, status: PaymentStatus): boolean =>
   trigger === "payInTime" && (LATE_PAYABLE as readonly PaymentStatus[]).includes(status);
 
-/** The trigger of each outcome a tester can pick on a sandbox payment page. */
-export const SANDBOX_TRIGGERS: Record<z.infer<typeof SandboxOutcome>, PaymentTrigger> = { SUCCESS: "payInTime", FAILED: "decline", EXPIRED: "expire" };
-
 export function isFinal(status: PaymentStatus): status is FinalStatus {
   return (FINAL_STATUSES as readonly string[]).includes(status);
 }
+
+/**
+ * Whether reaching the status is announced (an event in the outbox, a webhook): every final status,
+ * and AUTHORIZED, which tells the merchant the buyer paid the hold.
+ */
+export function notifies(status: PaymentStatus): status is PaymentEventStatus & PaymentStatus {
+  return isFinal(status) || status === "AUTHORIZED";
+}
+
+/** A move announces its new status when that status is announced and is new (a FAILED charge staying FAILED is not). */
+export const announces = (d: { from: PaymentStatus; to: PaymentStatus }): boolean => d.from !== d.to && notifies(d.to);
+
+/** A saved method is chargeable while ACTIVE; its end (EXPIRED, REVOKED) is for good. */
+export const methodChargeable = (status: SavedMethodStatus): boolean => status === "ACTIVE";
 
 /** The fields of a payment that decide how the buyer may pay it. */
 export type Payable = { status: PaymentStatus; method: PaymentMethod | null; methodFixed: boolean; expiresAt: number | null };

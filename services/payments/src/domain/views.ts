@@ -5,22 +5,47 @@ import {
   type Refund,
   type RefundEvent,
   type CheckoutView,
-  type FinalStatus,
   type Payment,
   type PaymentCredit,
   type PaymentEvent,
+  type PaymentEventStatus,
+  type PaymentExtras,
   type PaymentStatus,
+  type SavedPaymentMethod,
   type ShopRecord,
+  type WebhookExtras,
 } from "@payaccept/contracts";
-import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow, SavedMethodRow } from "../store/schema.ts";
 import { maskedReceiptAddress } from "./receipt.ts";
-import { methodIsFixed } from "./state-machine.ts";
+import { awaitsAuthentication, methodIsFixed } from "./state-machine.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export const payUrlOf = (paypageUrl: string, id: string) => `${paypageUrl}/pay/${id}`;
 
-/** The spec's Payment object (§2.2). */
+/**
+ * The fields of saved methods, charges and holds a payment uses, in the order its webhook appends
+ * them; undefined for a payment that uses none, which so keeps the spec's shape exactly.
+ */
+export function paymentExtras(row: PaymentRow): PaymentExtras | undefined {
+  const extras: PaymentExtras = {};
+  if (row.customerId !== null) extras.customerId = row.customerId;
+  if (row.saveMethod) extras.savePaymentMethod = true;
+  if (row.paymentMethod !== null) extras.paymentMethod = row.paymentMethod;
+  if (row.merchantInitiated) extras.merchantInitiated = true;
+  if (row.hold) {
+    extras.capture = false;
+    extras.heldKopecks = row.heldKopecks ?? row.amountKopecks;
+    extras.captureDeadline = row.status === "AUTHORIZED" && row.expiresAt !== null ? iso(row.expiresAt) : null;
+  }
+  if (row.merchantInitiated && row.status === "FAILED" && row.failureCode !== null) {
+    const params = row.failureParams ?? {};
+    Object.assign(extras, { failureCode: row.failureCode, failureReason: String(englishMessage(row.failureCode, params)), failureParams: params });
+  }
+  return Object.keys(extras).length > 0 ? extras : undefined;
+}
+
+/** The spec's Payment object (§2.2), with the extras of the features it uses. */
 export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
   return {
     id: row.id,
@@ -39,6 +64,24 @@ export function toPayment(row: PaymentRow, paypageUrl: string): Payment {
     paidAt: row.paidAt === null ? null : iso(row.paidAt),
     createdAt: iso(row.createdAt),
     refundedKopecks: row.refundedKopecks,
+    ...paymentExtras(row),
+  };
+}
+
+/** A saved method as the API shows it. */
+export function toSavedMethod(row: SavedMethodRow): SavedPaymentMethod {
+  return {
+    id: row.id,
+    method: row.method,
+    card: row.card,
+    sbp: row.sbp,
+    status: row.status,
+    customerId: row.customerId,
+    paymentId: row.paymentId,
+    isTest: row.isTest,
+    createdAt: iso(row.createdAt),
+    deactivatedAt: row.deactivatedAt === null ? null : iso(row.deactivatedAt),
+    revokedBy: row.revokedBy,
   };
 }
 
@@ -107,23 +150,31 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
     sbp: session && row.method === "SBP" && row.sbpQrPayload && row.sbpDeepLink ? { qrPayload: row.sbpQrPayload, deepLink: row.sbpDeepLink } : null,
     card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session } : null,
     receiptTo: row.receipt ? maskedReceiptAddress(row.receipt.customer) : null,
+    saveMethod: row.saveMethod ? { consent: shop.savedMethodConsent ?? "BUYER_CHOICE" } : null,
+    authentication: awaitsAuthentication(row) && row.authentication ? { url: row.authentication.url, expiresAt: iso(row.authentication.expiresAt) } : null,
   };
 }
 
-/** The stream event of a transition into a final status. */
+/**
+ * The stream event of a payment: a transition into a notified status (`status` is the row's), or a
+ * saved method's end, announced under the payment that saved it (`status` the method's news,
+ * `extras` carrying the method as it now is).
+ */
 export function toPaymentEvent(
-  row: PaymentRow & { status: FinalStatus },
+  row: PaymentRow,
+  status: PaymentEventStatus,
   previousStatus: PaymentStatus,
   occurredAt: number,
   requestId: string | undefined,
+  extras: WebhookExtras | undefined = paymentExtras(row),
 ): PaymentEvent {
   return {
-    eventId: paymentEventId(row.id, row.status),
+    eventId: paymentEventId(row.id, status),
     paymentId: row.id,
     shopId: row.shopId,
     accountId: row.accountId,
     orderId: row.orderId,
-    status: row.status,
+    status,
     previousStatus,
     amountKopecks: row.amountKopecks,
     commissionKopecks: row.commissionKopecks,
@@ -136,8 +187,13 @@ export function toPaymentEvent(
     occurredAt: iso(occurredAt),
     ...(requestId === undefined ? {} : { requestId }),
     ...(row.receipt ? { receipt: row.receipt } : {}),
+    ...(extras ? { extras } : {}),
   };
 }
+
+/** The event of a saved method's end (PAYMENT_METHOD_REVOKED or _EXPIRED), under the payment that saved it. */
+export const toMethodEvent = (payment: PaymentRow, method: SavedMethodRow, status: PaymentEventStatus, occurredAt: number): PaymentEvent =>
+  toPaymentEvent(payment, status, payment.status, occurredAt, undefined, { ...paymentExtras(payment), paymentMethod: toSavedMethod(method) });
 
 /**
  * What the payment's SUCCESS event credits to the balance, sent with a refund's hold:

@@ -28,7 +28,7 @@ export function providerCallbackRoutes(d: PaymentsDeps, secret: string): Hono<Ap
       return jsonError(c, e);
     }
     const cb = read.callback;
-    const outcome = await applyProviderCallback(d, cb);
+    const outcome = await applyProviderCallback(d, read);
     // Money that moved but could not be applied needs a person: a PAID that was ignored or returned is a warning.
     const level = (outcome.result === "ignored" || outcome.result === "returned") && cb.event === "PAID" ? "warn" : "info";
     c.get("log")[level]({ callbackId: cb.callbackId, paymentId: cb.merchantPaymentId, sessionId: cb.sessionId, event: cb.event, ...outcome }, "provider callback");

@@ -1,10 +1,13 @@
 import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
 import { actorOf, callIdOf, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
-import { checkout, sandboxOutcome, startPayment } from "../app/checkout.ts";
+import { checkout, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
+import { capturePayment } from "../app/holds.ts";
 import { browsePayments, cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
 import { listRefunds, requestRefund } from "../app/refund.ts";
+import { completeSandbox, pageOutcome } from "../app/sandbox.ts";
+import { getMethod, listMethods, revokeMethod } from "../app/saved-methods.ts";
 
 const QUEUE = "payments";
 
@@ -55,8 +58,13 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
       return { id: row.id, shopId: row.shopId, accountId: row.accountId };
     }),
     handle(p.checkout, (r) => checkout(d, r.id)),
-    handle(p.start, (r) => startPayment(d, r.id, r.method)),
-    handle(p.sandboxOutcome, (r) => sandboxOutcome(d, r.id, r.outcome)),
+    handle(p.start, (r) => startPayment(d, r.id, r.method, r.saveMethod)),
+    handle(p.sandboxOutcome, (r) => pageOutcome(d, r.id, r.outcome)),
+    handle(p.capture, ({ shopId, id, ...req }, rd) => capturePayment(rd, shopId, id, req)),
+    handle(p.sandboxComplete, (r, rd) => completeSandbox(rd, r.shopId, r.id, r.request)),
+    handle(p.getMethod, (r, rd) => getMethod(rd, r.shopId, r.id)),
+    handle(p.listMethods, (r, rd) => listMethods(rd, r.shopId, r.query)),
+    handle(p.revokeMethod, (r, rd) => revokeMethod(rd, r.shopId, r.id)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
     handle(p.browse, (r) => browsePayments(d, r)),
     handle(p.history, async (r) => ({

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, isNotNull, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentStatus } from "@payaccept/contracts";
 import { isFinal } from "../domain/state-machine.ts";
 import type { BrowseFilter, ExportFilter } from "./payments-store.ts";
@@ -17,6 +17,7 @@ type DailyStats = OnEither<typeof tables.dailyStats>;
 type DailyRefunds = OnEither<typeof tables.dailyRefunds>;
 type Outbox = OnEither<typeof tables.outbox>;
 type StatusCounts = OnEither<typeof tables.statusCounts>;
+type SavedMethods = OnEither<typeof tables.savedMethods>;
 type Value<T> = T | Placeholder;
 
 /** The CSV export's keyset page: the period, the statuses, and everything after the last row sent. */
@@ -73,6 +74,28 @@ export const finalEventIds = (o: Outbox, paymentId: string) => inArray(o.eventId
 
 /** The outbox also holds refund events; the ids asked for are payment events only. */
 export const onlyFinal = (e: { status: string; at: number }): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus);
+
+/** PENDING live charges (a lease set) whose lease has run out. */
+export const chargeDue = (p: Payments, now: Value<number>) => and(isNotNull(p.chargeRetryAt), lte(p.chargeRetryAt, now));
+
+/** The claim of a charge, decided by the UPDATE itself: still PENDING and its lease run out; of two sweepers the second claims nothing. */
+export const chargeClaimable = (p: Payments, id: Value<string>, now: Value<number>) => and(eq(p.id, id), eq(p.status, "PENDING"), lte(p.chargeRetryAt, now));
+
+/** The payment, while it is still a hold waiting for its capture. */
+export const stillAuthorized = (p: Payments, id: Value<string>) => and(eq(p.id, id), eq(p.status, "AUTHORIZED"));
+
+/** A page of the shop's saved methods: one customer's when given, older than the cursor when given. */
+export const methodsPage = (m: SavedMethods, shopId: string, f: { customerId?: string; startingAfter?: string }) =>
+  and(eq(m.shopId, shopId), f.customerId === undefined ? undefined : eq(m.customerId, f.customerId), f.startingAfter === undefined ? undefined : lt(m.id, f.startingAfter));
+
+/** Newest first: ids are UUIDv7. */
+export const methodsOrder = (m: SavedMethods) => [desc(m.id)];
+
+/** ACTIVE cards whose expiry month is over. */
+export const methodExpired = (m: SavedMethods, now: Value<number>) => and(isNotNull(m.expiresAt), lte(m.expiresAt, now));
+
+/** A method's end, decided by the UPDATE itself: only an ACTIVE method ends, once. */
+export const methodActive = (m: SavedMethods, id: Value<string>) => and(eq(m.id, id), eq(m.status, "ACTIVE"));
 
 /** The refunds that hold part of the payment's amount: every one that has not failed. */
 export const holdingAmount = (r: Refunds, paymentId: Value<string>) => and(eq(r.paymentId, paymentId), ne(r.status, "FAILED"));

@@ -24,6 +24,7 @@ export async function openPaymentsStore(choice: DatabaseChoice, hooks: StoreHook
       ["daily_stats", pgSchema.dailyStats],
       ["daily_refunds", pgSchema.dailyRefunds],
       ["outbox", pgSchema.outbox],
+      ["saved_methods", pgSchema.savedMethods],
     ],
     mark: "payments_imported",
     lock: "payaccept.payments.import",

@@ -90,14 +90,6 @@ describe("transition", () => {
     expect(store.db.select().from(outbox).all()).toHaveLength(0);
   });
 
-  test("a sandbox outcome moves only a PENDING payment", () => {
-    const p = repo.insert(input("A", "1"), 1000, TTL);
-    repo.transition(p.id, "start", 1500);
-    repo.transition(p.id, "expire", 1600);
-    expect(repo.transition(p.id, "pay", 1700, { sandbox: true })!.decision).toEqual({ kind: "refused", status: "EXPIRED" });
-    expect(repo.transition(p.id, "pay", 1700)!.decision).toEqual({ kind: "move", from: "EXPIRED", to: "SUCCESS" });
-  });
-
   test("onlyIf refuses a move when the row changed meanwhile (a switch racing another switch)", () => {
     const p = repo.insert(input("A", "1"), 1000, TTL);
     repo.transition(p.id, "start", 1500, { patch: () => ({ method: "SBP", providerSessionId: "s-sbp" }) });

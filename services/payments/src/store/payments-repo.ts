@@ -5,8 +5,10 @@ import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
-import { isFinal, type PaymentTrigger } from "../domain/state-machine.ts";
+import { announces, isFinal, type PaymentTrigger } from "../domain/state-machine.ts";
 import {
+  chargeClaimable,
+  chargeDue,
   countersOf,
   countersTotal,
   countUpsert,
@@ -27,9 +29,10 @@ import {
   seqsOf,
   statusTotals,
   shopsDays,
+  stillAuthorized,
 } from "./conditions.ts";
-import { dailyCell, decideFor, inSeqOrder, movedFields, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow } from "./rows.ts";
-import { dailyRefunds, dailyStats, outbox, payments as p, statusCounts, type schema } from "./schema.sqlite.ts";
+import { dailyCell, decideFor, insertedState, inSeqOrder, movedFields, nextOfShop, paymentEventRow, seqsOfPage, seqWindowOf, toDailyStatsRow } from "./rows.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, savedMethods, statusCounts, type schema } from "./schema.sqlite.ts";
 import type { PaymentRow } from "./schema.ts";
 
 export type SqliteStore = Store<typeof schema>;
@@ -68,7 +71,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       accountId: ph("accountId"),
       seq: ph("seq"),
       orderId: ph("orderId"),
-      status: "CREATED",
+      status: ph("status"),
       amountKopecks: ph("amountKopecks"),
       commissionKopecks: ph("commissionKopecks"),
       description: ph("description"),
@@ -85,6 +88,14 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       createdAt: ph("createdAt"),
       updatedAt: ph("createdAt"),
       expiresAt: ph("expiresAt"),
+      chargeRetryAt: ph("chargeRetryAt"),
+      customerId: ph("customerId"),
+      saveMethod: ph("saveMethod"),
+      hold: ph("hold"),
+      heldKopecks: ph("heldKopecks"),
+      savedMethodId: ph("savedMethodId"),
+      paymentMethod: ph("paymentMethod"),
+      merchantInitiated: ph("merchantInitiated"),
     })
     // The UNIQUE index (shop_id, order_id) decides a taken order id: no row comes back.
     .onConflictDoNothing({ target: [p.shopId, p.orderId] })
@@ -122,13 +133,26 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     .orderBy(asc(p.expiresAt))
     .limit(ph("limit"))
     .prepare();
+  const dueChargesQ = db
+    .select({ id: p.id })
+    .from(p)
+    .where(chargeDue(p, ph("now")))
+    .orderBy(asc(p.chargeRetryAt))
+    .limit(ph("limit"))
+    .prepare();
+  const claimChargeQ = db
+    .update(p)
+    .set({ chargeRetryAt: sql`${ph("until")}` })
+    .where(chargeClaimable(p, ph("id"), ph("now")))
+    .returning()
+    .prepare();
 
   // A status change without extra fields (cancel, expire, refund: most of them) and its outbox row,
   // prepared once: built per call they cost a SQL build and a SQLite prepare each time.
   const moveQ = (final: boolean) =>
     db
       .update(p)
-      .set({ status: sql`${ph("to")}`, updatedAt: sql`${ph("now")}`, ...(final ? { expiresAt: null } : {}) })
+      .set({ status: sql`${ph("to")}`, updatedAt: sql`${ph("now")}`, ...(final ? { expiresAt: null, chargeRetryAt: null } : {}) })
       .where(eq(p.id, ph("id")))
       .returning()
       .prepare();
@@ -239,16 +263,24 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       return db.transaction(
           () => {
             const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
+            const state = insertedState(input, next.createdAt, ttlMs);
             const row = insertQ.get({
               ...input,
               receipt: input.receipt ?? null,
               createCallId: input.createCallId ?? null,
+              customerId: input.customerId ?? null,
+              saveMethod: input.saveMethod ?? false,
+              hold: input.hold ?? false,
+              heldKopecks: input.heldKopecks ?? null,
+              savedMethodId: input.savedMethodId ?? null,
+              paymentMethod: input.paymentMethod ?? null,
+              merchantInitiated: input.merchantInitiated ?? false,
               methodFixed: input.method != null,
               ...next,
-              expiresAt: next.createdAt + ttlMs,
+              ...state,
             });
             if (!row) throw new OrderIdTaken();
-            bumpCount(input.shopId, "CREATED", 1);
+            bumpCount(input.shopId, state.status, 1);
             bumpDaily(row, 1);
             return row;
           },
@@ -276,6 +308,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
           if (decision.kind !== "move") return { decision, row };
           const final = isFinal(decision.to);
           const patch = opts.patch?.(row);
+          if (opts.savedMethod) db.insert(savedMethods).values(opts.savedMethod).onConflictDoNothing().run();
           const updated = patch
             ? db.update(p).set(movedFields(decision.to, now, patch)).where(eq(p.id, id)).returning().get()!
             : (final ? moveToFinalQ : moveToOpenQ).get({ id, to: decision.to, now })!;
@@ -283,7 +316,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
           bumpCount(row.shopId, decision.to, 1);
           bumpDaily(row, -1);
           bumpDaily(updated, 1);
-          if (final) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
+          if (announces(decision)) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
           return { decision, row: updated };
         },
         { behavior: "immediate" },
@@ -366,8 +399,19 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
         .all();
     },
 
-    /** Ids of CREATED and PENDING payments whose time is up, oldest deadline first. */
+    /** Ids of CREATED, PENDING and AUTHORIZED payments whose time is up, oldest deadline first. */
     dueForExpiry: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((r) => r.id),
+
+    /** Ids of PENDING live charges whose driver's lease has run out, oldest first. */
+    dueCharges: (now: number, limit: number): string[] => dueChargesQ.all({ now, limit }).map((r) => r.id),
+
+    /** Takes a due PENDING charge for leaseMs; undefined when it is not due or no longer PENDING. */
+    claimCharge: (id: string, now: number, leaseMs: number): PaymentRow | undefined => claimChargeQ.get({ id, now, until: now + leaseMs }),
+
+    /** Keeps the lines of a partial capture on the payment while it is AUTHORIZED. */
+    keepCaptureReceipt(id: string, receipt: NonNullable<PaymentRow["captureReceipt"]>): void {
+      db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id)).run();
+    },
   };
 }
 

@@ -5,7 +5,7 @@ import { storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
-import { fullyRefunded, isFinal, refundHasEnded } from "../domain/state-machine.ts";
+import { announces, fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import {
   OrderIdTaken,
   type BrowseFilter,
@@ -16,11 +16,14 @@ import {
   type PaymentsRepo,
   type PaymentsStore,
   type RefundsRepo,
+  type SavedMethodsRepo,
   type StoreHooks,
   type TransitionOptions,
 } from "./payments-store.ts";
 import {
   byIdempotencyKey,
+  chargeClaimable,
+  chargeDue,
   claimable,
   countersOf,
   countersTotal,
@@ -35,6 +38,10 @@ import {
   exportOrder,
   finalEventIds,
   holdingAmount,
+  methodActive,
+  methodExpired,
+  methodsOrder,
+  methodsPage,
   onlyFinal,
   promiseRefund,
   refundDue,
@@ -46,6 +53,7 @@ import {
   seqsOf,
   settleRefund,
   shopsDays,
+  stillAuthorized,
   takenKopecks,
   waiting,
 } from "./conditions.ts";
@@ -53,7 +61,10 @@ import {
   dailyCell,
   decideFor,
   endedRefund,
+  insertedState,
   inSeqOrder,
+  methodEndedFields,
+  methodEventStatus,
   movedFields,
   newRefundRow,
   nextOfShop,
@@ -65,7 +76,7 @@ import {
   toDailyStatsRow,
   withTrace,
 } from "./rows.ts";
-import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, schema, statusCounts } from "./schema.pg.ts";
+import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -157,7 +168,7 @@ function numbered(batch: NewInsert[], last: Map<string, { seq: number; createdAt
     seen.add(key);
     const next = nextOfShop(last.get(input.shopId), now);
     last.set(input.shopId, next);
-    values.push({ ...input, receipt: input.receipt ?? null, methodFixed: input.method != null, ...next, status: "CREATED", updatedAt: next.createdAt, expiresAt: next.createdAt + ttlMs });
+    values.push({ ...input, receipt: input.receipt ?? null, methodFixed: input.method != null, ...next, ...insertedState(input, next.createdAt, ttlMs), updatedAt: next.createdAt });
     return values.length - 1;
   });
   return { values, outcomes };
@@ -278,8 +289,9 @@ async function transitionIn(
   if (!row) return undefined;
   const decision = decideFor(row, trigger, opts);
   if (decision.kind !== "move") return { decision, row };
+  if (opts.savedMethod) await tx.insert(m).values(opts.savedMethod).onConflictDoNothing();
   const updated = (await first(tx.update(p).set(movedFields(decision.to, now, opts.patch?.(row))).where(eq(p.id, id)).returning()))!;
-  const event = isFinal(decision.to) ? paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace) : undefined;
+  const event = announces(decision) ? paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace) : undefined;
   // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
   if (deferred) {
     if (event) deferred.events.push(event);
@@ -398,6 +410,11 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     exportPage: (shopId, f) => db.select().from(p).where(exportConditions(p, shopId, f)).orderBy(...exportOrder(p)).limit(f.limit),
     dueForExpiry: async (now, limit) =>
       (await db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
+    dueCharges: async (now, limit) =>
+      (await db.select({ id: p.id }).from(p).where(chargeDue(p, now)).orderBy(asc(p.chargeRetryAt)).limit(limit)).map((x) => x.id),
+    // One conditional UPDATE: of two sweepers, on any host, the second finds the lease moved and claims nothing.
+    claimCharge: (id, now, leaseMs) => first(db.update(p).set({ chargeRetryAt: now + leaseMs }).where(chargeClaimable(p, id, now)).returning()),
+    keepCaptureReceipt: async (id, receipt) => void (await db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id))),
   };
 
   /** A page of the dashboard's list in its order: by seq as a range or a status walk, by amount along its index. */
@@ -470,6 +487,38 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
 }
 
 /**
+ * Saved methods. A method's end is one conditional UPDATE (only an ACTIVE method ends: of two
+ * enders on any host the second changes nothing) with its event in the same transaction.
+ */
+function savedMethodsRepo(db: Db, hooks: StoreHooks): SavedMethodsRepo {
+  const byId = (run: Runner, id: string) => first(run.select().from(m).where(eq(m.id, id)));
+  return {
+    byId: (id) => byId(db, id),
+    byProviderId: (providerMethodId) => first(db.select().from(m).where(eq(m.providerMethodId, providerMethodId))),
+    list: (shopId, f) => db.select().from(m).where(methodsPage(m, shopId, f)).orderBy(...methodsOrder(m)).limit(f.limit),
+    async end(id, how, now) {
+      const event = methodEventStatus(how);
+      const { trace } = withTrace();
+      const result = await db.transaction(async (tx) => {
+        const ended = await first(tx.update(m).set(methodEndedFields(how, now)).where(methodActive(m, id)).returning());
+        if (!ended) {
+          const row = await byId(tx, id);
+          return row && { method: row, ended: false };
+        }
+        if (event) {
+          const payment = (await first(tx.select().from(p).where(eq(p.id, ended.paymentId))))!;
+          await tx.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, trace, { status: event, method: ended }));
+        }
+        return { method: ended, ended: true };
+      });
+      if (result?.ended) hooks.onMethodEnded?.({ method: result.method, event });
+      return result;
+    },
+    dueForExpiry: async (now, limit) => (await db.select({ id: m.id }).from(m).where(methodExpired(m, now)).orderBy(asc(m.expiresAt)).limit(limit)).map((x) => x.id),
+  };
+}
+
+/**
  * The outbox's rounds hold the advisory lock `payments.outbox` for their transaction: replicas'
  * relays publish one round after another, so two relays never publish a payment's later event
  * before its earlier one, and a row is marked by the round that published it.
@@ -492,6 +541,7 @@ export function openPgPaymentsStore({ db, close }: PgStore<typeof schema>, hooks
   return {
     payments: paymentsRepo(db, hooks),
     refunds: refundsRepo(db, hooks),
+    methods: savedMethodsRepo(db, hooks),
     outbox: outboxRepo(db),
     close,
   };

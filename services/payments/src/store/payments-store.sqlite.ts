@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { GroupCommit, openStore } from "@payaccept/platform";
 import { createOutboxRepo } from "./outbox-repo.ts";
 import { createPaymentsRepo, type SqliteStore } from "./payments-repo.ts";
-import type { PaymentsRepo, PaymentsStore, RefundsRepo, StoreHooks } from "./payments-store.ts";
+import type { PaymentsRepo, PaymentsStore, RefundsRepo, SavedMethodsRepo, StoreHooks } from "./payments-store.ts";
 import { createRefundsRepo } from "./refunds-repo.ts";
+import { createSavedMethodsRepo } from "./saved-methods-repo.ts";
 import { withTrace } from "./rows.ts";
 import { schema } from "./schema.sqlite.ts";
 
@@ -41,6 +42,7 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
   return {
     payments: paymentsRepo,
     refunds: asAsync(refunds) satisfies RefundsRepo,
+    methods: asAsync(createSavedMethodsRepo(store, (e) => hooks.onMethodEnded?.(e))) satisfies SavedMethodsRepo,
     outbox: createOutboxRepo(store),
     close: async () => store.sqlite.close(),
   };

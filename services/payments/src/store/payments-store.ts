@@ -1,7 +1,7 @@
-import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, PaymentSort, PaymentStatus, StatusTotal } from "@payaccept/contracts";
+import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, MethodEventStatus, PaymentSort, PaymentStatus, RevokedBy, StatusTotal } from "@payaccept/contracts";
 import type { TraceCarrier } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
-import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.ts";
+import type { NewPaymentRow, NewSavedMethodRow, OutboxRow, PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
 
 /**
  * payments' store as its users see it, whichever engine holds the rows: the interface, its row
@@ -9,7 +9,7 @@ import type { NewPaymentRow, OutboxRow, PaymentRow, RefundRow } from "./schema.t
  */
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
-export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed">;
+export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed" | "chargeRetryAt">;
 
 export type TransitionResult = { decision: TransitionDecision; row: PaymentRow };
 export type CommittedTransition = { row: PaymentRow; from: PaymentStatus; to: PaymentStatus; trigger: PaymentTrigger; requestId?: string };
@@ -29,12 +29,12 @@ export type BrowseFilter = {
 export class OrderIdTaken extends Error {}
 
 export type TransitionOptions = {
-  /** A tester's chosen outcome, which the state machine lets decide only some states (decide). */
-  sandbox?: boolean;
   /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
   onlyIf?: (row: PaymentRow) => boolean;
   /** The fields the move sets besides the status. */
   patch?: (row: PaymentRow) => Partial<PaymentRow>;
+  /** A method the move saves (the buyer's card or SBP account, once paid or held): inserted in the move's transaction. */
+  savedMethod?: NewSavedMethodRow;
   requestId?: string;
   /** The caller's trace context, for the outbox row (taken by the store when the call is made: the write itself may run in a batch). */
   trace?: TraceCarrier;
@@ -55,9 +55,11 @@ export interface PaymentsRepo {
   byId(id: string): Promise<PaymentRow | undefined>;
   byOrderId(shopId: string, orderId: string): Promise<PaymentRow | undefined>;
   /**
-   * Inserts a CREATED payment expiring at createdAt + ttlMs, numbered next in its shop; throws
-   * OrderIdTaken. The inserts of one event-loop turn share one transaction (group commit); each
-   * caller hears after the commit.
+   * Inserts a payment numbered next in its shop; throws OrderIdTaken. A buyer's payment is CREATED,
+   * expiring at createdAt + ttlMs; a merchant-initiated one is born PENDING: a live charge with
+   * its driver's lease (charge_retry_at = createdAt + ttlMs) and no expiry, a sandbox one expiring
+   * at createdAt + ttlMs (insertedState). The inserts of one event-loop turn share one transaction
+   * (group commit); each caller hears after the commit.
    */
   insert(input: NewPayment, now: number, ttlMs: number): Promise<PaymentRow>;
   /**
@@ -78,7 +80,32 @@ export interface PaymentsRepo {
   list(shopId: string, query: ListPaymentsQuery): Promise<{ items: PaymentRow[]; total: number }>;
   /** Keyset page in (createdAt, id) order for CSV export. */
   exportPage(shopId: string, f: ExportFilter): Promise<PaymentRow[]>;
-  /** Ids of CREATED and PENDING payments whose time is up, oldest deadline first. */
+  /** Ids of CREATED, PENDING and AUTHORIZED payments whose time is up, oldest deadline first. */
+  dueForExpiry(now: number, limit: number): Promise<string[]>;
+  /** Ids of PENDING live charges whose driver's lease has run out, oldest first. */
+  dueCharges(now: number, limit: number): Promise<string[]>;
+  /** Takes a due PENDING charge for leaseMs (one driver at a time); undefined when it is not due or no longer PENDING. */
+  claimCharge(id: string, now: number, leaseMs: number): Promise<PaymentRow | undefined>;
+  /** Keeps the receipt lines a partial capture asked for, while the payment is AUTHORIZED (for a capture its callback commits). */
+  keepCaptureReceipt(id: string, receipt: NonNullable<PaymentRow["captureReceipt"]>): Promise<void>;
+}
+
+/** How a saved method ends: for good, once; `notify` writes its webhook event (not for the shop's own revocation). */
+export type MethodEnd = { status: "EXPIRED" | "REVOKED"; revokedBy: RevokedBy | null; notify: boolean };
+export type EndedMethod = { method: SavedMethodRow; event: MethodEventStatus | null };
+
+/** Saved methods (docs/payments.md, "Saved methods"); a new one is inserted by the payment transition that saves it. */
+export interface SavedMethodsRepo {
+  byId(id: string): Promise<SavedMethodRow | undefined>;
+  byProviderId(providerMethodId: string): Promise<SavedMethodRow | undefined>;
+  /** The shop's methods newest first, one customer's when given, older than `startingAfter` (a method id). */
+  list(shopId: string, f: { customerId?: string; startingAfter?: string; limit: number }): Promise<SavedMethodRow[]>;
+  /**
+   * ACTIVE → EXPIRED or REVOKED with, when `notify`, its event under the saving payment, in one
+   * transaction; `ended` false when it was not ACTIVE (a method ends once). undefined for an unknown id.
+   */
+  end(id: string, how: MethodEnd, now: number): Promise<{ method: SavedMethodRow; ended: boolean } | undefined>;
+  /** Ids of ACTIVE cards whose expiry month is over, oldest first. */
   dueForExpiry(now: number, limit: number): Promise<string[]>;
 }
 
@@ -126,6 +153,7 @@ export interface OutboxRepo {
 export type PaymentsStore = {
   payments: PaymentsRepo;
   refunds: RefundsRepo;
+  methods: SavedMethodsRepo;
   outbox: OutboxRepo;
   close(): Promise<void>;
 };
@@ -135,6 +163,8 @@ export type StoreHooks = {
   onCommitted: (t: CommittedTransition) => void;
   /** After the commit of every refund's end. */
   onEnded: (e: EndedRefund) => void;
+  /** After the commit of every saved method's end. */
+  onMethodEnded?: (e: EndedMethod) => void;
   /** An after-commit callback that threw (logged; the write stays committed). */
   onCallbackError?: (err: unknown) => void;
 };

@@ -1,12 +1,12 @@
-import { paymentEventId, refundEventId, type PaymentMethod, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
+import { paymentEventId, refundEventId, type MethodEventStatus, type PaymentEventStatus, type PaymentMethod, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
 import { traceCarrier, type TraceCarrier } from "@payaccept/platform";
 import type { SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare } from "../domain/refund-rules.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
-import { toPaymentEvent, toRefundEvent } from "../domain/views.ts";
-import type { RefundOutcome, RefundRequest, TransitionOptions } from "./payments-store.ts";
-import type { PaymentRow, RefundRow } from "./schema.ts";
+import { toMethodEvent, toPaymentEvent, toRefundEvent } from "../domain/views.ts";
+import type { MethodEnd, NewPayment, RefundOutcome, RefundRequest, TransitionOptions } from "./payments-store.ts";
+import type { PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
 
 /** What both engines compute the same way, around their own statements. */
 
@@ -32,26 +32,56 @@ export function withTrace(opts: TransitionOptions = {}): TransitionOptions {
 
 /** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
 export function decideFor(row: PaymentRow, trigger: PaymentTrigger, opts: TransitionOptions): TransitionDecision {
-  const decision = decide(row.status, trigger, { sandbox: opts.sandbox });
+  const decision = decide(row.status, trigger);
   return decision.kind === "move" && opts.onlyIf && !opts.onlyIf(row) ? { kind: "refused", status: row.status } : decision;
 }
 
-/** What a move sets: the fields of its patch, the status, the time, and no deadline once final. */
-export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<PaymentRow>) => ({ ...patch, status: to, updatedAt: now, ...(isFinal(to) ? { expiresAt: null } : {}) });
+/**
+ * How a payment starts: a buyer's CREATED until createdAt + ttlMs; a merchant-initiated charge
+ * PENDING at once, a live one leased to its driver for ttlMs (no expiry: only the acquirer can tell
+ * how it ended), a sandbox one expiring at createdAt + ttlMs.
+ */
+export function insertedState(input: Pick<NewPayment, "merchantInitiated" | "isTest">, createdAt: number, ttlMs: number) {
+  if (!input.merchantInitiated) return { status: "CREATED" as const, expiresAt: createdAt + ttlMs, chargeRetryAt: null };
+  return input.isTest ? { status: "PENDING" as const, expiresAt: createdAt + ttlMs, chargeRetryAt: null } : { status: "PENDING" as const, expiresAt: null, chargeRetryAt: createdAt + ttlMs };
+}
 
-/** The outbox row of a move into a final status, with the trace context of the work that made it. */
-export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {
-  const status = updated.status as Extract<PaymentStatus, "SUCCESS" | "FAILED" | "CANCELED" | "EXPIRED" | "REFUNDED">;
+/** What a move sets: the fields of its patch, the status, the time, no charge lease once past PENDING, and no deadline once final. */
+export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<PaymentRow>) => ({
+  ...patch,
+  status: to,
+  updatedAt: now,
+  ...(to === "PENDING" ? {} : { chargeRetryAt: null }),
+  ...(isFinal(to) ? { expiresAt: null } : {}),
+});
+
+/** The outbox row of a payment event, with the trace context of the work that made it: a move into a notified status, or a saved method's end (`event`). */
+export function paymentEventRow(
+  updated: PaymentRow,
+  from: PaymentStatus,
+  now: number,
+  requestId: string | undefined,
+  trace: TraceCarrier | undefined,
+  event?: { status: MethodEventStatus; method: SavedMethodRow },
+) {
+  const status: PaymentEventStatus = event?.status ?? (updated.status as PaymentEventStatus);
   return {
     eventId: paymentEventId(updated.id, status),
     paymentId: updated.id,
     status,
-    payload: JSON.stringify(toPaymentEvent({ ...updated, status }, from, now, requestId)),
+    payload: JSON.stringify(event ? toMethodEvent(updated, event.method, event.status, now) : toPaymentEvent(updated, status, from, now, requestId)),
     requestId: requestId ?? null,
     traceContext: trace ?? null,
     createdAt: now,
   };
 }
+
+/** The event a saved method's end announces, when it announces one. */
+export const methodEventStatus = (how: MethodEnd): MethodEventStatus | null =>
+  how.notify ? (how.status === "REVOKED" ? "PAYMENT_METHOD_REVOKED" : "PAYMENT_METHOD_EXPIRED") : null;
+
+/** The SET of a saved method's end: its status, when, by whom, and no expiry left to sweep. */
+export const methodEndedFields = (how: MethodEnd, now: number) => ({ status: how.status, deactivatedAt: now, revokedBy: how.revokedBy, expiresAt: null });
 
 /** The outbox row of a refund's end. */
 export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {

@@ -1,6 +1,19 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type NewRow, type Row } from "@payaccept/platform/table";
-import type { AnyReasonParams, FinalStatus, PaymentMethod, PaymentStatus, Reason, ReceiptData, RefundEventStatus, RefundStatus } from "@payaccept/contracts";
+import type {
+  AnyReasonParams,
+  PaymentEventStatus,
+  PaymentMethod,
+  PaymentMethodDetails,
+  PaymentStatus,
+  ProviderCardDescription,
+  Reason,
+  ReceiptData,
+  RefundEventStatus,
+  RefundStatus,
+  RevokedBy,
+  SavedMethodStatus,
+} from "@payaccept/contracts";
 import type { TraceCarrier } from "@payaccept/platform";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
@@ -55,6 +68,31 @@ export const payments = table(
      * (a hedged request) is answered with this payment instead of ORDER_ID_TAKEN.
      */
     createCallId: k.text("create_call_id"),
+    // ── saved methods, charges and holds (docs/payments.md, issue 18) ──
+    /** The merchant's reference for the buyer (create's customerId); a method this payment saves is filed under it. */
+    customerId: k.text("customer_id"),
+    /** The merchant asked to save the method (create's savePaymentMethod). */
+    saveMethod: k.boolean("save_method").notNull().default(false),
+    /** The buyer's answer on the payment page (start); null until asked. */
+    saveConsent: k.boolean("save_consent"),
+    /** Two stages (create's capture: false): the card is held, then captured or voided. */
+    hold: k.boolean("hold").notNull().default(false),
+    /** A hold's amount as asked; amount_kopecks becomes the captured amount. */
+    heldKopecks: k.bigint("held_kopecks"),
+    /** The lines a partial capture asked for, kept before the acquirer is asked, for a capture committed by its callback. */
+    captureReceipt: k.json("capture_receipt").$type<ReceiptData>(),
+    /** The saved method this payment saved, or charged (saved_methods.id), and what it shows of it. */
+    savedMethodId: k.text("saved_method_id"),
+    paymentMethod: k.json("payment_method").$type<PaymentMethodDetails>(),
+    /** Charged by the shop with a saved method, without the buyer. */
+    merchantInitiated: k.boolean("merchant_initiated").notNull().default(false),
+    /** A PENDING live charge: when the charge sweeper may drive it (its driver's lease); null otherwise. */
+    chargeRetryAt: k.bigint("charge_retry_at"),
+    /** Why a merchant-initiated payment FAILED: a reason of the catalogue and its parameters, never text. */
+    failureCode: k.text("failure_code").$type<Reason>(),
+    failureParams: k.json("failure_params").$type<AnyReasonParams>(),
+    /** A charge the bank wants the buyer to confirm: where, and until when (epoch ms). */
+    authentication: k.json("authentication").$type<{ url: string; expiresAt: number }>(),
   }),
   (t, x) => [
     x.uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),
@@ -66,6 +104,7 @@ export const payments = table(
     // The dashboard's sort by amount, both directions; status and seq ride along so a page is an index walk.
     x.index("payments_shop_amount_idx").on(t.shopId, t.amountKopecks, t.seq, t.status),
     x.index("payments_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+    x.index("payments_charge_retry_idx").on(t.chargeRetryAt).where(sql`${t.chargeRetryAt} IS NOT NULL`),
   ],
   // refunded + refunding never above the amount. SQLite keeps it with a trigger, because a CHECK
   // added to an existing SQLite table rebuilds the table (drizzle/0002_refund_guard.sql);
@@ -176,7 +215,7 @@ export const outbox = table(
     paymentId: k.text("payment_id").notNull(),
     /** payment: a PaymentEvent (status = the payment's); refund: a RefundEvent (status = the refund's). */
     kind: k.text("kind").$type<"payment" | "refund">().notNull().default("payment"),
-    status: k.text("status").$type<FinalStatus | RefundEventStatus>().notNull(),
+    status: k.text("status").$type<PaymentEventStatus | RefundEventStatus>().notNull(),
     payload: k.text("payload").notNull(),
     /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
     requestId: k.text("request_id"),
@@ -190,5 +229,41 @@ export const outbox = table(
 
 export type OutboxRow = Row<typeof outbox>;
 
+/**
+ * Cards and SBP accounts buyers agreed to save at a payment (docs/payments.md, "Saved methods").
+ * `provider_method_id` is the acquirer's token (null for a sandbox method); a method's end
+ * (REVOKED, EXPIRED) is final and commits with its event, under the payment that saved it.
+ */
+export const savedMethods = table(
+  "saved_methods",
+  (k) => ({
+    id: k.text("id").primaryKey(),
+    shopId: k.text("shop_id").notNull(),
+    accountId: k.text("account_id").notNull(),
+    customerId: k.text("customer_id"),
+    /** The payment that saved it: one method per payment. */
+    paymentId: k.text("payment_id").notNull().unique(),
+    providerMethodId: k.text("provider_method_id").unique(),
+    method: k.text("method").$type<PaymentMethod>().notNull(),
+    status: k.text("status").$type<SavedMethodStatus>().notNull(),
+    card: k.json("card").$type<ProviderCardDescription>(),
+    sbp: k.json("sbp").$type<{ bankName: string }>(),
+    isTest: k.boolean("is_test").notNull(),
+    /** An ACTIVE card: the first instant after its expiry month (UTC), when the method sweeper ends it; null otherwise. */
+    expiresAt: k.bigint("expires_at"),
+    createdAt: k.bigint("created_at").notNull(),
+    deactivatedAt: k.bigint("deactivated_at"),
+    revokedBy: k.text("revoked_by").$type<RevokedBy>(),
+  }),
+  (t, x) => [
+    // A shop's list, newest first (ids are UUIDv7), whole or one customer's.
+    x.index("saved_methods_shop_idx").on(t.shopId, t.id),
+    x.index("saved_methods_customer_idx").on(t.shopId, t.customerId, t.id),
+    x.index("saved_methods_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
+  ],
+);
+export type SavedMethodRow = Row<typeof savedMethods>;
+export type NewSavedMethodRow = NewRow<typeof savedMethods>;
+
 /** payments' tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox });
+export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods });

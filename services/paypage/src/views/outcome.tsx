@@ -4,7 +4,7 @@ import { shortReference } from "../short-reference.ts";
 import { returnHref } from "../return-link.ts";
 import { ReturnLink, type PageContext } from "./layout.tsx";
 
-type FinalScreen = "SUCCESS" | "FAILED" | "EXPIRED" | "CANCELED" | "REFUNDED";
+type FinalScreen = "AUTHORIZED" | "SUCCESS" | "FAILED" | "EXPIRED" | "CANCELED" | "REFUNDED";
 
 /** What a buyer keeps from a success: when it was paid (Moscow time) and what to quote to the shop. */
 function Receipt(props: { view: CheckoutView; page: PageContext }) {
@@ -64,6 +64,7 @@ export function NotAccepting(props: { view: CheckoutView; page: PageContext }) {
 export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: PageContext }) {
   const { t } = props.page;
   const copy = {
+    AUTHORIZED: [t.heldTitle, t.heldText, "ok"],
     SUCCESS: [t.successTitle, t.successText, "ok"],
     REFUNDED: [t.refundedTitle, t.refundedText, "info"],
     FAILED: [t.failedTitle, t.failedText, "bad"],
@@ -71,7 +72,7 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
     CANCELED: [t.canceledTitle, t.canceledText, "bad"],
   } as const;
   const [title, text, tone] = copy[props.status];
-  const link = props.status === "SUCCESS" || props.status === "REFUNDED" ? props.view.successUrl : props.view.failUrl;
+  const link = props.status === "SUCCESS" || props.status === "REFUNDED" || props.status === "AUTHORIZED" ? props.view.successUrl : props.view.failUrl;
   return (
     <section class={`result ${tone}`} aria-labelledby="result-title" data-outcome={props.status}>
       <p class="result-icon" aria-hidden="true">

@@ -1,0 +1,1 @@
+ALTER TABLE `shops` ADD `saved_method_consent` text;
