@@ -99,6 +99,20 @@ describe.each(ENGINES)("the refund saga on %s", (engine) => {
     });
   });
 
+  describe("a refund slower than NATS_HEDGE_AFTER", () => {
+    test("the copy of the call waits for the first one's outcome: the merchant hears SUCCEEDED, not a PENDING that ends a moment later", async () => {
+      const { p } = await paidToday(120_000);
+      // Paused for longer than the caller's NATS_HEDGE_AFTER (300 ms), so a copy of the refund call
+      // reaches payments while the first copy waits for the balance, and shorter than payments' own
+      // request timeout (1 s), so the first copy then ends the refund.
+      signal("balance", "SIGSTOP");
+      const resumed = Bun.sleep(700).then(() => signal("balance", "SIGCONT"));
+      const answer = await refund(p).finally(() => resumed);
+      expect(answer.status).toBe("SUCCEEDED");
+      expect(await refundsOf(p)).toEqual([expect.objectContaining({ id: answer.id, status: "SUCCEEDED" })]);
+    });
+  });
+
   describe("balance paused past the request timeout", () => {
     test("the refund answers PENDING; once balance resumes, the sweeper completes it and the stale hold is the refund's own", async () => {
       const { p, net, accountId } = await paidToday(150_000);

@@ -164,6 +164,24 @@ export function callIdOf(msg: Msg): string | undefined {
   return id && REQUEST_ID.test(id) ? id : undefined;
 }
 
+/** Kept before the caller's deadline, so that an answer sent then still arrives in time. */
+const ANSWER_MARGIN_MS = 250;
+/** The longest a handler waits to improve its answer, whatever a skewed caller's deadline says. */
+const IMPROVE_WAIT_MAX_MS = 10_000;
+
+/**
+ * How long a handler may wait for something that only improves its answer (the outcome of work
+ * that the first copy of its call is doing, hedge.ts): what is left of the caller's deadline, read
+ * on this clock, less a margin; 0 without a deadline. A caller whose clock is off makes this longer
+ * or shorter by the offset, which is why it is capped, and why nothing may depend on it but the
+ * answer's quality.
+ */
+export function improveWithinMs(msg: Msg): number {
+  const { deadline } = stampOf(msg);
+  if (!(deadline > 0)) return 0;
+  return Math.max(0, Math.min(deadline - Date.now() - ANSWER_MARGIN_MS, IMPROVE_WAIT_MAX_MS));
+}
+
 /**
  * The key an idempotent write is deduplicated by: the one its caller gave (an Idempotency-Key),
  * else the call's own id, so that copies of one call make one refund or one payout, while two

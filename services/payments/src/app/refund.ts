@@ -18,7 +18,7 @@ import { ownedPayment, type PaymentsDeps } from "./deps.ts";
  * Whoever stops in the middle (a timeout, a crash) leaves a PENDING refund that the refund sweeper
  * drives again from step 2 once its lease has run out, until it ends.
  */
-export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest): Promise<Refund> {
+export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest, repeatWaitMs = 0): Promise<Refund> {
   const payment = await ownedPayment(d, shopId, id);
   const { refund, created } = await d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
   // Recorded on a repeat too: one entry, even when the first one's was lost.
@@ -28,10 +28,29 @@ export async function requestRefund(d: PaymentsDeps, shopId: string, id: string,
     amountKopecks: refund.amountKopecks,
     reason: refund.reason,
   });
-  if (!created) return toRefund(refund);
+  if (!created) return toRefund(await firstCallsOutcome(d, refund, repeatWaitMs));
   const ended = await driveRefund(d, refund);
   if (ended.status === "FAILED" && ended.balanceRefusal) throw DomainError.of(ended.failureCode!, ended.failureParams ?? {});
   return toRefund(ended);
+}
+
+/** How often a repeat looks again at a refund that its first call is still driving. */
+const REPEAT_POLL_MS = 50;
+
+/**
+ * A repeat that finds its refund PENDING is most often a copy of a call whose first copy still
+ * waits for the balance or the acquirer (a hedged copy is sent after NATS_HEDGE_AFTER). Answered
+ * at once, its PENDING would beat the first copy's final answer of a moment later; so it waits for
+ * the refund to end while its caller still waits (`waitMs`), then says what it sees.
+ */
+async function firstCallsOutcome(d: PaymentsDeps, refund: RefundRow, waitMs: number): Promise<RefundRow> {
+  const until = performance.now() + waitMs;
+  let current = refund;
+  while (current.status === "PENDING" && performance.now() + REPEAT_POLL_MS < until) {
+    await Bun.sleep(REPEAT_POLL_MS);
+    current = (await d.refunds.byId(current.id)) ?? current;
+  }
+  return current;
 }
 
 export async function listRefunds(d: PaymentsDeps, shopId: string, id: string): Promise<RefundList> {

@@ -1,5 +1,5 @@
 import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
-import { actorOf, callIdOf, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { actorOf, callIdOf, improveWithinMs, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
@@ -51,7 +51,7 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
     handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),
     handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
-    handle(p.refund, ({ shopId, id, idempotencyKey, ...req }, rd, msg) => requestRefund(rd, shopId, id, { ...req, idempotencyKey: repeatKey(idempotencyKey, msg) })),
+    handle(p.refund, ({ shopId, id, idempotencyKey, ...req }, rd, msg) => requestRefund(rd, shopId, id, { ...req, idempotencyKey: repeatKey(idempotencyKey, msg) }, improveWithinMs(msg))),
     handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
     handle(p.owner, async (r) => {
       const row = await anyPayment(d, r.id);
