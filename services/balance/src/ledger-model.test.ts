@@ -15,6 +15,8 @@ const HOLD_HOUR = 12;
 const HOUR = 3_600_000;
 const ACCOUNTS = ["a", "b", "c"];
 const ledgers = ledgersPerFile();
+/** 3,000 steps of a few statements each: seconds alone, minutes on PostgreSQL when other test files share the two cores. */
+const WALK_LIVENESS_MS = 600_000;
 
 function random(seed: number) {
   return () => {
@@ -109,4 +111,4 @@ test.each(ENGINES)("on %s, aggregates always equal the sum of every movement", a
     }
   }
   for (const accountId of ACCOUNTS) expect(await readBalance(store, accountId, now, HOLD_HOUR)).toEqual(model(movements, accountId, now));
-});
+}, WALK_LIVENESS_MS);
