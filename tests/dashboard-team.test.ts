@@ -230,7 +230,7 @@ describe.each(ENGINES)("a merchant's team on %s", (engine) => {
     expect((await owner.submit("/team", `/team/members/${devId}/role`, { role: "support" })).status).toBe(303);
     await enrol(owner);
     expect((await owner.submit("/team", "/team/settings", { requireTwoFactor: "on" })).status).toBe(303);
-    // Five wrong passwords lock the email: the fifth is the entry.
+    // Five wrong passwords: five failures, and the fifth locks the email.
     const guesser = new DashboardClient(a, "203.0.113.66");
     for (let i = 0; i < 5; i++) expect((await guesser.signIn(devEmail, `wrong password ${i}`)).status).toBe(401);
     expect((await owner.submit("/team", `/team/members/${devId}/remove`)).status).toBe(303);
@@ -238,7 +238,7 @@ describe.each(ENGINES)("a merchant's team on %s", (engine) => {
 
     // Each through the directory's audit RPC, on this engine's store.
     const log = async () => (await stack.call(rpcs.directory.auditLog, { accountId, limit: 200 })).items;
-    const wanted: AuditAction[] = ["member.signed_in", "member.invited", "member.joined", "member.invite_revoked", "member.role_changed", "two_factor.enabled", "two_factor.required_changed", "member.sign_in_locked", "member.removed", "two_factor.reset"];
+    const wanted: AuditAction[] = ["member.signed_in", "member.invited", "member.joined", "member.invite_revoked", "member.role_changed", "two_factor.enabled", "two_factor.required_changed", "member.sign_in_failed", "member.sign_in_locked", "member.removed", "two_factor.reset"];
     const entries = await eventually(async () => {
       const got = await log();
       return wanted.every((action) => got.some((e) => e.action === action)) && got;
@@ -255,6 +255,9 @@ describe.each(ENGINES)("a merchant's team on %s", (engine) => {
     expect(one("member.role_changed", devId)).toMatchObject({ actor: ownerActor, before: { email: devEmail, role: "developer" }, after: { role: "support" } });
     expect(one("two_factor.enabled", ownerId)).toMatchObject({ actor: ownerActor });
     expect(one("two_factor.required_changed")).toMatchObject({ actor: ownerActor, before: { required: false }, after: { required: true } });
+    const guessed = entries.filter((e) => e.action === "member.sign_in_failed" && e.actor.ip === "203.0.113.66");
+    expect(guessed).toHaveLength(5);
+    for (const failed of guessed) expect(failed).toMatchObject({ actor: { kind: "member", id: devId, label: devEmail }, after: { factor: "password" } });
     expect(one("member.sign_in_locked")).toMatchObject({ actor: { kind: "member", id: devId, label: devEmail, role: "support", ip: "203.0.113.66" }, after: { factor: "password" } });
     expect(one("member.removed", devId)).toMatchObject({ actor: ownerActor, before: { email: devEmail, role: "support" } });
     expect(one("two_factor.reset", ownerId)).toMatchObject({ actor: { kind: "cli", label: expect.stringContaining("@") }, after: { twoFactor: false } });

@@ -86,21 +86,26 @@ export async function throttledAttempt<T>(deps: UserDeps, subjectKey: string, ad
 
 /**
  * A password checked under the throttle of its email (an unknown email takes as long: the decoy
- * hash). The failure that locks the email is recorded in the audit log, in the name typed: the
- * account's when the email is a member's, the platform's (accountId null) when it is nobody's.
+ * hash). A failure is recorded in the audit log in the name typed (recordFailure): the account's
+ * when the email is a member's, the platform's (accountId null) when it is nobody's.
  */
 export async function signIn(deps: UserDeps, email: string, password: string, address: string, from: Origin): Promise<Attempt<UserRow>> {
   const user = await deps.users.userByEmail(email);
   const result = await throttledAttempt(deps, emailThrottleKey(email), address, async () => ((await deps.passwords.verify(password, user?.passwordHash)) ? user : undefined));
   if (result.kind === "ok") deps.log.info({ userId: result.value.id, role: result.value.role }, "password accepted");
-  recordLock(deps, result, "password", personActor(user ?? { email }, from), user?.accountId ?? null);
+  recordFailure(deps, result, "password", personActor(user ?? { email }, from), user?.accountId ?? null);
   return result;
 }
 
-/** The failure that locked a sign-in (a password, a second factor's code) goes into the audit log: someone may be guessing. */
-export function recordLock(deps: UserDeps, attempt: Attempt<unknown>, factor: "password" | "code", actor: AuditActor, accountId: string | null): void {
-  if (attempt.kind !== "invalid" || !attempt.locks) return;
-  recordTeamFact(deps, "member.sign_in_locked", actor, accountId, { after: { factor } });
+/**
+ * A failed sign-in (a password, a second factor's code) goes into the audit log, and the failure
+ * that locks it once more as the lock: someone may be guessing. The throttle bounds how many
+ * entries a guesser can make (five per lock of an email or a factor, the lock doubling each time).
+ */
+export function recordFailure(deps: UserDeps, attempt: Attempt<unknown>, factor: "password" | "code", actor: AuditActor, accountId: string | null): void {
+  if (attempt.kind !== "invalid") return;
+  recordTeamFact(deps, "member.sign_in_failed", actor, accountId, { after: { factor } });
+  if (attempt.locks) recordTeamFact(deps, "member.sign_in_locked", actor, accountId, { after: { factor } });
 }
 
 /** A member signed in (their password, and their second factor when they have one). */

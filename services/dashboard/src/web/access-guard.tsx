@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { codeThrottleKey, emailThrottleKey } from "../users/throttle.ts";
 import { checkSecondFactor } from "../users/two-factor.ts";
-import { recordLock, throttledAttempt } from "../users/users.ts";
+import { recordFailure, throttledAttempt } from "../users/users.ts";
 import { can, mustEnrol, ROUTE_RULES, type Rule } from "./access.ts";
 import type { WebDeps } from "./deps.ts";
 import type { Viewer, WebEnv } from "./env.ts";
@@ -69,7 +69,7 @@ async function confirm(c: Context<WebEnv>, deps: WebDeps, viewer: Viewer): Promi
   const attempt = viewer.twoFactor
     ? await throttledAttempt(users, codeThrottleKey(viewer.user.id), address, () => checkSecondFactor(users.users, viewer.user.id, typed, now))
     : await throttledAttempt(users, emailThrottleKey(viewer.user.email), address, async () => ((await users.passwords.verify(typed, viewer.user.passwordHash)) ? "password" : undefined));
-  recordLock(users, attempt, viewer.twoFactor ? "code" : "password", viewerActor(c, viewer, deps.trustedProxies), viewer.user.accountId);
+  recordFailure(users, attempt, viewer.twoFactor ? "code" : "password", viewerActor(c, viewer, deps.trustedProxies), viewer.user.accountId);
   const { t } = c.get("page");
   if (attempt.kind === "locked") return ask(429, lockedOut(c, attempt.retryAfterMs));
   if (attempt.kind === "invalid") return ask(401, viewer.twoFactor ? t.codeInvalid : t.passwordInvalid);

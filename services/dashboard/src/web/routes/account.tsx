@@ -4,7 +4,7 @@ import { recordTeamFact } from "../../team/audit.ts";
 import { removeMember } from "../../team/members.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
 import { confirmEnrolment, enrolmentUri, newRecoveryCodes, removeSecondFactor, startEnrolment } from "../../users/two-factor.ts";
-import { recordLock, throttledAttempt } from "../../users/users.ts";
+import { recordFailure, throttledAttempt } from "../../users/users.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text } from "../forms.ts";
@@ -52,7 +52,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     const { user } = viewerOf(c);
     const code = text(await formOf(c), "code");
     const result = await throttledAttempt(deps.users, codeThrottleKey(user.id), clientAddress(c, deps.trustedProxies), () => confirmEnrolment(deps.users.users, user.id, code, deps.now()));
-    recordLock(deps.users, result, "code", viewerActor(c, viewerOf(c), deps.trustedProxies), user.accountId);
+    recordFailure(deps.users, result, "code", viewerActor(c, viewerOf(c), deps.trustedProxies), user.accountId);
     const { t } = c.get("page");
     if (result.kind === "locked") return c.html(await page(c, lockedOut(c, result.retryAfterMs)), 429);
     if (result.kind === "invalid") return c.html(await page(c, t.codeInvalid), 400);

@@ -3,7 +3,7 @@ import { Hono, type Context } from "hono";
 import { Email, PASSWORD_LENGTH, passwordProblem } from "../../users/credentials-input.ts";
 import { codeThrottleKey } from "../../users/throttle.ts";
 import { checkSecondFactor } from "../../users/two-factor.ts";
-import { recordLock, recordSignIn, signIn, signUp, throttledAttempt } from "../../users/users.ts";
+import { recordFailure, recordSignIn, signIn, signUp, throttledAttempt } from "../../users/users.ts";
 import type { UserRow } from "../../store/schema.ts";
 import { personActor } from "../../team/audit.ts";
 import type { WebDeps } from "../deps.ts";
@@ -80,7 +80,7 @@ export function authRoutes(deps: WebDeps): Hono<WebEnv> {
     );
     const user = await users.users.userById(challenge.userId);
     const from = originOf(c, deps.trustedProxies);
-    if (user) recordLock(users, result, "code", personActor(user, from), user.accountId);
+    if (user) recordFailure(users, result, "code", personActor(user, from), user.accountId);
     if (result.kind === "locked") return refuse(429, lockedOut(c, result.retryAfterMs));
     if (result.kind === "invalid") return refuse(401, c.get("page").t.codeInvalid);
     await deps.challenges.end(c, challenge);
