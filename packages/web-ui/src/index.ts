@@ -6,3 +6,4 @@ export * from "./moscow-format.ts";
 export * from "./page-status.ts";
 export * from "./security-headers.ts";
 export * from "./reason-text.ts";
+export * from "./saved-method.ts";
