@@ -6,13 +6,12 @@
  * and answers 201; the webhook dispatcher and the balance take its event.
  */
 import { chargePhase } from "./lib/api-phases.ts";
-import { loadFromEnv, measureLoad } from "./lib/measure.ts";
+import { loadSettingsFromEnv, measureLoad } from "./lib/measure.ts";
 import { cpuTable, costTable } from "./lib/report.ts";
 import { saveBenchCard } from "./lib/saved-card.ts";
-import { ensureWrk } from "./lib/wrk.ts";
 import { Stack } from "../tests/harness/stack.ts";
 
-const load = loadFromEnv(ensureWrk());
+const load = loadSettingsFromEnv();
 // The spec's per-key limits would cap the run at 10 req/s (bench/lib/bench-stack.ts says the same).
 const stack = await Stack.start({
   env: { RATE_LIMIT_PER_METHOD: "1000000", RATE_LIMIT_PER_IP: "1000000", RATE_LIMIT_BALANCE: "1000000", LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "info" },

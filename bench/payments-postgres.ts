@@ -6,15 +6,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadFromEnv } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { engineTable } from "./lib/report.ts";
 import { engineVerdicts } from "./lib/targets.ts";
+import { benchEnv, loadSettingsFromEnv } from "./lib/measure.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
-import { ensureWrk } from "./lib/wrk.ts";
 
-const load = loadFromEnv(ensureWrk());
-const rows = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const load = loadSettingsFromEnv();
+const rows = benchEnv("BENCH_ROWS", 1_000_000);
 const dir = mkdtempSync(join(tmpdir(), "payaccept-bench-pg-"));
 const clock = await WebhookClock.start();
 try {

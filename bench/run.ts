@@ -12,6 +12,9 @@
  * 5. create, get, the deep page and cancel again on a second stack whose payments (and balance)
  *    keep their rows on a throwaway PostgreSQL seeded the same way, next to the SQLite figures
  *    (BENCH_POSTGRES=0 leaves it out; `bun bench/payments-postgres.ts` runs it alone).
+ * 6. create, get and cancel with tracing off and on (every span exported over OTLP/HTTP to a local
+ *    sink), alternating, BENCH_TRACING_ROUNDS rounds each (BENCH_TRACING=0 leaves it out;
+ *    `bun bench/tracing.ts` runs it alone).
  * All traffic is on 127.0.0.1; every loop is bounded in count and time. Settings: BENCH_* below.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -26,8 +29,9 @@ import { overviewLatency } from "./lib/overview-rpc.ts";
 import { measureLoad } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { saveBenchCard } from "./lib/saved-card.ts";
+import { tracingRows } from "./lib/tracing-rows.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
-import { costTable, cpuTable, engineTable, loadTable, rssTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
+import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
 import { apiVerdicts, engineVerdicts, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
@@ -46,6 +50,8 @@ const cfg = {
   shops: env("BENCH_WEBHOOK_SHOPS", 16),
   logLevel: process.env.BENCH_LOG_LEVEL ?? "info",
   postgres: process.env.BENCH_POSTGRES !== "0",
+  tracing: process.env.BENCH_TRACING !== "0",
+  tracingRounds: env("BENCH_TRACING_ROUNDS", 2),
 };
 /** Seeded payments each use takes (the sample is spread evenly over the whole shop); a small BENCH_ROWS shrinks them all alike. */
 const POOLS = (() => {
@@ -143,6 +149,9 @@ try {
   // The SQLite stack is stopped first, so that its leftover work (webhooks still being delivered) takes no CPU from the PostgreSQL rows.
   await stopSqliteStack();
   const pg = cfg.postgres ? await postgresApiRows({ load, rows: cfg.rows, webhookUrl: clock.url, logLevel: cfg.logLevel, dir: workDir }) : undefined;
+  const traced = cfg.tracing
+    ? await tracingRows({ load, rows: cfg.rows, webhookUrl: clock.url, logLevel: cfg.logLevel, dir: workDir, rounds: cfg.tracingRounds })
+    : undefined;
 
   console.log(
     [
@@ -154,6 +163,7 @@ try {
       webhookTable(webhookVerdicts(webhookRows), ceilingB),
       "",
       pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
+      traced ? `${tracingTable(traced.runs, cfg.tracingRounds)}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
       `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
         `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",

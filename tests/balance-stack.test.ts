@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { ENGINES, holdOf, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
+import { call } from "@payaccept/platform";
 import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
@@ -136,6 +137,32 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
       const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
       expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PAID" })]);
+    });
+
+    test("a payout is recorded in the audit log in its requester's name, once however often it is retried", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 10_000);
+      const actor = { kind: "member" as const, id: "user-7", label: "accountant@example.com", ip: "203.0.113.8", userAgent: "Firefox" };
+      const request = { accountId, amountKopecks: 2_500, idempotencyKey: `audit-${accountId}` };
+      const [payout] = await Promise.all([1, 2, 3].map(() => call(stack.nc, rpcs.balance.createPayout, request, 5_000, { actor, requestId: "req-payout-1" })));
+      const payoutEntries = async () => (await stack.call(rpcs.directory.auditLog, { accountId, action: "payout.created", limit: 10 })).items;
+      await eventually(async () => (await payoutEntries()).length > 0, 20_000, 200);
+      // Each copy records the same id (payout.created:<payoutId>): one row whenever they arrive.
+      const logged = await payoutEntries();
+      expect(logged).toEqual([
+        {
+          id: `payout.created:${payout!.id}`,
+          at: payout!.createdAt,
+          action: "payout.created",
+          actor,
+          accountId,
+          shopId: null,
+          target: { type: "payout", id: payout!.id },
+          before: null,
+          after: { amountKopecks: 2_500, status: payout!.status },
+          requestId: "req-payout-1",
+        },
+      ]);
     });
 
     test("concurrent retries with one idempotency key pay once", async () => {

@@ -40,6 +40,8 @@ const shopRow = (id: string, name: string): ShopRow => ({
   failUrl: null,
   receipts: null,
   savedMethodConsent: null,
+  retiringSecret: null,
+  retiringSecretExpiresAt: null,
   createdAt: 1,
   updatedAt: 1,
 });
@@ -101,14 +103,14 @@ describe.each(ENGINES)("over the directory's store (%s)", (engine) => {
   });
 
   test("a revoked key deleted by one replica is not brought back by another's late write", async () => {
-    await store.insertApiKey({ id: "key-1", shopId: shopId, keyHash: keyHash, displayPrefix: "pk_test_aaaa", createdAt: 1, revokedAt: null });
+    await store.insertApiKey({ id: "key-1", shopId: shopId, keyHash: keyHash, displayPrefix: "pk_test_aaaa", createdAt: 1, revokedAt: null, expiresAt: null });
     const other = new KvPublisher(store, async () => new Kvm(stack.nc).open("directory"), testLog);
     await other.syncKey(keyHash);
     const slow = new KvPublisher(
       store,
       async () =>
         delayedFirstPut(bucket, async () => {
-          await store.revokeKeys(shopId, 2);
+          await store.retireLiveKey(shopId, 2, null);
           await other.syncKey(keyHash);
         }),
       testLog,

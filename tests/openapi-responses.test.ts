@@ -4,6 +4,8 @@ import {
   ErrorBody,
   Payment,
   PaymentListPage,
+  PaymentMethodList,
+  SavedPaymentMethod,
   Refund,
   RefundList,
   Payout,
@@ -86,6 +88,14 @@ describe("the gateway publishes the document", () => {
   });
 });
 
+/** An error answer: the status, the documented Error shape, its statusCode. */
+async function expectError(res: Response, method: string, path: string, status: number) {
+  expect(res.status).toBe(status);
+  const body = await conforming(res, method, path, ErrorBody, "Error");
+  expect(body.statusCode).toBe(status);
+  return body;
+}
+
 describe("success responses", () => {
   test("create, get, look up, list and cancel", async () => {
     const order = orderId();
@@ -115,6 +125,35 @@ describe("success responses", () => {
     expect(canceled.status).toBe("CANCELED");
     const again = await conforming(await api(`/v1/payments/${created.id}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", Payment, "Payment");
     expect(again).toEqual(canceled);
+  });
+
+  test("saved methods, charges and holds: sandbox outcome, the method read, listed and revoked, a charge, a capture and a void", async () => {
+    const outcome = (id: string, json: unknown) => api(`/v1/sandbox/payments/${id}/outcome`, { method: "POST", json });
+    const saving = await conforming(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 25000, savePaymentMethod: true, customerId: "oa-buyer" } }), "post", "/v1/payments", Payment, "Payment");
+    const paid = await conforming(await outcome(saving.id, { outcome: "SUCCESS" }), "post", "/v1/sandbox/payments/{id}/outcome", Payment, "Payment");
+    const methodId = paid.paymentMethod!.id;
+    const method = await conforming(await api(`/v1/payment-methods/${methodId}`), "get", "/v1/payment-methods/{id}", SavedPaymentMethod, "SavedPaymentMethod");
+    expect(method).toMatchObject({ status: "ACTIVE", customerId: "oa-buyer" });
+    const list = await conforming(await api("/v1/payment-methods?customerId=oa-buyer&limit=5"), "get", "/v1/payment-methods", PaymentMethodList, "PaymentMethodList");
+    expect(list.items.map((m) => m.id)).toEqual([methodId]);
+
+    const charge = await conforming(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 10000, paymentMethodId: methodId } }), "post", "/v1/payments", Payment, "Payment");
+    const failed = await conforming(await outcome(charge.id, { outcome: "FAILED", failureCode: "INSUFFICIENT_FUNDS" }), "post", "/v1/sandbox/payments/{id}/outcome", Payment, "Payment");
+    expect(failed).toMatchObject({ status: "FAILED", merchantInitiated: true, failureCode: "INSUFFICIENT_FUNDS" });
+
+    const hold = await conforming(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 30000, capture: false } }), "post", "/v1/payments", Payment, "Payment");
+    await conforming(await outcome(hold.id, { outcome: "SUCCESS" }), "post", "/v1/sandbox/payments/{id}/outcome", Payment, "Payment");
+    const captured = await conforming(await api(`/v1/payments/${hold.id}/capture`, { method: "POST", json: { amountKopecks: 20000 } }), "post", "/v1/payments/{id}/capture", Payment, "Payment");
+    expect(captured).toMatchObject({ status: "SUCCESS", amountKopecks: 20000, heldKopecks: 30000 });
+    const other = await conforming(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 30000, capture: false } }), "post", "/v1/payments", Payment, "Payment");
+    await outcome(other.id, { outcome: "SUCCESS" });
+    expect((await conforming(await api(`/v1/payments/${other.id}/cancel`, { method: "POST" }), "post", "/v1/payments/{id}/cancel", Payment, "Payment")).status).toBe("CANCELED");
+
+    const revoked = await conforming(await api(`/v1/payment-methods/${methodId}/revoke`, { method: "POST" }), "post", "/v1/payment-methods/{id}/revoke", SavedPaymentMethod, "SavedPaymentMethod");
+    expect(revoked).toMatchObject({ status: "REVOKED", revokedBy: "MERCHANT" });
+    await expectError(await api("/v1/payments", { method: "POST", json: { orderId: orderId(), amountKopecks: 10000, paymentMethodId: methodId } }), "post", "/v1/payments", 409);
+    await expectError(await api(`/v1/payment-methods/${crypto.randomUUID()}`), "get", "/v1/payment-methods/{id}", 404);
+    await expectError(await api(`/v1/payments/${captured.id}/capture`, { method: "POST", json: { amountKopecks: 10000 } }), "post", "/v1/payments/{id}/capture", 409);
   });
 
   test("refund in part, refund the rest without a body, list the refunds", async () => {
@@ -167,13 +206,6 @@ describe("success responses", () => {
 });
 
 describe("error responses use the documented Error shape", () => {
-  const expectError = async (res: Response, method: string, path: string, status: number) => {
-    expect(res.status).toBe(status);
-    const body = await conforming(res, method, path, ErrorBody, "Error");
-    expect(body.statusCode).toBe(status);
-    return body;
-  };
-
   test("400 for an invalid body, listing every problem", async () => {
     const body = await expectError(await api("/v1/payments", { method: "POST", json: { orderId: "", amountKopecks: 1 } }), "post", "/v1/payments", 400);
     expect(body.message).toBeArray();

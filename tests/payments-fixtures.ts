@@ -60,17 +60,17 @@ export async function failure(p: Promise<unknown>): Promise<{ code: string; mess
   throw new Error("expected the call to fail");
 }
 
-export type StoredEvent = { event: PaymentEvent; subject: string; msgId: string | undefined };
+export type StoredEvent = { event: PaymentEvent; subject: string; msgId: string | undefined; traceparent: string | undefined };
 
-/** The messages of the PAYMENTS stream under a subject prefix, in stream order, with their subject and Nats-Msg-Id. */
-async function storedUnder<T>(stack: Stack, prefix: string, parse: (v: unknown) => T): Promise<{ event: T; subject: string; msgId: string | undefined }[]> {
+/** The messages of the PAYMENTS stream under a subject prefix, in stream order, with their subject, Nats-Msg-Id and traceparent. */
+async function storedUnder<T>(stack: Stack, prefix: string, parse: (v: unknown) => T): Promise<{ event: T; subject: string; msgId: string | undefined; traceparent: string | undefined }[]> {
   const jsm = await jetstreamManager(stack.nc);
   const { state } = await jsm.streams.info(PAYMENTS_STREAM);
-  const out: { event: T; subject: string; msgId: string | undefined }[] = [];
+  const out: { event: T; subject: string; msgId: string | undefined; traceparent: string | undefined }[] = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(PAYMENTS_STREAM, { seq }).catch(() => null);
     if (!m || !m.subject.startsWith(`${prefix}.`)) continue;
-    out.push({ event: parse(m.json()), subject: m.subject, msgId: m.header?.get("Nats-Msg-Id") });
+    out.push({ event: parse(m.json()), subject: m.subject, msgId: m.header?.get("Nats-Msg-Id"), traceparent: m.header?.get("traceparent") || undefined });
   }
   return out;
 }

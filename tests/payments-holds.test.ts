@@ -152,8 +152,15 @@ describe.each(ENGINES)("two-stage payments (%s)", (engine) => {
     expect(webhookStatuses(shop, auth.id).sort()).toEqual(["AUTHORIZED", "SUCCESS"]);
   });
 
-  test("a held charge of a saved card: AUTHORIZED without the buyer, then captured", async () => {
+  test("charges of a saved card: one with its own sale receipt, refunded as any payment; one held, then captured", async () => {
     const { methodId } = await savedCard(stack, shop);
+    const charged = await outcomeOf(stack, shop, await api(stack, shop, "/v1/payments", { method: "POST", json: { orderId: `charge-${Date.now()}`, amountKopecks: HELD, paymentMethodId: methodId, receipt } }));
+    expect(charged).toMatchObject({ status: "SUCCESS", merchantInitiated: true });
+    expect((await registered(stack, shop.shopId, charged.id))[0]).toMatchObject({ kind: "SALE", amountKopecks: HELD });
+    expect(await api(stack, shop, `/v1/payments/${charged.id}/refunds`, { method: "POST", json: { amountKopecks: 50_000 } })).toMatchObject({ status: 201 });
+    await eventually(async () => ((await api(stack, shop, `/v1/payments/${charged.id}/refunds`)).body as { items: { status: string }[] }).items[0]?.status === "SUCCEEDED");
+    await registered(stack, shop.shopId, charged.id, 2);
+
     const res = await api(stack, shop, "/v1/payments", { method: "POST", json: { orderId: `held-charge-${Date.now()}`, amountKopecks: 70_000, paymentMethodId: methodId, capture: false } });
     const auth = await outcomeOf(stack, shop, res);
     expect(auth).toMatchObject({ status: "AUTHORIZED", merchantInitiated: true, capture: false, heldKopecks: 70_000 });

@@ -43,25 +43,24 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
     await payments.waitReady(60_000);
     await Bun.sleep(opts.settleMs);
     const idleRssMiB = Object.fromEntries(SERVICE_NAMES.map((n) => [n, rssMiB(stack.service(n).proc!.pid)])) as Record<ServiceName, number>;
-    const pid = (n: ServiceName) => stack.service(n).proc!.pid;
-    return {
-      stack,
-      shop: { shopId: record.shopId, accountId: record.accountId, apiKey: created.apiKey },
-      seeded,
-      idleRssMiB,
-      pids: {
-        gateway: pid("gateway"),
-        payments: pid("payments"),
-        balance: pid("balance"),
-        "webhook-dispatcher": pid("webhook-dispatcher"),
-        "nats-server": stack.nats.proc.pid,
-        "other services": [pid("directory"), pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
-      },
-    };
+    return { stack, shop: { shopId: record.shopId, accountId: record.accountId, apiKey: created.apiKey }, seeded, idleRssMiB, pids: benchPids(stack) };
   } catch (e) {
     await stack.stop();
     throw e;
   }
+}
+
+/** The processes the report follows, as they are now (a restarted service has a new pid). */
+export function benchPids(stack: Stack): Record<string, number | number[]> {
+  const pid = (n: ServiceName) => stack.service(n).proc!.pid;
+  return {
+    gateway: pid("gateway"),
+    payments: pid("payments"),
+    balance: pid("balance"),
+    "webhook-dispatcher": pid("webhook-dispatcher"),
+    "nats-server": stack.nats.proc.pid,
+    "other services": [pid("directory"), pid("dashboard"), pid("paypage"), pid("acquirer-emulator")],
+  };
 }
 
 export type WebhookShop = { record: ShopRecord; apiKey: string };

@@ -1,15 +1,23 @@
 import { measureCpu } from "./proc.ts";
 import type { LoadRow } from "./report.ts";
-import { errorsOf, requestsPerSecond, runWrk, type WrkRun } from "./wrk.ts";
+import { ensureWrk, errorsOf, requestsPerSecond, runWrk, type WrkRun } from "./wrk.ts";
 
 export type LoadSettings = { wrk: string; seconds: number; warmupSeconds: number; connections: number; threads: number };
-
-/** The load of a run from BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS and BENCH_WRK_THREADS (the scripts that run some rows alone). */
-export function loadFromEnv(wrk: string): LoadSettings {
-  const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
-  return { wrk, seconds: env("BENCH_SECONDS", 8), warmupSeconds: env("BENCH_WARMUP_SECONDS", 2), connections: env("BENCH_CONNECTIONS", 64), threads: env("BENCH_WRK_THREADS", 1) };
-}
 export type Run = Omit<WrkRun, "seconds" | "connections" | "threads">;
+
+/** A BENCH_* number, or its default. */
+export const benchEnv = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
+
+/** The load settings of a bench script run on its own (bench/run.ts documents the variables); wrk installed if missing. */
+export function loadSettingsFromEnv(): LoadSettings {
+  return {
+    wrk: ensureWrk(),
+    seconds: benchEnv("BENCH_SECONDS", 8),
+    warmupSeconds: benchEnv("BENCH_WARMUP_SECONDS", 2),
+    connections: benchEnv("BENCH_CONNECTIONS", 64),
+    threads: benchEnv("BENCH_WRK_THREADS", 1),
+  };
+}
 
 /** One row of the load table: a warm-up run, then the measured run with the CPU of `pids` followed. */
 export async function measureLoad(s: LoadSettings, key: string, label: string, pids: Record<string, number | number[]>, warmup: Run, run = warmup, connections = s.connections): Promise<LoadRow> {

@@ -1,8 +1,11 @@
 import type { CpuShare } from "./proc.ts";
+import { quantile } from "./stats.ts";
 import type { WebhookResult } from "./webhook-scenarios.ts";
 
 export type LoadRow = { key: string; label: string; rps: number; p50Ms: number; p99Ms: number; errors: number; cpu: CpuShare };
 export type Verdict = { target: string; pass: boolean };
+/** One pass over the traced operations with tracing off or on. */
+export type TracingRun = { mode: "off" | "on"; rows: LoadRow[] };
 
 const num = (v: number, digits = 0) => (Number.isFinite(v) ? v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "-");
 const ms = (v: number) => num(v, v < 10 ? 2 : 1);
@@ -97,6 +100,49 @@ export function engineTable(sqlite: LoadRow[], pg: LoadRow[], targets: Map<strin
           ms(r.p50Ms),
           num(r.errors),
           t ? `${t.target} ${t.pass ? "PASS" : "MISS"}` : "",
+        ],
+        widths,
+      ),
+    );
+  }
+  return out.join("\n");
+}
+
+/** CPU of the stack's processes (the load generator, this process and the machine's figures left out) per request, in µs. */
+const stackCpuUs = (r: LoadRow) =>
+  (Object.entries(r.cpu)
+    .filter(([n]) => !MACHINE.includes(n) && n !== "wrk")
+    .reduce((sum, [, v]) => sum + v, 0) /
+    r.rps) *
+  1e6;
+
+/**
+ * The traced rows: each operation's median over the rounds with tracing off and on, the share of
+ * throughput kept, and the stack's CPU per request (every service and nats-server), so the cost
+ * of tracing shows both as lost throughput and as CPU spent.
+ */
+export function tracingTable(runs: TracingRun[], rounds: number): string {
+  const widths = [LABEL, 10, 10, 7, 8, 8, 9, 9, 10, 10];
+  const out = [row([`tracing off | on (median of ${rounds} rounds each)`, "off req/s", "on req/s", "on/off", "off p50", "on p50", "off p99", "on p99", "off CPU µs", "on CPU µs"], widths)];
+  const keys = [...new Set(runs.flatMap((r) => r.rows.map((x) => x.key)))];
+  for (const key of keys) {
+    const of = (mode: "off" | "on") => runs.filter((r) => r.mode === mode).flatMap((r) => r.rows.filter((x) => x.key === key));
+    const med = (rows: LoadRow[], f: (r: LoadRow) => number) => quantile(rows.map(f), 0.5);
+    const [off, on] = [of("off"), of("on")];
+    const label = off[0]!.label.replace(/, tracing off$/, "");
+    out.push(
+      row(
+        [
+          label,
+          num(med(off, (r) => r.rps)),
+          num(med(on, (r) => r.rps)),
+          num(med(on, (r) => r.rps) / med(off, (r) => r.rps), 2),
+          ms(med(off, (r) => r.p50Ms)),
+          ms(med(on, (r) => r.p50Ms)),
+          ms(med(off, (r) => r.p99Ms)),
+          ms(med(on, (r) => r.p99Ms)),
+          num(med(off, stackCpuUs)),
+          num(med(on, stackCpuUs)),
         ],
         widths,
       ),

@@ -1,12 +1,14 @@
-import { commonEnv, connectBus, createLogger, loadConfig, resolveNatsUrl } from "@payaccept/platform";
+import { hostname, userInfo } from "node:os";
+import { actAs, commonEnv, connectBus, createLogger, loadConfig, resolveNatsUrl } from "@payaccept/platform";
 import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError, type Command } from "./cli.ts";
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
 import { receiptCommands } from "./commands/receipts.ts";
+import { auditCommands } from "./commands/audit.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands, ...auditCommands };
 
 const [name, ...argv] = process.argv.slice(2);
 const json = argv.includes("--json") || name === "--json";
@@ -41,6 +43,8 @@ try {
       throw new Error(`cannot reach NATS at ${resolveNatsUrl(cfg)} (is the stack running?)`);
     }),
   ]);
+  // Whatever a command changes is recorded in the audit log as this operator's doing: the OS user and host it ran as.
+  actAs(nc, { kind: "cli", label: `${userInfo().username}@${hostname()}`.slice(0, 320) });
   const print = (v: unknown) => console.log(json ? JSON.stringify(v) : typeof v === "string" ? v : JSON.stringify(v, null, 2));
   try {
     await cmd.run({ nc, flags, timeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS, print });

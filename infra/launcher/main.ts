@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { z } from "zod";
-import { rpcs } from "@payaccept/contracts";
-import { call, commonEnv, connectBus, createLogger, loadConfig, port, randomToken } from "@payaccept/platform";
+import { rpcs, SYSTEM_ACTOR } from "@payaccept/contracts";
+import { actAs, call, commonEnv, connectBus, createLogger, loadConfig, port, randomToken } from "@payaccept/platform";
 import { MissingNatsServer, startNatsServer, type NatsProcess } from "./nats-server.ts";
 import { SERVICE_NAMES, stackUrls } from "./services.ts";
 import { ServiceProcess } from "./supervisor.ts";
@@ -99,6 +99,8 @@ async function ensureDemoShop(): Promise<z.infer<typeof DemoShop>> {
     if (saved.success) return saved.data;
   }
   const nc = await connectBus(natsUrl!, "launcher", log, cfg);
+  // The demo shop and its key are the platform's doing, and the audit log says so.
+  actAs(nc, SYSTEM_ACTOR);
   try {
     const shop = await call(nc, rpcs.directory.createShop, { name: "Demo shop", sandbox: true }, 10000);
     const dashboardPassword = randomToken(12);

@@ -1,5 +1,5 @@
-import { PaymentMethod, rpcs } from "@payaccept/contracts";
-import { call } from "@payaccept/platform";
+import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, PaymentMethod, rpcs } from "@payaccept/contracts";
+import { call, parseDuration } from "@payaccept/platform";
 import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
 
 /** "SBP,CARD" → ["SBP", "CARD"]; undefined when the flag is absent. */
@@ -12,7 +12,16 @@ function methodsFlag(flags: Flags): PaymentMethod[] | undefined {
 }
 
 /** A string flag as given ("" clears a link), or undefined when absent. */
-const optional = (flags: Flags, name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+export const optional = (flags: Flags, name: string) => (typeof flags[name] === "string" ? (flags[name] as string) : undefined);
+
+/** --overlap as milliseconds (24h, 7d, 90m, 0); absent: 0, the old credential stops at once. */
+function overlapFlag(flags: Flags, maxMs: number, most: string): number {
+  const raw = optional(flags, "overlap");
+  if (raw === undefined) return 0;
+  const ms = parseDuration(raw);
+  if (ms === null || ms > maxMs) throw new UsageError(`--overlap must be a duration such as 24h or 90m, at most ${most}`);
+  return ms;
+}
 
 const setActive = (active: boolean): Command => ({
   usage: "--shop ID [--json]",
@@ -68,10 +77,31 @@ export const shopCommands: Record<string, Command> = {
     },
   },
   "key:rotate": {
-    usage: "--shop ID [--json]  (the old key stops working at once; the new one is shown only now)",
+    usage: "--shop ID [--overlap 24h] [--json]  (the new key is shown only now; the old one works for --overlap more, at most 7d, else stops at once)",
+    flags: { shop: "string", overlap: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const overlapMs = overlapFlag(flags, MAX_KEY_OVERLAP_MS, "7d");
+      print(await call(nc, rpcs.directory.rotateKey, { shopId: requireFlag(flags, "shop"), overlapMs }, timeoutMs));
+    },
+  },
+  "key:list": {
+    usage: "--shop ID [--json]  (the live key's prefix, and the rolled keys still working with their expiry)",
     flags: { shop: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const { shop, key, retiringKeys } = await call(nc, rpcs.directory.getShop, { shopId: requireFlag(flags, "shop") }, timeoutMs);
+      const at = (ms: number) => new Date(ms).toISOString();
+      print({
+        shopId: shop.id,
+        live: key && { prefix: key.displayPrefix, createdAt: at(key.createdAt) },
+        retiring: retiringKeys.map((k) => ({ keyId: k.id, prefix: k.displayPrefix, createdAt: at(k.createdAt), expiresAt: at(k.expiresAt) })),
+      });
+    },
+  },
+  "key:end-overlap": {
+    usage: "--shop ID [--key KEY_ID] [--json]  (rolled keys still in their overlap stop now; all of the shop's, or the one named)",
+    flags: { shop: "string", key: "string" },
     run: async ({ nc, flags, timeoutMs, print }) =>
-      print(await call(nc, rpcs.directory.rotateKey, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
+      print(await call(nc, rpcs.directory.endKeyOverlap, { shopId: requireFlag(flags, "shop"), keyId: optional(flags, "key") }, timeoutMs)),
   },
   "user:create-operator": {
     usage: "--email EMAIL [--password PASSWORD] [--json]  (without --password, the first line of stdin)",
@@ -90,9 +120,17 @@ export const shopCommands: Record<string, Command> = {
     },
   },
   "secret:rotate": {
-    usage: "--shop ID [--json]  (webhooks are signed with the new secret from now on)",
+    usage: "--shop ID [--overlap 24h] [--json]  (webhooks are signed with the new secret from now on, and with the old one too for --overlap more, at most 24h)",
+    flags: { shop: "string", overlap: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const overlapMs = overlapFlag(flags, MAX_SECRET_OVERLAP_MS, "24h");
+      print(await call(nc, rpcs.directory.rotateSecret, { shopId: requireFlag(flags, "shop"), overlapMs }, timeoutMs));
+    },
+  },
+  "secret:end-overlap": {
+    usage: "--shop ID [--json]  (the old signing secret stops signing now)",
     flags: { shop: "string" },
     run: async ({ nc, flags, timeoutMs, print }) =>
-      print(await call(nc, rpcs.directory.rotateSecret, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
+      print(await call(nc, rpcs.directory.endSecretOverlap, { shopId: requireFlag(flags, "shop") }, timeoutMs)),
   },
 };

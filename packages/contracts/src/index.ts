@@ -5,6 +5,7 @@ export * from "./errors.ts";
 export * from "./reasons.ts";
 export * from "./events.ts";
 export * from "./directory.ts";
+export * from "./audit.ts";
 export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";

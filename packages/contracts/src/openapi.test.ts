@@ -142,13 +142,14 @@ describe("buildOpenApiDocument", () => {
     expect(responses.UnsupportedMediaType!.headers).toHaveProperty("Accept-Encoding");
   });
 
-  test("the webhook has the WebhookBody and both signature schemes", () => {
+  test("the webhook has the WebhookBody, both signature schemes and the signature set", () => {
     const hook = (doc.webhooks!.paymentResult as Record<string, OperationObject>).post!;
     expect((hook.requestBody as { content: Record<string, { schema: ReferenceObject }> }).content["application/json"]!.schema).toEqual({
       $ref: "#/components/schemas/WebhookBody",
     });
     const headers = Object.fromEntries((hook.parameters as ParameterObject[]).map((p) => [p.name, p]));
-    expect(Object.keys(headers).sort()).toEqual(["X-Signature", "X-Signature-V2", "X-Timestamp"]);
+    expect(Object.keys(headers).sort()).toEqual(["Payaccept-Signature", "X-Signature", "X-Signature-V2", "X-Timestamp"]);
+    expect(headers["Payaccept-Signature"]!.schema).toMatchObject({ pattern: "^t=\\d+(,v1=[0-9a-f]{64})+$" });
     expect(headers["X-Signature-V2"]!.schema).toMatchObject({ pattern: "^[0-9a-f]{64}$" });
     expect(headers["X-Timestamp"]!.schema).toMatchObject({ pattern: "^\\d+$" });
   });

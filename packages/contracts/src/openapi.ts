@@ -365,7 +365,8 @@ const signatureHeaders: ParameterObject[] = [
     name: "X-Signature",
     in: "header",
     required: true,
-    description: "Legacy scheme: HMAC-SHA256 (hex) of the raw body, keyed with the shop's signing secret.",
+    description:
+      "Legacy scheme: HMAC-SHA256 (hex) of the raw body, keyed with the shop's signing secret (while a rotated secret's overlap lasts, the previous secret).",
     schema: jsonSchema(signatureHex, "input"),
   },
   {
@@ -379,8 +380,17 @@ const signatureHeaders: ParameterObject[] = [
     name: "X-Signature-V2",
     in: "header",
     required: true,
-    description: "Recommended scheme: HMAC-SHA256 (hex) of `{X-Timestamp}.{raw body}`, keyed with the signing secret.",
+    description:
+      "Recommended scheme: HMAC-SHA256 (hex) of `{X-Timestamp}.{raw body}`, keyed with the signing secret (while a rotated secret's overlap lasts, the previous secret).",
     schema: jsonSchema(signatureHex, "input"),
+  },
+  {
+    name: "Payaccept-Signature",
+    in: "header",
+    required: true,
+    description:
+      "`t={X-Timestamp},v1={hex}[,v1={hex}]`, Stripe's Stripe-Signature format: one v1 per live signing secret, each the HMAC-SHA256 (hex) of `{t}.{raw body}`. Two while a rotated secret's overlap lasts (the new secret's and the previous one's), so either secret verifies; one otherwise.",
+    schema: jsonSchema(z.string().regex(/^t=\d+(,v1=[0-9a-f]{64})+$/), "input"),
   },
 ];
 

@@ -18,7 +18,8 @@ import {
 } from "./api.ts";
 import { PaymentMethodList, SavedPaymentMethod, SaveMethodConsent } from "./payment-methods.ts";
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
-import { ShopDetail, ShopRecord, ShopWithKey, Tariff } from "./directory.ts";
+import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
+import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit } from "./events.ts";
@@ -272,8 +273,23 @@ export const rpcs = {
       }),
       ShopCreated,
     ),
-    setActive: rpc("directory.v1.shop.set-active", ShopScoped.extend({ active: z.boolean() }), ShopRecord.omit({ signingSecret: true })),
-    rotateKey: rpc("directory.v1.key.rotate", ShopScoped, z.object({ shopId: z.string(), apiKey: z.string() })),
+    setActive: rpc("directory.v1.shop.set-active", ShopScoped.extend({ active: z.boolean() }), ShopView),
+    /**
+     * A new key. The keys it replaces keep working for overlapMs more (0: they stop now; at most
+     * 7 days), then 401 on every gateway at that instant (docs/directory.md, "Rolling a key").
+     */
+    rotateKey: rpc(
+      "directory.v1.key.rotate",
+      ShopScoped.extend({ overlapMs: z.number().int().min(0).max(MAX_KEY_OVERLAP_MS).default(0) }),
+      z.object({ shopId: z.string(), apiKey: z.string(), previousKeyExpiresAt: IsoDateTime.nullable().optional() }),
+    ),
+    /** Ends the overlap of the shop's retiring keys now (one of them with keyId); a repeat ends nothing more. */
+    endKeyOverlap: rpc(
+      "directory.v1.key.end-overlap",
+      ShopScoped.extend({ keyId: z.string().optional() }),
+      z.object({ shopId: z.string(), ended: z.number().int() }),
+      { idempotent: true },
+    ),
     updateShop: rpc(
       "directory.v1.shop.update",
       ShopScoped.extend({
@@ -286,9 +302,19 @@ export const rpcs = {
         receipts: ShopReceiptSettings.optional(),
         savedMethodConsent: SaveMethodConsent.optional(),
       }),
-      ShopRecord.omit({ signingSecret: true }),
+      ShopView,
     ),
-    rotateSecret: rpc("directory.v1.secret.rotate", ShopScoped, z.object({ shopId: z.string(), signingSecret: z.string() })),
+    /**
+     * A new signing secret. The one it replaces keeps signing every webhook beside it for
+     * overlapMs more (0: it stops now; at most 24 h; docs/webhooks.md, "Rotating the signing secret").
+     */
+    rotateSecret: rpc(
+      "directory.v1.secret.rotate",
+      ShopScoped.extend({ overlapMs: z.number().int().min(0).max(MAX_SECRET_OVERLAP_MS).default(0) }),
+      z.object({ shopId: z.string(), signingSecret: z.string(), previousValidUntil: IsoDateTime.nullable().optional() }),
+    ),
+    /** Stops signing with the retiring secret now; a repeat ends nothing more. */
+    endSecretOverlap: rpc("directory.v1.secret.end-overlap", ShopScoped, z.object({ shopId: z.string(), ended: z.boolean() }), { idempotent: true }),
     /** One shop with its live key's hint; the signing secret only with withSecret. NOT_FOUND when unknown. */
     getShop: read("directory.v1.shop.get", ShopScoped.extend({ withSecret: z.boolean().default(false) }), ShopWithKey),
     /** The account's shops, oldest first, each with its live key's hint (none carries its secret). */
@@ -303,6 +329,12 @@ export const rpcs = {
     createAccount: rpc("directory.v1.account.create", z.object({}), z.object({ accountId: z.string(), createdAt: z.number().int() })),
     /** NOT_FOUND when the account does not exist. */
     getAccount: read("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
+    /** The audit log, newest first, a page at a time; `before` is the last entry of the previous page. */
+    auditLog: read(
+      "directory.v1.audit.list",
+      AuditFilter.extend({ before: AuditCursor.optional(), limit: z.number().int().min(1).max(500).default(50) }),
+      z.object({ items: z.array(AuditEvent) }),
+    ),
   },
   dashboard: {
     /**

@@ -1,6 +1,6 @@
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
 import { connect, headers, type Msg, type NatsConnection, type ReconnectToServerHandler, type Subscription } from "@nats-io/transport-node";
-import { DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
+import { ACTOR_HEADER, AuditActor, DomainError, invalidRequest, type Rpc, type RpcReply, type RpcRequest, type RpcResponse } from "@payaccept/contracts";
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
@@ -9,6 +9,8 @@ import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from 
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
 import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
+import { endPublishSpan, endRpcClientSpan, endRpcServerSpan, inRpcServerSpan, noteCopy, startPublishSpan, startRpcClientSpan, tracingOn, type TraceCarrier } from "./tracing.ts";
+import type { Span } from "@opentelemetry/api";
 
 export type { NatsConnection, Msg, Subscription };
 
@@ -126,6 +128,31 @@ export async function watchClocks(nc: NatsConnection, name: string, log: Logger,
 }
 
 /**
+ * Who a call is made for, when someone asked for it: the service that acts records it in their
+ * name (the audit log). Per call (the gateway's API key, the dashboard's member), or for every
+ * call of a connection (actAs: the admin CLI's operator).
+ */
+export type CallOptions = { requestId?: string; actor?: AuditActor };
+
+const connectionActors = new WeakMap<NatsConnection, AuditActor>();
+
+/** Every call on this connection that names no actor of its own is made for `actor`. */
+export function actAs(nc: NatsConnection, actor: AuditActor): void {
+  connectionActors.set(nc, actor);
+}
+
+/** Who the caller made this request for (ACTOR_HEADER), if it said and it is well-formed. */
+export function actorOf(msg: Msg): AuditActor | undefined {
+  const raw = msg.headers?.get(ACTOR_HEADER);
+  if (!raw) return undefined;
+  try {
+    return AuditActor.safeParse(JSON.parse(raw)).data;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Header of every request: one id per call, the same on each copy of it (hedging), so that an
  * idempotent write recognises a copy of a call it has already acted on (repeatKey).
  */
@@ -164,31 +191,49 @@ function hedgersOf(nc: NatsConnection): Hedgers {
   return h;
 }
 
+/** One call on its way: when it started, and its client span while tracing is on. */
+type Calling = { subject: string; started: number; span: Span | undefined };
+
+/** A call's end: its duration by outcome, and its span's. */
+function called(c: Calling, outcome: string, reason?: string): void {
+  natsRequestDuration.observe({ subject: c.subject, outcome }, (performance.now() - c.started) / 1000);
+  endRpcClientSpan(c.span, outcome, reason);
+}
+
 /**
  * The reply's bytes; no responder, a timeout or a closed connection is UNAVAILABLE (503). An
- * idempotent rpc is hedged (hedge.ts): its copies carry the same call id and deadline.
+ * idempotent rpc is hedged (hedge.ts): its copies carry the same call id, deadline and trace context.
  */
-async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, started: number, requestId: string | undefined): Promise<Uint8Array<ArrayBuffer>> {
+async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, payload: unknown, timeoutMs: number, opts: CallOptions): Promise<{ data: Uint8Array<ArrayBuffer>; calling: Calling }> {
+  const started = performance.now();
   const watch = clocks.get(nc);
   const sentAt = watch ? watch.wall() : Date.now();
   const h = headers();
   h.set(DEADLINE_HEADER, String(sentAt + timeoutMs));
   if (watch) h.set(CLOCK_HEADER, watch.stamp(sentAt));
   h.set(CALL_ID_HEADER, Bun.randomUUIDv7());
-  if (requestId !== undefined) h.set(REQUEST_ID_HEADER, requestId);
+  if (opts.requestId !== undefined) h.set(REQUEST_ID_HEADER, opts.requestId);
+  const actor = opts.actor ?? connectionActors.get(nc);
+  if (actor) h.set(ACTOR_HEADER, JSON.stringify(actor));
+  const calling: Calling = { subject: rpc.subject, started, span: startRpcClientSpan(rpc.subject, h) };
   const data = encodeJson(payload);
   const attempt = (msLeft: number) => nc.request(rpc.subject, data, { timeout: msLeft, headers: h });
   try {
     const reply = rpc.idempotent
-      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => natsRequestCopies.inc({ subject: rpc.subject }))
+      ? await hedgersOf(nc).calls.run(attempt, Date.now() + timeoutMs, () => {
+          natsRequestCopies.inc({ subject: rpc.subject });
+          noteCopy(calling.span);
+        })
       : await attempt(timeoutMs);
     watch?.fromReply(reply, sentAt);
-    return reply.data as Uint8Array<ArrayBuffer>;
+    return { data: reply.data as Uint8Array<ArrayBuffer>, calling };
   } catch {
-    natsRequestDuration.observe({ subject: rpc.subject, outcome: "unavailable" }, (performance.now() - started) / 1000);
+    called(calling, "unavailable", "SERVICE_UNAVAILABLE");
     throw new DomainError("SERVICE_UNAVAILABLE", { service: rpc.subject.split(".")[0]! });
   }
 }
+
+const tracingHeaders = () => (tracingOn() ? headers() : undefined);
 
 /**
  * A JetStream publish with a message id, copied while unanswered as an idempotent call is. When
@@ -197,39 +242,56 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
  * of its election; a copy sent every NATS_HEDGE_AFTER reaches it. The stream keeps one message per
  * id within its duplicate window (and its consumers are idempotent besides), so a copy adds
  * nothing; the first PubAck wins. Answered PubAcks come in milliseconds, so no copy goes out then.
+ * While tracing is on the publish is a producer span, child of `trace` (the stored context of the
+ * write being published) or else of the current span, and its context travels in the headers.
  */
-export function publishWithCopies(
+export async function publishWithCopies(
   nc: NatsConnection,
   js: JetStreamClient,
   subject: string,
   data: Uint8Array | string,
-  opts: { msgID: string; timeoutMs: number },
+  opts: { msgID: string; timeoutMs: number; trace?: TraceCarrier | null },
 ): Promise<PubAck> {
-  const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft });
-  return hedgersOf(nc).publishes.run(attempt, Date.now() + opts.timeoutMs, () => natsRequestCopies.inc({ subject }));
+  // Headers only while tracing: the publish span's context (opts.trace: the stored context of the write it publishes).
+  const h = tracingHeaders();
+  const span = h && startPublishSpan(subject, opts.msgID, h, opts.trace);
+  const attempt = (msLeft: number) => js.publish(subject, data, { msgID: opts.msgID, timeout: msLeft, headers: h });
+  try {
+    const ack = await hedgersOf(nc).publishes.run(attempt, Date.now() + opts.timeoutMs, () => {
+      natsRequestCopies.inc({ subject });
+      noteCopy(span);
+    });
+    endPublishSpan(span, ack);
+    return ack;
+  } catch (error) {
+    endPublishSpan(span, { error });
+    throw error;
+  }
 }
 
 /** The typed error of a reply that is not ok, after counting it. */
-function replyError(subject: string, reply: RpcReply<unknown>, started: number): DomainError | undefined {
-  natsRequestDuration.observe({ subject, outcome: reply.ok ? "ok" : reply.error.code }, (performance.now() - started) / 1000);
-  return reply.ok ? undefined : DomainError.of(reply.error.reason, reply.error.params);
+function replyError(calling: Calling, reply: RpcReply<unknown>): DomainError | undefined {
+  if (reply.ok) return void called(calling, "ok");
+  called(calling, reply.error.code, reply.error.reason);
+  return DomainError.of(reply.error.reason, reply.error.params);
 }
 
 /**
  * Request/reply with a timeout. Returns the reply's data or throws DomainError with the
  * responder's error code; no responder, a timeout or a closed connection is UNAVAILABLE.
- * requestId travels in the X-Request-Id header, for the responder's log lines.
+ * The request id travels in the X-Request-Id header, for the responder's log lines; the actor in
+ * ACTOR_HEADER, for its audit log.
  */
 export async function call<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<RpcResponse<R>> {
-  const started = performance.now();
-  const reply = decodeJson<RpcReply<RpcResponse<R>>>(await request(nc, rpc, req, timeoutMs, started, requestId));
-  const error = replyError(rpc.subject, reply, started);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, opts);
+  const reply = decodeJson<RpcReply<RpcResponse<R>>>(data);
+  const error = replyError(calling, reply);
   if (error) throw error;
   return (reply as { data: RpcResponse<R> }).data;
 }
@@ -248,17 +310,16 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
   rpc: R,
   req: RpcRequest<R>,
   timeoutMs: number,
-  requestId?: string,
+  opts: CallOptions = {},
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const started = performance.now();
-  const data = await request(nc, rpc, req, timeoutMs, started, requestId);
+  const { data, calling } = await request(nc, rpc, req, timeoutMs, opts);
   if (data.length > OK_REPLY_PREFIX.length && OK_REPLY_PREFIX.every((byte, i) => data[i] === byte)) {
-    natsRequestDuration.observe({ subject: rpc.subject, outcome: "ok" }, (performance.now() - started) / 1000);
+    called(calling, "ok");
     return data.subarray(OK_REPLY_PREFIX.length, -1);
   }
   // A reply encoded some other way (not by serve()) is relayed all the same, the slow way.
   const reply = decodeJson<RpcReply<unknown>>(data);
-  const error = replyError(rpc.subject, reply, started);
+  const error = replyError(calling, reply);
   if (error) throw error;
   return encodeJson((reply as { data: unknown }).data);
 }
@@ -306,11 +367,12 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
 ): Subscription {
   const state = servingOn(nc);
   const watch = clocks.get(nc);
-  const handle = async (msg: Msg, started: number) => {
+  const handle = async (msg: Msg, started: number, span: Span | undefined) => {
     const stamp = stampOf(msg);
     const reply = (body: RpcReply<unknown>, outcome: string) => {
       rpcHandled.inc({ subject: rpc.subject, outcome });
       rpcDuration.observe({ subject: rpc.subject, outcome }, (performance.now() - started) / 1000);
+      endRpcServerSpan(span, outcome, body.ok ? undefined : body.error.reason);
       if (msg.reply) msg.respond(encodeJson(body), { headers: stamp.clock ? watch?.replyHeaders(stamp.clock) : undefined });
     };
     const admitted = inTime(watch, stamp);
@@ -318,6 +380,7 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
     if (late !== undefined && late !== true) {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
+      endRpcServerSpan(span, "expired");
       opts.log.warn(
         { subject: rpc.subject, deadline: stamp.deadline, caller: late.caller, callerOffsetMs: late.offsetMs, requestId: requestIdOf(msg) },
         "request arrived after its caller's deadline (on the caller's clock); dropped",
@@ -350,7 +413,8 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
         opts.log.error({ err, subject: rpc.subject }, "subscription error");
         return;
       }
-      const task = handle(msg, performance.now())
+      const started = performance.now();
+      const task = inRpcServerSpan(rpc.subject, msg.headers, (span) => handle(msg, started, span))
         .catch((err) => opts.log.error({ err, subject: rpc.subject }, "rpc reply failed"))
         .finally(() => state.running.delete(task));
       state.running.add(task);

@@ -27,6 +27,7 @@ export const commonEnv = {
   /** Timeout of every NATS request a service makes, in milliseconds. */
   NATS_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(50).max(60000).default(3000),
   ...busEnv(),
+  ...tracingEnv(),
 };
 
 /**
@@ -55,6 +56,43 @@ function busEnv() {
     CLOCK_OFFSET_WARN: duration("500ms"),
   };
 }
+
+/** A variable set to the empty string (compose's `${X:-}`) counts as unset. A declaration: commonEnv uses it above. */
+function unsetIfEmpty<S extends z.ZodType>(schema: S) {
+  return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
+}
+
+/**
+ * OpenTelemetry's standard variables, as far as traces go (tracing.ts, docs/operations.md
+ * "Traces"): without an endpoint nothing is set up and no span is ever made. Only OTLP over HTTP
+ * is exported; gRPC is refused at start rather than silently sending nothing.
+ */
+function tracingEnv() {
+  const protocol = unsetIfEmpty(
+    z.enum(["http/json", "http/protobuf"], { message: "only OTLP over HTTP is exported: http/json (the default) or http/protobuf" }),
+  );
+  const httpUrl = z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. http://jaeger:4318" });
+  return {
+    OTEL_EXPORTER_OTLP_ENDPOINT: unsetIfEmpty(httpUrl),
+    /** The full URL of the traces (…/v1/traces), over OTEL_EXPORTER_OTLP_ENDPOINT. */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: unsetIfEmpty(httpUrl),
+    OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
+    /** Default: the service's own name (gateway, payments, …), in the namespace payaccept. */
+    OTEL_SERVICE_NAME: unsetIfEmpty(z.string().min(1)),
+    OTEL_TRACES_SAMPLER: z
+      .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
+      .default("parentbased_always_on"),
+    /** The ratio of the traceidratio samplers, 0 to 1. */
+    OTEL_TRACES_SAMPLER_ARG: unsetIfEmpty(z.coerce.number().min(0).max(1)),
+    /** Longest wait of a finished span before it is exported. */
+    OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(60_000).default(5000),
+    /** true turns tracing off whatever the endpoint says. */
+    OTEL_SDK_DISABLED: z.enum(["true", "false", ""]).default("false").transform((v) => v === "true"),
+  };
+}
+
+export type TracingConfig = z.output<z.ZodObject<ReturnType<typeof tracingEnv>>>;
 
 export type BusTuning = z.output<z.ZodObject<ReturnType<typeof busEnv>>>;
 /** The tuning of a process that reads no configuration of its own (bench servers). */

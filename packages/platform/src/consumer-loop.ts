@@ -2,6 +2,7 @@ import type { Consumer, JsMsg } from "@nats-io/jetstream";
 import type { z } from "zod";
 import type { Logger } from "./log.ts";
 import { retryDelayMs, type Backoff } from "./retry.ts";
+import { inConsumeSpan } from "./tracing.ts";
 
 /** ended resolves when the loop stops, by stop() or on its own (consumer deleted, connection closed). */
 export type RunningLoop = { isActive: () => boolean; ended: Promise<void>; stop: () => Promise<void> };
@@ -17,7 +18,8 @@ const HANDLER_ERROR_RETRY: Backoff = { baseMs: 1_000, capMs: 30_000 };
  * while every slot is taken, so messages do not pile up unacked in this process. stop() pulls no
  * more, hands the messages already pulled but not started back to the stream at once (another
  * replica takes them, instead of waiting for their ack wait to run out), and waits for the
- * handlers that are running.
+ * handlers that are running. Each message is handled inside its consumer span (tracing.ts), a child
+ * of the span that published it.
  */
 export async function runConsumerLoop(
   consumer: Consumer,
@@ -41,7 +43,7 @@ export async function runConsumerLoop(
   let stopping = false;
   const run = async (m: JsMsg) => {
     try {
-      await opts.handle(m);
+      await inConsumeSpan(m, opts.name, async () => opts.handle(m));
     } catch (err) {
       const retryInMs = retryDelayMs(HANDLER_ERROR_RETRY, m.info.deliveryCount);
       opts.log.error({ err, consumer: opts.name, seq: m.seq, retryInMs }, "message handler failed; will retry");

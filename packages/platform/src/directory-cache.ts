@@ -5,6 +5,17 @@ import type { z } from "zod";
 import type { Logger } from "./log.ts";
 import { retryDelayMs, type Backoff } from "./retry.ts";
 
+/** A key that works, with the shop it belongs to. */
+export type ActiveKey = { shop: ShopRecord; key: ApiKeyRecord };
+
+/**
+ * Whether a key works now: a rolled key's overlap ends at its expiresAt, on this process's clock,
+ * at that instant and with nothing published (docs/gateway.md, "Rolled keys"). The instant is the
+ * directory's store clock; a reader's clock off by d ends it d early or late (the offset is
+ * `clock_offset_seconds`, NTP keeps it to milliseconds).
+ */
+export const keyInForce = (k: ApiKeyRecord, nowMs = Date.now()): boolean => k.expiresAt === undefined || Date.parse(k.expiresAt) > nowMs;
+
 /** Until it works: without the directory no request can be authenticated. */
 const WATCH_RETRY: Backoff = { baseMs: 100, capMs: 2_000 };
 
@@ -55,12 +66,12 @@ export class DirectoryCache {
     return this.shopMap.get(shopId);
   }
 
-  /** The active shop a key hash belongs to, or undefined (unknown key, revoked, or shop inactive). */
-  shopForKeyHash(hashHex: string): ShopRecord | undefined {
-    const k = this.keyMap.get(hashHex);
-    if (!k) return undefined;
-    const shop = this.shopMap.get(k.shopId);
-    return shop?.active ? shop : undefined;
+  /** The key a hash names and its active shop, or undefined (unknown key, revoked, expired, or shop inactive). */
+  activeKey(hashHex: string): ActiveKey | undefined {
+    const key = this.keyMap.get(hashHex);
+    if (!key || !keyInForce(key)) return undefined;
+    const shop = this.shopMap.get(key.shopId);
+    return shop?.active ? { shop, key } : undefined;
   }
 
   /** The shop as the bucket holds it right now: a fresh read, not the watched copy. */

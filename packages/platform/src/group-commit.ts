@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { bindToCurrent } from "./tracing.ts";
 
 type Pending = { work: () => unknown; resolve: (value: unknown) => void; reject: (reason: unknown) => void };
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -26,9 +27,10 @@ export class GroupCommit {
     private readonly onCallbackError: (err: unknown) => void = (err) => console.error(err),
   ) {}
 
+  /** `work` and its afterCommit callbacks run in the caller's trace context, not the group's first caller's. */
   run<T>(work: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      if (this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(() => this.commit());
+      if (this.queue.push({ work: bindToCurrent(work), resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(() => this.commit());
     });
   }
 
@@ -39,7 +41,7 @@ export class GroupCommit {
    * change, waking the outbox relay.
    */
   afterCommit(fn: () => void): void {
-    if (this.committing) this.committing.push(fn);
+    if (this.committing) this.committing.push(bindToCurrent(fn));
     else fn();
   }
 

@@ -7,6 +7,7 @@ import { REQUEST_ID } from "./bus.ts";
 import type { Logger } from "./log.ts";
 import { httpRequestDuration, registry } from "./metrics.ts";
 import { exposeReadiness, readiness, type ReadinessCheck } from "./readiness.ts";
+import { inHttpServerSpan, tracingOn } from "./tracing.ts";
 
 /**
  * The logger of one request: every line carries the request's fields (its id, and what
@@ -44,25 +45,42 @@ export class RequestLog {
 
 export type AppEnv = { Variables: { requestId: string; log: RequestLog } };
 
-/** Request id (inbound X-Request-Id if sane, else a new one), echoed on every response. */
-export function requestContext(log: Logger): MiddlewareHandler<AppEnv> {
+/**
+ * Whose trace an inbound request joins (tracing.ts, inHttpServerSpan): a service its peers call
+ * continues the caller's trace; a public face (the API, the payment page, the dashboard) starts its own.
+ */
+export type HttpAppOptions = { inboundTrace?: "continue" | "link" };
+
+/**
+ * Request id (inbound X-Request-Id if sane, else a new one), echoed on every response; the
+ * request's span when tracing is on, the access log line inside it (with its trace id).
+ */
+export function requestContext(log: Logger, opts: HttpAppOptions = {}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const inbound = c.req.header("x-request-id");
     const requestId = inbound && REQUEST_ID.test(inbound) ? inbound : Bun.randomUUIDv7();
     c.set("requestId", requestId);
     c.set("log", new RequestLog(log, requestId));
     c.header("X-Request-Id", requestId);
-    const started = performance.now();
-    await next();
-    const ms = performance.now() - started;
-    const route = c.req.routePath || "unmatched";
-    httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, ms / 1000);
-    c.get("log").info(
-      { method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(ms * 10) / 10 },
-      "request",
-    );
+    const handle = async () => {
+      const started = performance.now();
+      await next();
+      const ms = performance.now() - started;
+      const route = c.req.routePath || "unmatched";
+      httpRequestDuration.observe({ method: c.req.method, route, status: String(c.res.status) }, ms / 1000);
+      c.get("log").info(
+        { method: c.req.method, path: c.req.path, route, status: c.res.status, ms: Math.round(ms * 10) / 10 },
+        "request",
+      );
+      return { route, status: c.res.status };
+    };
+    if (tracingOn() && !UNTRACED.has(c.req.path)) await inHttpServerSpan(c.req.raw, opts.inboundTrace ?? "continue", handle);
+    else await handle();
   };
 }
+
+/** Probes and scrapes make no trace: one every few seconds per replica, each saying nothing. */
+const UNTRACED = new Set(["/healthz", "/readyz", "/metrics"]);
 
 /** The spec's Error shape (with the reason as `code`) for any refusal. */
 export function jsonError(c: Context, err: DomainError, headers?: Record<string, string>) {
@@ -108,9 +126,9 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>): Hono<AppEn
 }
 
 /** A Hono app with request ids, access log, error shape and the health routes already mounted. */
-export function createServiceApp(log: Logger, checks: Record<string, ReadinessCheck>): Hono<AppEnv> {
+export function createServiceApp(log: Logger, checks: Record<string, ReadinessCheck>, opts: HttpAppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.use("*", requestContext(log));
+  app.use("*", requestContext(log, opts));
   installErrorHandlers(app);
   app.route("/", healthRoutes(checks));
   return app;

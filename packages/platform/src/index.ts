@@ -27,3 +27,5 @@ export * from "./ticker.ts";
 export * from "./hedge.ts";
 export * from "./peer-clocks.ts";
 export * from "./store-clock.ts";
+export * from "./tracing.ts";
+export * from "./audit-trail.ts";

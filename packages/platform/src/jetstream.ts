@@ -1,7 +1,7 @@
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import { AUDIT_STREAM, AUDIT_SUBJECT_PREFIX, DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
 import { retrying, type RetryPolicy } from "./retry.ts";
 
@@ -47,6 +47,36 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
   const missing = PAYMENTS_STREAM_SUBJECTS.filter((s) => !subjects.includes(s));
   if (missing.length > 0) await jsm.streams.update(PAYMENTS_STREAM, { ...info.config, subjects: [...subjects, ...missing] });
   return jsm;
+}
+
+/**
+ * The audit events' stream (docs/directory.md, "Audit log"): every service that records creates
+ * it when missing, the directory reads it into its table. It is only the way there, so it keeps
+ * a month (a directory down for weeks loses nothing); the duplicate window covers an AuditTrail's
+ * retries of one event (Nats-Msg-Id = the event's id), and the table's key every later copy.
+ */
+export function ensureAuditStream(nc: NatsConnection): Promise<JetStreamManager> {
+  return untilItWorks(async () => {
+    const jsm = await jetstreamManager(nc);
+    const exists = await jsm.streams.info(AUDIT_STREAM).then(
+      () => true,
+      () => false,
+    );
+    if (exists) return jsm;
+    await jsm.streams
+      .add({
+        name: AUDIT_STREAM,
+        subjects: [`${AUDIT_SUBJECT_PREFIX}.>`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        num_replicas: replicas(),
+        max_age: 30 * 24 * 3600 * 1e9,
+        duplicate_window: 3600 * 1e9,
+      })
+      // A concurrent creator won the race: fine as long as the stream now exists.
+      .catch((e: unknown) => jsm.streams.info(AUDIT_STREAM).catch(() => Promise.reject(e)));
+    return jsm;
+  });
 }
 
 /**

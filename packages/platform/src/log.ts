@@ -1,4 +1,5 @@
 import pino from "pino";
+import { currentTraceIds, tracingOn } from "./tracing.ts";
 
 export type Logger = pino.Logger;
 
@@ -34,13 +35,18 @@ export function redactSecrets(obj: Record<string, unknown>, depth = 0): Record<s
   return out;
 }
 
+const NO_FIELDS = {};
+
 /**
  * Structured JSON, one line per request or event; secrets and card data are redacted by key.
  * Services log to stdout; "stderr" is for a command whose stdout is its output (the admin CLI's
- * `--json`), written synchronously so that no line is lost when the command exits.
+ * `--json`), written synchronously so that no line is lost when the command exits. While tracing
+ * is on (a logger made after startTracing), every line written inside a span carries its
+ * `traceId` and `spanId`; off, no mixin is installed at all.
  */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream | "stderr"): Logger {
   const options: pino.LoggerOptions = { level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { log: redactSecrets } };
+  if (tracingOn()) options.mixin = () => currentTraceIds() ?? NO_FIELDS;
   if (destination === "stderr") return pino(options, pino.destination({ dest: 2, sync: true }));
   return destination ? pino(options, destination) : pino(options);
 }

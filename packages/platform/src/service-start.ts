@@ -5,6 +5,7 @@ import { orExit } from "./database.ts";
 import type { ReadinessCheck } from "./readiness.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { startTracing } from "./tracing.ts";
 
 /** What a service chooses of its HTTP server; the interface is HOST. */
 export type HttpOptions = {
@@ -44,8 +45,12 @@ export class ServiceStart<C extends CommonConfig> {
     readonly name: string,
     readonly cfg: C,
   ) {
+    // Before the logger, whose lines then carry the trace ids.
+    const tracing = startTracing(name, cfg);
     this.log = createLogger(name, cfg.LOG_LEVEL);
     this.lifecycle = new Lifecycle(this.log, cfg.SHUTDOWN_GRACE_MS);
+    // Registered first, so last of the last stage: the spans of the whole shutdown are exported.
+    if (tracing) this.lifecycle.onClose("traces", tracing.shutdown, "store");
   }
 
   /** The service's store, opened before NATS and closed last. `close` for a store without its own close(). */

@@ -2,7 +2,7 @@ export { createClient, type ClientOptions, type ListPaymentMethodsParams, type L
 export { ApiError, NetworkError, PayacceptError } from "./errors.ts";
 export type { TransportOptions } from "./transport.ts";
 export type { Balance, CapturePaymentRequest, CreatePaymentInput, PaymentMethodDetails, PaymentMethodList, SandboxOutcomeRequest, SavedPaymentMethod, CreatePayoutRequest, CreateRefundRequest, Payment, PaymentListPage, PaymentStatus, Payout, PayoutList, Refund, RefundList, RefundStatus, TestWebhookResult, WebhookAttempt, WebhookDelivery, WebhookDeliveryList } from "@payaccept/contracts";
-export { verifyWebhook, type VerifyFailureReason, type VerifyOptions, type VerifyResult, type RawBody, type HeaderSource } from "./verify.ts";
+export { verifyWebhook, type VerifyFailureReason, type VerifyScheme, type VerifyOptions, type VerifyResult, type RawBody, type HeaderSource } from "./verify.ts";
 export { createWebhookHandler, createHonoWebhookHandler, type WebhookHandlerOptions, type WebhookEventContext } from "./handler.ts";
 export { MemoryDedupeStore, type DedupeStore } from "./dedupe.ts";
 export type { WebhookEvent, KnownWebhookStatus } from "./event.ts";

@@ -136,3 +136,40 @@ describe("verifyWebhook: the body", () => {
     expect(same).toBe(true);
   });
 });
+
+describe("verifyWebhook: the signature set (Payaccept-Signature, one v1 per live secret)", () => {
+  const NEW = "whsec_new";
+  const sign = (secret: string, ts = TS, body = BODY) => createHmac("sha256", secret).update(`${ts}.${body}`, "utf8").digest("hex");
+  // During a rotation's overlap: the new secret's and the retiring one's; the single headers carry the retiring one's.
+  const overlapping = (ts = TS) => ({ ...signed(BODY, ts), "payaccept-signature": `t=${ts},v1=${sign(NEW, ts)},v1=${sign(SECRET, ts)}` });
+
+  test("either secret verifies a webhook signed with both", () => {
+    expect(verifyWebhook(BODY, overlapping(), NEW, at())).toEqual({ ok: true, scheme: "signature-set", event: JSON.parse(BODY) });
+    expect(verifyWebhook(BODY, overlapping(), SECRET, at())).toMatchObject({ ok: true, scheme: "signature-set" });
+    expect(verifyWebhook(BODY, new Headers(overlapping()), NEW, at()).ok).toBe(true);
+    expect(verifyWebhook(BODY, overlapping(), "whsec_other", at())).toMatchObject({ ok: false, reason: "signature_mismatch" });
+    expect(verifyWebhook(BODY.replace("125000", "925000"), overlapping(), NEW, at())).toMatchObject({ ok: false, reason: "signature_mismatch" });
+  });
+
+  test("after the overlap one signature again: only the new secret", () => {
+    const single = { "payaccept-signature": `t=${TS},v1=${sign(NEW)}` };
+    expect(verifyWebhook(BODY, single, NEW, at()).ok).toBe(true);
+    expect(verifyWebhook(BODY, single, SECRET, at())).toMatchObject({ ok: false, reason: "signature_mismatch" });
+  });
+
+  test("its timestamp is held to the same freshness, and it cannot be swapped for another", () => {
+    expect(verifyWebhook(BODY, overlapping(), NEW, at(NOW + 301_000))).toMatchObject({ ok: false, reason: "stale_timestamp" });
+    const later = String(Number(TS) + 60);
+    const moved = { "payaccept-signature": `t=${later},v1=${sign(NEW)}` };
+    expect(verifyWebhook(BODY, moved, NEW, at())).toMatchObject({ ok: false, reason: "signature_mismatch" });
+  });
+
+  test.each([
+    ["no timestamp", `v1=${"a".repeat(64)}`],
+    ["two timestamps", `t=${TS},t=${TS},v1=${"a".repeat(64)}`],
+    ["no signature", `t=${TS}`],
+    ["a short signature", `t=${TS},v1=abc`],
+  ])("%s: malformed_header", (_, value) => {
+    expect(verifyWebhook(BODY, { "payaccept-signature": value }, NEW, at())).toMatchObject({ ok: false, reason: "malformed_header" });
+  });
+});

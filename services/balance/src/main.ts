@@ -1,5 +1,5 @@
 import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
-import { Batcher, createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService, storeNow } from "@payaccept/platform";
+import { AuditTrail, Batcher, createServiceApp, databaseOf, loadConfig, registerConsumerGauges, startService, storeNow } from "@payaccept/platform";
 import { balanceEnv } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
@@ -46,7 +46,9 @@ const refundConsumer = await consumeEvents(
 // Without its consumers the ledger goes stale.
 svc.essential("payment events", consumer);
 svc.essential("refund events", refundConsumer);
-await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log }));
+const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
+svc.onClose("audit trail", () => audit.close());
+await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit }));
 await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, ShopDetail, ShopRecord } from "@payaccept/contracts";
+import type { ApiKeyRecord, RetiringKey, ShopDetail, ShopRecord, ShopView } from "@payaccept/contracts";
 import type { ApiKeyRow, ShopRow } from "./store/schema.ts";
 
 export function toShopRecord(row: ShopRow): ShopRecord {
@@ -16,20 +16,37 @@ export function toShopRecord(row: ShopRow): ShopRecord {
     failUrl: row.failUrl,
     ...(row.receipts ? { receipts: row.receipts } : {}),
     ...(row.savedMethodConsent ? { savedMethodConsent: row.savedMethodConsent } : {}),
+    ...(row.retiringSecret !== null && row.retiringSecretExpiresAt !== null
+      ? { retiringSecret: { signingSecret: row.retiringSecret, expiresAt: new Date(row.retiringSecretExpiresAt).toISOString() } }
+      : {}),
     updatedAt: new Date(row.updatedAt).toISOString(),
   };
 }
 
-/** What the owner sees: everything but the signing secret, which has its own screen. */
-export function toShopView(row: ShopRow): Omit<ShopRecord, "signingSecret"> {
-  const { signingSecret: _hidden, ...view } = toShopRecord(row);
+/** What the owner sees: everything but the signing secrets, which have their own screen. */
+export function toShopView(row: ShopRow): ShopView {
+  const { signingSecret: _hidden, retiringSecret: _retiring, ...view } = toShopRecord(row);
   return view;
 }
 
-export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({ shopId: row.shopId, keyId: row.id });
+export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => ({
+  shopId: row.shopId,
+  keyId: row.id,
+  displayPrefix: row.displayPrefix,
+  ...(row.expiresAt === null ? {} : { expiresAt: new Date(row.expiresAt).toISOString() }),
+});
 
-/** The dashboard's view of a shop; the signing secret only for the Webhook tab. */
+/** The dashboard's view of a shop; the signing secret only for the Webhook tab, a retiring one never. */
 export function toShopDetail(row: ShopRow, withSecret: boolean): ShopDetail {
-  const { shopId, signingSecret, updatedAt: _iso, ...fields } = toShopRecord(row);
-  return { ...fields, id: shopId, createdAt: row.createdAt, updatedAt: row.updatedAt, ...(withSecret ? { signingSecret } : {}) };
+  const { shopId, signingSecret, retiringSecret, updatedAt: _iso, ...fields } = toShopRecord(row);
+  return {
+    ...fields,
+    id: shopId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(withSecret ? { signingSecret } : {}),
+    ...(retiringSecret ? { retiringSecretExpiresAt: row.retiringSecretExpiresAt! } : {}),
+  };
 }
+
+export const toRetiringKey = (row: ApiKeyRow): RetiringKey => ({ id: row.id, displayPrefix: row.displayPrefix, createdAt: row.createdAt, expiresAt: row.expiresAt! });

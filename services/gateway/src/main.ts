@@ -23,7 +23,7 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
 
 const perMinute = (limit: number) =>
   new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
-const app = createServiceApp(log, svc.readiness());
+const app = createServiceApp(log, svc.readiness(), { inboundTrace: "link" });
 app.route("/api", openApiRoutes(apiFacts(cfg)));
 app.route(
   "/api",

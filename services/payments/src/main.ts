@@ -1,6 +1,6 @@
 import { jetstream } from "@nats-io/jetstream";
 import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
-import { call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
+import { AuditTrail, call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { importNeedsUrl, paymentsEnv } from "./config.ts";
@@ -59,6 +59,8 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.
 });
 wakeRelay = () => relay.wake();
 registerRefundGauges(refunds, storeNow);
+const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
+svc.onClose("audit trail", () => audit.close());
 const deps: PaymentsDeps = {
   repo,
   refunds,
@@ -73,8 +75,9 @@ const deps: PaymentsDeps = {
     timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
   }),
   balance: {
-    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, requestId),
+    reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, { requestId }),
   },
+  audit,
   log,
   // The store's clock: refund leases, expiries and createdAt are written and compared on one clock by every replica.
   now: storeNow,

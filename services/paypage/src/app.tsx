@@ -21,7 +21,7 @@ export type PaypageDeps = {
 
 /** The hosted payment page: HTML for buyers, JSON only for the live-status endpoints. */
 export function createPaypageApp(deps: PaypageDeps) {
-  const app = createServiceApp(deps.log, deps.readiness);
+  const app = createServiceApp(deps.log, deps.readiness, { inboundTrace: "link" });
   app.route("/", assetRoutes(deps.assets, { css: "/assets/pay.css", js: "/assets/pay.js" }));
   app.route("/", payRoutes({ checkout: deps.checkout, csrf: deps.csrf, secureCookies: deps.secureCookies }));
   app.route("/", liveRoutes({ checkout: deps.checkout, feed: deps.feed, recheckMs: deps.recheckMs, closing: deps.closing }));

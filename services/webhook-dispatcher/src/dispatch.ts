@@ -1,7 +1,8 @@
 import { failure, WEBHOOK_UNSENT_REASON, type ShopRecord } from "@payaccept/contracts";
-import type { Logger, Random } from "@payaccept/platform";
+import { annotateSpan, type Logger, type Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
-import type { AttemptOutcome } from "./delivery/send.ts";
+import type { AttemptOutcome, WebhookRequest } from "./delivery/send.ts";
+import { signingSecretsOf } from "./delivery/signature.ts";
 import { webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
 import { nextStep } from "./schedule.ts";
 import type { ShopConcurrency } from "./shop-concurrency.ts";
@@ -23,7 +24,7 @@ export type DispatchDeps = {
    */
   shop: (shopId: string) => ShopRecord | undefined | Promise<ShopRecord | undefined>;
   concurrency: ShopConcurrency;
-  send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
+  send: (req: WebhookRequest) => Promise<AttemptOutcome>;
   retryDelays: readonly number[];
   /** The jitter of the retry pauses (Math.random); tests pin it to get the schedule exactly. */
   random?: Random;
@@ -78,6 +79,7 @@ function untilDue(delivery: DeliveryRow | undefined, series: number, now: number
 
 async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Disposition> {
   const number = delivery.seriesAttempts + 1;
+  annotateSpan({ "payaccept.delivery.id": delivery.id, "payaccept.payment.id": delivery.paymentId, "payaccept.webhook.series": delivery.series, "payaccept.webhook.attempt": number });
   const shop = await deps.shop(delivery.shopId);
   const startedAt = deps.now();
   const outcome = await attemptOutcome(delivery, shop, deps);
@@ -133,5 +135,5 @@ function metricOutcome(outcome: AttemptOutcome): "delivered" | "failed" | "block
 function attemptOutcome(delivery: DeliveryRow, shop: ShopRecord | undefined, deps: DispatchDeps): Promise<AttemptOutcome> {
   if (!shop) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure("SHOP_NOT_FOUND"), durationMs: 0 });
   if (!shop.webhookUrl) return Promise.resolve({ kind: "failed", httpStatus: null, error: failure(WEBHOOK_UNSENT_REASON), durationMs: 0 });
-  return deps.send({ url: shop.webhookUrl, body: delivery.body, secret: shop.signingSecret });
+  return deps.send({ url: shop.webhookUrl, body: delivery.body, ...signingSecretsOf(shop, deps.now()) });
 }

@@ -1,10 +1,10 @@
 import type { JsMsg } from "@nats-io/jetstream";
 import { PaymentEvent } from "@payaccept/contracts";
-import { Batcher, decodeOrTerm, type Logger } from "@payaccept/platform";
+import { Batcher, decodeOrTerm, traceCarrier, type Logger, type TraceCarrier } from "@payaccept/platform";
 import type { DeliveryStore, NewDelivery } from "./store/delivery-store.ts";
 import { serializeWebhookBody } from "./webhook-body.ts";
 
-function newDelivery(event: PaymentEvent, now: number): NewDelivery {
+function newDelivery(event: PaymentEvent, now: number, trace: TraceCarrier | undefined): NewDelivery {
   return {
     id: Bun.randomUUIDv7(),
     shopId: event.shopId,
@@ -14,22 +14,24 @@ function newDelivery(event: PaymentEvent, now: number): NewDelivery {
     body: serializeWebhookBody(event),
     occurredAt: Date.parse(event.occurredAt),
     createdAt: now,
+    traceContext: trace,
   };
 }
 
 /**
- * Records payment events as deliveries in one commit. The UNIQUE (payment id, status) key makes a
+ * Records payment events as deliveries in one commit, each with the trace context its message was
+ * consumed in (`traces`, by index). The UNIQUE (payment id, status) key makes a
  * redelivered or re-published event a no-op, also a second copy in the same call: false then.
  */
-export function recordPaymentEvents(store: DeliveryStore, events: PaymentEvent[], now: number): Promise<boolean[]> {
-  return store.insertDeliveries(events.map((e) => newDelivery(e, now)));
+export function recordPaymentEvents(store: DeliveryStore, events: PaymentEvent[], now: number, traces: (TraceCarrier | undefined)[] = []): Promise<boolean[]> {
+  return store.insertDeliveries(events.map((e, i) => newDelivery(e, now, traces[i])));
 }
 
 /** Messages recorded together at most; the intake's pull (its consumer loop's concurrency) is this size. */
 export const INTAKE_BATCH = 256;
 
-/** An event to record and its stream sequence, for the batch's log line. */
-export type IntakeItem = { event: PaymentEvent; seq: number };
+/** An event to record, its stream sequence (for the batch's log line) and the trace context of its message's consumer span. */
+export type IntakeItem = { event: PaymentEvent; seq: number; trace?: TraceCarrier };
 
 /**
  * The events handed over in one turn of the event loop (a pull's worth), recorded in one
@@ -40,7 +42,7 @@ export type IntakeItem = { event: PaymentEvent; seq: number };
  */
 export function paymentEventRecorder(deps: { store: DeliveryStore; now: () => number; log: Logger; onRecorded: () => void }) {
   const batcher = new Batcher(async (items: IntakeItem[]) => {
-    const created = await recordPaymentEvents(deps.store, items.map((i) => i.event), deps.now());
+    const created = await recordPaymentEvents(deps.store, items.map((i) => i.event), deps.now(), items.map((i) => i.trace));
     const recorded = created.filter(Boolean).length;
     deps.log.info({ events: items.length, created: recorded, firstSeq: items[0]!.seq, lastSeq: items.at(-1)!.seq }, "payment events recorded");
     if (recorded > 0) deps.onRecorded();
@@ -58,7 +60,7 @@ export function paymentEventRecorder(deps: { store: DeliveryStore; now: () => nu
 export async function handlePaymentEventMessage(m: JsMsg, record: (item: IntakeItem) => Promise<boolean>, log: Logger): Promise<void> {
   const event = decodeOrTerm(m, PaymentEvent, "payment event", log);
   if (!event) return;
-  const created = await record({ event, seq: m.seq });
+  const created = await record({ event, seq: m.seq, trace: traceCarrier() });
   m.ack();
   log.debug({ requestId: event.requestId, paymentId: event.paymentId, status: event.status, shopId: event.shopId, created, seq: m.seq }, "payment event recorded");
 }

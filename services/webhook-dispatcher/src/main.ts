@@ -13,7 +13,7 @@ import {
 import { handleDispatchMessage } from "./bus/dispatch-messages.ts";
 import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bus/streams.ts";
 import { loadDispatcherConfig } from "./config.ts";
-import { sendWebhook } from "./delivery/send.ts";
+import { sendWebhook, type WebhookRequest } from "./delivery/send.ts";
 import { createDispatcher } from "./dispatch.ts";
 import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
@@ -50,7 +50,7 @@ const relay = createSeriesRelay({ store, publish: dispatchPublisher(nc, js, cfg.
 svc.onClose("series relay", relay.start(RELAY_TICK_MS));
 const requeue = () => void relay.kick();
 
-const send = (req: { url: string; body: string; secret: string }) =>
+const send = (req: WebhookRequest) =>
   sendWebhook(req, { timeoutMs: cfg.WEBHOOK_TIMEOUT_MS, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE, now });
 const dispatch = createDispatcher({
   store,

@@ -1,4 +1,4 @@
-import type { Logger } from "@payaccept/platform";
+import { outsideTraces, type Logger, type TraceCarrier } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 
@@ -13,8 +13,9 @@ const MAX_REPEATS = 100;
  * store with a series number above `queued_series`; this relay publishes the series' dispatch
  * message and only then marks it queued. A crash or a NATS outage in between leaves the row to
  * the next drain (every tick, and at start), and the message id makes a second publish a no-op.
+ * Each message continues the trace of its delivery's event (the row's trace context).
  */
-export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: DispatchCommand) => Promise<void>; log: Logger }) {
+export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: DispatchCommand, trace: TraceCarrier | null) => Promise<void>; log: Logger }) {
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
@@ -25,7 +26,7 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
       if (rows.length === 0) return;
       // Published together, their PubAcks awaited together, and the confirmed ones marked queued
       // in one transaction; a failed one stays unqueued for the next drain.
-      const results = await Promise.allSettled(rows.map((row) => deps.publish({ deliveryId: row.id, series: row.series })));
+      const results = await Promise.allSettled(rows.map((row) => deps.publish({ deliveryId: row.id, series: row.series }, row.traceContext)));
       await deps.store.markQueuedMany(rows.filter((_, i) => results[i]!.status === "fulfilled"));
       const failed = results.find((r) => r.status === "rejected");
       if (failed) throw failed.reason;
@@ -39,7 +40,8 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
       again = true;
       return running;
     }
-    running = (async () => {
+    // No intake batch's work, whichever woke it: each series' message continues its row's trace.
+    running = outsideTraces(async () => {
       for (let i = 0; i < MAX_REPEATS; i++) {
         again = false;
         try {
@@ -50,7 +52,7 @@ export function createSeriesRelay(deps: { store: DeliveryStore; publish: (cmd: D
         }
         if (!again || stopped) return;
       }
-    })().finally(() => {
+    }).finally(() => {
       running = undefined;
     });
     return running;

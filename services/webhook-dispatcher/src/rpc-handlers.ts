@@ -1,6 +1,7 @@
 import { DomainError, failure, rpcs, type RpcResponse, type ShopRecord } from "@payaccept/contracts";
 import { requestIdOf, serve, type Logger, type NatsConnection } from "@payaccept/platform";
-import type { AttemptOutcome } from "./delivery/send.ts";
+import type { AttemptOutcome, WebhookRequest } from "./delivery/send.ts";
+import { signingSecretsOf } from "./delivery/signature.ts";
 import { failureFields, toWebhookDelivery } from "./delivery-view.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
 import { serializeTestWebhookBody } from "./webhook-body.ts";
@@ -9,7 +10,7 @@ export type RpcDeps = {
   store: DeliveryStore;
   /** The shop as the directory holds it now (not the cache): the test webhook goes to the URL just saved. */
   currentShop: (shopId: string) => Promise<ShopRecord | undefined>;
-  send: (req: { url: string; body: string; secret: string }) => Promise<AttemptOutcome>;
+  send: (req: WebhookRequest) => Promise<AttemptOutcome>;
   /** Publishes the attempt series that resend and replay have just committed. */
   requeue: () => void;
   now: () => number;
@@ -56,7 +57,7 @@ export async function sendTestWebhook(deps: RpcDeps, shopId: string, requestId?:
   if (!shop) throw new DomainError("SHOP_NOT_FOUND");
   const { id, body } = serializeTestWebhookBody();
   if (!shop.webhookUrl) return { id, httpStatus: null, durationMs: 0, ...failureFields(failure("WEBHOOK_URL_MISSING"), "error") };
-  const outcome = await deps.send({ url: shop.webhookUrl, body, secret: shop.signingSecret });
+  const outcome = await deps.send({ url: shop.webhookUrl, body, ...signingSecretsOf(shop, deps.now()) });
   const result = {
     id,
     httpStatus: outcome.kind === "blocked" ? null : outcome.httpStatus,

@@ -1,4 +1,4 @@
-import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { retryDelayMs, tracedFetch, type Logger, type RetryPolicy } from "@payaccept/platform";
 import type { AcquirerDb } from "../store/db.ts";
 import type { CallbackRow } from "../store/schema.ts";
 import { dueCallbacks, markDelivered, markFailed, nextDueAt, pendingCallback } from "./outbox.ts";
@@ -81,7 +81,7 @@ export class CallbackDispatcher {
     const attempts = row.attempts + 1;
     let error: string;
     try {
-      const res = await fetch(row.url, {
+      const res = await tracedFetch(row.url, {
         method: "POST",
         headers: signedHeaders(secret, row.body, Date.now()),
         body: row.body,

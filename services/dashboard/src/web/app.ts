@@ -6,7 +6,8 @@ import { bodyLimit } from "hono/body-limit";
 import type { WebDeps } from "./deps.ts";
 import type { WebEnv } from "./env.ts";
 import { renderError } from "./errors.tsx";
-import { csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { actingAsViewer, csrfGuard, signedIn, webContext } from "./middleware.ts";
+import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
@@ -25,7 +26,7 @@ const MAX_FORM_BYTES = 16 * 1024;
  */
 export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets; readiness: Record<string, ReadinessCheck> }) {
   const web = new Hono<WebEnv>();
-  web.use("*", requestContext(deps.log));
+  web.use("*", requestContext(deps.log, { inboundTrace: "link" }));
   web.route("/", healthRoutes(deps.readiness));
   web.route("/", assetRoutes(deps.assets, { css: "/assets/dashboard.css", js: "/assets/dashboard.js" }));
   // The page context (language, who is signed in) comes before the size limit: a too-large form
@@ -35,9 +36,10 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     webContext(deps),
     bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
     csrfGuard(deps.csrf),
+    actingAsViewer(deps),
   );
-  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/ops/*", "/logout"]) web.use(path, signedIn);
-  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, operatorRoutes]) web.route("/", routes(deps));
+  for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/audit", "/audit.csv", "/ops/*", "/logout"]) web.use(path, signedIn);
+  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, operatorRoutes]) web.route("/", routes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;

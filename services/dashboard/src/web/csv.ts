@@ -1,4 +1,4 @@
-import type { Payment, ReceiptSummary } from "@payaccept/contracts";
+import type { AuditEvent, Payment, ReceiptSummary } from "@payaccept/contracts";
 
 /**
  * A spreadsheet runs a cell that starts with = + - @ (or a tab or carriage return, which some
@@ -49,4 +49,27 @@ export const exportCsvLine = ({ payment: p, receipts }: ExportRow) =>
   csvLine([
     ...PAYMENT_CSV_COLUMNS.map((column) => (column === "metadata" ? (p.metadata === null ? null : JSON.stringify(p.metadata)) : p[column])),
     receiptsCell(receipts),
+  ]);
+
+/** The audit log's export: one entry a line, newest first, before and after as JSON. */
+export const AUDIT_CSV_COLUMNS = ["at", "action", "actorKind", "actor", "actorId", "ip", "userAgent", "shopId", "targetType", "targetId", "before", "after", "requestId", "id"] as const;
+
+const json = (v: Record<string, unknown> | null) => (v === null ? null : JSON.stringify(v));
+
+export const auditCsvLine = (e: AuditEvent) =>
+  csvLine([
+    e.at,
+    e.action,
+    e.actor.kind,
+    e.actor.label,
+    e.actor.id ?? null,
+    e.actor.ip ?? null,
+    e.actor.userAgent ?? null,
+    e.shopId,
+    e.target?.type ?? null,
+    e.target?.id ?? null,
+    json(e.before),
+    json(e.after),
+    e.requestId ?? null,
+    e.id,
   ]);

@@ -1,8 +1,9 @@
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, type AuditActor } from "@payaccept/contracts";
 import { clientIp, ipRateKey, type TrustedProxies } from "@payaccept/platform";
 import { pickLang, setPageSecurityHeaders, type Csrf } from "@payaccept/web-ui";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Sessions } from "../users/sessions.ts";
+import type { Backend } from "./backend.ts";
 import type { Viewer, WebEnv } from "./env.ts";
 import { formOf, text } from "./forms.ts";
 import { MESSAGES } from "./i18n.ts";
@@ -73,6 +74,29 @@ export const operatorOnly: MiddlewareHandler<WebEnv> = async (c, next) => {
   if (c.get("viewer")?.user.role !== "operator") throw new DomainError("PAGE_NOT_FOUND");
   await next();
 };
+
+/** The signed-in person as the audit log names them: who, from which address and browser. */
+export function viewerActor(c: Context<WebEnv>, viewer: Viewer, trusted: TrustedProxies): AuditActor {
+  const remote = c.env?.server?.requestIP(c.req.raw)?.address ?? "unknown";
+  const userAgent = c.req.header("user-agent")?.slice(0, 512);
+  const { user } = viewer;
+  return {
+    kind: user.role === "operator" ? "operator" : "member",
+    id: user.id,
+    label: user.email,
+    ip: clientIp(remote, c.req.header("x-forwarded-for"), trusted),
+    ...(userAgent ? { userAgent } : {}),
+  };
+}
+
+/** Everything a signed-in person's request asks of the other services is asked in their name (Backend.actingFor). */
+export function actingAsViewer(deps: { backend: Backend; trustedProxies: TrustedProxies }): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    const viewer = c.get("viewer");
+    if (!viewer) return next();
+    await deps.backend.actingFor(viewerActor(c, viewer, deps.trustedProxies), next);
+  };
+}
 
 /** The client's address as the sign-in throttle counts it (an IPv6 /64 as one). */
 export function clientAddress(c: Context<WebEnv>, trusted: TrustedProxies): string {

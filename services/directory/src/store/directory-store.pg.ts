@@ -1,11 +1,11 @@
-import { count, eq, isNull } from "drizzle-orm";
+import { asc, count, eq, isNull, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
-import { liveKeyHintOf, liveKeyOf, shopOrder } from "./directory-terms.ts";
+import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, retiringKeysOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyIntoPg } from "./legacy-import.ts";
 import * as pg from "./schema.pg.ts";
-import { accounts, apiKeys, shops } from "./schema.pg.ts";
+import { accounts, apiKeys, auditEvents, shops } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof pg.schema>;
 /** The pool's database or a transaction's: the statements are the same. */
@@ -24,8 +24,17 @@ function pgOps(db: Runner): DirectoryOps {
     saveShop: async ({ id, ...rest }) => void (await db.update(shops).set(rest).where(eq(shops.id, id))),
     allShops: () => db.select().from(shops),
     insertApiKey: async (row) => void (await db.insert(apiKeys).values(row)),
-    revokeKeys: (shopId, at) => db.update(apiKeys).set({ revokedAt: at }).where(liveKeyOf(apiKeys, shopId)).returning(),
+    // Each UPDATE re-checks its WHERE under the row's lock: of two replicas (or sweeps) changing one
+    // key at once, the second finds it already changed and returns nothing.
+    retireLiveKey: (shopId, at, until) => db.update(apiKeys).set(until === null ? { revokedAt: at } : { expiresAt: until }).where(liveKeyOf(apiKeys, shopId)).returning(),
+    endKeyOverlap: (shopId, keyId, at) => db.update(apiKeys).set({ revokedAt: at }).where(retiringKeysOf(apiKeys, shopId, keyId)).returning(),
+    expireKeys: (now) => db.update(apiKeys).set({ revokedAt: sql`${apiKeys.expiresAt}` }).where(expiredKeysAt(apiKeys, now)).returning(),
+    retiringKeys: (shopId) => db.select().from(apiKeys).where(retiringKeysOf(apiKeys, shopId)).orderBy(asc(apiKeys.expiresAt)),
     key: (keyHash) => first(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
+    // Held until the sweep's transaction ends; another replica's sweep skips them instead of waiting.
+    shopsWithExpiredSecret: (now) => db.select().from(shops).where(expiredSecretsAt(shops, now)).for("update", { skipLocked: true }),
+    insertAudit: async (rows) => (rows.length === 0 ? 0 : (await db.insert(auditEvents).values(rows).onConflictDoNothing().returning({ id: auditEvents.id })).length),
+    auditPage: (q) => db.select().from(auditEvents).where(auditWhere(auditEvents, q)).orderBy(...auditOrder(auditEvents)).limit(q.limit),
     shopsOfAccount: (accountId) =>
       db
         .select({ shop: shops, key: liveKeyHint })

@@ -1,9 +1,9 @@
-import { count, eq, isNull } from "drizzle-orm";
+import { asc, count, eq, isNull, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
-import { liveKeyHintOf, liveKeyOf, shopOrder } from "./directory-terms.ts";
+import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, retiringKeysOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyDirectory } from "./legacy-import.ts";
-import { accounts, apiKeys, schema, shops } from "./schema.sqlite.ts";
+import { accounts, apiKeys, auditEvents, schema, shops } from "./schema.sqlite.ts";
 
 /** The directory on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteDirectoryStore(path: string, migrationsFolder: string): DirectoryStore {
@@ -21,9 +21,15 @@ export function openSqliteDirectoryStore(path: string, migrationsFolder: string)
     saveShop: async ({ id, ...rest }) => void db.update(shops).set(rest).where(eq(shops.id, id)).run(),
     allShops: async () => db.select().from(shops).all(),
     insertApiKey: async (row) => void db.insert(apiKeys).values(row).run(),
-    revokeKeys: async (shopId, at) =>
-      db.update(apiKeys).set({ revokedAt: at }).where(liveKeyOf(apiKeys, shopId)).returning().all(),
+    retireLiveKey: async (shopId, at, until) =>
+      db.update(apiKeys).set(until === null ? { revokedAt: at } : { expiresAt: until }).where(liveKeyOf(apiKeys, shopId)).returning().all(),
+    endKeyOverlap: async (shopId, keyId, at) => db.update(apiKeys).set({ revokedAt: at }).where(retiringKeysOf(apiKeys, shopId, keyId)).returning().all(),
+    expireKeys: async (now) => db.update(apiKeys).set({ revokedAt: sql`${apiKeys.expiresAt}` }).where(expiredKeysAt(apiKeys, now)).returning().all(),
+    retiringKeys: async (shopId) => db.select().from(apiKeys).where(retiringKeysOf(apiKeys, shopId)).orderBy(asc(apiKeys.expiresAt)).all(),
     key: async (keyHash) => db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash)).get(),
+    shopsWithExpiredSecret: async (now) => db.select().from(shops).where(expiredSecretsAt(shops, now)).all(),
+    insertAudit: async (rows) => (rows.length === 0 ? 0 : db.insert(auditEvents).values(rows).onConflictDoNothing().returning({ id: auditEvents.id }).all().length),
+    auditPage: async (q) => db.select().from(auditEvents).where(auditWhere(auditEvents, q)).orderBy(...auditOrder(auditEvents)).limit(q.limit).all(),
     shopsOfAccount: async (accountId) =>
       db
         .select({ shop: shops, key: liveKeyHint })

@@ -1,11 +1,24 @@
-import type { KeyHint } from "@payaccept/contracts";
+import type { AuditAction, KeyHint } from "@payaccept/contracts";
 import type { Imported } from "@payaccept/platform";
-import type { ApiKeyRow, ShopRow } from "./schema.ts";
+import type { ApiKeyRow, AuditEventRow, ShopRow } from "./schema.ts";
 
 /** The directory's store as its users see it, whichever engine holds it; open-directory-store.ts opens it. */
 
 export type ShopWithKey = { shop: ShopRow; key: KeyHint | null };
 export type AccountRow = { id: string; createdAt: number };
+
+/** A page of the audit log: the filters in store terms (epoch ms), newest first, entries older than `before`. */
+export type AuditQuery = {
+  accountId?: string;
+  shopId?: string;
+  action?: AuditAction;
+  /** An actor's label or id, exactly. */
+  actor?: string;
+  from?: number;
+  to?: number;
+  before?: { at: number; id: string };
+  limit: number;
+};
 
 /**
  * The directory's statements, the same on SQLite and PostgreSQL (docs/conventions.md, "One
@@ -26,14 +39,29 @@ export interface DirectoryOps {
   saveShop(row: ShopRow): Promise<void>;
   allShops(): Promise<ShopRow[]>;
   insertApiKey(row: ApiKeyRow): Promise<void>;
-  /** Revokes every live key of the shop and returns them (their KV entries must go). */
-  revokeKeys(shopId: string, at: number): Promise<ApiKeyRow[]>;
+  /**
+   * The shop's live key (the one without an expiry) stops: at `at` when `until` is null, else it
+   * keeps working until `until` (its overlap). Returns it (its KV entry must change).
+   */
+  retireLiveKey(shopId: string, at: number, until: number | null): Promise<ApiKeyRow[]>;
+  /** The shop's keys in their overlap (one with keyId) stop at `at`; returns them. */
+  endKeyOverlap(shopId: string, keyId: string | undefined, at: number): Promise<ApiKeyRow[]>;
+  /** Keys whose overlap ran out by `now` are revoked as of their expiry; returns them. */
+  expireKeys(now: number): Promise<ApiKeyRow[]>;
+  /** The shop's keys in their overlap, soonest to expire first. */
+  retiringKeys(shopId: string): Promise<ApiKeyRow[]>;
   key(keyHash: string): Promise<ApiKeyRow | undefined>;
+  /** Shops whose retiring secret's overlap ran out by `now`, held like shopForUpdate. */
+  shopsWithExpiredSecret(now: number): Promise<ShopRow[]>;
+  /** Appends entries to the audit log; one already there (the same id) is left as it is. Returns how many were new. */
+  insertAudit(rows: AuditEventRow[]): Promise<number>;
+  auditPage(q: AuditQuery): Promise<AuditEventRow[]>;
   /** The account's shops, oldest first, each with its live key's hint (one query). */
   shopsOfAccount(accountId: string): Promise<ShopWithKey[]>;
   liveKeyHint(shopId: string): Promise<KeyHint | null>;
   /** Every shop for operators, oldest first, one page at a time. */
   shopsPage(offset: number, limit: number): Promise<{ items: ShopRow[]; total: number }>;
+  /** Keys that work: the live ones and those in their overlap (the sweep revokes the expired ones). */
   liveKeys(): Promise<ApiKeyRow[]>;
 }
 

@@ -3,7 +3,7 @@ import { DEFAULT_TARIFF } from "@payaccept/contracts";
 import { ENGINES, storesPerFile } from "../../../../tests/harness/engines.ts";
 import { openDirectoryStore } from "./open-directory-store.ts";
 import type { DirectoryStore } from "./directory-store.ts";
-import type { ShopRow } from "./schema.ts";
+import type { AuditEventRow, ShopRow } from "./schema.ts";
 
 const stores = storesPerFile();
 const opened: DirectoryStore[] = [];
@@ -30,8 +30,29 @@ const shop: ShopRow = {
   failUrl: null,
   receipts: { required: true, taxation: "usn_income", vat: "none" },
   savedMethodConsent: "ALWAYS",
+  retiringSecret: "older-secret",
+  retiringSecretExpiresAt: 5,
   createdAt: 1,
   updatedAt: 2,
+};
+
+const audit: AuditEventRow = {
+  id: "audit-1",
+  at: 3,
+  action: "api_key.rolled",
+  accountId: "acc-old",
+  shopId: "shop-old",
+  actorKind: "member",
+  actorId: "user-1",
+  actorLabel: "owner@example.com",
+  actorIp: "203.0.113.9",
+  actorUserAgent: "Firefox",
+  targetType: "api_key",
+  targetId: "key-new",
+  before: { keyPrefix: "pk_test_cccc" },
+  after: { keyPrefix: "pk_test_dddd", previousKeyExpiresAt: "1970-01-01T00:00:00.009Z" },
+  requestId: null,
+  recordedAt: 4,
 };
 
 /**
@@ -45,15 +66,18 @@ describe.each(ENGINES)("importing an older directory.db into a new store (%s)", 
     await old.tx(async (t) => {
       await t.insertAccount("acc-old", 1);
       await t.insertShop(shop);
-      await t.insertApiKey({ id: "key-old", shopId: "shop-old", keyHash: "c".repeat(64), displayPrefix: "pk_test_cccc", createdAt: 1, revokedAt: null });
+      await t.insertApiKey({ id: "key-old", shopId: "shop-old", keyHash: "c".repeat(64), displayPrefix: "pk_test_cccc", createdAt: 1, revokedAt: null, expiresAt: 9 });
+      await t.insertAudit([audit]);
     });
     await old.close();
     const from = oldChoice.engine === "sqlite" ? oldChoice.path : "";
 
     const fresh = await open(await stores.next(engine, "directory.db"));
-    expect(await fresh.importLegacy(from)).toEqual({ accounts: 1, shops: 1, api_keys: 1 });
+    expect(await fresh.importLegacy(from)).toEqual({ accounts: 1, shops: 1, api_keys: 1, ...(engine === "postgres" ? { audit_events: 1 } : {}) });
     expect(await fresh.shop("shop-old")).toEqual(shop);
-    expect((await fresh.key("c".repeat(64)))?.shopId).toBe("shop-old");
+    expect(await fresh.key("c".repeat(64))).toMatchObject({ shopId: "shop-old", expiresAt: 9 });
+    // Moving to PostgreSQL brings the audit log along (an SQLite directory imports only from a dashboard.db, which has none).
+    if (engine === "postgres") expect(await fresh.auditPage({ limit: 10 })).toEqual([audit]);
     // Marked: not even an empty store takes that snapshot again.
     const another = await open(await stores.next(engine, "directory.db"));
     expect(await another.importLegacy(from)).toBeUndefined();

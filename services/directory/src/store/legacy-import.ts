@@ -53,6 +53,8 @@ export function importLegacyIntoPg(db: BunSQLDatabase<typeof pg.schema>, legacyP
       ["accounts", pg.accounts],
       ["shops", pg.shops],
       ["api_keys", pg.apiKeys],
+      // A directory.db moving to PostgreSQL brings its audit log along (a dashboard.db has none).
+      ["audit_events", pg.auditEvents],
     ],
     mark: IMPORTED_MARK,
     lock: "payaccept.directory.import",

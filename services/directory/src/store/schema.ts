@@ -1,5 +1,6 @@
+import { sql } from "drizzle-orm";
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
-import type { PaymentMethod, SaveMethodConsent, ShopReceiptSettings, Tariff } from "@payaccept/contracts";
+import { ACTOR_KINDS, AUDIT_ACTIONS, type PaymentMethod, type SaveMethodConsent, type ShopReceiptSettings, type Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
 export const accounts = table("accounts", (k) => ({
@@ -29,10 +30,17 @@ export const shops = table(
     receipts: k.json("receipts").$type<ShopReceiptSettings>(),
     /** How the payment page asks a buyer to save a method (docs/payments.md, "Saved methods"); null: BUYER_CHOICE. */
     savedMethodConsent: k.text("saved_method_consent").$type<SaveMethodConsent>(),
+    /** The secret a rotation replaced, signing beside the new one until retiring_secret_expires_at; both null otherwise. */
+    retiringSecret: k.text("retiring_secret"),
+    retiringSecretExpiresAt: k.bigint("retiring_secret_expires_at"),
     createdAt: k.bigint("created_at").notNull(),
     updatedAt: k.bigint("updated_at").notNull(),
   }),
-  (t, x) => [x.index("shops_account_idx").on(t.accountId)],
+  (t, x) => [
+    x.index("shops_account_idx").on(t.accountId),
+    // The expiry sweep finds the overlaps that ran out without reading every shop.
+    x.index("shops_retiring_secret_idx").on(t.retiringSecretExpiresAt).where(sql`${t.retiringSecretExpiresAt} IS NOT NULL`),
+  ],
 );
 export type ShopRow = Row<typeof shops>;
 
@@ -46,11 +54,58 @@ export const apiKeys = table(
     /** The first characters of the key (e.g. "pk_live_AbCd"), so an owner can tell keys apart. */
     displayPrefix: k.text("display_prefix").notNull(),
     createdAt: k.bigint("created_at").notNull(),
+    /** When it stopped working (a roll without overlap, the end of its overlap); null while it works. */
     revokedAt: k.bigint("revoked_at"),
+    /** A rolled key's end: it works until then (readers check it themselves), then the sweep revokes it. */
+    expiresAt: k.bigint("expires_at"),
   }),
-  (t, x) => [x.index("api_keys_shop_idx").on(t.shopId)],
+  (t, x) => [
+    x.index("api_keys_shop_idx").on(t.shopId),
+    x.index("api_keys_expiring_idx").on(t.expiresAt).where(sql`${t.revokedAt} IS NULL AND ${t.expiresAt} IS NOT NULL`),
+  ],
 );
 export type ApiKeyRow = Row<typeof apiKeys>;
 
+/**
+ * The audit log (docs/directory.md, "Audit log"): append-only. Each engine's triggers refuse
+ * every UPDATE and DELETE (and TRUNCATE on PostgreSQL), whoever sends it, written by hand in the
+ * migrations (drizzle/0001_keys_overlap_audit.sql, drizzle-pg/0001_keys_overlap_audit.sql).
+ */
+export const auditEvents = table(
+  "audit_events",
+  (k) => ({
+    /** The event's own id: a copy of it (a retry, a redelivery) is the same row. */
+    id: k.text("id").primaryKey(),
+    /** When it happened, on the recording service's clock (epoch ms). */
+    at: k.bigint("at").notNull(),
+    action: k.text("action", { enum: AUDIT_ACTIONS }).notNull(),
+    accountId: k.text("account_id"),
+    shopId: k.text("shop_id"),
+    actorKind: k.text("actor_kind", { enum: ACTOR_KINDS }).notNull(),
+    actorId: k.text("actor_id"),
+    actorLabel: k.text("actor_label").notNull(),
+    actorIp: k.text("actor_ip"),
+    actorUserAgent: k.text("actor_user_agent"),
+    targetType: k.text("target_type"),
+    targetId: k.text("target_id"),
+    before: k.json("before").$type<Record<string, unknown>>(),
+    after: k.json("after").$type<Record<string, unknown>>(),
+    requestId: k.text("request_id"),
+    /** When the directory stored it (its store clock). */
+    recordedAt: k.bigint("recorded_at").notNull(),
+  }),
+  (t, x) => [
+    // Each list is newest first: an account's (the dashboard), a shop's, everyone's (operators).
+    x.index("audit_events_account_at_idx").on(t.accountId, t.at, t.id),
+    x.index("audit_events_shop_at_idx").on(t.shopId, t.at, t.id),
+    x.index("audit_events_at_idx").on(t.at, t.id),
+  ],
+  {
+    sqlite: { triggers: ["audit_events_no_update", "audit_events_no_delete"] },
+    pg: { triggers: ["audit_events_no_change", "audit_events_no_truncate"] },
+  },
+);
+export type AuditEventRow = Row<typeof auditEvents>;
+
 /** The directory's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ accounts, shops, apiKeys });
+export const tables = bothEngines({ accounts, shops, apiKeys, auditEvents });

@@ -1,5 +1,7 @@
 import { DomainError } from "@payaccept/contracts";
+import type { AuditActor } from "@payaccept/contracts";
 import { jsonError, sha256Hex } from "@payaccept/platform";
+import type { Context } from "hono";
 import type { MiddlewareHandler } from "hono";
 import type { GatewayEnv } from "./env.ts";
 import type { KeyDirectory } from "./key-directory.ts";
@@ -9,18 +11,27 @@ const MAX_KEY_LENGTH = 256;
 
 /**
  * X-Api-Key → active shop, through the directory kept in memory (keyDirectory). The key is looked
- * up by its SHA-256, so no comparison ever runs on the key itself. Missing, unknown, revoked and
- * inactive-shop keys all get the same 401.
+ * up by its SHA-256, so no comparison ever runs on the key itself. Missing, unknown, revoked,
+ * expired (a rolled key past its overlap) and inactive-shop keys all get the same 401.
  */
 export function requireApiKey(directory: KeyDirectory): MiddlewareHandler<GatewayEnv> {
   return async (c, next) => {
     const key = c.req.header("x-api-key");
     const keyHash = key && key.length <= MAX_KEY_LENGTH ? sha256Hex(key) : undefined;
-    const shop = keyHash ? await directory.activeShopForKey(keyHash) : undefined;
-    if (!keyHash || !shop) return jsonError(c, new DomainError("API_KEY_INVALID"));
+    const found = keyHash ? await directory.activeKey(keyHash) : undefined;
+    if (!keyHash || !found) return jsonError(c, new DomainError("API_KEY_INVALID"));
+    const { shop } = found;
     c.set("shop", shop);
+    c.set("apiKey", found.key);
     c.set("keyHash", keyHash);
     c.get("log").add({ shopId: shop.shopId });
     await next();
   };
+}
+
+/** The key a request came with, as the audit log names it: its prefix, and where the request came from. */
+export function apiKeyActor(c: Context<GatewayEnv>): AuditActor {
+  const key = c.get("apiKey");
+  const userAgent = c.req.header("user-agent")?.slice(0, 512);
+  return { kind: "apiKey", id: key.keyId, label: key.displayPrefix ?? key.keyId, ip: c.get("clientIp"), ...(userAgent ? { userAgent } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { ShopRecord } from "@payaccept/contracts";
+import type { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
 import type { Server } from "bun";
 import type { RateDecision } from "./rate-limiter.ts";
@@ -8,7 +8,11 @@ export type GatewayEnv = {
   Bindings: { server: Server<undefined> };
   Variables: AppEnv["Variables"] & {
     shop: ShopRecord;
+    /** The key's record: who the request acts for, in the audit log. */
+    apiKey: ApiKeyRecord;
     keyHash: string;
+    /** The client's address (behind TRUSTED_PROXIES). */
+    clientIp: string;
     /** Every limit this request was counted against; the tightest one goes into the headers. */
     rateDecisions: RateDecision[];
     /** Set when the request holds an Idempotency-Key; `retry` when an earlier attempt with it may have acted. */

@@ -1,8 +1,7 @@
-import type { ShopRecord } from "@payaccept/contracts";
-import type { DirectoryCache } from "@payaccept/platform";
+import { keyInForce, type ActiveKey, type DirectoryCache } from "@payaccept/platform";
 import { boundedBy } from "./bounded.ts";
 
-export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopRecord | undefined> };
+export type KeyDirectory = { activeKey(keyHash: string): Promise<ActiveKey | undefined> };
 
 /**
  * Key hash → active shop from the watched in-memory directory. A hash the cache has never seen
@@ -12,14 +11,14 @@ export type KeyDirectory = { activeShopForKey(keyHash: string): Promise<ShopReco
  * gets 503, not a 401 that could be wrong.
  */
 export function keyDirectory(cache: DirectoryCache, timeoutMs: number): KeyDirectory {
-  const fromBucket = async (keyHash: string) => {
+  const fromBucket = async (keyHash: string): Promise<ActiveKey | undefined> => {
     const key = await cache.readKey(keyHash);
-    const shop = key && (await cache.shopOrRead(key.shopId));
-    return shop?.active ? shop : undefined;
+    const shop = key && keyInForce(key) ? await cache.shopOrRead(key.shopId) : undefined;
+    return shop?.active ? { shop, key: key! } : undefined;
   };
   return {
-    async activeShopForKey(keyHash) {
-      if (cache.keys.has(keyHash)) return cache.shopForKeyHash(keyHash);
+    async activeKey(keyHash) {
+      if (cache.keys.has(keyHash)) return cache.activeKey(keyHash);
       return boundedBy(fromBucket(keyHash), timeoutMs, "directory");
     },
   };

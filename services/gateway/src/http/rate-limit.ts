@@ -56,6 +56,7 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
     const remote = c.env.server.requestIP(c.req.raw)?.address ?? "unknown";
     const { ip, key } = addresses(remote, c.req.header("x-forwarded-for"));
     c.get("log").add({ ip });
+    c.set("clientIp", ip);
     const refused = count(c, limiter, key);
     if (!refused) await next();
     const res = refused ?? c.res;

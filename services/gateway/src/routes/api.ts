@@ -2,6 +2,7 @@ import { DomainError, rpcs } from "@payaccept/contracts";
 import { call, callForRelay } from "@payaccept/platform";
 import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
+import { apiKeyActor } from "../http/auth.ts";
 import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
@@ -38,8 +39,8 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       const { shopId } = shopOf(c);
       const paymentId = c.req.valid("param").id;
       const [, items] = await Promise.all([
-        call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, timeoutMs, c.get("requestId")),
-        callForRelay(deps.nc, list, request(shopId, paymentId), timeoutMs, c.get("requestId")),
+        call(deps.nc, rpcs.payments.get, { shopId, id: paymentId }, timeoutMs, { requestId: c.get("requestId") }),
+        callForRelay(deps.nc, list, request(shopId, paymentId), timeoutMs, { requestId: c.get("requestId") }),
       ]);
       return c.body(items, status, JSON_TYPE);
     };
@@ -97,7 +98,12 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
     refundPayment:
       ({ relay }) =>
       (c) =>
-        relay(c, rpcs.payments.refund, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: c.get("idempotency")?.key }),
+        relay(
+          c,
+          rpcs.payments.refund,
+          { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json"), idempotencyKey: c.get("idempotency")?.key },
+          apiKeyActor(c),
+        ),
     listRefunds:
       ({ relay }) =>
       (c) =>
@@ -119,7 +125,7 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
         const key = c.get("idempotency")?.key;
         // Balance keeps payout keys per account, and an account can have several shops.
         const idempotencyKey = key === undefined ? undefined : `${shopId}:${key}`;
-        return relay(c, rpcs.balance.createPayout, { accountId, amountKopecks: c.req.valid("json").amountKopecks, idempotencyKey });
+        return relay(c, rpcs.balance.createPayout, { accountId, amountKopecks: c.req.valid("json").amountKopecks, idempotencyKey }, apiKeyActor(c));
       },
     listPayouts:
       ({ relay }) =>

@@ -28,7 +28,7 @@ export async function earlierCreate(
   timeoutMs: number,
   requestId: string,
 ): Promise<Payment> {
-  const existing = await call(nc, rpcs.payments.lookup, { shopId, orderId: request.orderId }, timeoutMs, requestId).catch((e) => {
+  const existing = await call(nc, rpcs.payments.lookup, { shopId, orderId: request.orderId }, timeoutMs, { requestId }).catch((e) => {
     throw e instanceof DomainError && e.code === "NOT_FOUND" ? conflict : e;
   });
   if (!madeBy(existing, request)) throw conflict;

@@ -1,4 +1,4 @@
-import { isIdempotent, operations, type Fields, type Operation, type OperationId, type Operations } from "@payaccept/contracts";
+import { isIdempotent, operations, type AuditActor, type Fields, type Operation, type OperationId, type Operations } from "@payaccept/contracts";
 import { callForRelay, type NatsConnection } from "@payaccept/platform";
 import type { Context, Handler, Hono, MiddlewareHandler } from "hono";
 import type { z } from "zod";
@@ -40,8 +40,11 @@ export type OperationTools = {
   timeoutMs: number;
   /** The definition's success status. */
   status: 200 | 201;
-  /** One NATS request whose reply's data is the response body, relayed as the service encoded it, with the success status. */
-  relay: <R extends Rpc>(c: Context<GatewayEnv>, rpc: R, req: Parameters<typeof callForRelay<R>>[2]) => Promise<Response>;
+  /**
+   * One NATS request whose reply's data is the response body, relayed as the service encoded it,
+   * with the success status. `actor` names the key for the audit log (the writes its owner records).
+   */
+  relay: <R extends Rpc>(c: Context<GatewayEnv>, rpc: R, req: Parameters<typeof callForRelay<R>>[2], actor?: AuditActor) => Promise<Response>;
 };
 
 export type OperationHandlers = {
@@ -77,7 +80,7 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     const tools: OperationTools = {
       timeoutMs,
       status,
-      relay: async (c, rpc, req) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, c.get("requestId")), status, JSON_TYPE),
+      relay: async (c, rpc, req, actor) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, { requestId: c.get("requestId"), actor }), status, JSON_TYPE),
     };
     const path = honoPath(op.path);
     const method = op.method.toUpperCase();

@@ -1,5 +1,5 @@
-import { DomainError, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
-import type { RequestLog } from "@payaccept/platform";
+import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
+import type { AuditFields, RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
 import type { NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
@@ -29,6 +29,10 @@ export type PaymentsDeps = {
   requestId?: string;
   /** While serving a call: its id (platform's callIdOf), the same on every copy of the call. */
   callId?: string;
+  /** While serving a call: who it was made for (platform's actorOf), for the audit log. */
+  actor?: AuditActor;
+  /** The audit log (platform's AuditTrail): refunds are recorded in their requester's name. */
+  audit: { record(fields: AuditFields): void };
   now: () => number;
   paypageUrl: string;
   createdTtlMs: number;

@@ -1,4 +1,4 @@
-import { retryDelayMs, type Logger, type Backoff } from "@payaccept/platform";
+import { outsideTraces, retryDelayMs, traceIdOf, type Logger, type Backoff } from "@payaccept/platform";
 import type { OutboxRepo, OutboxRow } from "../store/payments-store.ts";
 
 /** Publishes one event and resolves once the stream has acknowledged it (or reports a duplicate). */
@@ -64,10 +64,11 @@ export class OutboxRelay {
     await this.running;
   }
 
+  /** A pass is no request's work, whichever commit woke it: each row's publish continues the row's own trace. */
   private schedule(ms: number): void {
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.pass().finally(() => (this.running = undefined));
+      this.running = outsideTraces(() => this.pass()).finally(() => (this.running = undefined));
     }, ms);
   }
 
@@ -103,7 +104,7 @@ export class OutboxRelay {
       });
       round.forEach((row, i) => {
         const ack = acks[i]!;
-        if (ack.status === "fulfilled") this.log.info({ requestId: row.requestId ?? undefined, eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
+        if (ack.status === "fulfilled") this.log.info({ requestId: row.requestId ?? undefined, traceId: traceIdOf(row.traceContext), eventId: row.eventId, paymentId: row.paymentId, status: row.status, duplicate: ack.value.duplicate }, "event published");
       });
       const failed = acks.findIndex((ack) => ack.status === "rejected");
       if (failed >= 0) {

@@ -7,6 +7,7 @@ import {
   ProviderSession,
   ProviderSessionState,
 } from "@payaccept/contracts";
+import { tracedFetch } from "@payaccept/platform";
 import { ProviderError, type ProviderPort, type SbpLinks } from "./port.ts";
 import { outcomeOf } from "./provider-reasons.ts";
 
@@ -26,7 +27,7 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(`${opts.baseUrl}${route}`, {
+      res = await tracedFetch(`${opts.baseUrl}${route}`, {
         method,
         headers: { Authorization: `Bearer ${opts.apiKey}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
         body: body === undefined ? undefined : JSON.stringify(body),

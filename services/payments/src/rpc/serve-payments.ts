@@ -1,5 +1,5 @@
 import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
-import { callIdOf, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { actorOf, callIdOf, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
@@ -28,7 +28,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
         const started = performance.now();
         const requestId = requestIdOf(msg);
         const callId = callIdOf(msg);
-        const rd = requestId === undefined ? { ...d, callId } : { ...d, requestId, callId, log: new RequestLog(log, requestId) };
+        const actor = actorOf(msg);
+        const rd = requestId === undefined ? { ...d, callId, actor } : { ...d, requestId, callId, actor, log: new RequestLog(log, requestId) };
         const ids = { requestId, shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
         const line = (extra: Record<string, unknown>) => ({ rpc: rpc.subject, ...ids, ms: Math.round((performance.now() - started) * 10) / 10, ...extra });
         try {

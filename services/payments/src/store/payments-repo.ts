@@ -160,7 +160,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const moveToOpenQ = moveQ(false);
   const insertOutboxQ = db
     .insert(outbox)
-    .values({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), requestId: ph("requestId"), createdAt: ph("createdAt") })
+    .values({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), requestId: ph("requestId"), traceContext: ph("traceContext"), createdAt: ph("createdAt") })
     .prepare();
 
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
@@ -316,7 +316,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
           bumpCount(row.shopId, decision.to, 1);
           bumpDaily(row, -1);
           bumpDaily(updated, 1);
-          if (announces(decision)) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId));
+          if (announces(decision)) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
           return { decision, row: updated };
         },
         { behavior: "immediate" },

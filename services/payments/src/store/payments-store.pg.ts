@@ -74,6 +74,7 @@ import {
   seqWindowOf,
   succeededKopecks,
   toDailyStatsRow,
+  withTrace,
 } from "./rows.ts";
 import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
@@ -269,7 +270,7 @@ async function transitionIn(tx: Runner, id: string, trigger: Parameters<Payments
   if (decision.kind !== "move") return { decision, row };
   if (opts.savedMethod) await tx.insert(m).values(opts.savedMethod).onConflictDoNothing();
   const updated = (await first(tx.update(p).set(movedFields(decision.to, now, opts.patch?.(row))).where(eq(p.id, id)).returning()))!;
-  if (announces(decision)) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId));
+  if (announces(decision)) await tx.insert(outbox).values(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
   // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
   if (deferredCells) deferredCells.push(dailyCell(row, -1), dailyCell(updated, 1));
   else await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
@@ -314,7 +315,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     byOrderId: (shopId, orderId) => first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId)))),
     insert: (input, now, ttlMs) => insert({ input, now, ttlMs }),
     async transition(id, trigger, now, opts = {}) {
-      const result = await transition({ id, trigger, now, opts });
+      const result = await transition({ id, trigger, now, opts: withTrace(opts) });
       if (result?.decision.kind === "move") hooks.onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
       return result;
     },
@@ -436,6 +437,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
     claim: (id, now, leaseMs) => first(db.update(r).set({ retryAt: now + leaseMs }).where(claimable(r, id, now)).returning()),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
     async end(id, outcome, now, requestId) {
+      const { trace } = withTrace();
       const { refund, ended, moved } = await db.transaction(async (tx) => {
         const row = (await first(tx.select().from(r).where(eq(r.id, id)).for("update")))!;
         if (refundHasEnded(row.status)) return { refund: row };
@@ -445,9 +447,9 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
           await tx.insert(dailyRefunds).values({ shopId: done.shopId, day: moscowDay(now), count: 1, sumKopecks: succeeded }).onConflictDoUpdate(refundsDayUpsert(dailyRefunds));
         }
         const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning()))!;
-        await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId));
+        await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId, trace));
         const full = fullyRefunded(payment);
-        const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId }) : undefined;
+        const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId, trace }) : undefined;
         const ended: EndedRefund = { refund: done, payment: moved?.row ?? payment, becameRefunded: full, requestId };
         return { refund: done, ended, moved };
       });
@@ -470,6 +472,7 @@ function savedMethodsRepo(db: Db, hooks: StoreHooks): SavedMethodsRepo {
     list: (shopId, f) => db.select().from(m).where(methodsPage(m, shopId, f)).orderBy(...methodsOrder(m)).limit(f.limit),
     async end(id, how, now) {
       const event = methodEventStatus(how);
+      const { trace } = withTrace();
       const result = await db.transaction(async (tx) => {
         const ended = await first(tx.update(m).set(methodEndedFields(how, now)).where(methodActive(m, id)).returning());
         if (!ended) {
@@ -478,7 +481,7 @@ function savedMethodsRepo(db: Db, hooks: StoreHooks): SavedMethodsRepo {
         }
         if (event) {
           const payment = (await first(tx.select().from(p).where(eq(p.id, ended.paymentId))))!;
-          await tx.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, { status: event, method: ended }));
+          await tx.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, trace, { status: event, method: ended }));
         }
         return { method: ended, ended: true };
       });

@@ -5,6 +5,7 @@ import { createPaymentsRepo, type SqliteStore } from "./payments-repo.ts";
 import type { PaymentsRepo, PaymentsStore, RefundsRepo, SavedMethodsRepo, StoreHooks } from "./payments-store.ts";
 import { createRefundsRepo } from "./refunds-repo.ts";
 import { createSavedMethodsRepo } from "./saved-methods-repo.ts";
+import { withTrace } from "./rows.ts";
 import { schema } from "./schema.sqlite.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
@@ -33,7 +34,10 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
   const paymentsRepo: PaymentsRepo = {
     ...asAsync(reads),
     insert: (...args) => group.run(() => insert(...args)),
-    transition: (...args) => group.run(() => transition(...args)),
+    transition: (id, trigger, now, opts) => {
+      const traced = withTrace(opts);
+      return group.run(() => transition(id, trigger, now, traced));
+    },
   };
   return {
     payments: paymentsRepo,

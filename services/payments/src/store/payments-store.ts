@@ -1,4 +1,5 @@
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, MethodEventStatus, PaymentSort, PaymentStatus, RevokedBy, StatusTotal } from "@payaccept/contracts";
+import type { TraceCarrier } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
 import type { NewPaymentRow, NewSavedMethodRow, OutboxRow, PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
 
@@ -35,6 +36,8 @@ export type TransitionOptions = {
   /** A method the move saves (the buyer's card or SBP account, once paid or held): inserted in the move's transaction. */
   savedMethod?: NewSavedMethodRow;
   requestId?: string;
+  /** The caller's trace context, for the outbox row (taken by the store when the call is made: the write itself may run in a batch). */
+  trace?: TraceCarrier;
 };
 
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };

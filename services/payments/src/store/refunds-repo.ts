@@ -4,7 +4,7 @@ import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
 import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund, takenKopecks, waiting } from "./conditions.ts";
-import { endedRefund, newRefundRow, refundEventRow, succeededKopecks } from "./rows.ts";
+import { endedRefund, newRefundRow, refundEventRow, succeededKopecks, withTrace } from "./rows.ts";
 import { outbox, payments as p, refunds as r } from "./schema.sqlite.ts";
 import type { PaymentRow, RefundRow } from "./schema.ts";
 
@@ -92,6 +92,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
      */
     end(id: string, outcome: RefundOutcome, now: number, requestId?: string): RefundRow {
       let ended: EndedRefund | undefined;
+      const { trace } = withTrace();
       const refund = tx(() => {
         const row = byIdQ.get({ id })!;
         if (refundHasEnded(row.status)) return row;
@@ -99,9 +100,9 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
         const succeeded = succeededKopecks(outcome, done);
         if (succeeded > 0) payments.countRefund(done.shopId, now, succeeded);
         let payment = db.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning().get();
-        db.insert(outbox).values(refundEventRow(done, payment, now, requestId)).run();
+        db.insert(outbox).values(refundEventRow(done, payment, now, requestId, trace)).run();
         const full = fullyRefunded(payment);
-        if (full) payment = payments.transition(payment.id, "refund", now, { requestId })!.row;
+        if (full) payment = payments.transition(payment.id, "refund", now, { requestId, trace })!.row;
         ended = { refund: done, payment, becameRefunded: full, requestId };
         return done;
       });

@@ -1,5 +1,6 @@
 import { paymentEventId, refundEventId, type MethodEventStatus, type PaymentEventStatus, type PaymentMethod, type PaymentStatus, type RefundEventStatus } from "@payaccept/contracts";
 import { moscowDay } from "@payaccept/domain";
+import { traceCarrier, type TraceCarrier } from "@payaccept/platform";
 import type { SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare } from "../domain/refund-rules.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
@@ -21,6 +22,12 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
     id = Bun.randomUUIDv7("hex", createdAt);
   }
   return { id, seq: (last?.seq ?? 0) + 1, createdAt };
+}
+
+/** The options with the caller's trace context, taken where the call is made (a batch runs the write later, elsewhere). */
+export function withTrace(opts: TransitionOptions = {}): TransitionOptions {
+  const trace = traceCarrier();
+  return trace ? { ...opts, trace } : opts;
 }
 
 /** The state machine's answer for the row as read inside the transaction, narrowed by the options. */
@@ -48,8 +55,15 @@ export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<Paym
   ...(isFinal(to) ? { expiresAt: null } : {}),
 });
 
-/** The outbox row of a payment event: a move into a notified status, or a saved method's end (`event`). */
-export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: number, requestId: string | undefined, event?: { status: MethodEventStatus; method: SavedMethodRow }) {
+/** The outbox row of a payment event, with the trace context of the work that made it: a move into a notified status, or a saved method's end (`event`). */
+export function paymentEventRow(
+  updated: PaymentRow,
+  from: PaymentStatus,
+  now: number,
+  requestId: string | undefined,
+  trace: TraceCarrier | undefined,
+  event?: { status: MethodEventStatus; method: SavedMethodRow },
+) {
   const status: PaymentEventStatus = event?.status ?? (updated.status as PaymentEventStatus);
   return {
     eventId: paymentEventId(updated.id, status),
@@ -57,6 +71,7 @@ export function paymentEventRow(updated: PaymentRow, from: PaymentStatus, now: n
     status,
     payload: JSON.stringify(event ? toMethodEvent(updated, event.method, event.status, now) : toPaymentEvent(updated, status, from, now, requestId)),
     requestId: requestId ?? null,
+    traceContext: trace ?? null,
     createdAt: now,
   };
 }
@@ -69,7 +84,7 @@ export const methodEventStatus = (how: MethodEnd): MethodEventStatus | null =>
 export const methodEndedFields = (how: MethodEnd, now: number) => ({ status: how.status, deactivatedAt: now, revokedBy: how.revokedBy, expiresAt: null });
 
 /** The outbox row of a refund's end. */
-export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined) {
+export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {
   return {
     eventId: refundEventId(done.id),
     paymentId: done.paymentId,
@@ -77,6 +92,7 @@ export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number
     status: done.status as RefundEventStatus,
     payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
     requestId: requestId ?? null,
+    traceContext: trace ?? null,
     createdAt: now,
   };
 }

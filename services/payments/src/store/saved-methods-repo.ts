@@ -2,7 +2,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { SqliteStore } from "./payments-repo.ts";
 import type { EndedMethod, MethodEnd } from "./payments-store.ts";
 import { methodActive, methodExpired, methodsOrder, methodsPage } from "./conditions.ts";
-import { methodEndedFields, methodEventStatus, paymentEventRow } from "./rows.ts";
+import { methodEndedFields, methodEventStatus, paymentEventRow, withTrace } from "./rows.ts";
 import { outbox, payments as p, savedMethods as m } from "./schema.sqlite.ts";
 import type { SavedMethodRow } from "./schema.ts";
 
@@ -26,6 +26,7 @@ export function createSavedMethodsRepo({ db }: SqliteStore, onEnded: (e: EndedMe
 
     end(id: string, how: MethodEnd, now: number): { method: SavedMethodRow; ended: boolean } | undefined {
       const event = methodEventStatus(how);
+      const { trace } = withTrace();
       const result = db.transaction(
         () => {
           const ended = db.update(m).set(methodEndedFields(how, now)).where(methodActive(m, id)).returning().get();
@@ -35,7 +36,7 @@ export function createSavedMethodsRepo({ db }: SqliteStore, onEnded: (e: EndedMe
           }
           if (event) {
             const payment = db.select().from(p).where(eq(p.id, ended.paymentId)).get()!;
-            db.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, { status: event, method: ended })).run();
+            db.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, trace, { status: event, method: ended })).run();
           }
           return { method: ended, ended: true };
         },

@@ -14,6 +14,7 @@ import type {
   RevokedBy,
   SavedMethodStatus,
 } from "@payaccept/contracts";
+import type { TraceCarrier } from "@payaccept/platform";
 
 /** Times are epoch milliseconds; money is integer kopecks. */
 export const payments = table(
@@ -218,6 +219,8 @@ export const outbox = table(
     payload: k.text("payload").notNull(),
     /** The X-Request-Id of the API request that caused the event, when one did: support follows a request to its event. */
     requestId: k.text("request_id"),
+    /** The trace context (W3C traceparent) of the work that wrote the event: the relay's publish continues its trace. */
+    traceContext: k.json("trace_context").$type<TraceCarrier>(),
     createdAt: k.bigint("created_at").notNull(),
     publishedAt: k.bigint("published_at"),
   }),

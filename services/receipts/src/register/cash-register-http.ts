@@ -1,4 +1,5 @@
 import { CashRegisterDocument, failure, type CashRegisterDocumentRequest } from "@payaccept/contracts";
+import { tracedFetch } from "@payaccept/platform";
 import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./port.ts";
 
 export type CashRegisterHttpOptions = { baseUrl: string; apiKey: string; timeoutMs: number };
@@ -18,7 +19,7 @@ export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterP
     let res: Response;
     let text: string;
     try {
-      res = await fetch(`${opts.baseUrl}${path}`, {
+      res = await tracedFetch(`${opts.baseUrl}${path}`, {
         method,
         headers: { Authorization: `Bearer ${opts.apiKey}`, "Content-Type": "application/json" },
         body: body && JSON.stringify(body),

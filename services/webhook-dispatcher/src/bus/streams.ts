@@ -8,7 +8,7 @@ import {
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, ensureDurable, ensurePaymentsStream, publishWithCopies, type Logger, type NatsConnection } from "@payaccept/platform";
+import { encodeJson, ensureDurable, ensurePaymentsStream, publishWithCopies, type Logger, type NatsConnection, type TraceCarrier } from "@payaccept/platform";
 import { z } from "zod";
 
 /**
@@ -91,7 +91,7 @@ async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onM
  * while the stream's leader is being replaced (publishWithCopies), a no-op.
  */
 export function dispatchPublisher(nc: NatsConnection, js: JetStreamClient, timeoutMs: number) {
-  return async (cmd: DispatchCommand): Promise<void> => {
-    await publishWithCopies(nc, js, DISPATCH_SUBJECT, encodeJson(cmd), { msgID: `${cmd.deliveryId}:${cmd.series}`, timeoutMs });
+  return async (cmd: DispatchCommand, trace: TraceCarrier | null): Promise<void> => {
+    await publishWithCopies(nc, js, DISPATCH_SUBJECT, encodeJson(cmd), { msgID: `${cmd.deliveryId}:${cmd.series}`, timeoutMs, trace });
   };
 }

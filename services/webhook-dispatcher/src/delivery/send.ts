@@ -1,7 +1,11 @@
 import { failure, type Failure } from "@payaccept/contracts";
 import { NonPublicAddressError, type Resolver } from "@payaccept/domain";
-import { signatureHeaders } from "./signature.ts";
+import { httpClientAttributes, inClientSpan } from "@payaccept/platform";
+import { signatureHeaders, type SigningSecrets } from "./signature.ts";
 import { InvalidWebhookUrlError, resolveTarget } from "./target.ts";
+
+/** One webhook to send: where, the stored bytes, and the secrets it is signed with at this attempt. */
+export type WebhookRequest = SigningSecrets & { url: string; body: string };
 
 /** What one HTTP attempt came to. durationMs runs from the start (DNS included) to the response headers. */
 export type AttemptOutcome =
@@ -23,12 +27,29 @@ const USER_AGENT = "payaccept-webhooks/1";
 /**
  * POSTs a stored body to a shop's webhook URL once (spec §4.6, §6): signed at send time, a 2xx
  * within the timeout is the only success, redirects are not followed, and the response body is
- * never read (the stream is cancelled), so a receiver cannot make us download anything.
+ * never read (the stream is cancelled), so a receiver cannot make us download anything. While
+ * tracing is on the attempt (its address check included) is a client span with the receiver's
+ * status; the merchant gets no trace context from us and the span keeps only the URL's host.
  */
-export async function sendWebhook(
-  req: { url: string; body: string; secret: string },
-  opts: SendOptions,
-): Promise<AttemptOutcome> {
+export function sendWebhook(req: WebhookRequest, opts: SendOptions): Promise<AttemptOutcome> {
+  return inClientSpan("POST webhook", () => webhookAttributes(req.url), () => attempt(req, opts), (o) => ({
+    outcome: o.kind,
+    httpStatus: "httpStatus" in o ? o.httpStatus : null,
+    reason: o.kind === "delivered" ? undefined : o.error.reason,
+    failed: o.kind !== "delivered",
+  }));
+}
+
+/** A URL that does not parse is the attempt's failure to report, not the span's. */
+function webhookAttributes(url: string) {
+  try {
+    return httpClientAttributes("POST", url, false);
+  } catch {
+    return {};
+  }
+}
+
+async function attempt(req: WebhookRequest, opts: SendOptions): Promise<AttemptOutcome> {
   const started = opts.now();
   const elapsed = () => opts.now() - started;
   const signal = AbortSignal.timeout(opts.timeoutMs);
@@ -41,7 +62,7 @@ export async function sendWebhook(
         Host: target.hostHeader,
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
-        ...signatureHeaders(req.body, req.secret, Math.floor(opts.now() / 1000)),
+        ...signatureHeaders(req.body, req, Math.floor(opts.now() / 1000)),
       },
       redirect: "manual",
       signal,

@@ -1,14 +1,39 @@
+import type { ShopRecord } from "@payaccept/contracts";
 import { hmacSha256Hex } from "@payaccept/platform";
 
 /**
- * Spec §5.2 headers for one attempt: the legacy signature of the raw body, the send time, and the
- * v2 signature of "{timestamp}.{body}". Recomputed on every attempt; the body never changes.
+ * The header that carries one signature per live secret, in Stripe's format (`t=<X-Timestamp>,
+ * v1=<hex>[,v1=<hex>]`, each v1 the HMAC-SHA256 hex of "{t}.{raw body}"): during a secret's
+ * overlap it lists the new secret's signature and the retiring one's, so a receiver verifies with
+ * whichever secret it holds (docs/webhooks.md, "Rotating the signing secret").
  */
-export function signatureHeaders(body: string, secret: string, unixSeconds: number): Record<string, string> {
+export const SIGNATURE_SET_HEADER = "Payaccept-Signature";
+
+/** The secrets a webhook is signed with: the shop's, and while its overlap lasts the one it replaced. */
+export type SigningSecrets = { secret: string; retiringSecret?: string };
+
+/** The shop's secrets at `nowMs` (the store's clock): a retiring secret past its expiry signs nothing more. */
+export function signingSecretsOf(shop: ShopRecord, nowMs: number): SigningSecrets {
+  const retiring = shop.retiringSecret;
+  return retiring && Date.parse(retiring.expiresAt) > nowMs ? { secret: shop.signingSecret, retiringSecret: retiring.signingSecret } : { secret: shop.signingSecret };
+}
+
+/**
+ * Spec §5.2 headers for one attempt: the legacy signature of the raw body, the send time, and the
+ * v2 signature of "{timestamp}.{body}", plus the signature set. Recomputed on every attempt; the
+ * body never changes. During an overlap the spec's single-signature headers keep the RETIRING
+ * secret's signature, so a receiver that checks only them goes on working until it switches to
+ * the new secret (at the overlap's end at the latest); the set carries both.
+ */
+export function signatureHeaders(body: string, secrets: SigningSecrets, unixSeconds: number): Record<string, string> {
   const timestamp = String(unixSeconds);
+  const v2 = (secret: string) => hmacSha256Hex(secret, `${timestamp}.${body}`);
+  const legacyHeadersSecret = secrets.retiringSecret ?? secrets.secret;
+  const set = [secrets.secret, ...(secrets.retiringSecret ? [secrets.retiringSecret] : [])].map((s) => `v1=${v2(s)}`);
   return {
-    "X-Signature": hmacSha256Hex(secret, body),
+    "X-Signature": hmacSha256Hex(legacyHeadersSecret, body),
     "X-Timestamp": timestamp,
-    "X-Signature-V2": hmacSha256Hex(secret, `${timestamp}.${body}`),
+    "X-Signature-V2": v2(legacyHeadersSecret),
+    [SIGNATURE_SET_HEADER]: [`t=${timestamp}`, ...set].join(","),
   };
 }

@@ -104,7 +104,7 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
 
     async unqueued(limit) {
       return db
-        .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series })
+        .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series, traceContext: deliveries.traceContext })
         .from(deliveries)
         .where(unqueuedSeries(deliveries))
         .orderBy(asc(deliveries.id))

@@ -30,6 +30,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       body: p("body"),
       occurredAt: p("occurredAt"),
       createdAt: p("createdAt"),
+      traceContext: p("traceContext"),
       nextAttemptAt: p("createdAt"),
       updatedAt: p("createdAt"),
     })
@@ -76,7 +77,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     .prepare();
 
   const unqueued = db
-    .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series })
+    .select({ id: deliveries.id, shopId: deliveries.shopId, series: deliveries.series, traceContext: deliveries.traceContext })
     .from(deliveries)
     .where(unqueuedSeries(deliveries))
     .orderBy(asc(deliveries.id))
@@ -104,7 +105,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   return {
     async insertDeliveries(ds: NewDelivery[]) {
-      return sqlite.transaction(() => ds.map((d) => insertDelivery.all(d).length === 1)).immediate();
+      return sqlite.transaction(() => ds.map((d) => insertDelivery.all({ traceContext: null, ...d }).length === 1)).immediate();
     },
 
     async get(id) {

@@ -247,7 +247,7 @@ test("a move to PostgreSQL copies webhooks.db once: deliveries, attempts and sch
 
   const moved = await openDeliveryStore(await stores.next("postgres", "webhooks.db"), { importFrom: file.path });
   expect(await moved.list({ shopId: "A", limit: 10 })).toEqual(before);
-  expect(await moved.unqueued(10)).toEqual([{ id: "d-002", shopId: "A", series: 1 }]);
+  expect(await moved.unqueued(10)).toEqual([{ id: "d-002", shopId: "A", series: 1, traceContext: null }]);
   expect(await moved.health(["A"], "1970-01-01", "1970-01-01")).toEqual([
     { shopId: "A", total: 2, firstSent: 1, firstAttempt: 0, delivered: 0, unsent: 0, failed: 0, retrying: 1, ...failureFields(http(503), "lastError") },
   ]);

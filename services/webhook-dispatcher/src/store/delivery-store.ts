@@ -5,10 +5,10 @@ import type { AttemptRow, DeliveryRow } from "./schema.ts";
 
 export type DeliveryPage = { delivery: DeliveryRow; attempts: AttemptRow[] }[];
 
-export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt">;
+export type NewDelivery = Pick<DeliveryRow, "id" | "shopId" | "paymentId" | "status" | "orderId" | "body" | "occurredAt" | "createdAt"> & Partial<Pick<DeliveryRow, "traceContext">>;
 /** Where a series goes after an attempt; its last failure as the columns of lastErrorColumns (failure-columns.ts). */
 export type SeriesState = { result: DeliveryResult; lastErrorCode: Reason | null; lastErrorParams: string | null; nextAttemptAt: number | null; at: number };
-export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series">;
+export type UnqueuedSeries = Pick<DeliveryRow, "id" | "shopId" | "series" | "traceContext">;
 export type LogQuery = { shopId: string; paymentId?: string; before?: string; limit: number; status?: string; failedOnly?: boolean; orderId?: string };
 
 /**

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
 import { DELIVERY_RESULTS, WEBHOOK_UNSENT_REASON, type Reason } from "@payaccept/contracts";
+import type { TraceCarrier } from "@payaccept/platform";
 
 /** A delivery that is failing: given up on, blocked, or still retrying after an error; one that found no URL is unsent, not failing. */
 export const FAILING = sql`((result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null)) and coalesce(last_error_code, '') <> ${sql.raw(`'${WEBHOOK_UNSENT_REASON}'`)})`;
@@ -22,6 +23,8 @@ export const deliveries = table(
     body: k.text("body").notNull(),
     occurredAt: k.bigint("occurred_at").notNull(),
     createdAt: k.bigint("created_at").notNull(),
+    /** The trace context (W3C traceparent) of the event's intake: every series' dispatch message continues its trace. */
+    traceContext: k.json("trace_context").$type<TraceCarrier>(),
     series: k.integer("series").notNull().default(1),
     /** The highest series whose dispatch message JetStream has confirmed; below `series` = still to publish. */
     queuedSeries: k.integer("queued_series").notNull().default(0),

@@ -7,6 +7,7 @@ import { accountOf } from "../middleware.ts";
 import { ownedShop } from "../ownership.ts";
 import { ShopCardPage, type SettingsForm } from "../views/shop-card.tsx";
 import { ShopsPage } from "../views/shops-list.tsx";
+import { KEY_OVERLAPS, overlapMsOf } from "../overlap.ts";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
 /** The account's shops: list, creation, the card with its key and settings. */
@@ -31,13 +32,15 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     return done(c, deps, `/shops/${created.shopId}#api-key`, { kind: "apiKey", shopId: created.shopId, apiKey: created.apiKey });
   });
 
-  const card = async (c: Context<WebEnv>, { shop, key }: ShopWithKey, settings?: SettingsForm) => {
+  const card = async (c: Context<WebEnv>, { shop, key, retiringKeys }: ShopWithKey, settings?: SettingsForm) => {
     const flash = settings ? undefined : await flashFor(c, deps, ["apiKey", "notice"], shop.id);
     return (
       <ShopCardPage
         page={c.get("page")}
         shop={shop}
         keyHint={key}
+        // A directory of an earlier release (during a rolling upgrade) sends no list.
+        retiringKeys={retiringKeys ?? []}
         newKey={flash?.kind === "apiKey" ? flash.apiKey : undefined}
         notice={flash?.kind === "notice" ? c.get("page").t[flash.text] : undefined}
         settings={settings}
@@ -73,8 +76,16 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/shops/:shopId/key", async (c) => {
     const { shop } = await shopOf(c);
-    const { apiKey } = await deps.backend.call(rpcs.directory.rotateKey, { shopId: shop.id });
+    const overlapMs = overlapMsOf(KEY_OVERLAPS, text(await formOf(c), "overlap") || "0");
+    const { apiKey } = await deps.backend.call(rpcs.directory.rotateKey, { shopId: shop.id, overlapMs });
     return done(c, deps, `/shops/${shop.id}#api-key`, { kind: "apiKey", shopId: shop.id, apiKey });
+  });
+
+  // A rolled key whose overlap the merchant ends early: the new key is deployed everywhere.
+  r.post("/shops/:shopId/keys/:keyId/end", async (c) => {
+    const { shop } = await shopOf(c);
+    await deps.backend.call(rpcs.directory.endKeyOverlap, { shopId: shop.id, keyId: c.req.param("keyId") });
+    return done(c, deps, `/shops/${shop.id}#api-key`, { kind: "notice", text: "keyOverlapEnded" });
   });
 
   return r;

@@ -8,6 +8,7 @@ import { accountOf } from "../middleware.ts";
 import { ownedShop } from "../ownership.ts";
 import { logFilterQuery, logFilterRequest, readLogFilter } from "../delivery-filter.ts";
 import { DELIVERIES_PER_PAGE, WebhookPage } from "../views/webhook-page.tsx";
+import { overlapMsOf, SECRET_OVERLAPS } from "../overlap.ts";
 import { done, flashFor, refusalsOf } from "./action.ts";
 
 /** The Webhook tab and its actions; every one first checks the shop belongs to the account. */
@@ -45,8 +46,15 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
 
   r.post("/shops/:shopId/webhook/secret/rotate", async (c) => {
     const shop = await shopOf(c);
-    const { signingSecret } = await deps.backend.call(rpcs.directory.rotateSecret, { shopId: shop.id });
+    const overlapMs = overlapMsOf(SECRET_OVERLAPS, text(await formOf(c), "overlap") || "0");
+    const { signingSecret } = await deps.backend.call(rpcs.directory.rotateSecret, { shopId: shop.id, overlapMs });
     return done(c, deps, `${tab(shop)}#secret-title`, { kind: "secret", shopId: shop.id, secret: signingSecret, rotated: true });
+  });
+
+  r.post("/shops/:shopId/webhook/secret/end-overlap", async (c) => {
+    const shop = await shopOf(c);
+    await deps.backend.call(rpcs.directory.endSecretOverlap, { shopId: shop.id });
+    return done(c, deps, `${tab(shop)}#secret-title`, { kind: "notice", text: "secretOverlapEnded" });
   });
 
   r.post("/shops/:shopId/webhook/test", async (c) => {

@@ -153,6 +153,8 @@ export function ActionButton(props: {
   fields?: Record<string, string>;
   /** In a table row: a compact button. */
   small?: boolean;
+  /** Fields the person chooses before pressing it (an overlap). */
+  children?: Child;
 }) {
   return (
     <form method="post" action={props.action} class="inline" data-confirm={props.confirm}>
@@ -160,6 +162,7 @@ export function ActionButton(props: {
       {Object.entries(props.fields ?? {}).map(([name, value]) => (
         <input type="hidden" name={name} value={value} />
       ))}
+      {props.children}
       <button type="submit" class={`button ${props.tone ?? "plain"}${props.small ? " compact" : ""}`}>
         {props.label}
       </button>

@@ -30,6 +30,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
                     <a href="/overview">{t.navOverview}</a>
                     <a href="/shops">{t.navShops}</a>
                     <a href="/balance">{t.navBalance}</a>
+                    <a href="/audit">{t.navAudit}</a>
                   </>
                 )}
               </nav>

@@ -1,6 +1,7 @@
-import type { ShopDetail, KeyHint } from "@payaccept/contracts";
+import type { ShopDetail, KeyHint, RetiringKey } from "@payaccept/contracts";
+import { KEY_OVERLAPS } from "../overlap.ts";
 import type { Page } from "../page.ts";
-import { ActionButton, Alert, CsrfField, Secret, TextField, When } from "./components.tsx";
+import { ActionButton, Alert, CsrfField, Secret, SelectField, TextField, When } from "./components.tsx";
 import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
@@ -8,7 +9,15 @@ import { tariffText } from "./tariff.tsx";
 export type SettingsForm = { name: string; successUrl: string; failUrl: string; errors: string[] };
 
 /** The shop card: its API key (issued here, shown once), its settings, and what it is. */
-export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: KeyHint | null; newKey?: string; notice?: string; settings?: SettingsForm }) {
+export function ShopCardPage(props: {
+  page: Page;
+  shop: ShopDetail;
+  keyHint: KeyHint | null;
+  retiringKeys: RetiringKey[];
+  newKey?: string;
+  notice?: string;
+  settings?: SettingsForm;
+}) {
   const { page, shop } = props;
   const { t } = page;
   const settings = props.settings ?? { name: shop.name, successUrl: shop.successUrl ?? "", failUrl: shop.failUrl ?? "", errors: [] };
@@ -28,9 +37,24 @@ export function ShopCardPage(props: { page: Page; shop: ShopDetail; keyHint: Key
         ) : (
           <p>{t.noKey}</p>
         )}
+        {props.retiringKeys.length > 0 ? (
+          <div class="retiring" id="retiring-keys">
+            <h3>{t.retiringKeysTitle}</h3>
+            <ul class="plain">
+              {props.retiringKeys.map((k) => (
+                <li>
+                  <code>{k.displayPrefix}…</code>, {t.worksUntil} <When page={page} at={k.expiresAt} />{" "}
+                  <ActionButton page={page} action={`/shops/${shop.id}/keys/${k.id}/end`} label={t.endOverlapNow} confirm={t.endKeyOverlapConfirm} tone="danger" small />
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
         {shop.active ? (
           <>
-            <ActionButton page={page} action={`/shops/${shop.id}/key`} label={t.issueKey} confirm={props.keyHint ? t.issueKeyConfirm : undefined} />
+            <ActionButton page={page} action={`/shops/${shop.id}/key`} label={t.issueKey} confirm={props.keyHint ? t.issueKeyConfirm : undefined}>
+              {props.keyHint ? <SelectField name="overlap" label={t.keyOverlapLabel} value="0" options={KEY_OVERLAPS.map((o) => [o, t.overlapChoices[o]])} /> : null}
+            </ActionButton>
             {props.keyHint ? <p class="hint">{t.issueKeyNote}</p> : null}
           </>
         ) : (

@@ -7,6 +7,7 @@ import { logFilterQuery, type LogFilter } from "../delivery-filter.ts";
 import { ActionButton, Alert, CsrfField, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
+import { SECRET_OVERLAPS } from "../overlap.ts";
 
 export const DELIVERIES_PER_PAGE = 20;
 
@@ -108,9 +109,20 @@ export function WebhookPage(props: Props) {
         ) : (
           <p class="muted">{t.secretHidden}</p>
         )}
+        {shop.retiringSecretExpiresAt !== undefined ? (
+          <div class="retiring" id="retiring-secret">
+            <p>
+              {t.retiringSecretUntil} <When page={page} at={shop.retiringSecretExpiresAt} />
+            </p>
+            <p class="hint">{t.retiringSecretNote}</p>
+            <ActionButton page={page} action={`${base}/secret/end-overlap`} label={t.endOverlapNow} confirm={t.endSecretOverlapConfirm} tone="danger" small />
+          </div>
+        ) : null}
         <div class="actions">
           <ActionButton page={page} action={`${base}/secret`} label={t.showSecret} />
-          <ActionButton page={page} action={`${base}/secret/rotate`} label={t.rotateSecret} confirm={t.rotateSecretConfirm} tone="danger" />
+          <ActionButton page={page} action={`${base}/secret/rotate`} label={t.rotateSecret} confirm={t.rotateSecretConfirm} tone="danger">
+            <SelectField name="overlap" label={t.secretOverlapLabel} value="0" options={SECRET_OVERLAPS.map((o) => [o, t.overlapChoices[o]])} />
+          </ActionButton>
         </div>
       </section>
       <section class="card" aria-labelledby="test-title">

@@ -1,0 +1,356 @@
+import {
+  context,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from "@opentelemetry/sdk-trace";
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_SERVICE_NAME, ATTR_URL_FULL } from "@opentelemetry/semantic-conventions";
+import type { TracingConfig } from "./config.ts";
+
+/**
+ * Traces with OpenTelemetry (docs/operations.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
+ * (or …_TRACES_ENDPOINT) is set: then `tracer` stays undefined, every hook below returns at its
+ * first line and no span, context or header is ever made, so the hot path pays one comparison.
+ */
+let tracer: Tracer | undefined;
+
+export const tracingOn = (): boolean => tracer !== undefined;
+
+/**
+ * A span's W3C trace context as the headers that carry it: `traceparent` (and `tracestate`). It
+ * travels in NATS and HTTP headers and is stored with an outbox row, so that the relay publishing
+ * the row later continues the trace of the request that wrote it.
+ */
+export type TraceCarrier = { traceparent: string; tracestate?: string };
+
+/** What is left to do at shutdown: export the spans still buffered. */
+export type Tracing = { shutdown: () => Promise<void> };
+
+const SAMPLERS: Record<TracingConfig["OTEL_TRACES_SAMPLER"], (ratio: number) => Sampler> = {
+  always_on: () => new AlwaysOnSampler(),
+  always_off: () => new AlwaysOffSampler(),
+  traceidratio: (ratio) => new TraceIdRatioBasedSampler(ratio),
+  parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
+  parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
+  parentbased_traceidratio: (ratio) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+};
+
+/** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces (the OTLP rule); undefined: off. */
+export function tracesUrl(cfg: TracingConfig): string | undefined {
+  if (cfg.OTEL_SDK_DISABLED) return undefined;
+  if (cfg.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return cfg.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (!cfg.OTEL_EXPORTER_OTLP_ENDPOINT) return undefined;
+  return `${cfg.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, "")}/v1/traces`;
+}
+
+/**
+ * Sets up tracing for the process when an endpoint is configured: the service's resource
+ * (service.name, namespace payaccept, one instance id per process, OTEL_RESOURCE_ATTRIBUTES), the
+ * sampler, a batching exporter over OTLP/HTTP, W3C trace context propagation and AsyncLocalStorage
+ * as the context manager, so that a span stays current across the awaits of the work it covers.
+ */
+export function startTracing(service: string, cfg: TracingConfig): Tracing | undefined {
+  const url = tracesUrl(cfg);
+  if (url === undefined || tracer) return undefined;
+  const protocol = cfg.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? cfg.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/json";
+  const exporter = protocol === "http/protobuf" ? new OtlpProtobufExporter({ url }) : new OtlpJsonExporter({ url });
+  const resource = resourceFromAttributes({
+    [ATTR_SERVICE_NAME]: service,
+    "service.namespace": "payaccept",
+    "service.instance.id": Bun.randomUUIDv7(),
+  }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new TracerProvider({
+    resource,
+    sampler: SAMPLERS[cfg.OTEL_TRACES_SAMPLER](cfg.OTEL_TRACES_SAMPLER_ARG ?? 1),
+    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY })],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  tracer = trace.getTracer("payaccept");
+  return { shutdown: () => provider.shutdown() };
+}
+
+/** Header carriers: NATS headers (get/set/keys) and fetch's Headers alike. */
+type HeaderBag = { get(k: string): string | null | undefined; set(k: string, v: string): void };
+const getter: TextMapGetter<HeaderBag> = {
+  get: (bag, key) => bag.get(key) || undefined,
+  keys: () => ["traceparent", "tracestate"],
+};
+const setter: TextMapSetter<HeaderBag> = { set: (bag, key, value) => bag.set(key, value) };
+const recordGetter: TextMapGetter<TraceCarrier> = {
+  get: (c, key) => (key === "traceparent" ? c.traceparent : key === "tracestate" ? c.tracestate : undefined),
+  keys: () => ["traceparent", "tracestate"],
+};
+
+const contextOf = (headers: HeaderBag | undefined): Context => (headers ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT);
+
+/** The current span's trace context, to store with a write whose effect is published later; undefined when off or outside a span. */
+export function traceCarrier(): TraceCarrier | undefined {
+  if (!tracer || !trace.getActiveSpan()) return undefined;
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ? (carrier as TraceCarrier) : undefined;
+}
+
+/** The trace and span ids of the current span, for a log line; undefined when off or outside a span. */
+export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
+  const span = tracer && trace.getActiveSpan();
+  if (!span) return undefined;
+  const { traceId, spanId } = span.spanContext();
+  return { traceId, spanId };
+}
+
+/** The trace id a carrier names (for the log line of work done in a stored context). */
+export const traceIdOf = (carrier: TraceCarrier | null | undefined): string | undefined => carrier?.traceparent.split("-")[1];
+
+/** Adds attributes to the current span (what only the code inside it knows: a delivery id, an attempt number). */
+export function annotateSpan(attributes: Attributes): void {
+  if (tracer) trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/**
+ * Ends a span with its outcome: `ok`, or an error code (the transport's or the reply's) with the
+ * reason; `failed` marks the span as an error (its status), which a trace viewer shows in red.
+ */
+function finish(span: Span, outcome: string, reason: string | undefined, failed: boolean): void {
+  span.setAttribute("payaccept.outcome", outcome);
+  if (reason !== undefined) span.setAttribute(ATTR_ERROR_TYPE, reason);
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
+  span.end();
+}
+
+// ---- NATS request/reply -------------------------------------------------------------------------
+
+const natsAttributes = (subject: string): Attributes => ({ "messaging.system": "nats", "messaging.destination.name": subject, "rpc.system": "nats", "rpc.method": subject });
+
+/**
+ * The client span of one NATS call, child of the current span; its context goes into the request's
+ * headers (every copy of a hedged call carries the same). undefined when off.
+ */
+export function startRpcClientSpan(subject: string, headers: HeaderBag): Span | undefined {
+  if (!tracer) return undefined;
+  const span = tracer.startSpan(subject, { kind: SpanKind.CLIENT, attributes: natsAttributes(subject) });
+  propagation.inject(trace.setSpan(context.active(), span), headers, setter);
+  return span;
+}
+
+/** A client span's end: every reply that is not ok is an error of the call. */
+export function endRpcClientSpan(span: Span | undefined, outcome: string, reason?: string): void {
+  if (span) finish(span, outcome, reason, outcome !== "ok");
+}
+
+/** The copy of a hedged call, as an event of its span. */
+export function noteCopy(span: Span | undefined): void {
+  span?.addEvent("copy sent");
+}
+
+/**
+ * Runs a responder's handler inside the server span of the request, child of the caller's span
+ * (from the message's headers). `run` gets the span to end with endRpcServerSpan.
+ */
+export function inRpcServerSpan<T>(subject: string, headers: HeaderBag | undefined, run: (span: Span | undefined) => T): T {
+  if (!tracer) return run(undefined);
+  const parent = contextOf(headers);
+  const span = tracer.startSpan(subject, { kind: SpanKind.SERVER, attributes: natsAttributes(subject) }, parent);
+  return context.with(trace.setSpan(parent, span), run, undefined, span);
+}
+
+/** A server span's end: a refusal is the caller's error; only a failure of the responder (INTERNAL) is the span's own. */
+export function endRpcServerSpan(span: Span | undefined, outcome: string, reason?: string): void {
+  if (span) finish(span, outcome, reason, outcome === "INTERNAL");
+}
+
+// ---- JetStream ------------------------------------------------------------------------------------
+
+/**
+ * The producer span of one JetStream publish: child of the stored context when the message is
+ * published for an earlier write (an outbox row; null when it kept none), else of the current span. Its context goes into
+ * the message's headers for the consumers. undefined when off.
+ */
+export function startPublishSpan(subject: string, msgId: string, headers: HeaderBag, stored: TraceCarrier | null | undefined): Span | undefined {
+  if (!tracer) return undefined;
+  // null: a stored write that kept no context (tracing was off, or no trace caused it) begins its own trace.
+  const parent = stored ? propagation.extract(ROOT_CONTEXT, stored, recordGetter) : stored === null ? ROOT_CONTEXT : context.active();
+  const span = tracer.startSpan(
+    `publish ${subject}`,
+    { kind: SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject, "messaging.message.id": msgId } },
+    parent,
+  );
+  propagation.inject(trace.setSpan(parent, span), headers, setter);
+  return span;
+}
+
+/** A publish's end: `duplicate` when the stream already had the message (a re-publish after a crash). */
+export function endPublishSpan(span: Span | undefined, result: { duplicate: boolean } | { error: unknown }): void {
+  if (!span) return;
+  if ("error" in result) return finish(span, "failed", (result.error as Error)?.name ?? "Error", true);
+  span.setAttribute("messaging.nats.duplicate", result.duplicate);
+  finish(span, "ok", undefined, false);
+}
+
+/**
+ * Runs a consumer's handler for one message inside its consumer span, a child of the publish span
+ * (the message's headers): every delivery of the message, redeliveries included, is a child of
+ * the one publish, so a payment's trace shows each try (docs/operations.md, "Traces").
+ */
+export async function inConsumeSpan(
+  m: { subject: string; seq: number; headers?: HeaderBag; info: { deliveryCount: number } },
+  consumer: string,
+  run: () => Promise<void>,
+): Promise<void> {
+  if (!tracer) return run();
+  const parent = contextOf(m.headers);
+  const span = tracer.startSpan(
+    `process ${m.subject}`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        "messaging.system": "nats",
+        "messaging.operation.type": "process",
+        "messaging.destination.name": m.subject,
+        "messaging.consumer.group.name": consumer,
+        "messaging.nats.stream_sequence": m.seq,
+        "messaging.nats.delivery_count": m.info.deliveryCount,
+      },
+    },
+    parent,
+  );
+  try {
+    await context.with(trace.setSpan(parent, span), run);
+    finish(span, "ok", undefined, false);
+  } catch (e) {
+    finish(span, "failed", (e as Error)?.name ?? "Error", true);
+    throw e;
+  }
+}
+
+// ---- HTTP ------------------------------------------------------------------------------------------
+
+/**
+ * The server span of one HTTP request, around `handle`, which returns the route matched and the
+ * status answered. A service reached by its own peers (payments' provider callback, the
+ * acquirer's API) continues the caller's trace (`continue`); a public face (the API, the payment
+ * page, the dashboard) starts its own and keeps the caller's as a link (`link`), so that nobody
+ * outside decides our sampling or writes into a trace of ours.
+ */
+export async function inHttpServerSpan(
+  req: Request,
+  inbound: "continue" | "link",
+  handle: () => Promise<{ route: string; status: number }>,
+): Promise<void> {
+  if (!tracer) {
+    await handle();
+    return;
+  }
+  const callers = contextOf(req.headers);
+  const callerSpan = trace.getSpanContext(callers);
+  const parent = inbound === "continue" ? callers : ROOT_CONTEXT;
+  const links: Link[] = inbound === "link" && callerSpan ? [{ context: callerSpan }] : [];
+  const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": new URL(req.url).pathname }, links }, parent);
+  try {
+    const { route, status } = await context.with(trace.setSpan(parent, span), handle);
+    span.updateName(`${req.method} ${route}`);
+    span.setAttributes({ [ATTR_HTTP_ROUTE]: route, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
+    finish(span, status >= 500 ? String(status) : "ok", undefined, status >= 500);
+  } catch (e) {
+    finish(span, "failed", (e as Error)?.name ?? "Error", true);
+    throw e;
+  }
+}
+
+/** How a client span ended: `outcome` ok or what went wrong, with the HTTP status when there was one. */
+export type ClientOutcome = { outcome: string; httpStatus?: number | null; reason?: string; failed: boolean };
+
+/**
+ * Runs `run` inside a client span named `name` (its attributes made only when tracing is on); `run` gets the function that puts the span's
+ * trace context into its request's headers, and `outcomeOf` reads the span's end from the result
+ * (a thrown error ends it as failed). `run()` alone when off.
+ */
+export async function inClientSpan<T>(
+  name: string,
+  attributes: () => Attributes,
+  run: (inject: (headers: HeaderBag) => void) => Promise<T>,
+  outcomeOf: (result: T) => ClientOutcome,
+): Promise<T> {
+  if (!tracer) return run(() => {});
+  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: attributes() });
+  const inContext = trace.setSpan(context.active(), span);
+  try {
+    const result = await context.with(inContext, run, undefined, (headers: HeaderBag) => propagation.inject(inContext, headers, setter));
+    const { outcome, httpStatus, reason, failed } = outcomeOf(result);
+    if (httpStatus != null) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, httpStatus);
+    finish(span, outcome, reason, failed);
+    return result;
+  } catch (e) {
+    finish(span, "failed", (e as Error)?.name ?? "Error", true);
+    throw e;
+  }
+}
+
+/** The attributes of an HTTP client span; the URL's path only when `withPath` (not a merchant's URL: it may hold their token). */
+export function httpClientAttributes(method: string, url: string, withPath: boolean): Attributes {
+  const target = new URL(url);
+  return {
+    [ATTR_HTTP_REQUEST_METHOD]: method,
+    [ATTR_SERVER_ADDRESS]: target.hostname,
+    [ATTR_SERVER_PORT]: Number(target.port) || (target.protocol === "https:" ? 443 : 80),
+    ...(withPath ? { [ATTR_URL_FULL]: `${target.origin}${target.pathname}` } : {}),
+  };
+}
+
+/**
+ * fetch to a peer of ours (a provider, the cash register, payments' callback) inside a client span
+ * with the response's status; the trace context goes along in `traceparent`. Plain fetch when off.
+ */
+export function tracedFetch(url: string, init: RequestInit): Promise<Response> {
+  if (!tracer) return fetch(url, init);
+  const method = init.method ?? "GET";
+  return inClientSpan(
+    method,
+    () => httpClientAttributes(method, url, true),
+    (inject) => {
+      const headers = new Headers(init.headers);
+      inject(headers);
+      return fetch(url, { ...init, headers });
+    },
+    (res) => ({ outcome: res.status >= 400 ? String(res.status) : "ok", httpStatus: res.status, failed: res.status >= 400 }),
+  );
+}
+
+/**
+ * Runs `fn` outside any trace. For a background loop woken from a request (a relay's next pass
+ * scheduled by a commit): its timer would otherwise carry that request's context into work that is
+ * not the request's, and its log lines would name the request's trace.
+ */
+export function outsideTraces<T>(fn: () => T): T {
+  return tracer ? context.with(ROOT_CONTEXT, fn) : fn();
+}
+
+/** Runs `fn` with the given context current when tracing is on (GroupCommit hands each write its caller's). */
+export function bindToCurrent<F extends (...args: never[]) => unknown>(fn: F): F {
+  return tracer ? context.bind(context.active(), fn) : fn;
+}
