@@ -13,6 +13,7 @@ import { balanceRoutes } from "./routes/balance.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
 import { overviewRoutes } from "./routes/overview.tsx";
 import { paymentRoutes } from "./routes/payments.tsx";
+import { methodRoutes } from "./routes/methods.tsx";
 import { shopRoutes } from "./routes/shops.tsx";
 import { webhookRoutes } from "./routes/webhook.tsx";
 
@@ -39,7 +40,7 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
     actingAsViewer(deps),
   );
   for (const path of ["/overview", "/shops", "/shops/*", "/balance", "/balance/*", "/audit", "/audit.csv", "/ops/*", "/logout"]) web.use(path, signedIn);
-  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, operatorRoutes]) web.route("/", routes(deps));
+  for (const routes of [authRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, auditRoutes, operatorRoutes]) web.route("/", routes(deps));
   web.notFound((c) => renderError(c, new DomainError("PAGE_NOT_FOUND")));
   web.onError((err, c) => renderError(c, err));
   return web;

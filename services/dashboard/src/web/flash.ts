@@ -11,7 +11,7 @@ export type FlashMessage =
   | { kind: "testWebhook"; shopId: string; result: z.infer<typeof TestWebhookResult>; sentAt: number }
   | { kind: "notice"; text: NoticeKey };
 
-export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "canceled" | "payoutDone" | "activityChanged" | "methodsSaved" | "tariffSaved" | "keyOverlapEnded" | "secretOverlapEnded";
+export type NoticeKey = "shopCreated" | "saved" | "resent" | "refunded" | "canceled" | "payoutDone" | "activityChanged" | "methodsSaved" | "tariffSaved" | "keyOverlapEnded" | "secretOverlapEnded" | "captured" | "voided" | "revokedNotice";
 
 /** The session a message belongs to: its stored id (the token's hash) and the cookie's token. */
 export type FlashSession = { sessionId: string; token: string };
