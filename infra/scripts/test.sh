@@ -6,7 +6,9 @@ cd "$(dirname "$0")/../.."
 bash infra/scripts/bootstrap.sh --test || exit 1
 export PATH="$PATH:/usr/sbin"
 log=$(mktemp)
-bun test --timeout 120000 "$@" 2>&1 | tee "$log"
+# Files run in parallel worker processes (most of a stack test's time is waiting on its processes),
+# slowest first by tests/timings.json; TEST_JOBS sets how many (docs/conventions.md, "Tests").
+bun test --timeout 120000 --parallel="${TEST_JOBS:-3}" --timings=tests/timings.json "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 passed=$(grep -E '^ *[0-9]+ pass$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)
 failed=$(grep -E '^ *[0-9]+ fail$' "$log" | tail -n1 | grep -oE '[0-9]+' || echo 0)

@@ -13,21 +13,7 @@ import {
   type TextMapSetter,
   type Tracer,
 } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import { OTLPTraceExporter as OtlpJsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as OtlpProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
-import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  TracerProvider,
-  type Sampler,
-} from "@opentelemetry/sdk-trace";
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_SERVICE_NAME, ATTR_URL_FULL } from "@opentelemetry/semantic-conventions";
+import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL } from "@opentelemetry/semantic-conventions";
 import type { TracingConfig } from "./config.ts";
 
 /**
@@ -49,15 +35,6 @@ export type TraceCarrier = { traceparent: string; tracestate?: string };
 /** What is left to do at shutdown: export the spans still buffered. */
 export type Tracing = { shutdown: () => Promise<void> };
 
-const SAMPLERS: Record<TracingConfig["OTEL_TRACES_SAMPLER"], (ratio: number) => Sampler> = {
-  always_on: () => new AlwaysOnSampler(),
-  always_off: () => new AlwaysOffSampler(),
-  traceidratio: (ratio) => new TraceIdRatioBasedSampler(ratio),
-  parentbased_always_on: () => new ParentBasedSampler({ root: new AlwaysOnSampler() }),
-  parentbased_always_off: () => new ParentBasedSampler({ root: new AlwaysOffSampler() }),
-  parentbased_traceidratio: (ratio) => new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
-};
-
 /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces (the OTLP rule); undefined: off. */
 export function tracesUrl(cfg: TracingConfig): string | undefined {
   if (cfg.OTEL_SDK_DISABLED) return undefined;
@@ -67,31 +44,18 @@ export function tracesUrl(cfg: TracingConfig): string | undefined {
 }
 
 /**
- * Sets up tracing for the process when an endpoint is configured: the service's resource
- * (service.name, namespace payaccept, one instance id per process, OTEL_RESOURCE_ATTRIBUTES), the
- * sampler, a batching exporter over OTLP/HTTP, W3C trace context propagation and AsyncLocalStorage
- * as the context manager, so that a span stays current across the awaits of the work it covers.
+ * Sets up tracing for the process when an endpoint is configured (tracing-sdk.ts). The SDK and its
+ * exporters are loaded only then: they take longer to load than the rest of a service's start, and
+ * a process without an endpoint never uses them.
  */
 export function startTracing(service: string, cfg: TracingConfig): Tracing | undefined {
   const url = tracesUrl(cfg);
   if (url === undefined || tracer) return undefined;
-  const protocol = cfg.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? cfg.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/json";
-  const exporter = protocol === "http/protobuf" ? new OtlpProtobufExporter({ url }) : new OtlpJsonExporter({ url });
-  const resource = resourceFromAttributes({
-    [ATTR_SERVICE_NAME]: service,
-    "service.namespace": "payaccept",
-    "service.instance.id": Bun.randomUUIDv7(),
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new TracerProvider({
-    resource,
-    sampler: SAMPLERS[cfg.OTEL_TRACES_SAMPLER](cfg.OTEL_TRACES_SAMPLER_ARG ?? 1),
-    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: cfg.OTEL_BSP_SCHEDULE_DELAY })],
-  });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
-  tracer = trace.getTracer("payaccept");
-  return { shutdown: () => provider.shutdown() };
+  // require() is synchronous in Bun: the logger made right after already sees tracing on.
+  const { startSdk } = require("./tracing-sdk.ts") as typeof import("./tracing-sdk.ts");
+  const sdk = startSdk(service, cfg, url);
+  tracer = sdk.tracer;
+  return { shutdown: sdk.shutdown };
 }
 
 /** Header carriers: NATS headers (get/set/keys) and fetch's Headers alike. */
