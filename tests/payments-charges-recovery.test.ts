@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Balance, Payment, rpcs } from "@payaccept/contracts";
 import { ENGINES } from "./harness/engines.ts";
@@ -12,6 +13,23 @@ import { acquirer, api, outcomeOf, refusal, savedCard, shopWithReceiver, webhook
  * webhook and one credit on the balance. Both engines.
  */
 setDefaultTimeout(180_000);
+
+/**
+ * Whether bytes sent to this local port wait unread on an established connection, as a request
+ * to a stopped process does (Linux's /proc/net/tcp{,6}: state 01, the rx_queue of tx:rx).
+ */
+function bytesWaitingAt(port: number): boolean {
+  return ["/proc/net/tcp", "/proc/net/tcp6"].some((file) =>
+    readFileSync(file, "utf8")
+      .trim()
+      .split("\n")
+      .slice(1)
+      .some((line) => {
+        const [, local, , state, queues] = line.trim().split(/\s+/);
+        return parseInt(local!.split(":").at(-1)!, 16) === port && state === "01" && parseInt(queues!.split(":")[1]!, 16) > 0;
+      }),
+  );
+}
 
 const AMOUNT = 99_000;
 /** The card tariff's 2.5 %. */
@@ -106,6 +124,8 @@ describe.each(ENGINES)("charges that lose their answer or their process (%s)", (
       stack.service("acquirer-emulator").kill("SIGSTOP");
       const call = api(stack, shop, "/v1/payments", { method: "POST", json: body });
       const row = await eventually(() => stack.call(rpcs.payments.lookup, { shopId: shop.shopId, orderId: body.orderId }).catch(() => null));
+      // The row is written before the charge is sent: payments is frozen only once the request waits at the acquirer.
+      await eventually(() => bytesWaitingAt(Number(new URL(stack.url("acquirer-emulator")).port)), 30_000);
       stack.service("payments").kill("SIGSTOP");
       stack.service("acquirer-emulator").kill("SIGCONT");
       await eventually(async () => (await acquirer(stack, `/v1/charges/${row.id}`)).status === 200, 30_000);

@@ -1,5 +1,7 @@
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { PaymentMethodList, rpcs } from "@payaccept/contracts";
+import { PaymentMethodList, rpcs, type AuditEvent } from "@payaccept/contracts";
 import { AcquirerClient } from "./acquirer-fixtures.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack } from "./harness/stack.ts";
@@ -175,7 +177,67 @@ describe.each(ENGINES)("saved methods and charges (%s)", (engine) => {
   });
 
   // Reads and input checks: the stores answer them alike, the writes above run on both engines.
+  test("the audit log names the key on a charge, a capture, a void and a revocation, one entry each however often they are repeated", async () => {
+    const { methodId } = await savedCard(stack, shop, { customerId: "audited" });
+    const headers = { "User-Agent": "shop-backend/3.0" };
+    const actor = { kind: "apiKey", label: shop.apiKey.slice(0, 12), ip: "127.0.0.1", userAgent: "shop-backend/3.0" };
+    const entries = async (action: AuditEvent["action"], targetId: string) =>
+      (await stack.call(rpcs.directory.auditLog, { shopId: shop.shopId, action, limit: 50 })).items.filter((e) => e.target?.id === targetId);
+    // One entry, once the AUDIT stream has brought it to the directory: repeats carry the same id.
+    const onlyEntry = async (action: AuditEvent["action"], targetId: string) => {
+      await eventually(async () => (await entries(action, targetId)).length > 0, 30_000);
+      const found = await entries(action, targetId);
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    };
+
+    const once = () =>
+      api(stack, shop, "/v1/payments", { method: "POST", json: { orderId: `audited-${methodId}`, amountKopecks: 99000, paymentMethodId: methodId }, headers: { ...headers, "Idempotency-Key": `audit-${methodId}` } });
+    const paid = await outcomeOf(stack, shop, await once());
+    expect((await once()).status).toBe(201);
+    expect(await onlyEntry("charge.created", paid.id)).toMatchObject({
+      actor,
+      accountId: shop.accountId,
+      target: { type: "payment", id: paid.id },
+      after: { orderId: paid.orderId, amountKopecks: 99000, paymentMethodId: methodId, capture: true },
+    });
+
+    const held = await outcomeOf(stack, shop, await charge(methodId, { capture: false }, headers));
+    expect(held.status).toBe("AUTHORIZED");
+    for (let i = 0; i < 2; i++) expect(await api(stack, shop, `/v1/payments/${held.id}/capture`, { method: "POST", json: { amountKopecks: 60000 }, headers })).toMatchObject({ status: 200, body: { status: "SUCCESS" } });
+    expect(await onlyEntry("payment.captured", held.id)).toMatchObject({ actor, after: { amountKopecks: 60000, heldKopecks: 99000 } });
+
+    const voided = await outcomeOf(stack, shop, await charge(methodId, { capture: false }, headers));
+    expect(await api(stack, shop, `/v1/payments/${voided.id}/cancel`, { method: "POST", headers })).toMatchObject({ status: 200, body: { status: "CANCELED" } });
+    expect(await onlyEntry("payment.voided", voided.id)).toMatchObject({ actor, after: { heldKopecks: 99000 } });
+    expect(await refusal(api(stack, shop, `/v1/payments/${voided.id}/capture`, { method: "POST", headers }))).toMatchObject({ status: 409 });
+
+    for (let i = 0; i < 2; i++) expect((await api(stack, shop, `/v1/payment-methods/${methodId}/revoke`, { method: "POST", headers })).status).toBe(200);
+    expect(await onlyEntry("payment_method.revoked", methodId)).toMatchObject({ actor, target: { type: "payment_method", id: methodId }, after: { customerId: "audited" } });
+    // The refused capture recorded nothing: the revocation, asked after it, is in the log already.
+    expect(await entries("payment.captured", voided.id)).toEqual([]);
+  });
+
   sqliteRunOnly(engine, () => {
+    // The due query is tested on both engines in saved-methods-store.test.ts; this is the card
+    // expiry sweeper's wiring to the webhook and the refusal, with a month passed by hand: the
+    // test moves the method's expiry instant (the first one after its month) into the past.
+    test("a saved card whose expiry month is over ends EXPIRED by itself: the shop gets a webhook, and charges are refused", async () => {
+      const { payment, methodId } = await savedCard(stack, shop, { customerId: "expiring" });
+      const db = new Database(join(stack.dataDir, "payments.db"));
+      try {
+        db.run("PRAGMA busy_timeout = 10000");
+        expect(db.run("UPDATE saved_methods SET expires_at = ? WHERE id = ? AND expires_at IS NOT NULL", [Date.now() - 1, methodId]).changes).toBe(1);
+      } finally {
+        db.close();
+      }
+      const hook = await webhookOf(shop, payment.id, "PAYMENT_METHOD_EXPIRED");
+      expect(hook).toMatchObject({ id: payment.id, orderId: payment.orderId, paymentMethod: { id: methodId, status: "EXPIRED", revokedBy: null, deactivatedAt: expect.any(String) } });
+      expect(await getMethod(stack, shop, methodId)).toMatchObject({ status: "EXPIRED", revokedBy: null });
+      expect(await refusal(charge(methodId))).toEqual({ status: 409, code: "SAVED_METHOD_INACTIVE" });
+      expect(webhookStatuses(shop, payment.id).sort()).toEqual(["PAYMENT_METHOD_EXPIRED", "SUCCESS"]);
+    });
+
     test("a shop lists its methods newest first, by customer, a page at a time; another shop's method does not exist for it", async () => {
       const a = await savedCard(stack, shop, { customerId: "list-me" });
       const b = await savedCard(stack, shop, { customerId: "list-me" });

@@ -73,6 +73,11 @@ export const AUDIT_ACTIONS = [
   // money moved on someone's request (payments, balance)
   "refund.created",
   "payout.created",
+  // holds, merchant-initiated charges and saved methods (payments, issue 18)
+  "payment.captured",
+  "payment.voided",
+  "charge.created",
+  "payment_method.revoked",
   // the dashboard's members and sign-in (issue 19, items 1–2)
   "member.signed_in",
   "member.sign_in_failed",

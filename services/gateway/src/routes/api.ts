@@ -51,7 +51,8 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
         const { shopId } = shopOf(c);
         const request = c.req.valid("json");
         try {
-          return await relay(c, rpcs.payments.create, { shopId, request });
+          // A charge without the buyer is recorded in the key's name; other creates carry no actor (the hot path).
+          return await relay(c, rpcs.payments.create, { shopId, request }, request.paymentMethodId === undefined ? undefined : apiKeyActor(c));
         } catch (e) {
           if (!(c.get("idempotency")?.retry && e instanceof DomainError && e.code === "CONFLICT")) throw e;
           return c.json(await earlierCreate(deps.nc, shopId, request, e, timeoutMs, c.get("requestId")), status);
@@ -71,12 +72,12 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
     cancelPayment:
       ({ relay }) =>
       (c) =>
-        relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+        relay(c, rpcs.payments.cancel, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }, apiKeyActor(c)),
     // Capture is idempotent at the acquirer and in payments' state machine: a retry takes nothing twice.
     capturePayment:
       ({ relay }) =>
       (c) =>
-        relay(c, rpcs.payments.capture, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json") }),
+        relay(c, rpcs.payments.capture, { shopId: shopOf(c).shopId, id: c.req.valid("param").id, ...c.req.valid("json") }, apiKeyActor(c)),
     completeSandboxPayment:
       ({ relay }) =>
       (c) =>
@@ -92,7 +93,7 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
     revokePaymentMethod:
       ({ relay }) =>
       (c) =>
-        relay(c, rpcs.payments.revokeMethod, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+        relay(c, rpcs.payments.revokeMethod, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }, apiKeyActor(c)),
     // The Idempotency-Key also keys the refund in payments' own store, so a retried refund is
     // never made twice even when the reply was lost on the way back.
     refundPayment:

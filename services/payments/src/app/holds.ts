@@ -4,6 +4,7 @@ import { holdLapsed } from "../domain/state-machine.ts";
 import { toPayment } from "../domain/views.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
 import type { PaymentRow } from "../store/schema.ts";
+import { recordAction } from "./audit.ts";
 import { ownedPayment, shopOf, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState, type ProviderResult } from "./provider-results.ts";
 
@@ -56,10 +57,24 @@ function capturedAnswer(d: PaymentsDeps, row: PaymentRow, req: CapturePaymentReq
 
 /**
  * AUTHORIZED → SUCCESS with the captured amount (all of the hold by default); idempotent: a
- * repeat with the same amount, or none, answers the captured payment.
+ * repeat with the same amount, or none, answers the captured payment. Recorded in the audit log
+ * in the caller's name on every answer of a captured payment (one entry per payment), so a
+ * capture whose answer was lost, committed by the acquirer's callback, is recorded by its repeat.
  */
 export async function capturePayment(d: PaymentsDeps, shopId: string, id: string, req: CapturePaymentRequest): Promise<Payment> {
   const row = await ownedPayment(d, shopId, id);
+  const captured = await capture(d, row, req);
+  recordAction(d, "payment.captured", { type: "payment", id }, row, d.now(), {
+    orderId: row.orderId,
+    amountKopecks: captured.amountKopecks,
+    heldKopecks: row.heldKopecks ?? row.amountKopecks,
+  });
+  return captured;
+}
+
+/** The capture itself, or the answer of a payment that is no longer AUTHORIZED. */
+async function capture(d: PaymentsDeps, row: PaymentRow, req: CapturePaymentRequest): Promise<Payment> {
+  const id = row.id;
   if (row.status !== "AUTHORIZED") return capturedAnswer(d, row, req);
   if (holdLapsed(row, d.now())) return capturedAnswer(d, await releaseHold(d, row), req);
   const held = row.heldKopecks ?? row.amountKopecks;
@@ -80,6 +95,7 @@ export async function capturePayment(d: PaymentsDeps, shopId: string, id: string
 export async function voidHold(d: PaymentsDeps, row: PaymentRow): Promise<Payment> {
   const after = await releaseHold(d, row);
   if (after.status !== "CANCELED") throw new DomainError("PAYMENT_NOT_CANCELABLE", { status: after.status });
+  recordAction(d, "payment.voided", { type: "payment", id: row.id }, row, after.updatedAt, { orderId: row.orderId, heldKopecks: row.heldKopecks ?? row.amountKopecks });
   return toPayment(after, d.paypageUrl);
 }
 

@@ -17,6 +17,7 @@ import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
 import { OrderIdTaken } from "../store/payments-store.ts";
+import { recordAction } from "./audit.ts";
 import { chargeOnce, chargeTerms } from "./charges.ts";
 import { ownedPayment, paymentNotFound, type CreateTerms, type PaymentsDeps } from "./deps.ts";
 import { voidHold } from "./holds.ts";
@@ -94,7 +95,15 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     throw new DomainError("ORDER_ID_TAKEN");
   }
   d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest, merchantInitiated: charge, hold: row.hold }, "payment created");
-  if (charge && !row.isTest) row = await chargeOnce(d, row);
+  if (!charge) return toPayment(row, d.paypageUrl);
+  // Money taken without the buyer, in the caller's name, before the acquirer is asked (as a refund is).
+  recordAction(d, "charge.created", { type: "payment", id: row.id }, row, row.createdAt, {
+    orderId: row.orderId,
+    amountKopecks: row.amountKopecks,
+    paymentMethodId: row.savedMethodId,
+    capture: !row.hold,
+  });
+  if (!row.isTest) row = await chargeOnce(d, row);
   return toPayment(row, d.paypageUrl);
 }
 

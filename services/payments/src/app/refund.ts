@@ -1,8 +1,9 @@
-import { DomainError, UNNAMED_CALLER, type PaymentCredit, type Refund, type RefundList } from "@payaccept/contracts";
+import { DomainError, type PaymentCredit, type Refund, type RefundList } from "@payaccept/contracts";
 import { toPaymentCredit, toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
 import type { RefundRequest } from "../store/payments-store.ts";
 import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import { recordAction } from "./audit.ts";
 import { ownedPayment, type PaymentsDeps } from "./deps.ts";
 
 /**
@@ -20,17 +21,12 @@ import { ownedPayment, type PaymentsDeps } from "./deps.ts";
 export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest): Promise<Refund> {
   const payment = await ownedPayment(d, shopId, id);
   const { refund, created } = await d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
-  // Recorded by the refund's id, on a repeat too: one entry, even when the first one's was lost.
-  d.audit.record({
-    id: `refund.created:${refund.id}`,
-    action: "refund.created",
-    actor: d.actor ?? UNNAMED_CALLER,
-    at: refund.createdAt,
-    accountId: payment.accountId,
-    shopId,
-    target: { type: "refund", id: refund.id },
-    after: { paymentId: payment.id, orderId: payment.orderId, amountKopecks: refund.amountKopecks, reason: refund.reason },
-    requestId: d.requestId,
+  // Recorded on a repeat too: one entry, even when the first one's was lost.
+  recordAction(d, "refund.created", { type: "refund", id: refund.id }, payment, refund.createdAt, {
+    paymentId: payment.id,
+    orderId: payment.orderId,
+    amountKopecks: refund.amountKopecks,
+    reason: refund.reason,
   });
   if (!created) return toRefund(refund);
   const ended = await driveRefund(d, refund);

@@ -3,6 +3,7 @@ import { methodChargeable } from "../domain/state-machine.ts";
 import { toSavedMethod } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
 import type { SavedMethodRow } from "../store/schema.ts";
+import { recordAction } from "./audit.ts";
 import type { PaymentsDeps } from "./deps.ts";
 
 /** A saved method of the shop; another shop's does not exist for it. */
@@ -39,6 +40,7 @@ export async function revokeMethod(d: PaymentsDeps, shopId: string, id: string):
     }
   }
   const ended = (await d.methods.end(id, { status: "REVOKED", revokedBy: "MERCHANT", notify: false }, d.now()))!;
+  if (ended.ended) recordAction(d, "payment_method.revoked", { type: "payment_method", id }, row, ended.method.deactivatedAt!, { customerId: row.customerId, paymentId: row.paymentId });
   d.log.info({ methodId: id, shopId, status: ended.method.status }, "saved method revoked by the shop");
   return toSavedMethod(ended.method);
 }
