@@ -1,4 +1,4 @@
-import type { ActorKind, AuditAction, PaymentSort, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
+import type { ActorKind, AuditAction, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
 import type { OverlapChoice } from "./overlap.ts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
@@ -321,6 +321,8 @@ const ru = {
     REFUNDED: "Возвращён",
     CANCELED: "Отменён",
   } as Record<PaymentStatus, string>,
+  /** The webhooks of a saved method, shown where statuses are (the delivery log). */
+  methodEvents: { PAYMENT_METHOD_REVOKED: "Способ отозван", PAYMENT_METHOD_EXPIRED: "Способ истёк" } as Record<MethodEventStatus, string>,
   paymentTitle: (orderId: string) => `Платёж по заказу ${orderId}`,
   backToPayments: "← Все платежи",
   fieldNames: {
@@ -753,6 +755,7 @@ const en: Messages = {
     REFUNDED: "Refunded",
     CANCELED: "Canceled",
   },
+  methodEvents: { PAYMENT_METHOD_REVOKED: "Method revoked", PAYMENT_METHOD_EXPIRED: "Method expired" },
   paymentTitle: (orderId) => `Payment for order ${orderId}`,
   backToPayments: "← All payments",
   fieldNames: {
