@@ -6,7 +6,7 @@ import { SQL } from "bun";
 import { jetstream } from "@nats-io/jetstream";
 import { paymentEventId, paymentEventSubject, rpcs, type Payment } from "@payaccept/contracts";
 import { ENGINES } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, READY_WAIT_MS, Stack } from "./harness/stack.ts";
 import { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -32,7 +32,7 @@ describe.each(ENGINES)("the outbox across a crash on %s", (engine) => {
 
   /** The next payments process on the same files and ports, with the relay no longer held back. */
   async function startPaymentsAgain(): Promise<void> {
-    const svc = new ServiceProcess("payments", { ...stack.env, OUTBOX_RELAY_DELAY_MS: "0" }, { restart: false, log: () => {}, output: afterCrashLog() });
+    const svc = new ServiceProcess("payments", { ...stack.env, OUTBOX_RELAY_DELAY_MS: "0" }, { restart: false, log: () => {}, output: afterCrashLog(), readyWaitMs: READY_WAIT_MS });
     stack.services.set("payments", svc);
     svc.start();
     await svc.waitReady();

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DomainError, rpcs, type Payment } from "@payaccept/contracts";
 import { ServiceProcess } from "../infra/launcher/supervisor.ts";
-import { eventually, freePort, Stack } from "./harness/stack.ts";
+import { eventually, freePort, READY_WAIT_MS, Stack } from "./harness/stack.ts";
 import { createShop, streamEvents, type TestShop } from "./payments-fixtures.ts";
 import { repeatWhileUnknown } from "./replica-fixtures.ts";
 
@@ -29,7 +29,7 @@ const secondDataDir = mkdtempSync(join(tmpdir(), "payments-host-b-"));
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments"], postgres: true });
   shop = await createShop(stack, { sandbox: true });
-  second = new ServiceProcess("payments", { ...stack.env, DATA_DIR: secondDataDir, PAYMENTS_PORT: String(await freePort()) }, { restart: false, log: () => {}, output: (secondLog = join(stack.dataDir, "logs", "payments-host-b.log")) });
+  second = new ServiceProcess("payments", { ...stack.env, DATA_DIR: secondDataDir, PAYMENTS_PORT: String(await freePort()) }, { restart: false, log: () => {}, output: (secondLog = join(stack.dataDir, "logs", "payments-host-b.log")), readyWaitMs: READY_WAIT_MS });
   second.start();
   await second.waitReady();
 });

@@ -23,7 +23,7 @@ export class ServiceProcess {
   constructor(
     readonly name: ServiceName,
     private readonly env: Record<string, string>,
-    private readonly opts: { restart: boolean; log: SupervisorLog; output?: "inherit" | string },
+    private readonly opts: { restart: boolean; log: SupervisorLog; output?: "inherit" | string; readyWaitMs?: number },
   ) {}
 
   get port(): number {
@@ -68,7 +68,7 @@ export class ServiceProcess {
     });
   }
 
-  async waitReady(timeoutMs = 30000): Promise<void> {
+  async waitReady(timeoutMs = this.opts.readyWaitMs ?? 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       try {

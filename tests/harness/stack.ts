@@ -46,6 +46,13 @@ export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = {
 };
 
 /** A dashboard on PostgreSQL counts as replicated and needs the shared CSRF key (docs/dashboard.md, "Replicas"). */
+/**
+ * How long a test's service may take to answer /readyz: a liveness bound, not a speed check.
+ * The launcher's 30 s is too short here: `npm test` runs several files at once on two cores, and
+ * a stack of nine Bun processes plus PostgreSQL's migrations then starts much slower.
+ */
+export const READY_WAIT_MS = 90_000;
+
 export const TEST_CSRF_SECRET = "test-csrf-secret-shared-by-every-dashboard-replica";
 
 /** `<PREFIX>_DATABASE_URL` of every service of POSTGRES_SERVICES, each on its own schema of the server. */
@@ -102,6 +109,7 @@ export class Stack {
         restart: opts.restart ?? false,
         log: () => {},
         output: join(dataDir, "logs", `${name}.log`),
+        readyWaitMs: READY_WAIT_MS,
       });
       stack.services.set(name, svc);
       svc.start();
@@ -151,7 +159,7 @@ export class Stack {
     const replicaNo = [...this.replicas.keys()].filter((r) => r.name === name).length + 2;
     const logFile = join(this.dataDir, "logs", `${name}-${replicaNo}.log`);
     const env = { ...this.env, [SERVICES[name].portEnv]: String(await freePort()), ...opts.env };
-    const replica = new ServiceProcess(name, env, { restart: opts.restart ?? false, log: () => {}, output: logFile });
+    const replica = new ServiceProcess(name, env, { restart: opts.restart ?? false, log: () => {}, output: logFile, readyWaitMs: READY_WAIT_MS });
     this.replicas.set(replica, { logFile });
     replica.start();
     await replica.waitReady();
