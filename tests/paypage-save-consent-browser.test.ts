@@ -40,7 +40,8 @@ beforeAll(async () => {
   shops.ALWAYS = await shopWith("ALWAYS", "Чайный клуб");
   shops.BUYER_CHOICE = await shopWith("BUYER_CHOICE", "Онлайн-курс «Python»");
   sandbox = await shopWith("BUYER_CHOICE", "Песочница подписок", true);
-});
+  // A stack on a busy machine takes up to the harness's readiness wait per service: a liveness bound, not a speed.
+}, 300_000);
 
 afterAll(async () => {
   for (const c of contexts) await c.close();

@@ -33,7 +33,8 @@ beforeAll(async () => {
   const merchant = DashboardClient.of(stack);
   await merchant.signUp(email, PASSWORD);
   shop = await merchant.createShop("Прокат велосипедов");
-});
+  // A stack on a busy machine takes up to the harness's readiness wait per service: a liveness bound, not a speed.
+}, 300_000);
 
 afterAll(async () => {
   for (const c of contexts) await c.close();
