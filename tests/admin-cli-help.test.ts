@@ -16,7 +16,7 @@ async function admin(...args: string[]) {
   return { stdout, stderr, code };
 }
 
-const COMMANDS = ["shop:create", "shop:update", "key:rotate", "user:create-merchant", "webhooks:log", "webhooks:replay", "payout:create", "payment:refund", "payment:refunds", "receipt:resend"];
+const COMMANDS = ["shop:create", "shop:update", "key:rotate", "user:create-merchant", "webhooks:log", "webhooks:replay", "payout:create", "payment:refund", "payment:refunds", "payment:capture", "payment:cancel", "methods:list", "method:revoke", "receipt:resend"];
 
 describe("admin CLI help", () => {
   test.each([["help"], ["-h"], ["--help"]])("`%s` prints the full usage on stdout and exits 0", async (flag) => {

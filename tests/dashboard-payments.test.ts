@@ -246,7 +246,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
       expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       expect(answer.headers.get("content-disposition")).toMatch(/^attachment; filename="payments-.*\.csv"$/);
       const lines = answer.html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
-      expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt,refundedKopecks,receipts");
+      expect(lines[0]).toBe("id,orderId,status,amountKopecks,commissionKopecks,description,method,telegramId,metadata,successUrl,failUrl,payUrl,isTest,paidAt,createdAt,refundedKopecks,receipts,customerId,paymentMethodId,merchantInitiated,heldKopecks,captureDeadline,failureCode");
       const oldestFirst = [...payments].sort((x, y) => x.createdAt.localeCompare(y.createdAt) || x.id.localeCompare(y.id));
       expect(lines.slice(1).map((l) => l.split(",")[0])).toEqual(oldestFirst.map((p) => p.id));
       expect(answer.html).toContain(`,"'=HYPERLINK(""http://evil"")",`);

@@ -55,6 +55,17 @@ describe("admin shop commands", () => {
     expect(await keyPublished(created.apiKey)).toBe(false);
   });
 
+  test("shop:update --saved-method-consent sets how the payment page asks to save a method", async () => {
+    const { shopId } = await stack.createShop();
+    const r = await admin("shop:update", "--shop", shopId, "--saved-method-consent", "always", "--json");
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ shopId, savedMethodConsent: "ALWAYS" });
+    expect((await shopInKv(shopId)).savedMethodConsent).toBe("ALWAYS");
+    const wrong = await admin("shop:update", "--shop", shopId, "--saved-method-consent", "SOMETIMES");
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toStartWith("--saved-method-consent must be one of ALWAYS, BUYER_CHOICE\n");
+  });
+
   test("shop:update changes only the given settings; an empty URL clears it", async () => {
     const { shopId } = await stack.createShop({ name: "Before", webhookUrl: "https://hooks.example.com/a" });
     const r = await admin("shop:update", "--shop", shopId, "--success-url", "https://shop.example.com/ok", "--fail-url", "t.me/shop_bot", "--methods", "SBP");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { Payment, Refund, RefundList, rpcs } from "@payaccept/contracts";
+import { Payment, PaymentMethodList, Refund, RefundList, rpcs, SavedPaymentMethod } from "@payaccept/contracts";
 import { Stack } from "./harness/stack.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -52,6 +52,51 @@ test("with --shop the payment must belong to that shop", async () => {
   expect(wrong).toMatchObject({ code: 1, stderr: "error: NOT_FOUND: payment not found\n" });
   const right = await admin("payment:refund", "--payment", p.id, "--shop", shop.shopId, "--json");
   expect(JSON.parse(right.stdout).status).toBe("SUCCEEDED");
+});
+
+/** A sandbox payment completed from code: a hold AUTHORIZED, or a payment that saved a test card for `customerId`. */
+const completed = async (request: Parameters<typeof createPayment>[2]) => {
+  const p = await createPayment(stack, shop.shopId, request);
+  return stack.call(rpcs.payments.sandboxComplete, { shopId: shop.shopId, id: p.id, request: { outcome: "SUCCESS" } });
+};
+
+test("payment:capture takes part of a hold (the shop found by itself); payment:cancel voids another hold", async () => {
+  const hold = await completed({ capture: false, amountKopecks: 80_000 });
+  expect(hold.status).toBe("AUTHORIZED");
+  const r = await admin("payment:capture", "--payment", hold.id, "--amount", "50000", "--json");
+  expect(r.code).toBe(0);
+  expect(Payment.parse(JSON.parse(r.stdout))).toMatchObject({ status: "SUCCESS", amountKopecks: 50_000, heldKopecks: 80_000 });
+  expect(await admin("payment:capture", "--payment", hold.id, "--amount", "1000")).toMatchObject({
+    code: 1,
+    stderr: "error: CONFLICT: the hold was already captured: 500.00 RUB (50000 kopecks)\n",
+  });
+
+  const other = await completed({ capture: false, amountKopecks: 30_000 });
+  const voided = await admin("payment:cancel", "--payment", other.id, "--shop", shop.shopId, "--json");
+  expect(Payment.parse(JSON.parse(voided.stdout))).toMatchObject({ status: "CANCELED", captureDeadline: null });
+  expect(await admin("payment:capture", "--payment", other.id)).toMatchObject({ code: 1, stderr: "error: CONFLICT: the payment is CANCELED; only an AUTHORIZED payment can be captured\n" });
+});
+
+test("methods:list lists a shop's saved methods (one customer's, page by page); method:revoke ends one", async () => {
+  const a = (await completed({ savePaymentMethod: true, customerId: "cli-customer" })).paymentMethod!.id;
+  const b = (await completed({ savePaymentMethod: true, customerId: "cli-customer" })).paymentMethod!.id;
+  await completed({ savePaymentMethod: true, customerId: "someone-else" });
+
+  const page = PaymentMethodList.parse(JSON.parse((await admin("methods:list", "--shop", shop.shopId, "--customer", "cli-customer", "--limit", "1", "--json")).stdout));
+  expect(page).toMatchObject({ hasMore: true, items: [{ id: b, customerId: "cli-customer", status: "ACTIVE" }] });
+  const next = PaymentMethodList.parse(JSON.parse((await admin("methods:list", "--shop", shop.shopId, "--customer", "cli-customer", "--starting-after", b, "--json")).stdout));
+  expect(next).toMatchObject({ hasMore: false, items: [{ id: a }] });
+
+  const revoked = SavedPaymentMethod.parse(JSON.parse((await admin("method:revoke", "--shop", shop.shopId, "--method", a, "--json")).stdout));
+  expect(revoked).toMatchObject({ id: a, status: "REVOKED", revokedBy: "MERCHANT" });
+  const charge = await stack.call(rpcs.payments.create, { shopId: shop.shopId, request: { orderId: `cli-${crypto.randomUUID()}`, amountKopecks: 100, paymentMethodId: a } }).catch((e) => e);
+  expect(charge).toMatchObject({ code: "CONFLICT", reason: "SAVED_METHOD_INACTIVE" });
+
+  // An unknown shop is NOT_FOUND, not an empty list; another shop's method is not found either.
+  expect((await admin("methods:list", "--shop", "no-such-shop")).code).toBe(1);
+  const other = await createShop(stack, { sandbox: true });
+  expect(await admin("method:revoke", "--shop", other.shopId, "--method", b)).toMatchObject({ code: 1, stderr: "error: NOT_FOUND: saved method not found\n" });
+  expect((await admin("method:revoke", "--shop", shop.shopId, "--method", "card-1")).code).toBe(2);
 });
 
 test("errors are one line: a payment that is not SUCCESS, an unknown payment, a missing flag", async () => {

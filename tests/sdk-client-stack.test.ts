@@ -68,6 +68,68 @@ describe("every endpoint, typed", () => {
   });
 });
 
+describe("saved methods, charges and holds (a sandbox shop, completed from code)", () => {
+  /** A method saved by a sandbox payment for `customerId`: the payment paid from code, as the buyer agreeing would. */
+  async function savedMethod(sdk: PayacceptClient, customerId: string): Promise<string> {
+    const p = await sdk.createPayment({ orderId: orderId(), amountKopecks: 10_000, savePaymentMethod: true, customerId });
+    const paid = await sdk.completeSandboxPayment(p.id, { outcome: "SUCCESS" });
+    expect(paid).toMatchObject({ status: "SUCCESS", savePaymentMethod: true, customerId, paymentMethod: { method: "CARD", card: { last4: "4242" } } });
+    return paid.paymentMethod!.id;
+  }
+
+  test("save, charge, list a customer's methods page by page, revoke: then a charge is refused", async () => {
+    const sdk = await newClient();
+    const first = await savedMethod(sdk, "cust-1");
+    const second = await savedMethod(sdk, "cust-1");
+    await savedMethod(sdk, "cust-2");
+
+    const charge = await sdk.createPayment({ orderId: orderId(), amountKopecks: 29_900, paymentMethodId: first });
+    expect(charge).toMatchObject({ merchantInitiated: true, status: "PENDING", paymentMethod: { id: first } });
+    expect(await sdk.completeSandboxPayment(charge.id, { outcome: "SUCCESS" })).toMatchObject({ status: "SUCCESS", amountKopecks: 29_900 });
+
+    expect(await sdk.getPaymentMethod(first)).toMatchObject({ id: first, status: "ACTIVE", customerId: "cust-1", isTest: true });
+    const page = await sdk.listPaymentMethods({ customerId: "cust-1", limit: 1 });
+    expect(page).toMatchObject({ hasMore: true, items: [{ id: second }] });
+    const all: string[] = [];
+    for await (const m of sdk.iteratePaymentMethods({ customerId: "cust-1", limit: 1 })) all.push(m.id);
+    expect(all).toEqual([second, first]);
+
+    const revoked = await sdk.revokePaymentMethod(first);
+    expect(revoked).toMatchObject({ id: first, status: "REVOKED", revokedBy: "MERCHANT" });
+    expect(await sdk.revokePaymentMethod(first)).toEqual(revoked);
+    const refused = await sdk.createPayment({ orderId: orderId(), amountKopecks: 100, paymentMethodId: first }).catch((e) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ statusCode: 409, code: "SAVED_METHOD_INACTIVE" });
+    await expect(sdk.getPaymentMethod(crypto.randomUUID())).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  test("a charge the bank declines carries the reason a merchant acts on", async () => {
+    const sdk = await newClient();
+    const method = await savedMethod(sdk, "cust-3");
+    const charge = await sdk.createPayment({ orderId: orderId(), amountKopecks: 5_000, paymentMethodId: method });
+    expect(await sdk.completeSandboxPayment(charge.id, { outcome: "FAILED", failureCode: "INSUFFICIENT_FUNDS" })).toMatchObject({ status: "FAILED", failureCode: "INSUFFICIENT_FUNDS" });
+  });
+
+  test("hold, then capture part of it; another hold voided", async () => {
+    const sdk = await newClient();
+    const hold = await sdk.createPayment({ orderId: orderId(), amountKopecks: 100_000, capture: false });
+    expect(hold).toMatchObject({ capture: false, heldKopecks: 100_000, method: "CARD" });
+    const authorized = await sdk.completeSandboxPayment(hold.id, { outcome: "SUCCESS" });
+    expect(authorized.status).toBe("AUTHORIZED");
+    expect(Date.parse(authorized.captureDeadline!)).toBeGreaterThan(Date.now());
+
+    const captured = await sdk.capturePayment(hold.id, { amountKopecks: 64_000 });
+    expect(captured).toMatchObject({ status: "SUCCESS", amountKopecks: 64_000, heldKopecks: 100_000, captureDeadline: null });
+    expect(await sdk.capturePayment(hold.id, { amountKopecks: 64_000 })).toEqual(captured);
+    await expect(sdk.capturePayment(hold.id, { amountKopecks: 1_000 })).rejects.toMatchObject({ statusCode: 409, code: "HOLD_ALREADY_CAPTURED" });
+
+    const other = await sdk.createPayment({ orderId: orderId(), amountKopecks: 20_000, capture: false });
+    await sdk.completeSandboxPayment(other.id, { outcome: "SUCCESS" });
+    expect(await sdk.cancelPayment(other.id)).toMatchObject({ status: "CANCELED", captureDeadline: null });
+    await expect(sdk.capturePayment(other.id)).rejects.toMatchObject({ statusCode: 409, code: "PAYMENT_NOT_CAPTURABLE" });
+  });
+});
+
 type Fault = "lose-request" | "lose-reply" | "replace-reply-with-502";
 
 const isCreation = (method: string, path: string) => method === "POST" && path === "/api/v1/payments";

@@ -1,4 +1,4 @@
-import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, PaymentMethod, rpcs } from "@payaccept/contracts";
+import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, PaymentMethod, rpcs, SaveMethodConsent } from "@payaccept/contracts";
 import { call, parseDuration } from "@payaccept/platform";
 import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
 
@@ -8,6 +8,15 @@ function methodsFlag(flags: Flags): PaymentMethod[] | undefined {
   if (typeof raw !== "string") return undefined;
   const parsed = PaymentMethod.array().min(1).safeParse(raw.split(",").map((m) => m.trim().toUpperCase()).filter(Boolean));
   if (!parsed.success) throw new UsageError(`--methods must be a comma-separated list of ${PaymentMethod.options.join(", ")}`);
+  return parsed.data;
+}
+
+/** --saved-method-consent ALWAYS | BUYER_CHOICE; undefined when absent. */
+function consentFlag(flags: Flags): SaveMethodConsent | undefined {
+  const raw = optional(flags, "saved-method-consent");
+  if (raw === undefined) return undefined;
+  const parsed = SaveMethodConsent.safeParse(raw.trim().toUpperCase());
+  if (!parsed.success) throw new UsageError(`--saved-method-consent must be one of ${SaveMethodConsent.options.join(", ")}`);
   return parsed.data;
 }
 
@@ -61,8 +70,9 @@ export const shopCommands: Record<string, Command> = {
   "shop:deactivate": setActive(false),
   "shop:activate": setActive(true),
   "shop:update": {
-    usage: "--shop ID [--name NAME] [--webhook-url URL] [--methods SBP,CARD] [--success-url URL] [--fail-url URL] [--json]  (\"\" clears a URL)",
-    flags: { shop: "string", name: "string", "webhook-url": "string", methods: "string", "success-url": "string", "fail-url": "string" },
+    usage:
+      "--shop ID [--name NAME] [--webhook-url URL] [--methods SBP,CARD] [--success-url URL] [--fail-url URL] [--saved-method-consent ALWAYS|BUYER_CHOICE] [--json]  (\"\" clears a URL; the consent: how the payment page asks to save a method)",
+    flags: { shop: "string", name: "string", "webhook-url": "string", methods: "string", "success-url": "string", "fail-url": "string", "saved-method-consent": "string" },
     run: async ({ nc, flags, timeoutMs, print }) => {
       const shopId = requireFlag(flags, "shop");
       const changes = {
@@ -71,6 +81,7 @@ export const shopCommands: Record<string, Command> = {
         methods: methodsFlag(flags),
         successUrl: optional(flags, "success-url"),
         failUrl: optional(flags, "fail-url"),
+        savedMethodConsent: consentFlag(flags),
       };
       if (Object.values(changes).every((v) => v === undefined)) throw new UsageError("nothing to change");
       print(await call(nc, rpcs.directory.updateShop, { shopId, ...changes }, timeoutMs));

@@ -176,6 +176,7 @@ export const REASONS = {
   DIRECTORY_PUBLISH_PENDING: def("UNAVAILABLE", "change saved; it takes effect once the directory bus recovers"),
   PERIOD_INVALID: def("BAD_REQUEST", "invalid period"),
   REFUND_AMOUNT_INVALID: def("BAD_REQUEST", "the refund amount must be a positive sum in rubles and kopecks"),
+  CAPTURE_AMOUNT_INVALID: def("BAD_REQUEST", "the amount to capture must be a positive sum in rubles and kopecks"),
 
   // ── receipts and the cash register ───────────────────────────────────────
   RECEIPT_NOT_FOUND: def("NOT_FOUND", "receipt not found"),

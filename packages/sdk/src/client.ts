@@ -1,16 +1,20 @@
 import type {
   Balance,
+  CapturePaymentRequest,
   CreatePaymentInput,
   CreatePayoutRequest,
   CreateRefundRequest,
   Payment,
   PaymentListPage,
+  PaymentMethodList,
   PaymentStatus,
   Payout,
   PayoutList,
   ReceiptList,
   Refund,
   RefundList,
+  SandboxOutcomeRequest,
+  SavedPaymentMethod,
   TestWebhookResult,
   WebhookDelivery,
   WebhookDeliveryList,
@@ -43,6 +47,15 @@ export type ListPayoutsParams = {
   /** 1..100. */
   limit?: number;
   /** A payout id from the previous page: the page continues after it. */
+  startingAfter?: string;
+};
+
+export type ListPaymentMethodsParams = {
+  /** Only the methods saved at payments created with this customerId. */
+  customerId?: string;
+  /** 1..100, default 20 (the iterator asks for 100). */
+  limit?: number;
+  /** A method id from the previous page: the page holds the methods saved before it. */
   startingAfter?: string;
 };
 
@@ -80,18 +93,31 @@ export function createClient(options: ClientOptions) {
 
   const listPayments = (params: ListPaymentsParams = {}) => send<PaymentListPage>({ method: "GET", path: "/v1/payments", query: listQuery(params) });
 
-  const listPayouts = (params: ListPayoutsParams = {}) => {
-    const query: Record<string, string> = {};
-    if (params.limit !== undefined) query.limit = String(params.limit);
-    if (params.startingAfter !== undefined) query.startingAfter = params.startingAfter;
-    return send<PayoutList>({ method: "GET", path: "/v1/payouts", query });
-  };
+  const listPayouts = (params: ListPayoutsParams = {}) => send<PayoutList>({ method: "GET", path: "/v1/payouts", query: definedStrings(params) });
 
   const paymentPath = (id: string) => `/v1/payments/${encodeURIComponent(id)}`;
+  const methodPath = (id: string) => `/v1/payment-methods/${encodeURIComponent(id)}`;
+
+  const listPaymentMethods = (params: ListPaymentMethodsParams = {}) => send<PaymentMethodList>({ method: "GET", path: "/v1/payment-methods", query: definedStrings(params) });
+
+  /** Every item of a cursor-paged list (payouts, saved methods), newest first, following `startingAfter`. */
+  async function* following<T extends { id: string }>(list: (startingAfter: string | undefined) => Promise<{ items: T[]; hasMore: boolean }>): AsyncGenerator<T> {
+    let startingAfter: string | undefined;
+    for (;;) {
+      const page = await list(startingAfter);
+      yield* page.items;
+      startingAfter = page.items.at(-1)?.id;
+      if (!page.hasMore || startingAfter === undefined) return;
+    }
+  }
 
   return {
     /**
-     * Creates a payment. After a 5xx or a lost response the outcome is unknown, so it follows the
+     * Creates a payment: with `savePaymentMethod` (and a `customerId`) the buyer is asked on the
+     * payment page to save the method; with `paymentMethodId` it charges a saved method now,
+     * without the buyer (the outcome arrives as for any payment; FAILED carries `failureCode`);
+     * with `capture: false` the card's money is held until capturePayment or cancelPayment.
+     * After a 5xx or a lost response the outcome is unknown, so it follows the
      * spec's recovery (§7): look the payment up by orderId, use it if found, else create it again
      * with the same orderId (and the same Idempotency-Key), which never makes a second payment.
      * A 429, or a 409 asking to wait, is waited out and retried like any other call.
@@ -150,8 +176,34 @@ export function createClient(options: ClientOptions) {
       }
     },
 
-    /** Cancels a payment the buyer has not started paying; repeating it is harmless. */
+    /**
+     * Cancels a payment the buyer has not started paying, or voids an AUTHORIZED hold (the money is
+     * released, the payment CANCELED); repeating it is harmless.
+     */
     cancelPayment: (id: string, opts?: WriteOptions) => write<Payment>(`${paymentPath(id)}/cancel`, undefined, opts),
+
+    /**
+     * Takes an AUTHORIZED hold: all of it, or `amountKopecks` of it (the rest is released); a partial
+     * capture of a payment with a fiscal receipt gives the `receipt.items` of what was sold. The
+     * payment becomes SUCCESS with the captured amount; repeating the same capture is harmless.
+     */
+    capturePayment: (id: string, req: CapturePaymentRequest = {}, opts?: WriteOptions) => write<Payment>(`${paymentPath(id)}/capture`, req, opts),
+
+    /** A sandbox shop's test helper: completes a payment, charge or hold as the buyer or the bank would, with the same webhooks. */
+    completeSandboxPayment: (id: string, req: SandboxOutcomeRequest, opts?: WriteOptions) =>
+      write<Payment>(`/v1/sandbox/payments/${encodeURIComponent(id)}/outcome`, req, opts),
+
+    /** A saved method as it stands now: ACTIVE, EXPIRED or REVOKED. */
+    getPaymentMethod: (id: string) => send<SavedPaymentMethod>({ method: "GET", path: methodPath(id) }),
+
+    listPaymentMethods,
+
+    /** Every saved method of the shop (of one buyer with `customerId`), newest first. */
+    iteratePaymentMethods: (params: Omit<ListPaymentMethodsParams, "startingAfter"> = {}): AsyncGenerator<SavedPaymentMethod> =>
+      following((startingAfter) => listPaymentMethods({ limit: ITERATOR_PAGE_SIZE, ...params, startingAfter })),
+
+    /** Revokes a saved method: every later charge with it is refused. Repeating it is harmless. */
+    revokePaymentMethod: (id: string, opts?: WriteOptions) => write<SavedPaymentMethod>(`${methodPath(id)}/revoke`, undefined, opts),
 
     getBalance: () => send<Balance>({ method: "GET", path: "/v1/balance" }),
 
@@ -166,15 +218,8 @@ export function createClient(options: ClientOptions) {
     listPayouts,
 
     /** Every payout of the account, newest first, following the pages' cursor. */
-    async *iteratePayouts(params: Omit<ListPayoutsParams, "startingAfter"> = {}): AsyncGenerator<Payout> {
-      let startingAfter: string | undefined;
-      for (;;) {
-        const page = await listPayouts({ limit: ITERATOR_PAGE_SIZE, ...params, startingAfter });
-        yield* page.items;
-        startingAfter = page.items.at(-1)?.id;
-        if (!page.hasMore || startingAfter === undefined) return;
-      }
-    },
+    iteratePayouts: (params: Omit<ListPayoutsParams, "startingAfter"> = {}): AsyncGenerator<Payout> =>
+      following((startingAfter) => listPayouts({ limit: ITERATOR_PAGE_SIZE, ...params, startingAfter })),
 
     /** The payment's webhook deliveries, with every attempt. */
     listPaymentWebhooks: (paymentId: string) => send<WebhookDeliveryList>({ method: "GET", path: `${paymentPath(paymentId)}/webhooks` }),
@@ -189,6 +234,11 @@ export function createClient(options: ClientOptions) {
     /** The payment's fiscal receipts (sale, refunds), oldest first: docs/receipts.md. */
     listReceipts: (paymentId: string) => send<ReceiptList>({ method: "GET", path: `${paymentPath(paymentId)}/receipts` }),
   };
+}
+
+/** A query of the parameters given, as strings. */
+function definedStrings(params: Record<string, string | number | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]])));
 }
 
 function listQuery(p: ListPaymentsParams): Record<string, string> {

@@ -1,8 +1,19 @@
-/** Final payment statuses known today; the set may grow, so handle any other string too (spec §9). */
-export type KnownWebhookStatus = "SUCCESS" | "FAILED" | "EXPIRED" | "REFUNDED" | "CANCELED";
+import type { PaymentEventStatus, WebhookExtras } from "@payaccept/contracts";
 
-/** The webhook body (spec §2.5). */
-export type WebhookEvent = {
+/**
+ * Webhook statuses known today; the set may grow, so handle any other string too (spec §9). The
+ * spec's final statuses reach every shop; AUTHORIZED (a hold the buyer paid, waiting for capture)
+ * only shops that hold payments, and PAYMENT_METHOD_REVOKED / PAYMENT_METHOD_EXPIRED (a saved
+ * method that can no longer be charged, `paymentMethod` says which) only shops that save methods.
+ */
+export type KnownWebhookStatus = PaymentEventStatus;
+
+/**
+ * The webhook body (spec §2.5), with the extras of a payment that saves or charges a method or
+ * holds money (each present only when the payment uses its feature): `paymentMethod` is the whole
+ * saved method on the PAYMENT_METHOD_* statuses, the payment's method details otherwise.
+ */
+export type WebhookEvent = WebhookExtras & {
   /** Payment id (UUID); a test notification's id starts with `test-`. */
   id: string;
   orderId: string;

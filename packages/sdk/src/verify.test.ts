@@ -119,6 +119,17 @@ describe("verifyWebhook: the body", () => {
     expect(verifyWebhook(deep, signed(deep), SECRET, at())).toMatchObject({ ok: false, reason: "malformed_body" });
   });
 
+  test("the statuses of holds and saved methods arrive with their extras, typed", () => {
+    const method = { id: "0198f0c4-6c1e-7a3b-9d2e-4f5a6b7c8d9e", method: "CARD", card: { brand: "VISA", last4: "4242", expMonth: 12, expYear: 2030 }, sbp: null };
+    const held = BODY.replace('"SUCCESS"', '"AUTHORIZED"').replace('"test":false', `"test":false,"capture":false,"heldKopecks":125000,"captureDeadline":"2026-03-08T12:00:00.000Z","paymentMethod":${JSON.stringify(method)}`);
+    const hold = verifyWebhook(held, signed(held), SECRET, at());
+    expect(hold.ok && hold.event.status === "AUTHORIZED" && hold.event.captureDeadline).toBe("2026-03-08T12:00:00.000Z");
+    const saved = { ...method, status: "REVOKED", customerId: "c-1", paymentId: "0b0f3c1e-8a57-4a37-9c3b-3f0c1d7e9a10", isTest: false, createdAt: "2026-03-01T12:00:00.000Z", deactivatedAt: "2026-03-02T12:00:00.000Z", revokedBy: "PAYER" };
+    const ended = BODY.replace('"SUCCESS"', '"PAYMENT_METHOD_REVOKED"').replace('"test":false', `"test":false,"paymentMethod":${JSON.stringify(saved)}`);
+    const revoked = verifyWebhook(ended, signed(ended), SECRET, at());
+    expect(revoked.ok && revoked.event.status === "PAYMENT_METHOD_REVOKED" && revoked.event.paymentMethod).toMatchObject({ status: "REVOKED", revokedBy: "PAYER", card: { last4: "4242" } });
+  });
+
   test("the SDK's event type and the contract's WebhookBody stay the same shape", () => {
     type Same = [WebhookBody] extends [WebhookEvent] ? ([WebhookEvent] extends [WebhookBody] ? true : false) : false;
     const same: Same = true;

@@ -7,3 +7,4 @@ export * from "./page-status.ts";
 export * from "./security-headers.ts";
 export * from "./reason-text.ts";
 export * from "./qr.ts";
+export * from "./saved-method.ts";

@@ -18,8 +18,8 @@ export class CheckoutClient {
     return call(this.nc, rpcs.payments.checkout, { id }, this.timeouts.readMs);
   }
 
-  start(id: string, method: PaymentMethod): Promise<CheckoutView> {
-    return call(this.nc, rpcs.payments.start, { id, method }, this.timeouts.startMs);
+  start(id: string, method: PaymentMethod, saveMethod: boolean): Promise<CheckoutView> {
+    return call(this.nc, rpcs.payments.start, { id, method, saveMethod }, this.timeouts.startMs);
   }
 
   sandboxOutcome(id: string, outcome: SandboxOutcome): Promise<CheckoutView> {

@@ -120,6 +120,12 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /shops/:shopId/payments/:paymentId/refund": member("payments.refund"),
   "GET /shops/:shopId/payments/:paymentId/cancel": member("payments.refund"),
   "POST /shops/:shopId/payments/:paymentId/cancel": member("payments.refund"),
+  // A hold is taken or released by whoever may refund or cancel; a saved method is revoked likewise.
+  "GET /shops/:shopId/payments/:paymentId/capture": member("payments.refund"),
+  "POST /shops/:shopId/payments/:paymentId/capture": member("payments.refund"),
+  "GET /shops/:shopId/methods": member("payments.view"),
+  "GET /shops/:shopId/methods/:methodId/revoke": member("payments.refund"),
+  "POST /shops/:shopId/methods/:methodId/revoke": member("payments.refund"),
 
   "GET /balance": member("balance.view"),
   "POST /balance/payouts": member("payouts.create"),

@@ -16,6 +16,7 @@ import { inviteRoutes } from "./routes/invite.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
 import { overviewRoutes } from "./routes/overview.tsx";
 import { paymentRoutes } from "./routes/payments.tsx";
+import { methodRoutes } from "./routes/methods.tsx";
 import { shopRoutes } from "./routes/shops.tsx";
 import { teamRoutes } from "./routes/team.tsx";
 import { webhookRoutes } from "./routes/webhook.tsx";
@@ -31,7 +32,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
   const pages = new Hono<WebEnv>();
   pages.use("*", accessGuard(deps));
-  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
+  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
   for (const routes of groups) pages.route("/", routes(deps));
   return pages;
 }

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Payment, ReceiptSummary } from "@payaccept/contracts";
-import { csvCell, csvLine, exportCsvLine, PAYMENT_CSV_COLUMNS } from "./csv.ts";
+import { csvCell, csvLine, exportCsvLine, EXPORT_CSV_COLUMNS, PAYMENT_CSV_COLUMNS } from "./csv.ts";
 
 test("cells that a spreadsheet would run as formulas are kept as text", () => {
   expect(csvCell("=HYPERLINK(\"http://evil\")")).toBe(`"'=HYPERLINK(""http://evil"")"`);
@@ -38,7 +38,7 @@ test("a payment becomes one line with every field of the spec, metadata as JSON,
   };
   expect(PAYMENT_CSV_COLUMNS).toHaveLength(Object.keys(payment).length);
   const fields = `0190a0a0-0000-7000-8000-000000000001,'=1+1,SUCCESS,123456,864,,SBP,42,"{""cart"":[1,2]}",,,http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000001,true,2026-11-22T11:05:09.000Z,2026-11-22T11:00:00.000Z,0`;
-  expect(exportCsvLine({ payment, receipts: [] })).toBe(`${fields},\r\n`);
+  expect(exportCsvLine({ payment, receipts: [] })).toBe(`${fields},,,,,,,\r\n`);
   const receipt = (kind: ReceiptSummary["kind"], status: ReceiptSummary["status"], fiscalDocumentNumber: number | null = null): ReceiptSummary => ({
     id: "0190a0a0-0000-7000-8000-0000000000aa",
     paymentId: payment.id,
@@ -47,5 +47,34 @@ test("a payment becomes one line with every field of the spec, metadata as JSON,
     amountKopecks: 123456,
     fiscalDocumentNumber,
   });
-  expect(exportCsvLine({ payment, receipts: [receipt("SALE", "REGISTERED", 12), receipt("REFUND", "FAILED")] })).toBe(`${fields},SALE REGISTERED ФД 12; REFUND FAILED\r\n`);
+  expect(exportCsvLine({ payment, receipts: [receipt("SALE", "REGISTERED", 12), receipt("REFUND", "FAILED")] })).toBe(`${fields},SALE REGISTERED ФД 12; REFUND FAILED,,,,,,\r\n`);
+});
+
+test("a charge of a saved method and a hold fill the columns after the receipts", () => {
+  const payment: Payment = {
+    id: "0190a0a0-0000-7000-8000-000000000002",
+    orderId: "sub-2",
+    status: "AUTHORIZED",
+    amountKopecks: 50000,
+    commissionKopecks: 1250,
+    description: null,
+    method: "CARD",
+    telegramId: null,
+    metadata: null,
+    successUrl: null,
+    failUrl: null,
+    payUrl: "http://localhost:3001/pay/0190a0a0-0000-7000-8000-000000000002",
+    isTest: false,
+    paidAt: null,
+    createdAt: "2026-11-22T11:00:00.000Z",
+    refundedKopecks: 0,
+    customerId: "user-7",
+    paymentMethod: { id: "0190a0a0-0000-7000-8000-0000000000bb", method: "CARD", card: { brand: "VISA", last4: "4242", expMonth: 1, expYear: 2030 }, sbp: null },
+    merchantInitiated: true,
+    capture: false,
+    heldKopecks: 50000,
+    captureDeadline: "2026-11-29T11:00:00.000Z",
+  };
+  expect(EXPORT_CSV_COLUMNS.slice(-6)).toEqual(["customerId", "paymentMethodId", "merchantInitiated", "heldKopecks", "captureDeadline", "failureCode"]);
+  expect(exportCsvLine({ payment, receipts: [] })).toEndWith(`,user-7,0190a0a0-0000-7000-8000-0000000000bb,true,50000,2026-11-29T11:00:00.000Z,\r\n`);
 });

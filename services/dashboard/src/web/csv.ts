@@ -39,8 +39,14 @@ export const PAYMENT_CSV_COLUMNS = [
 /** A row of the export: the payment and its fiscal receipts (docs/receipts.md). */
 export type ExportRow = { payment: Payment; receipts: ReceiptSummary[] };
 
-/** The Payment's columns, then `receipts`: "SALE REGISTERED ФД 12; REFUND PENDING", empty when none. */
-export const EXPORT_CSV_COLUMNS = [...PAYMENT_CSV_COLUMNS, "receipts"] as const;
+/**
+ * Saved methods, charges and holds, after `receipts` (so the columns a reader already counts stay
+ * where they were): empty on a payment that does not use them.
+ */
+const EXTRA_CSV_COLUMNS = ["customerId", "paymentMethodId", "merchantInitiated", "heldKopecks", "captureDeadline", "failureCode"] as const;
+
+/** The Payment's columns, then `receipts`: "SALE REGISTERED ФД 12; REFUND PENDING", empty when none; then the extras. */
+export const EXPORT_CSV_COLUMNS = [...PAYMENT_CSV_COLUMNS, "receipts", ...EXTRA_CSV_COLUMNS] as const;
 
 const receiptsCell = (receipts: ReceiptSummary[]) =>
   receipts.map((r) => [r.kind, r.status, ...(r.fiscalDocumentNumber === null ? [] : [`ФД ${r.fiscalDocumentNumber}`])].join(" ")).join("; ");
@@ -49,6 +55,12 @@ export const exportCsvLine = ({ payment: p, receipts }: ExportRow) =>
   csvLine([
     ...PAYMENT_CSV_COLUMNS.map((column) => (column === "metadata" ? (p.metadata === null ? null : JSON.stringify(p.metadata)) : p[column])),
     receiptsCell(receipts),
+    p.customerId ?? null,
+    p.paymentMethod?.id ?? null,
+    p.merchantInitiated ?? null,
+    p.heldKopecks ?? null,
+    p.captureDeadline ?? null,
+    p.failureCode ?? null,
   ]);
 
 /** The audit log's export: one entry a line, newest first, before and after as JSON. */

@@ -34,7 +34,10 @@ export type NoticeKey =
   | "twoFactorDisabled"
   | "recoveryCodesMade"
   | "keyOverlapEnded"
-  | "secretOverlapEnded";
+  | "secretOverlapEnded"
+  | "captured"
+  | "voided"
+  | "revokedNotice";
 
 /** The session a message belongs to: its stored id (the token's hash) and the cookie's token. */
 export type FlashSession = { sessionId: string; token: string };

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { DomainError, type CheckoutView, type Payment, type SandboxOutcome, type SandboxOutcomeRequest } from "@payaccept/contracts";
 import { sandboxMethodOf } from "../domain/saved-methods.ts";
+import { awaitsAuthentication } from "../domain/state-machine.ts";
 import { toCheckoutView, toPayment, payUrlOf } from "../domain/views.ts";
 import type { PaymentRow } from "../store/schema.ts";
 import { anyPayment, ownedPayment, shopOf, type PaymentsDeps } from "./deps.ts";
@@ -63,15 +64,16 @@ export async function completeSandbox(d: PaymentsDeps, shopId: string, id: strin
 const outcomeStatus = (row: PaymentRow, outcome: Outcome) => (outcome === "SUCCESS" ? (row.hold ? "AUTHORIZED" : "SUCCESS") : outcome);
 
 /**
- * The tester's pick on a sandbox payment page: it decides only a PENDING payment (a repeated click
- * answers the payment as it is), and saves the method only if the buyer agreed on the page.
+ * The tester's pick on a sandbox payment page: it decides only a PENDING payment, or a charge
+ * waiting for the buyer's authentication (the page's stand-in for the bank's check; a repeated
+ * click answers the payment as it is), and saves the method only if the buyer agreed on the page.
  */
 export async function pageOutcome(d: PaymentsDeps, id: string, outcome: Outcome): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
   if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
   const shop = await shopOf(d, row);
   if (row.status === outcomeStatus(row, outcome)) return toCheckoutView(row, shop, d.paypageUrl);
-  if (row.status !== "PENDING") throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: row.status });
+  if (row.status !== "PENDING" && !awaitsAuthentication(row)) throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: row.status });
   const after = await applySandbox(d, row, { outcome }, row.saveConsent === true || shop.savedMethodConsent === "ALWAYS");
   if (!after) throw new DomainError("SANDBOX_OUTCOME_NOT_PENDING", { status: (await anyPayment(d, id)).status });
   return toCheckoutView(after, shop, d.paypageUrl);

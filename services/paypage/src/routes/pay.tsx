@@ -8,6 +8,7 @@ import { renderError } from "../error-pages.tsx";
 import { noticeFor } from "../notice.ts";
 import { pageContext } from "../page-context.ts";
 import { PayPage } from "../views/pay-page.tsx";
+import { SAVE_AGREED, SAVE_FIELD } from "../views/save-consent.tsx";
 import { paymentIdOf } from "./payment-id.ts";
 
 export type PayRoutesDeps = { checkout: CheckoutClient; csrf: Csrf; secureCookies: boolean };
@@ -57,9 +58,12 @@ export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
 
   r.post("/pay/:id/start", async (c) => {
     const id = paymentIdOf(c);
-    const method = PaymentMethod.safeParse((await verifiedForm(c, id)).method);
+    const form = await verifiedForm(c, id);
+    const method = PaymentMethod.safeParse(form.method);
     if (!method.success) throw new DomainError("PAYMENT_METHOD_UNKNOWN");
-    return act(c, id, () => deps.checkout.start(id, method.data), `?tried=${method.data}`);
+    // Consent to save the method (asked only when the merchant wants it saved); no tick is a refusal.
+    const saveMethod = form[SAVE_FIELD] === SAVE_AGREED;
+    return act(c, id, () => deps.checkout.start(id, method.data, saveMethod), `?tried=${method.data}`);
   });
 
   r.post("/pay/:id/sandbox", async (c) => {

@@ -1,15 +1,19 @@
 import type { CheckoutView } from "@payaccept/contracts";
-import { formatMoscowLong } from "@payaccept/web-ui";
+import { formatMoscowLong, savedMethodLabel } from "@payaccept/web-ui";
 import { shortReference } from "../short-reference.ts";
 import { returnHref } from "../return-link.ts";
 import { ReturnLink, type PageContext } from "./layout.tsx";
 
 type FinalScreen = "AUTHORIZED" | "SUCCESS" | "FAILED" | "EXPIRED" | "CANCELED" | "REFUNDED";
 
-/** What a buyer keeps from a success: when it was paid (Moscow time) and what to quote to the shop. */
+/**
+ * What a buyer keeps from a success (or a hold): when it was paid (Moscow time), what to quote to
+ * the shop, and the saved method it was charged to or saved as, named as the buyer knows it.
+ */
 function Receipt(props: { view: CheckoutView; page: PageContext }) {
   const { t, lang } = props.page;
   const { payment } = props.view;
+  const saved = payment.paymentMethod;
   return (
     <dl class="receipt">
       {payment.paidAt ? (
@@ -35,6 +39,12 @@ function Receipt(props: { view: CheckoutView; page: PageContext }) {
         <>
           <dt>{t.paidWith}</dt>
           <dd>{payment.method === "SBP" ? t.methodNameSBP : t.methodCARD}</dd>
+        </>
+      ) : null}
+      {saved ? (
+        <>
+          <dt>{payment.merchantInitiated ? t.chargedWith : t.savedFor(props.view.shopName)}</dt>
+          <dd class="saved-method">{savedMethodLabel(saved, lang)}</dd>
         </>
       ) : null}
     </dl>
@@ -80,7 +90,7 @@ export function Outcome(props: { view: CheckoutView; status: FinalScreen; page: 
       </p>
       <h1 id="result-title">{title}</h1>
       <p role="status">{text}</p>
-      {props.status === "SUCCESS" ? <Receipt view={props.view} page={props.page} /> : null}
+      {props.status === "SUCCESS" || props.status === "AUTHORIZED" ? <Receipt view={props.view} page={props.page} /> : null}
       {props.status === "SUCCESS" && props.view.receiptTo ? <p class="muted">{t.receiptSent(props.view.receiptTo)}</p> : null}
       {/* A late QR payment is the real bank's; a sandbox shows no QR, so it cannot happen there. */}
       {tone === "bad" && props.status !== "CANCELED" && props.view.payment.method === "SBP" && !props.view.sandbox ? <p class="muted">{t.lateQrHint}</p> : null}

@@ -1,4 +1,5 @@
 import type { CheckoutView } from "@payaccept/contracts";
+import { Authenticate } from "./authenticate.tsx";
 import { Layout, type PageContext } from "./layout.tsx";
 import { MethodChoice } from "./method-choice.tsx";
 import { NotAccepting, Outcome } from "./outcome.tsx";
@@ -33,6 +34,8 @@ export function PayPage(props: { view: CheckoutView; page: PageContext; csrf: st
         <MethodChoice view={view} page={page} csrf={props.csrf} />
       ) : status === "PENDING" ? (
         <Pending view={view} page={page} csrf={props.csrf} qrSvg={props.qrSvg} now={props.now} />
+      ) : status === "FAILED" && view.authentication ? (
+        <Authenticate view={view} authentication={view.authentication} page={page} csrf={props.csrf} now={props.now} />
       ) : (
         <Outcome view={view} status={status} page={page} />
       )}

@@ -1,15 +1,17 @@
 import { raw } from "hono/html";
-import { CARD_FORM_FIELDS as F, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
+import type { z } from "zod";
+import { CARD_FORM_FIELDS as F, SandboxOutcome, type CheckoutView, type PaymentMethod } from "@payaccept/contracts";
 import { formatRemaining } from "../countdown.ts";
 import { formatRubles } from "@payaccept/web-ui";
 import type { PageContext } from "./layout.tsx";
 import { MethodMarks } from "./marks.tsx";
+import { SaveConsent } from "./save-consent.tsx";
 
-function Countdown(props: { expiresAt: string | null; now: number; page: PageContext }) {
+export function Countdown(props: { expiresAt: string | null; now: number; page: PageContext; label?: string }) {
   if (!props.expiresAt) return null;
   return (
     <p class="countdown" role="timer">
-      {props.page.t.timeLeft}{" "}
+      {props.label ?? props.page.t.timeLeft}{" "}
       <time datetime={props.expiresAt} data-expires-at={props.expiresAt}>
         {formatRemaining(Date.parse(props.expiresAt) - props.now)}
       </time>
@@ -17,11 +19,13 @@ function Countdown(props: { expiresAt: string | null; now: number; page: PageCon
   );
 }
 
-function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string; page: PageContext }) {
+/** An SBP account binding is consented to in the bank app itself: the page says what it will ask. */
+function SbpPanel(props: { sbp: NonNullable<CheckoutView["sbp"]>; qrSvg: string; page: PageContext; bindShop: string | null }) {
   const { t } = props.page;
   return (
     <div class="sbp">
       <p>{t.sbpScan}</p>
+      {props.bindShop ? <p class="bind-note">{t.saveSbpInApp(props.bindShop)}</p> : null}
       <figure class="qr" role="img" aria-label={t.sbpQrLabel} data-qr-payload={props.sbp.qrPayload}>
         {raw(props.qrSvg)}
       </figure>
@@ -85,23 +89,21 @@ function CardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopec
   );
 }
 
-function SandboxPanel(props: { paymentId: string; csrf: string; page: PageContext }) {
+/** The tester's pick of an outcome; `outcomes` narrows it (a charge's authentication can only be passed). */
+export function SandboxPanel(props: { paymentId: string; csrf: string; page: PageContext; outcomes?: readonly z.infer<typeof SandboxOutcome>[] }) {
   const { t } = props.page;
+  const label = { SUCCESS: t.sandboxSUCCESS, FAILED: t.sandboxFAILED, EXPIRED: t.sandboxEXPIRED };
   return (
     <section class="sandbox" aria-labelledby="sandbox-title">
       <h2 id="sandbox-title">{t.sandboxTitle}</h2>
       <p>{t.sandboxText}</p>
       <form method="post" action={`/pay/${props.paymentId}/sandbox`} class="outcomes">
         <input type="hidden" name="csrf" value={props.csrf} />
-        <button type="submit" name="outcome" value="SUCCESS" class="button">
-          {t.sandboxSUCCESS}
-        </button>
-        <button type="submit" name="outcome" value="FAILED" class="button">
-          {t.sandboxFAILED}
-        </button>
-        <button type="submit" name="outcome" value="EXPIRED" class="button">
-          {t.sandboxEXPIRED}
-        </button>
+        {(props.outcomes ?? SandboxOutcome.options).map((outcome) => (
+          <button type="submit" name="outcome" value={outcome} class="button">
+            {label[outcome]}
+          </button>
+        ))}
       </form>
     </section>
   );
@@ -121,6 +123,7 @@ function SwitchMethod(props: { view: CheckoutView; page: PageContext; csrf: stri
       <h2 id="switch-title">{t.switchTitle}</h2>
       <form method="post" action={`/pay/${props.view.payment.id}/start`}>
         <input type="hidden" name="csrf" value={props.csrf} />
+        <SaveConsent view={props.view} page={props.page} methods={others} />
         {others.map((m) => (
           <button type="submit" name="method" value={m} class={`button method method-${m.toLowerCase()}`}>
             <span class="method-label">{label(m)}</span>
@@ -148,7 +151,7 @@ export function Pending(props: { view: CheckoutView; page: PageContext; csrf: st
           {view.payment.method === "SBP" ? <MethodMarks method="SBP" /> : null}
         </h1>
         <Countdown expiresAt={view.expiresAt} now={props.now} page={page} />
-        {view.sbp && props.qrSvg ? <SbpPanel sbp={view.sbp} qrSvg={props.qrSvg} page={page} /> : null}
+        {view.sbp && props.qrSvg ? <SbpPanel sbp={view.sbp} qrSvg={props.qrSvg} page={page} bindShop={view.saveMethod ? view.shopName : null} /> : null}
         {view.card ? <CardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} /> : null}
         {waiting ? (
           <p class="muted" role="status">

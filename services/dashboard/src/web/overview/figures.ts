@@ -1,9 +1,11 @@
 import { PAYMENT_METHODS, type DailyRefundsRow, type DailyStatsRow, type DeliveryHealth, type PaymentMethod, type PaymentStatus } from "@payaccept/contracts";
 import { nextDay } from "@payaccept/domain";
-import { PAID } from "../paid.ts";
+import { HELD, PAID } from "../paid.ts";
 
-/** Where the buyer's attempt is over: paid, declined, or out of time. PENDING is undecided, CANCELED the merchant's call. */
-const DECIDED: readonly PaymentStatus[] = [...PAID, "FAILED", "EXPIRED"];
+/** The buyer paid: the money taken, or held for the shop to capture (a hold's buyer did pay). */
+const BUYER_PAID: readonly PaymentStatus[] = [...PAID, ...HELD];
+/** Where the buyer's attempt is over: paid (or held), declined, or out of time. PENDING is undecided, CANCELED the merchant's call. */
+const DECIDED: readonly PaymentStatus[] = [...BUYER_PAID, "FAILED", "EXPIRED"];
 
 export type DayFigures = { day: string; count: number; sumKopecks: number };
 export type MethodRate = { method: PaymentMethod; paid: number; decided: number };
@@ -13,6 +15,8 @@ export type OverviewFigures = {
   days: DayFigures[];
   created: number;
   paid: { count: number; sumKopecks: number };
+  /** Holds waiting for the shop's capture: not turnover yet. */
+  held: { count: number; sumKopecks: number };
   refunds: { count: number; sumKopecks: number };
   methods: MethodRate[];
 };
@@ -28,7 +32,7 @@ export function daysOf(from: string, to: string): string[] {
 export function overviewFigures(stats: { rows: DailyStatsRow[]; refunds: DailyRefundsRow[] }, from: string, to: string): OverviewFigures {
   const { rows } = stats;
   const byDay = new Map(daysOf(from, to).map((day) => [day, { day, count: 0, sumKopecks: 0 }]));
-  const figures: OverviewFigures = { days: [...byDay.values()], created: 0, paid: { count: 0, sumKopecks: 0 }, refunds: { count: 0, sumKopecks: 0 }, methods: [] };
+  const figures: OverviewFigures = { days: [...byDay.values()], created: 0, paid: { count: 0, sumKopecks: 0 }, held: { count: 0, sumKopecks: 0 }, refunds: { count: 0, sumKopecks: 0 }, methods: [] };
   const methods = new Map(PAYMENT_METHODS.map((method) => [method, { method, paid: 0, decided: 0 }]));
   for (const row of rows) {
     figures.created += row.count;
@@ -41,10 +45,14 @@ export function overviewFigures(stats: { rows: DailyStatsRow[]; refunds: DailyRe
       figures.paid.count += row.count;
       figures.paid.sumKopecks += row.sumKopecks;
     }
+    if (HELD.includes(row.status)) {
+      figures.held.count += row.count;
+      figures.held.sumKopecks += row.sumKopecks;
+    }
     const rate = row.method && methods.get(row.method);
     if (rate && DECIDED.includes(row.status)) {
       rate.decided += row.count;
-      if (PAID.includes(row.status)) rate.paid += row.count;
+      if (BUYER_PAID.includes(row.status)) rate.paid += row.count;
     }
   }
   figures.methods = [...methods.values()];

@@ -112,13 +112,23 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
     const made = await deps.backend.slow(rpcs.payments.refund, { shopId: shop.id, id: p.id, amountKopecks, idempotencyKey: form?.idempotencyKey || undefined });
     if (made.status === "FAILED") throw DomainError.of(made.failureCode ?? "REFUND_FAILED", made.failureParams ?? {});
   };
+  /** A capture of the hold, all of it or the amount typed in rubles (the rest released); a repeat of the same capture is harmless. */
+  const capture = async (_c: Context<WebEnv>, shop: ShopDetail, p: Payment, form: RefundForm | undefined) => {
+    const amountKopecks = parseRubles(form?.amount ?? "");
+    if (!amountKopecks) throw new DomainError("CAPTURE_AMOUNT_INVALID");
+    await deps.backend.slow(rpcs.payments.capture, { shopId: shop.id, id: p.id, amountKopecks });
+  };
+  // A cancel of an AUTHORIZED payment voids its hold (the API's one model): the same action, its own words.
   const confirmable: [PaymentAction, (c: Context<WebEnv>, shop: ShopDetail, payment: Payment, form: RefundForm | undefined) => Promise<unknown>][] = [
     ["refund", refund],
-    ["cancel", (_c, shop, p) => deps.backend.call(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
+    ["capture", capture],
+    ["cancel", (_c, shop, p) => deps.backend.slow(rpcs.payments.cancel, { shopId: shop.id, id: p.id })],
   ];
+  const noticeOf = (action: PaymentAction, before: Payment) =>
+    action === "refund" ? "refunded" : action === "capture" ? "captured" : before.status === "AUTHORIZED" ? "voided" : "canceled";
   // Each rendering of the refund form gets its own key, so a double submit refunds once.
   const refundFormOf = async (c: Context<WebEnv>, action: PaymentAction): Promise<RefundForm | undefined> => {
-    if (action !== "refund") return undefined;
+    if (action === "cancel") return undefined;
     if (c.req.method === "GET") return { amount: "", idempotencyKey: randomToken(16) };
     const form = await formOf(c);
     return { amount: text(form, "amount"), idempotencyKey: text(form, "idempotencyKey").slice(0, 128) };
@@ -135,7 +145,7 @@ export function paymentRoutes(deps: WebDeps): Hono<WebEnv> {
       const form = await refundFormOf(c, action);
       const errors = await refusalsOf(c, () => run(c, shop, payment, form));
       if (errors.length > 0) return c.html(<ConfirmPaymentAction page={c.get("page")} shop={shop} payment={payment} action={action} refund={form} errors={errors} />, 409);
-      return done(c, deps, `/shops/${shop.id}/payments/${payment.id}`, { kind: "notice", text: action === "refund" ? "refunded" : "canceled" });
+      return done(c, deps, `/shops/${shop.id}/payments/${payment.id}`, { kind: "notice", text: noticeOf(action, payment) });
     });
   }
 

@@ -1,4 +1,4 @@
-import { DomainError, invalidRequest, rpcs, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
+import { DomainError, invalidRequest, rpcs, SaveMethodConsent, ShopReceiptSettings, type ShopWithKey } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
@@ -54,8 +54,10 @@ export function shopRoutes(deps: WebDeps): Hono<WebEnv> {
     const found = await shopOf(c);
     const shop = found.shop;
     const form = await formOf(c);
-    const settings = { name: text(form, "name"), successUrl: text(form, "successUrl"), failUrl: text(form, "failUrl") };
-    const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, ...settings }));
+    const settings = { name: text(form, "name"), successUrl: text(form, "successUrl"), failUrl: text(form, "failUrl"), savedMethodConsent: text(form, "savedMethodConsent") };
+    // A consent the form never offers (a tampered form) leaves the setting as it was.
+    const savedMethodConsent = SaveMethodConsent.safeParse(settings.savedMethodConsent).data;
+    const errors = await refusalsOf(c, () => deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, ...settings, savedMethodConsent }));
     if (errors.length > 0) return c.html(await card(c, found, { ...settings, errors }), 400);
     return done(c, deps, `/shops/${shop.id}`, { kind: "notice", text: "saved" });
   });

@@ -100,7 +100,7 @@ export const Badge = (props: { tone: "ok" | "bad" | "neutral" | "test"; children
 const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", FAILED: "bad", EXPIRED: "bad", CANCELED: "bad", REFUNDED: "neutral" };
 /** A payment's (or a webhook's) status; a status this page does not know yet is shown as it is. */
 export const StatusBadge = (props: { page: Page; status: string }) => {
-  const names: Record<string, string | undefined> = props.page.t.statuses;
+  const names: Record<string, string | undefined> = { ...props.page.t.statuses, ...props.page.t.methodEvents };
   return <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{names[props.status] ?? props.status}</Badge>;
 };
 

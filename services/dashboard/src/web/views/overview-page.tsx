@@ -49,6 +49,13 @@ function Figures(props: { page: Page; f: OverviewFigures }) {
         </dd>
         <p class="muted small">{t.refundsCount(f.refunds.count)}</p>
       </div>
+      {f.held.count > 0 ? (
+        <div>
+          <dt>{t.overviewHeld}</dt>
+          <dd id="kpi-held">{f.held.count}</dd>
+          <p class="muted small">{t.overviewHeldNote(formatRubles(f.held.sumKopecks, page.lang))}</p>
+        </div>
+      ) : null}
     </dl>
   );
 }

@@ -1,5 +1,5 @@
 import type { FinalStatus, Payment, Receipt, Refund, ShopDetail, WebhookDelivery } from "@payaccept/contracts";
-import { formatRubles } from "@payaccept/web-ui";
+import { formatMoscow, formatRubles, savedMethodLabel } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { allows, type Page } from "../page.ts";
 import { hundredthsInput } from "../amount-input.ts";
@@ -40,7 +40,10 @@ function Commission(props: { page: Page; payment: Payment }) {
   return state === "charged" ? money : <>{money} <span class="muted">{t.commissionStates[state]}</span></>;
 }
 
-function Fields(props: { page: Page; payment: Payment }) {
+/** The customer's saved methods page. */
+export const methodsHref = (shopId: string, customerId: string) => `/shops/${shopId}/methods?customerId=${encodeURIComponent(customerId)}`;
+
+function Fields(props: { page: Page; shopId: string; payment: Payment }) {
   const { page, payment: p } = props;
   const { t } = page;
   const f = t.fieldNames;
@@ -62,6 +65,7 @@ function Fields(props: { page: Page; payment: Payment }) {
     [f.isTest!, p.isTest ? t.yes : t.no],
     [f.paidAt!, <When page={page} at={p.paidAt} />],
     [f.createdAt!, <When page={page} at={p.createdAt} />],
+    ...extraRows(page, props.shopId, p),
   ];
   return (
     <dl class="facts">
@@ -73,6 +77,24 @@ function Fields(props: { page: Page; payment: Payment }) {
       ))}
     </dl>
   );
+}
+
+/**
+ * The fields of saved methods, charges and holds, only on a payment that uses them (the spec's
+ * fields above stay as they are): who the buyer is, the method saved or charged (never a card
+ * number), the hold and its deadline, why a charge failed.
+ */
+function extraRows(page: Page, shopId: string, p: Payment): [string, unknown][] {
+  const x = page.t.paymentExtras;
+  const rows: [string, unknown][] = [];
+  if (p.customerId !== undefined) rows.push([x.customerId, <a href={methodsHref(shopId, p.customerId)}>{p.customerId}</a>]);
+  if (p.paymentMethod) rows.push([x.paymentMethod, <span class="saved-method">{savedMethodLabel(p.paymentMethod, page.lang)}</span>]);
+  else if (p.savePaymentMethod && p.status !== "CREATED" && p.status !== "PENDING") rows.push([x.savePaymentMethod, page.t.saveRefused]);
+  if (p.merchantInitiated) rows.push([x.merchantInitiated, page.t.yes]);
+  if (p.heldKopecks !== undefined) rows.push([x.heldKopecks, <Money page={page} kopecks={p.heldKopecks} />]);
+  if (p.captureDeadline) rows.push([x.captureDeadline, <When page={page} at={p.captureDeadline} />]);
+  if (p.failureReason) rows.push([x.failureReason, <span class="error-text">{p.failureReason}</span>]);
+  return rows;
 }
 
 export type StatusEvent = { status: FinalStatus; at: string };
@@ -135,7 +157,7 @@ export function PaymentPage(props: {
       {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
       <section class="card">
         <h2>{t.paymentTitle(payment.orderId)}</h2>
-        <Fields page={page} payment={payment} />
+        <Fields page={page} shopId={shop.id} payment={payment} />
         <div class="actions">
           {payment.status === "SUCCESS" && allows(page, "payments.refund") ? (
             <a class="button danger" href={`${base}/refund`}>
@@ -146,6 +168,16 @@ export function PaymentPage(props: {
             <a class="button danger" href={`${base}/cancel`}>
               {t.cancel}
             </a>
+          ) : null}
+          {payment.status === "AUTHORIZED" && allows(page, "payments.refund") ? (
+            <>
+              <a class="button primary" href={`${base}/capture`}>
+                {t.capture}
+              </a>
+              <a class="button danger" href={`${base}/cancel`}>
+                {t.void}
+              </a>
+            </>
           ) : null}
         </div>
       </section>
@@ -179,24 +211,41 @@ export function PaymentPage(props: {
   );
 }
 
-export type PaymentAction = "refund" | "cancel";
-
-/** What the refund form holds: the amount as typed (rubles) and the key that makes a double submit refund once. */
-export type RefundForm = { amount: string; idempotencyKey: string };
+export type PaymentAction = "refund" | "cancel" | "capture";
 
 /**
- * The confirmation a refund or a cancellation asks for (no script needed); refusals are shown here.
- * A refund's amount starts at what is left to refund and may be lowered for a partial refund.
+ * What an amount form (a refund, a capture) holds: the amount as typed (rubles) and the key that
+ * makes a double submit refund once (a capture is idempotent by its amount and needs none).
+ */
+export type RefundForm = { amount: string; idempotencyKey: string };
+
+/** The words of each confirmation, by action and, for a cancel, whether it releases a hold. */
+function confirmation(page: Page, payment: Payment, action: PaymentAction): { title: string; text: string; button: string; amountLabel?: string; amount?: number } {
+  const { t, lang } = page;
+  const rub = (k: number) => formatRubles(k, lang);
+  if (action === "refund") {
+    const left = payment.amountKopecks - payment.refundedKopecks;
+    return { title: t.refundConfirmTitle, text: t.refundConfirmText(rub(left), payment.orderId), button: t.refundConfirmButton, amountLabel: t.refundAmount, amount: left };
+  }
+  if (action === "capture") {
+    const deadline = payment.captureDeadline ? formatMoscow(payment.captureDeadline, lang) : t.none;
+    const text = t.captureConfirmText(rub(payment.amountKopecks), payment.orderId, deadline);
+    return { title: t.captureConfirmTitle, text, button: t.captureConfirmButton, amountLabel: t.captureAmount, amount: payment.amountKopecks };
+  }
+  if (payment.status === "AUTHORIZED") return { title: t.voidConfirmTitle, text: t.voidConfirmText(rub(payment.amountKopecks), payment.orderId), button: t.voidConfirmButton };
+  return { title: t.cancelConfirmTitle, text: t.cancelConfirmText(payment.orderId), button: t.cancelConfirmButton };
+}
+
+/**
+ * The confirmation a refund, a capture or a cancellation (a hold's release) asks for (no script
+ * needed); refusals are shown here. A refund's amount starts at what is left to refund, a
+ * capture's at the hold, and either may be lowered.
  */
 export function ConfirmPaymentAction(props: { page: Page; shop: ShopDetail; payment: Payment; action: PaymentAction; refund?: RefundForm; errors?: string[] }) {
   const { page, shop, payment, action } = props;
   const { t } = page;
   const base = `/shops/${shop.id}/payments/${payment.id}`;
-  const left = payment.amountKopecks - payment.refundedKopecks;
-  const [title, text, button] =
-    action === "refund"
-      ? [t.refundConfirmTitle, t.refundConfirmText(formatRubles(left, page.lang), payment.orderId), t.refundConfirmButton]
-      : [t.cancelConfirmTitle, t.cancelConfirmText(payment.orderId), t.cancelConfirmButton];
+  const { title, text, button, amountLabel, amount } = confirmation(page, payment, action);
   return (
     <ShopFrame page={page} shop={shop} tab="payments" title={title}>
       <section class="card narrow">
@@ -205,13 +254,13 @@ export function ConfirmPaymentAction(props: { page: Page; shop: ShopDetail; paym
         <p>{text}</p>
         <form method="post" action={`${base}/${action}`} class="actions">
           <CsrfField page={page} />
-          {props.refund ? (
+          {props.refund && amountLabel && amount !== undefined ? (
             <>
               <input type="hidden" name="idempotencyKey" value={props.refund.idempotencyKey} />
               <TextField
                 name="amount"
-                label={t.refundAmount}
-                value={props.refund.amount || hundredthsInput(left, page.lang)}
+                label={amountLabel}
+                value={props.refund.amount || hundredthsInput(amount, page.lang)}
                 inputmode="decimal"
                 required
                 maxlength={20}

@@ -3,7 +3,7 @@ import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { DEFAULT_SORT, filterQuery, PAYMENTS_PER_PAGE, type FilterProblem, type PaymentFilter } from "../payment-filter.ts";
 import { allows, type Page } from "../page.ts";
-import { paidOf } from "../paid.ts";
+import { HELD, paidOf } from "../paid.ts";
 import { Alert, Money, Pager, PaymentStatusOf, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 
@@ -89,10 +89,12 @@ function PaymentRows(props: { page: Page; shopId: string; payments: Payment[]; f
 function Totals(props: { page: Page; list: { total: number; byStatus: StatusTotal[] } }) {
   const { t, lang } = props.page;
   const paid = paidOf(props.list.byStatus);
+  const held = paidOf(props.list.byStatus, HELD);
   return (
     <p class="total">
       {t.paymentsFound(props.list.total)}
       {paid.count > 0 ? <span class="paid-total"> · {t.paidFound(paid.count, formatRubles(paid.sumKopecks, lang))}</span> : null}
+      {held.count > 0 ? <span class="held-total"> · {t.heldFound(held.count, formatRubles(held.sumKopecks, lang))}</span> : null}
     </p>
   );
 }

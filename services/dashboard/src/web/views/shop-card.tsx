@@ -1,4 +1,4 @@
-import type { ShopDetail, KeyHint, RetiringKey } from "@payaccept/contracts";
+import { SAVE_METHOD_CONSENTS, type ShopDetail, type KeyHint, type RetiringKey } from "@payaccept/contracts";
 import { KEY_OVERLAPS } from "../overlap.ts";
 import { allows, type Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, EditableFields, Secret, SelectField, TextField, When } from "./components.tsx";
@@ -6,7 +6,7 @@ import { ReceiptSettingsCard } from "./receipt-settings.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { tariffText } from "./tariff.tsx";
 
-export type SettingsForm = { name: string; successUrl: string; failUrl: string; errors: string[] };
+export type SettingsForm = { name: string; successUrl: string; failUrl: string; savedMethodConsent: string; errors: string[] };
 
 /** The shop card: its API key (issued here, shown once), its settings, and what it is. */
 export function ShopCardPage(props: {
@@ -20,7 +20,13 @@ export function ShopCardPage(props: {
 }) {
   const { page, shop } = props;
   const { t } = page;
-  const settings = props.settings ?? { name: shop.name, successUrl: shop.successUrl ?? "", failUrl: shop.failUrl ?? "", errors: [] };
+  const settings = props.settings ?? {
+    name: shop.name,
+    successUrl: shop.successUrl ?? "",
+    failUrl: shop.failUrl ?? "",
+    savedMethodConsent: shop.savedMethodConsent ?? "BUYER_CHOICE",
+    errors: [],
+  };
   return (
     <ShopFrame page={page} shop={shop} tab="shop" title={t.tabShop}>
       {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
@@ -70,6 +76,13 @@ export function ShopCardPage(props: {
             <TextField name="name" label={t.shopName} value={settings.name} required maxlength={100} />
             <TextField name="successUrl" label={t.successUrl} value={settings.successUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
             <TextField name="failUrl" label={t.failUrl} value={settings.failUrl} hint={t.returnUrlHint} maxlength={300} inputmode="url" />
+            <SelectField
+              name="savedMethodConsent"
+              label={t.savedMethodConsentLabel}
+              value={settings.savedMethodConsent}
+              options={SAVE_METHOD_CONSENTS.map((c) => [c, t.savedMethodConsents[c]])}
+            />
+            <p class="hint">{t.savedMethodConsentHint}</p>
           </EditableFields>
         </form>
       </section>

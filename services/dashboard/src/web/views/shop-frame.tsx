@@ -4,7 +4,7 @@ import { allows, type Page } from "../page.ts";
 import { Badge, MerchantText } from "./components.tsx";
 import { Layout } from "./layout.tsx";
 
-export type ShopTab = "shop" | "webhook" | "payments";
+export type ShopTab = "shop" | "webhook" | "payments" | "methods";
 
 export const ShopBadges = (props: { page: Page; shop: Pick<ShopDetail, "active" | "sandbox"> }) => (
   <>
@@ -21,6 +21,7 @@ export function ShopFrame(props: { page: Page; shop: ShopDetail; tab: ShopTab; t
     ["shop", base, t.tabShop],
     ...(allows(props.page, "webhook.view") ? [["webhook", `${base}/webhook`, t.tabWebhook] as [ShopTab, string, string]] : []),
     ["payments", `${base}/payments`, t.tabPayments],
+    ["methods", `${base}/methods`, t.tabMethods],
   ];
   return (
     <Layout page={props.page} title={`${props.title} · ${props.shop.name}`}>
