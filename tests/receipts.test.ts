@@ -250,9 +250,12 @@ describe.each(ENGINES)("receipts on %s", (engine) => {
       expect(detail).toContain("УСН доход");
 
       const csv = (await merchant.get(`/shops/${shop.shopId}/payments.csv`)).html.replace(/^\uFEFF/, "").trimEnd().split("\r\n");
-      expect(csv[0]!.endsWith(",receipts")).toBe(true);
+      // The receipts column comes before the columns of holds and saved methods, empty for this payment.
+      const header = csv[0]!.split(",");
+      const after = header.length - 1 - header.indexOf("receipts");
+      expect(after).toBeGreaterThan(0);
       expect(csv[1]!.startsWith(payment.id)).toBe(true);
-      expect(csv[1]!.endsWith(`,SALE REGISTERED ФД ${sale!.fiscal!.documentNumber}`)).toBe(true);
+      expect(csv[1]!.endsWith(`,SALE REGISTERED ФД ${sale!.fiscal!.documentNumber}${",".repeat(after)}`)).toBe(true);
     });
   });
 

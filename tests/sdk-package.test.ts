@@ -111,9 +111,10 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     expect(out.read).toEqual(out.created);
     expect(out.found).toEqual(out.created);
     expect(out.listed).toEqual([orderId]);
+    // Verified by Payaccept-Signature, which every webhook carries and the SDK reads first.
     expect(out.webhook).toEqual({
       ok: true,
-      scheme: "v2",
+      scheme: "signature-set",
       event: { id: out.created.id, orderId, status: "SUCCESS", amountKopecks: 25_000, telegramId: null, metadata: { cart: "c-1" }, test: true },
     });
     expect(out.paid).toMatchObject({ id: out.created.id, status: "SUCCESS" });
@@ -125,7 +126,7 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     expect(out.deliveries[0].attempts).toMatchObject([{ series: 1, attempt: 1, httpStatus: 200 }]);
     expect(out.resent).toMatchObject({ id: out.deliveries[0].id, paymentId: out.created.id });
     expect(out.testResult).toMatchObject({ httpStatus: 200, error: null });
-    expect(out.testWebhook).toMatchObject({ ok: true, scheme: "v2", event: { id: out.testResult.id, test: true } });
+    expect(out.testWebhook).toMatchObject({ ok: true, scheme: "signature-set", event: { id: out.testResult.id, test: true } });
 
     expect(out.partial).toMatchObject({ paymentId: out.created.id, amountKopecks: 10_000, reason: "one item returned", status: "SUCCEEDED" });
     expect(out.overRefund).toMatchObject({ statusCode: 409, message: expect.stringContaining("exceeds what is left to refund") });
