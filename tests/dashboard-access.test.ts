@@ -74,7 +74,8 @@ describe("every route × every role", () => {
       credentials.set(role, [email, MEMBER_PASSWORD]);
     }
     const operatorEmail = uniqueEmail("matrix-operator");
-    await stack.call(rpcs.dashboard.createOperator, { email: operatorEmail, password: "operator password 1" });
+    // A password hash takes a while when parallel test files share the cores.
+    await stack.call(rpcs.dashboard.createOperator, { email: operatorEmail, password: "operator password 1" }, 30_000);
     credentials.set("operator", [operatorEmail, "operator password 1"]);
     const operator = DashboardClient.of(stack);
     await operator.signIn(operatorEmail, "operator password 1");

@@ -96,7 +96,8 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
     await cancelPayment(stack, shop.apiKey, payment.id);
     const failing = await eventually(async () => {
       const page = await merchant.get(tab);
-      return text(page.html).includes("HTTP 500") && page;
+      // The whole row: the attempt and the delivery's error are read from the log as they are written.
+      return text(page.html).includes("Ошибка: Ваш сервер ответил HTTP 500.") && page;
     });
     const row = /<tr class="delivery"[\s\S]*?<\/tr>/.exec(failing.html)![0];
     const log = text(row);
