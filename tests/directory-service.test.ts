@@ -70,7 +70,11 @@ describe.each(ENGINES)("on %s", (engine) => {
           : stack.call(rpcs.directory.updateShop, { shopId: shop.shopId, name: `Name ${i}`, ...(i % 5 === 0 ? { methods: ["CARD" as const] } : {}) }),
       );
       const rotations = Array.from({ length: 8 }, () => stack.call(rpcs.directory.rotateKey, { shopId: shop.shopId }).catch(() => undefined));
-      await Promise.all(changes);
+      // A change whose publish is not confirmed in time (a busy machine) is saved and answered
+      // DIRECTORY_PUBLISH_PENDING; the publisher sends it on, so the bucket still ends as the store.
+      await Promise.all(changes.map((c) => c.catch((e: { reason?: string }) => {
+        if (e.reason !== "DIRECTORY_PUBLISH_PENDING") throw e;
+      })));
       const issued = (await Promise.all(rotations)).flatMap((r) => (r ? [r.apiKey] : []));
       // Both replicas took part (30 requests over a queue group of two).
       const after = [await handled(stack.url("directory"), "directory.v1.shop.update"), await handled(second.url, "directory.v1.shop.update")];
@@ -79,9 +83,13 @@ describe.each(ENGINES)("on %s", (engine) => {
 
       // The store's view (through either replica) and the bucket agree on every field.
       const stored = await stack.call(rpcs.directory.getShop, { shopId: shop.shopId, withSecret: true });
-      const published = ShopRecord.parse((await kv.get(shopKvKey(shop.shopId)))!.json());
       const { id, createdAt: _c, updatedAt, ...fields } = stored.shop;
-      expect(published).toEqual({ ...fields, shopId: id, updatedAt: new Date(updatedAt).toISOString() } as ShopRecord);
+      const expected = { ...fields, shopId: id, updatedAt: new Date(updatedAt).toISOString() } as ShopRecord;
+      const published = await eventually(async () => {
+        const record = ShopRecord.parse((await kv.get(shopKvKey(shop.shopId)))!.json());
+        return Bun.deepEquals(record, expected) && record;
+      }, 30_000);
+      expect(published).toEqual(expected);
 
       // Exactly one key is live, in the store and in the bucket: the one the store shows.
       const live = [];
