@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { Payment, rpcs, type SaveMethodConsent } from "@payaccept/contracts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { collectPageErrors, DESKTOP, fitsWidth, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
+import { DESKTOP, fitsWidth, launchBrowser, openPage, PHONE, screenshot } from "./browser/browser.ts";
 import { createPayment } from "./browser/shop-fixtures.ts";
 
 // Real processes and a real browser take longer than bun's 5 s default; bounded all the same.
@@ -48,13 +48,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.stop();
 });
-
-async function openPage(options = DESKTOP): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  return { page, errors: collectPageErrors(page) };
-}
 
 const heading = (page: Page, name: string | RegExp) => page.getByRole("heading", { level: 1, name });
 const shot = (page: Page, name: string) => screenshot(page, `paypage-save-${name}`);
@@ -107,7 +100,7 @@ describe("consent to save the payment method", () => {
     test(`${size}, BUYER_CHOICE: the box starts unticked; paying without it pays and saves nothing`, async () => {
       const shop = shops.BUYER_CHOICE;
       const p = await createPayment(stack, shop.apiKey, { savePaymentMethod: true, customerId: "student-7" });
-      const { page, errors } = await openPage(options);
+      const { page, errors } = await openPage(browser, contexts, options);
       await page.goto(p.payUrl);
       await heading(page, "Выберите способ оплаты").waitFor(WAIT);
       const consent = await consentOf(page);
@@ -133,7 +126,7 @@ describe("consent to save the payment method", () => {
   test("desktop, BUYER_CHOICE: ticking the box saves the card, and the receipt names it", async () => {
     const shop = shops.BUYER_CHOICE;
     const p = await createPayment(stack, shop.apiKey, { savePaymentMethod: true, customerId: "student-8" });
-    const { page, errors } = await openPage(DESKTOP);
+    const { page, errors } = await openPage(browser, contexts, DESKTOP);
     await page.goto(p.payUrl);
     await page.getByRole("checkbox", { name: /^Сохранить способ оплаты/ }).check();
     await page.getByRole("button", { name: "Банковская карта" }).click();
@@ -152,7 +145,7 @@ describe("consent to save the payment method", () => {
   test("phone, BUYER_CHOICE: ticked for SBP, the page says the bank app asks; paying and binding there saves the account", async () => {
     const shop = shops.BUYER_CHOICE;
     const p = await createPayment(stack, shop.apiKey, { savePaymentMethod: true, customerId: "student-9" });
-    const { page, errors } = await openPage(PHONE);
+    const { page, errors } = await openPage(browser, contexts, PHONE);
     await page.goto(p.payUrl);
     await page.getByRole("checkbox", { name: /^Сохранить способ оплаты/ }).check();
     await page.getByRole("button", { name: /СБП/ }).click();
@@ -173,7 +166,7 @@ describe("consent to save the payment method", () => {
     test(`${size}, ALWAYS: the page states paying is agreeing (no box), and the method is saved`, async () => {
       const shop = shops.ALWAYS;
       const p = await createPayment(stack, shop.apiKey, { savePaymentMethod: true, customerId: "tea-lover" });
-      const { page, errors } = await openPage(options);
+      const { page, errors } = await openPage(browser, contexts, options);
       await page.goto(p.payUrl);
       await heading(page, "Выберите способ оплаты").waitFor(WAIT);
       const consent = await consentOf(page);
@@ -202,7 +195,7 @@ describe("consent to save the payment method", () => {
   test("a payment that does not ask to save shows no consent, and a single method still starts by itself", async () => {
     const shop = await stack.createShop({ name: "Только карты", sandbox: false, methods: ["CARD"] });
     const plain = await createPayment(stack, shop.apiKey);
-    const { page } = await openPage(DESKTOP);
+    const { page } = await openPage(browser, contexts, DESKTOP);
     await page.goto(plain.payUrl);
     await heading(page, "Оплата картой").waitFor(WAIT);
     expect(await page.getByRole("group", { name: "Сохранение способа оплаты" }).count()).toBe(0);
@@ -219,7 +212,7 @@ describe("a charge the bank asks the buyer to authenticate", () => {
   test("desktop, live: payUrl says who charges what to which card and leads to the bank's check; SUCCESS follows", async () => {
     const shop = shops.BUYER_CHOICE;
     const first = await createPayment(stack, shop.apiKey, { savePaymentMethod: true, customerId: "student-10" });
-    const { page, errors } = await openPage(DESKTOP);
+    const { page, errors } = await openPage(browser, contexts, DESKTOP);
     await page.goto(first.payUrl);
     await page.getByRole("checkbox", { name: /^Сохранить способ оплаты/ }).check();
     await page.getByRole("button", { name: "Банковская карта" }).click();
@@ -253,7 +246,7 @@ describe("a charge the bank asks the buyer to authenticate", () => {
     const asked = await stack.api(sandbox.apiKey, `/v1/sandbox/payments/${charge.id}/outcome`, { method: "POST", json: { outcome: "FAILED", failureCode: "AUTHENTICATION_REQUIRED" } });
     expect(Payment.parse(await asked.json())).toMatchObject({ status: "FAILED", failureCode: "AUTHENTICATION_REQUIRED" });
 
-    const { page, errors } = await openPage(PHONE);
+    const { page, errors } = await openPage(browser, contexts, PHONE);
     await page.goto(charge.payUrl);
     await heading(page, "Подтвердите оплату").waitFor(WAIT);
     expect(await page.getByRole("link", { name: "Подтвердить в банке" }).count()).toBe(0);
