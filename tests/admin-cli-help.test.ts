@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { adminCommand } from "../infra/launcher/supervisor.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
 /** The CLI with no NATS to reach: help and usage answers must not need the stack. */
-async function admin(...args: string[]) {
-  const proc = Bun.spawn(["bun", "run", "--silent", "admin", ...args], {
+async function run(command: string[], args: string[]) {
+  const proc = Bun.spawn([...command, ...args], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: "nats://127.0.0.1:1", LOG_LEVEL: "info" },
     stdin: "ignore",
@@ -15,12 +16,15 @@ async function admin(...args: string[]) {
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { stdout, stderr, code };
 }
+const admin = (...args: string[]) => run(adminCommand(), args);
+/** As the README has it: the package script. */
+const bunRunAdmin = (...args: string[]) => run(["bun", "run", "--silent", "admin"], args);
 
 const COMMANDS = ["shop:create", "shop:update", "key:rotate", "user:create-merchant", "webhooks:log", "webhooks:replay", "payout:create", "payment:refund", "payment:refunds", "payment:capture", "payment:cancel", "methods:list", "method:revoke", "receipt:resend"];
 
 describe("admin CLI help", () => {
   test.each([["help"], ["-h"], ["--help"]])("`%s` prints the full usage on stdout and exits 0", async (flag) => {
-    const r = await admin(flag);
+    const r = await bunRunAdmin(flag);
     expect(r).toMatchObject({ code: 0, stderr: "" });
     expect(r.stdout).toStartWith("usage: bun run admin <command> [flags]");
     for (const name of COMMANDS) expect(r.stdout).toContain(`  ${name} `);

@@ -1,4 +1,5 @@
 import { hostname, userInfo } from "node:os";
+import { z } from "zod";
 import { actAs, commonEnv, connectBus, createLogger, loadConfig, resolveNatsUrl } from "@payaccept/platform";
 import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError, type Command } from "./cli.ts";
 import { shopCommands } from "./commands/shops.ts";
@@ -31,7 +32,9 @@ if (argv.some(isHelpFlag)) {
   process.exit(0);
 }
 
-const cfg = loadConfig(commonEnv);
+// A person waits on a command, and a command may wait on a busy host (a password hashed, a CSV
+// gathered): more patience than a service's calls, whose callers are waiting in their turn.
+const cfg = loadConfig({ ...commonEnv, ADMIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000) });
 // Log lines (the bus's "still trying" while NATS cannot be reached, …) go to stderr at the
 // configured level: stdout carries only the command's output, one JSON document with --json.
 const log = createLogger("admin", cfg.LOG_LEVEL, "stderr");
@@ -48,7 +51,7 @@ try {
   actAs(nc, { kind: "cli", label: `${userInfo().username}@${hostname()}`.slice(0, 320) });
   const print = (v: unknown) => console.log(json ? JSON.stringify(v) : typeof v === "string" ? v : JSON.stringify(v, null, 2));
   try {
-    await cmd.run({ nc, flags, timeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS, print });
+    await cmd.run({ nc, flags, timeoutMs: cfg.ADMIN_TIMEOUT_MS, print });
   } finally {
     await nc.close();
   }

@@ -1,4 +1,6 @@
+import { accessSync, constants } from "node:fs";
 import { resolve } from "node:path";
+import { z } from "zod";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 
@@ -16,6 +18,28 @@ export const SERVICES = {
   paypage: { dir: "services/paypage", portEnv: "PAYPAGE_PORT", port: 3001 },
 } as const;
 export type ServiceName = keyof typeof SERVICES;
+
+/**
+ * What the launcher and the tests read to start services. SERVICES_EXECUTABLE names the executable
+ * that `bun run build:services` compiles (.build/payaccept): each service then starts as
+ * `<executable> <service>`, the same code as `bun src/main.ts` compiled to bytecode.
+ */
+export const launcherEnv = {
+  SERVICES_EXECUTABLE: z
+    .string()
+    .optional()
+    .transform((v) => (v ? resolve(v) : undefined))
+    .refine((path) => path === undefined || executable(path), "must name an executable file: build it with bun run build:services"),
+};
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 export const SERVICE_NAMES = Object.keys(SERVICES) as ServiceName[];
 
 /** The port a service listens on under the given environment. */

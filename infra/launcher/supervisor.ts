@@ -1,11 +1,19 @@
 import { closeSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { retryDelayMs, type Backoff } from "@payaccept/platform";
-import { ROOT, SERVICES, servicePort, type ServiceName } from "./services.ts";
+import { loadConfig, retryDelayMs, type Backoff } from "@payaccept/platform";
+import { ROOT, SERVICES, servicePort, launcherEnv, type ServiceName } from "./services.ts";
 
 /** As an orchestrator's restart policy: no budget, the service is wanted back. */
 const RESTART_RETRY: Backoff = { baseMs: 250, capMs: 10_000 };
+
+const { SERVICES_EXECUTABLE } = loadConfig(launcherEnv);
+
+/** How a service is started: from its sources, or by the stack's compiled executable when there is one. */
+export const serviceCommand = (name: ServiceName): string[] => (SERVICES_EXECUTABLE ? [SERVICES_EXECUTABLE, name] : ["bun", "src/main.ts"]);
+
+/** How the admin CLI is started, likewise. */
+export const adminCommand = (): string[] => (SERVICES_EXECUTABLE ? [SERVICES_EXECUTABLE, "admin"] : ["bun", join(ROOT, "infra/admin/main.ts")]);
 
 export type SupervisorLog = (event: string, fields: Record<string, unknown>) => void;
 
@@ -48,7 +56,7 @@ export class ServiceProcess {
   private spawn(mode: "w" | "a"): void {
     const out = !this.opts.output || this.opts.output === "inherit" ? "inherit" : openSync(this.opts.output, mode);
     this.startedAt = Date.now();
-    const proc = Bun.spawn(["bun", "src/main.ts"], {
+    const proc = Bun.spawn(serviceCommand(this.name), {
       cwd: join(ROOT, SERVICES[this.name].dir),
       env: this.env,
       stdout: out,

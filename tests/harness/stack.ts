@@ -8,7 +8,7 @@ import { call, createLogger, watchClocks, type NatsConnection } from "@payaccept
 import { connect } from "@nats-io/transport-node";
 import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-server.ts";
 import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
-import { ServiceProcess } from "../../infra/launcher/supervisor.ts";
+import { adminCommand, ServiceProcess } from "../../infra/launcher/supervisor.ts";
 import { freePort } from "./ports.ts";
 import { startPostgres, type Postgres } from "./postgres.ts";
 
@@ -224,7 +224,7 @@ export class Stack {
    * `env` over the stack's, e.g. a skewed clock).
    */
   async admin(args: string[], stdin?: string, env: Record<string, string> = {}): Promise<{ stdout: string; stderr: string; code: number }> {
-    const proc = Bun.spawn(["bun", "run", "--silent", "admin", ...args], {
+    const proc = Bun.spawn([...adminCommand(), ...args], {
       cwd: ROOT,
       env: { ...this.env, NATS_URL: this.env.NATS_URL!, DATA_DIR: this.dataDir, ...env },
       stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
