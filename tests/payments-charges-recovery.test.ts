@@ -42,8 +42,10 @@ describe.each(ENGINES)("charges that lose their answer or their process (%s)", (
     stack = await Stack.start({
       services: ["directory", "gateway", "payments", "acquirer-emulator", "webhook-dispatcher", "balance"],
       postgres: engine === "postgres",
-      // A short lease, so the charge sweeper takes over soon after a driver died.
-      env: { CHARGE_RETRY_MS: "1s", TIMER_SWEEP_MS: "200", ACQUIRER_CALLBACK_RETRY_BASE: "200ms", ACQUIRER_CALLBACK_RETRY_CAP: "1s" },
+      // A short lease, so the charge sweeper takes over soon after a driver died. A long wait for the
+      // acquirer: a charge frozen mid-call must still be waiting when the test freezes payments, however
+      // slowly a busy machine gets there (its caller, the gateway, still gives up after 3 s: a 503).
+      env: { CHARGE_RETRY_MS: "1s", TIMER_SWEEP_MS: "200", ACQUIRER_CALLBACK_RETRY_BASE: "200ms", ACQUIRER_CALLBACK_RETRY_CAP: "1s", ACQUIRER_TIMEOUT_MS: "60s" },
     });
   });
   afterAll(() => stack?.stop());
