@@ -95,6 +95,8 @@ export class Stack {
       NATS_URL: opts.natsUrl ?? `nats://127.0.0.1:${stack.natsPort}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "info",
       WEBHOOK_ALLOW_PRIVATE: "1",
+      // OWASP's floor rather than Bun's 64 MiB: the suite signs in hundreds of people (docs/dashboard.md).
+      DASHBOARD_PASSWORD_MEMORY_KIB: "19456",
       ...ports,
     };
     if (opts.postgres) stack.pg = await startPostgres();

@@ -26,3 +26,11 @@ test("invitations last 72 hours and a proof of identity 10 minutes unless set", 
   expect([cfg.DASHBOARD_INVITE_TTL, cfg.DASHBOARD_REAUTH_AFTER, cfg.SMTP_FROM]).toEqual([72 * 3_600_000, 600_000, "payaccept <no-reply@localhost>"]);
   expect(refusal({ DASHBOARD_REAUTH_AFTER: "soon" })).toContain("DASHBOARD_REAUTH_AFTER");
 });
+
+test("passwords are hashed at Bun's argon2id cost unless set, never below OWASP's floor", () => {
+  const cfg = parseConfig(dashboardEnv, {});
+  expect([cfg.DASHBOARD_PASSWORD_MEMORY_KIB, cfg.DASHBOARD_PASSWORD_PASSES]).toEqual([65_536, 2]);
+  expect(parseConfig(dashboardEnv, { DASHBOARD_PASSWORD_MEMORY_KIB: "19456" }).DASHBOARD_PASSWORD_MEMORY_KIB).toBe(19_456);
+  expect(refusal({ DASHBOARD_PASSWORD_MEMORY_KIB: "4096" })).toContain("DASHBOARD_PASSWORD_MEMORY_KIB");
+  expect(refusal({ DASHBOARD_PASSWORD_PASSES: "1" })).toContain("DASHBOARD_PASSWORD_PASSES");
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MIN_PASSWORD_MEMORY_KIB } from "./users/passwords.ts";
 import { commonEnv, databaseEnv, duration, port, trustedProxies, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 
 /** Every variable the dashboard reads; docs/dashboard.md has the table. */
@@ -28,6 +29,12 @@ export const dashboardEnv = {
    * webhook (the merchant's endpoint). Keep it above the dispatcher's WEBHOOK_TIMEOUT_MS.
    */
   DASHBOARD_SLOW_CALL_TIMEOUT: duration("15s"),
+  /**
+   * argon2id's cost for the passwords hashed from now on: memory (KiB) and passes. Bun's defaults;
+   * a host that cannot spare 64 MiB per concurrent sign-in may lower it to OWASP's floor, 19 MiB.
+   */
+  DASHBOARD_PASSWORD_MEMORY_KIB: z.coerce.number().int().min(MIN_PASSWORD_MEMORY_KIB).max(4_194_304).default(65_536),
+  DASHBOARD_PASSWORD_PASSES: z.coerce.number().int().min(2).max(10).default(2),
   /** How long an invitation link to a team stays valid. */
   DASHBOARD_INVITE_TTL: duration("72h"),
   /**

@@ -3,7 +3,7 @@ import { AuditTrail, databaseOf, loadConfig, randomToken, startService, storeNow
 import { buildAssets, Csrf } from "@payaccept/web-ui";
 import { replicaReady, dashboardEnv } from "./config.ts";
 import { openUserStore } from "./store/open-user-store.ts";
-import { PasswordVerifier } from "./users/passwords.ts";
+import { Passwords } from "./users/passwords.ts";
 import { serveUserRpcs } from "./users/rpc-handlers.ts";
 import { smtpMailer } from "./team/mailer.ts";
 import { Sessions, SignInChallenges } from "./users/sessions.ts";
@@ -26,9 +26,11 @@ const now = storeNow;
 // The team's own security facts (invitations, roles, second factors, locked sign-ins) in the audit log.
 const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
 svc.onClose("audit trail", () => audit.close());
-const users = { users: userStore, backend, passwords: new PasswordVerifier(), log, audit, now };
+const passwords = new Passwords({ memoryKib: cfg.DASHBOARD_PASSWORD_MEMORY_KIB, passes: cfg.DASHBOARD_PASSWORD_PASSES });
+const users = { users: userStore, backend, passwords, log, audit, now };
 const team = {
   users: userStore,
+  passwords,
   audit,
   mailer: cfg.SMTP_URL ? smtpMailer(cfg.SMTP_URL, cfg.SMTP_FROM) : undefined,
   log,

@@ -5,6 +5,7 @@ import { createLogger, openPgStore, openStore, sha256Hex, type AuditFields } fro
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { migrationsBefore } from "../../../../tests/harness/migrations.ts";
 import { acceptInvite, changeRole, type TeamDeps } from "../team/members.ts";
+import { MIN_PASSWORD_MEMORY_KIB, Passwords } from "../users/passwords.ts";
 import { ADDRESS_POLICY, claimAttempt, EMAIL_POLICY } from "../users/throttle.ts";
 import { Flash } from "../web/flash.ts";
 import type { AccountRole, UserRow } from "./schema.ts";
@@ -53,8 +54,10 @@ async function teamOf(store: UserStore, roles: AccountRole[]): Promise<UserRow[]
 
 /** What the team functions recorded in the audit log (after their transactions committed). */
 const recorded: AuditFields[] = [];
+const passwords = new Passwords({ memoryKib: MIN_PASSWORD_MEMORY_KIB, passes: 2 });
 const teamDeps = (users: UserStore, now = 1_000): TeamDeps => ({
   users,
+  passwords,
   log: createLogger("test", "silent"),
   audit: { record: (f) => recorded.push(f) },
   now: () => now,

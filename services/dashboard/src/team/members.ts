@@ -1,6 +1,6 @@
 import { DomainError } from "@payaccept/contracts";
 import { randomToken, sha256Hex, type Logger } from "@payaccept/platform";
-import { hashPassword } from "../users/passwords.ts";
+import type { Passwords } from "../users/passwords.ts";
 import type { AccountRole, InviteRow, TeamRow, UserRow } from "../store/schema.ts";
 import { isUniqueViolation, type Member, type UserStore } from "../store/user-store.ts";
 import { personActor, recordTeamFact, type Origin, type TeamAudit } from "./audit.ts";
@@ -9,6 +9,7 @@ import { inviteMail } from "./invite-mail.ts";
 
 export type TeamDeps = {
   users: UserStore;
+  passwords: Passwords;
   /** Set when SMTP_URL is: invitations are also mailed. */
   mailer?: Mailer;
   log: Logger;
@@ -90,7 +91,7 @@ async function mailInvite(deps: TeamDeps, invite: InviteRow, link: string): Prom
  * when used, withdrawn or expired; EMAIL_TAKEN when the address signed up meanwhile.
  */
 export async function acceptInvite(deps: TeamDeps, token: string, password: string, from: Origin): Promise<UserRow> {
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await deps.passwords.hash(password);
   const now = deps.now();
   try {
     const taken = await deps.users.tx(async (t) => {

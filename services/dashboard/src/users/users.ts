@@ -4,14 +4,14 @@ import type { UserRow } from "../store/schema.ts";
 import { isUniqueViolation, type UserOps, type UserStore } from "../store/user-store.ts";
 import type { Backend } from "../web/backend.ts";
 import { personActor, recordTeamFact, type Origin, type TeamAudit } from "../team/audit.ts";
-import { hashPassword, type PasswordVerifier } from "./passwords.ts";
+import type { Passwords } from "./passwords.ts";
 import { addressThrottleKey, ADDRESS_POLICY, claimAttempt, emailThrottleKey, EMAIL_POLICY, givenBack } from "./throttle.ts";
 
 export type UserDeps = {
   users: UserStore;
   /** The directory service, over NATS: it owns the accounts users belong to. */
   backend: Backend;
-  passwords: PasswordVerifier;
+  passwords: Passwords;
   log: Logger;
   audit: TeamAudit;
   now: () => number;
@@ -23,7 +23,7 @@ export type UserDeps = {
  * The team and its owner are made in one transaction. Input already validated.
  */
 export async function signUp(deps: UserDeps, email: string, password: string, accountId?: string): Promise<UserRow> {
-  const passwordHash = await hashPassword(password);
+  const passwordHash = await deps.passwords.hash(password);
   if (accountId) await deps.backend.call(rpcs.directory.getAccount, { accountId });
   // Checked first so that a taken email does not leave a new empty account behind (a rare race
   // still can: an account with no user and no shop, which nothing ever shows or bills).
@@ -44,7 +44,7 @@ export async function signUp(deps: UserDeps, email: string, password: string, ac
 
 /** A platform operator (admin CLI): no account of its own; sees every shop. */
 export async function createOperator(deps: UserDeps, email: string, password: string): Promise<UserRow> {
-  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: null, email, passwordHash: await hashPassword(password), role: "operator", createdAt: deps.now() };
+  const user: UserRow = { id: Bun.randomUUIDv7(), accountId: null, email, passwordHash: await deps.passwords.hash(password), role: "operator", createdAt: deps.now() };
   await insertUnique(deps, user);
   deps.log.info({ userId: user.id }, "operator created");
   return user;
