@@ -88,9 +88,10 @@ describe.each([-60_000, -5_000, 5_000, 60_000])("a caller whose clock is %d ms o
   test("is served on every call, sees the offset, and both sides measure it and warn naming the other", async () => {
     const caller = await callerOff(offsetMs);
     for (let i = 0; i < 5; i++) expect((await call(caller.nc, echo, { n: 1000 + i }, 2_000)).n).toBe(1000 + i);
-    // Each side's estimate is within a few milliseconds of the truth (the probe's and the reply's round trips).
-    expect(Math.abs((await gauge(caller.clocks.label))! - offsetMs / 1000)).toBeLessThan(0.05);
-    expect(Math.abs((await gauge(responder.clocks.label))! + offsetMs / 1000)).toBeLessThan(0.05);
+    // Each side's estimate is off the truth by at most half a round trip: milliseconds on a quiet
+    // machine, tens of them on a loaded one; half a second still tells the offsets apart.
+    expect(Math.abs((await gauge(caller.clocks.label))! - offsetMs / 1000)).toBeLessThan(0.5);
+    expect(Math.abs((await gauge(responder.clocks.label))! + offsetMs / 1000)).toBeLessThan(0.5);
     const warned = (lines: Line[], peer: string) => lines.find((l) => l.level === 40 && l.peer === peer);
     expect(warned(responder.lines, caller.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(offsetMs / 1000, 1) });
     expect(warned(caller.lines, responder.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(-offsetMs / 1000, 1) });
