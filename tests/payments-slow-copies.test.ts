@@ -48,8 +48,8 @@ describe.each(ENGINES)("copies of a call whose first copy is in a slow step (%s)
     }
   }
 
-  const charge = () =>
-    stack.call(rpcs.payments.create, { shopId: shop.shopId, request: { orderId: newOrderId(), amountKopecks: 50_000, paymentMethodId: methodId } }, 10_000);
+  const charge = (capture = true) =>
+    stack.call(rpcs.payments.create, { shopId: shop.shopId, request: { orderId: newOrderId(), amountKopecks: 50_000, paymentMethodId: methodId, capture } }, 10_000);
 
   /** Whether both replicas ran the create of this payment: a copy of its call landed on the replica that was not running the first. */
   const bothRan = (p: Payment) =>
@@ -83,5 +83,14 @@ describe.each(ENGINES)("copies of a call whose first copy is in a slow step (%s)
     expect(first).toMatchObject({ status: "SUCCEEDED", amountKopecks: 20_000 });
     expect(repeat).toEqual(first);
     expect((await stack.call(rpcs.payments.listRefunds, { shopId: shop.shopId, id: paid.id })).items).toEqual([expect.objectContaining({ id: first.id, status: "SUCCEEDED" })]);
+  });
+
+  test("a capture's and a void's copies answer what the acquirer did (SUCCESS, CANCELED): such a copy asks it again or is handed the first copy's reply", async () => {
+    const [toCapture, toVoid] = [await charge(false), await charge(false)];
+    expect([toCapture.status, toVoid.status]).toEqual(["AUTHORIZED", "AUTHORIZED"]);
+    const captured = await whilePaused("acquirer-emulator", () => stack.call(rpcs.payments.capture, { shopId: shop.shopId, id: toCapture.id, amountKopecks: 30_000 }, 10_000));
+    expect(captured).toMatchObject({ status: "SUCCESS", amountKopecks: 30_000 });
+    const voided = await whilePaused("acquirer-emulator", () => stack.call(rpcs.payments.cancel, { shopId: shop.shopId, id: toVoid.id }, 10_000));
+    expect(voided).toMatchObject({ status: "CANCELED" });
   });
 });
