@@ -41,8 +41,8 @@ export const getPayment = async (stack: Stack, shop: LiveShop, id: string) => Pa
 export const statusIs = (stack: Stack, shop: LiveShop, id: string, status: string) => eventually(async () => ((await getPayment(stack, shop, id)).status === status ? getPayment(stack, shop, id) : false), 30_000);
 /**
  * A charge's outcome: 201, then the payment once it has left PENDING. The create answers the
- * acquirer's decision when it came in time; a copy of the call (hedged while the first waits for
- * the acquirer) answers the payment as it then is, so a test waits for the outcome as a merchant's
+ * acquirer's decision when it came in time (a copy of the call, hedged while the first waits for
+ * the acquirer, waits for it too), else PENDING, so a test waits for the outcome as a merchant's
  * webhook would bring it.
  */
 export async function outcomeOf(stack: Stack, shop: LiveShop, res: { status: number; body: unknown }): Promise<Payment> {

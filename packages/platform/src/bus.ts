@@ -4,8 +4,9 @@ import { ACTOR_HEADER, AuditActor, DomainError, invalidRequest, type Rpc, type R
 import type { z } from "zod";
 import { defaultBusTuning, type BusTuning } from "./config.ts";
 import type { Logger } from "./log.ts";
+import { CallsInHand } from "./copies.ts";
 import { Hedger } from "./hedge.ts";
-import { natsRequestCopies, natsRequestDuration, rpcDuration, rpcHandled } from "./metrics.ts";
+import { natsRequestCopies, natsRequestDuration, rpcCopiesJoined, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
 import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
@@ -171,7 +172,7 @@ const IMPROVE_WAIT_MAX_MS = 10_000;
 
 /**
  * How long a handler may wait for something that only improves its answer (the outcome of work
- * that the first copy of its call is doing, hedge.ts): what is left of the caller's deadline, read
+ * that the first copy of its call is doing, copies.ts): what is left of the caller's deadline, read
  * on this clock, less a margin; 0 without a deadline. A caller whose clock is off makes this longer
  * or shorter by the offset, which is why it is capped, and why nothing may depend on it but the
  * answer's quality.
@@ -361,6 +362,9 @@ function stampOf(msg: Msg): Stamp {
   return h ? { deadline: Number(h.get(DEADLINE_HEADER)), clock: h.get(CLOCK_HEADER) } : { deadline: 0, clock: "" };
 }
 
+/** A request's reply and its outcome, as serve() counts it. */
+type Answer = { body: RpcReply<unknown>; outcome: string };
+
 /** What serve() started on a connection: its subscriptions and the handlers still running. */
 type Serving = { subs: Set<Subscription>; running: Set<Promise<void>> };
 const serving = new WeakMap<NatsConnection, Serving>();
@@ -374,8 +378,9 @@ function servingOn(nc: NatsConnection): Serving {
 /**
  * Serves one RPC with a queue group (replicas share the load). The request is validated against
  * the contract; DomainError becomes a typed error reply; anything else is logged and INTERNAL,
- * with the caller's request id (requestIdOf(msg) gives it to handlers for their own lines).
- * stopServing(nc) ends it gracefully.
+ * with the caller's request id (requestIdOf(msg) gives it to handlers for their own lines). A
+ * copy of an idempotent call that lands here while the first copy is still being handled is given
+ * that copy's reply (copies.ts). stopServing(nc) ends it gracefully.
  */
 export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
   nc: NatsConnection,
@@ -385,6 +390,8 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
 ): Subscription {
   const state = servingOn(nc);
   const watch = clocks.get(nc);
+  // Only an idempotent rpc is copied; a copy that lands here while its first copy runs gets its answer (copies.ts).
+  const inHand = rpc.idempotent ? new CallsInHand<Answer>() : undefined;
   const handle = async (msg: Msg, started: number, span: Span | undefined) => {
     const stamp = stampOf(msg);
     const reply = (body: RpcReply<unknown>, outcome: string) => {
@@ -405,23 +412,29 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
       );
       return;
     }
+    const { body, outcome } = inHand
+      ? await inHand.answer(callIdOf(msg), () => answer(msg), () => improveWithinMs(msg), () => rpcCopiesJoined.inc({ subject: rpc.subject }))
+      : await answer(msg);
+    reply(body, outcome);
+  };
+  /** The reply to a request that is in time, and its outcome for the metrics; never throws. */
+  const answer = async (msg: Msg): Promise<Answer> => {
     let input: unknown;
     try {
       input = decodeJson(msg.data);
     } catch {
-      return reply({ ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, "BAD_REQUEST");
+      return { body: { ok: false, error: new DomainError("MALFORMED_JSON").toRpc() }, outcome: "BAD_REQUEST" };
     }
     const parsed = rpc.request.safeParse(input);
     if (!parsed.success) {
-      return reply({ ok: false, error: invalidRequest(parsed.error).toRpc() }, "BAD_REQUEST");
+      return { body: { ok: false, error: invalidRequest(parsed.error).toRpc() }, outcome: "BAD_REQUEST" };
     }
     try {
-      const data = await handler(parsed.data as z.output<R["request"]>, msg);
-      reply({ ok: true, data }, "ok");
+      return { body: { ok: true, data: await handler(parsed.data as z.output<R["request"]>, msg) }, outcome: "ok" };
     } catch (e) {
-      if (e instanceof DomainError) return reply({ ok: false, error: e.toRpc() }, e.code);
+      if (e instanceof DomainError) return { body: { ok: false, error: e.toRpc() }, outcome: e.code };
       opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
-      reply({ ok: false, error: new DomainError("INTERNAL").toRpc() }, "INTERNAL");
+      return { body: { ok: false, error: new DomainError("INTERNAL").toRpc() }, outcome: "INTERNAL" };
     }
   };
   const sub = nc.subscribe(rpc.subject, {

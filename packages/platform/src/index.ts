@@ -25,6 +25,7 @@ export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
 export * from "./ticker.ts";
 export * from "./hedge.ts";
+export * from "./copies.ts";
 export * from "./peer-clocks.ts";
 export * from "./store-clock.ts";
 export * from "./tracing.ts";

@@ -31,6 +31,13 @@ export const natsRequestCopies = new client.Counter({
   registers: [registry],
 });
 
+export const rpcCopiesJoined = new client.Counter({
+  name: "nats_rpc_copies_joined_total",
+  help: "Copies of a call that reached this service while it was still handling the call, answered with that call's reply, by subject",
+  labelNames: ["subject"] as const,
+  registers: [registry],
+});
+
 export const rpcHandled = new client.Counter({
   name: "nats_rpc_handled_total",
   help: "NATS requests this service answered, by subject and outcome",

@@ -33,6 +33,12 @@ export async function chargeTerms(d: PaymentsDeps, shop: ShopRecord, req: Create
   };
 }
 
+/**
+ * A live charge not decided yet: its create is at the acquirer (or lost its answer, and the
+ * callback or the sweeper will decide it). A sandbox charge stays PENDING until its outcome is given.
+ */
+export const chargeInFlight = (row: PaymentRow): boolean => row.merchantInitiated && !row.isTest && row.status === "PENDING";
+
 /** A charge's end without an acquirer decision: refused by the acquirer, or never made in time. */
 async function chargeFailed(d: PaymentsDeps, row: PaymentRow, why: DomainError): Promise<PaymentRow> {
   const moved = await d.repo.transition(row.id, "decline", d.now(), { patch: () => ({ failureCode: why.reason, failureParams: why.params }), requestId: d.requestId });

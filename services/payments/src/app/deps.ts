@@ -29,6 +29,11 @@ export type PaymentsDeps = {
   requestId?: string;
   /** While serving a call: its id (platform's callIdOf), the same on every copy of the call. */
   callId?: string;
+  /**
+   * While serving a call: how long, from now, it may wait for the outcome of work that an earlier
+   * copy or repeat of it began (platform's improveWithinMs and copies.ts); absent otherwise.
+   */
+  repeatWaitMs?: () => number;
   /** While serving a call: who it was made for (platform's actorOf), for the audit log. */
   actor?: AuditActor;
   /** The audit log (platform's AuditTrail): refunds are recorded in their requester's name. */

@@ -12,13 +12,14 @@ import {
   type PaymentStatus,
   type ShopRecord,
 } from "@payaccept/contracts";
+import { settledWithin } from "@payaccept/platform";
 import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
 import { OrderIdTaken } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
-import { chargeOnce, chargeTerms } from "./charges.ts";
+import { chargeInFlight, chargeOnce, chargeTerms } from "./charges.ts";
 import { ownedPayment, paymentNotFound, type CreateTerms, type PaymentsDeps } from "./deps.ts";
 import { voidHold } from "./holds.ts";
 
@@ -38,11 +39,16 @@ function buyerTerms(shop: ShopRecord, req: CreatePaymentRequest): CreateTerms {
   };
 }
 
-/** The payment of this orderId, if this very call (another copy of it) made it. */
+/**
+ * The payment of this orderId, if this very call (another copy of it) made it; a charge that the
+ * first copy is still making at the acquirer is awaited while the caller waits (platform's
+ * copies.ts), so the copy answers the charge's outcome, not the PENDING of a moment before it.
+ */
 async function madeByThisCall(d: PaymentsDeps, shopId: string, orderId: string) {
   if (d.callId === undefined) return undefined;
   const row = await d.repo.byOrderId(shopId, orderId);
-  return row?.createCallId === d.callId ? row : undefined;
+  if (row?.createCallId !== d.callId) return undefined;
+  return settledWithin(row, () => d.repo.byId(row.id), (r) => !chargeInFlight(r), d.repeatWaitMs?.() ?? 0);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { DomainError, type PaymentCredit, type Refund, type RefundList } from "@payaccept/contracts";
+import { settledWithin } from "@payaccept/platform";
 import { toPaymentCredit, toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
 import type { RefundRequest } from "../store/payments-store.ts";
@@ -18,7 +19,7 @@ import { ownedPayment, type PaymentsDeps } from "./deps.ts";
  * Whoever stops in the middle (a timeout, a crash) leaves a PENDING refund that the refund sweeper
  * drives again from step 2 once its lease has run out, until it ends.
  */
-export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest, repeatWaitMs = 0): Promise<Refund> {
+export async function requestRefund(d: PaymentsDeps, shopId: string, id: string, req: RefundRequest): Promise<Refund> {
   const payment = await ownedPayment(d, shopId, id);
   const { refund, created } = await d.refunds.open(payment, req, d.now(), d.refundLeaseMs);
   // Recorded on a repeat too: one entry, even when the first one's was lost.
@@ -28,29 +29,24 @@ export async function requestRefund(d: PaymentsDeps, shopId: string, id: string,
     amountKopecks: refund.amountKopecks,
     reason: refund.reason,
   });
-  if (!created) return toRefund(await firstCallsOutcome(d, refund, repeatWaitMs));
-  const ended = await driveRefund(d, refund);
-  if (ended.status === "FAILED" && ended.balanceRefusal) throw DomainError.of(ended.failureCode!, ended.failureParams ?? {});
-  return toRefund(ended);
+  // A repeat that finds the refund PENDING is most often a copy of a call whose first copy still
+  // waits for the balance or the acquirer: it waits for that copy's outcome (platform's copies.ts).
+  const outcome = created ? await driveRefund(d, refund) : await settledWithin(refund, () => d.refunds.byId(refund.id), refundEnded, d.repeatWaitMs?.() ?? 0);
+  return answerOf(outcome);
 }
 
-/** How often a repeat looks again at a refund that its first call is still driving. */
-const REPEAT_POLL_MS = 50;
+const refundEnded = (r: RefundRow) => r.status !== "PENDING";
+
+/** The balance's refusal to hold a refund's share (its one CONFLICT, rpcs.balance.reserveRefund): the refund is recorded FAILED with it. */
+const BALANCE_REFUSAL = "REFUND_EXCEEDS_AVAILABLE";
 
 /**
- * A repeat that finds its refund PENDING is most often a copy of a call whose first copy still
- * waits for the balance or the acquirer (a hedged copy is sent after NATS_HEDGE_AFTER). Answered
- * at once, its PENDING would beat the first copy's final answer of a moment later; so it waits for
- * the refund to end while its caller still waits (`waitMs`), then says what it sees.
+ * What a refund call answers, the first one, its copies and its repeats alike: the refund; or, when
+ * the balance could not cover it, the balance's CONFLICT (docs/payments.md, "Rules and refusals").
  */
-async function firstCallsOutcome(d: PaymentsDeps, refund: RefundRow, waitMs: number): Promise<RefundRow> {
-  const until = performance.now() + waitMs;
-  let current = refund;
-  while (current.status === "PENDING" && performance.now() + REPEAT_POLL_MS < until) {
-    await Bun.sleep(REPEAT_POLL_MS);
-    current = (await d.refunds.byId(current.id)) ?? current;
-  }
-  return current;
+function answerOf(row: RefundRow): Refund {
+  if (row.status === "FAILED" && row.failureCode === BALANCE_REFUSAL) throw DomainError.of(BALANCE_REFUSAL, row.failureParams ?? {});
+  return toRefund(row);
 }
 
 export async function listRefunds(d: PaymentsDeps, shopId: string, id: string): Promise<RefundList> {
@@ -60,10 +56,9 @@ export async function listRefunds(d: PaymentsDeps, shopId: string, id: string): 
 /**
  * Steps 2–4 for a PENDING refund. Returns it ended, or still PENDING when a step's outcome is
  * unknown (no answer from the balance or the provider): the sweeper tries again later, which is
- * safe because both steps are idempotent by the refund id. `balanceRefusal` marks a refund that
- * failed because the balance could not cover it (the merchant's CONFLICT).
+ * safe because both steps are idempotent by the refund id.
  */
-export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<RefundRow & { balanceRefusal?: true }> {
+export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<RefundRow> {
   const payment = (await d.repo.byId(refund.paymentId))!;
   // Sandbox money is pretend money: no balance, no provider.
   if (payment.isTest) return d.refunds.end(refund.id, { status: "SUCCEEDED" }, d.now(), d.requestId);
@@ -82,7 +77,7 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
     } catch (e) {
       if (!(e instanceof DomainError)) throw e;
       if (e.code !== "CONFLICT") return unknownOutcome(d, refund, "balance", e);
-      return { ...(await d.refunds.end(refund.id, { status: "FAILED", failure: e }, d.now(), d.requestId)), balanceRefusal: true };
+      return d.refunds.end(refund.id, { status: "FAILED", failure: e }, d.now(), d.requestId);
     }
   }
   try {

@@ -29,7 +29,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
         const requestId = requestIdOf(msg);
         const callId = callIdOf(msg);
         const actor = actorOf(msg);
-        const rd = requestId === undefined ? { ...d, callId, actor } : { ...d, requestId, callId, actor, log: new RequestLog(log, requestId) };
+        const repeatWaitMs = () => improveWithinMs(msg);
+        const rd = requestId === undefined ? { ...d, callId, actor, repeatWaitMs } : { ...d, requestId, callId, actor, repeatWaitMs, log: new RequestLog(log, requestId) };
         const ids = { requestId, shopId: (req as { shopId?: string }).shopId, paymentId: (req as { id?: string }).id };
         const line = (extra: Record<string, unknown>) => ({ rpc: rpc.subject, ...ids, ms: Math.round((performance.now() - started) * 10) / 10, ...extra });
         try {
@@ -51,7 +52,7 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
     handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),
     handle(p.cancel, (r, rd) => cancelPayment(rd, r.shopId, r.id)),
-    handle(p.refund, ({ shopId, id, idempotencyKey, ...req }, rd, msg) => requestRefund(rd, shopId, id, { ...req, idempotencyKey: repeatKey(idempotencyKey, msg) }, improveWithinMs(msg))),
+    handle(p.refund, ({ shopId, id, idempotencyKey, ...req }, rd, msg) => requestRefund(rd, shopId, id, { ...req, idempotencyKey: repeatKey(idempotencyKey, msg) })),
     handle(p.listRefunds, (r, rd) => listRefunds(rd, r.shopId, r.id)),
     handle(p.owner, async (r) => {
       const row = await anyPayment(d, r.id);
