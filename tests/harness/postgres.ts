@@ -33,6 +33,13 @@ function run(cmd: string[], what: string): void {
 }
 
 /**
+ * A throwaway server never survives its host: nothing waits for the disk. A server stopped or
+ * restarted by pg_ctl (down, up, restart: an operator's restart or a failover) still writes
+ * everything out on the way down, so what the tests check of a restart holds.
+ */
+const THROWAWAY = "-c fsync=off -c synchronous_commit=off -c full_page_writes=off";
+
+/**
  * An initdb'd cluster to copy, made once per machine and server version: initdb costs 1.3 CPU-s,
  * a copy a tenth of that, and the suite starts a PostgreSQL per file and engine. Made aside and
  * renamed into place, so that parallel files never copy a half-made one.
@@ -65,7 +72,7 @@ export async function startPostgres(): Promise<Postgres> {
   const db = join(dir, "db");
   const port = await freePort();
   const pgCtl = (...args: string[]) =>
-    run([...user.prefix, join(bin, "pg_ctl"), "-D", db, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, "-l", join(dir, "log"), "-m", "fast", "-w", ...args], `pg_ctl ${args.join(" ")}`);
+    run([...user.prefix, join(bin, "pg_ctl"), "-D", db, "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 ${THROWAWAY}`, "-l", join(dir, "log"), "-m", "fast", "-w", ...args], `pg_ctl ${args.join(" ")}`);
   try {
     run([...user.prefix, "cp", "-a", join(clusterTemplate(bin, user), "db"), db], "copying the cluster template");
     pgCtl("start");
