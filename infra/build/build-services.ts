@@ -11,7 +11,7 @@ import { ROOT } from "../launcher/services.ts";
 
 export const EXECUTABLE = join(ROOT, ".build", "payaccept");
 const STAMP = `${EXECUTABLE}.stamp`;
-const SOURCES = new Bun.Glob("{services,packages,infra}/**/*.{ts,json,patch}");
+const SOURCES = new Bun.Glob("{services,packages,infra}/**/*.{ts,tsx,json,patch}");
 
 /** A hash of everything the executable is made of. */
 async function sourceStamp(): Promise<string> {
@@ -30,10 +30,10 @@ async function sourceStamp(): Promise<string> {
 const sourceDirs: BunPlugin = {
   name: "source-dirs",
   setup(build) {
-    const ours = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(services|packages|infra)/.*\\.ts$`);
+    const ours = new RegExp(`^${ROOT.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/(services|packages|infra)/.*\\.tsx?$`);
     build.onLoad({ filter: ours }, async ({ path }) => ({
       contents: (await Bun.file(path).text()).replaceAll("import.meta.dir", JSON.stringify(dirname(path))),
-      loader: "ts",
+      loader: path.endsWith(".tsx") ? "tsx" : "ts",
     }));
   },
 };
