@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { storeNow, type PgStore } from "@payaccept/platform";
-import type { BalanceSnapshot, FrozenAddition, LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
+import { CallerGone, Patience, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
 
@@ -166,14 +166,25 @@ async function lockAccounts(tx: Runner, ids: readonly string[], at: number): Pro
   await lockRows();
 }
 
+/** SQLSTATE lock_not_available: lock_timeout ran out. */
+const LOCK_NOT_AVAILABLE = "55P03";
+
 export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): LedgerStore {
   return {
     ...pgOps(db),
-    tx: (accountIds, fn) =>
-      db.transaction(async (tx) => {
-        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow());
-        return fn(pgOps(tx));
-      }),
+    tx: (accountIds, fn, opts) => {
+      const patience = opts?.waitMs === undefined ? undefined : new Patience(opts.waitMs);
+      return db.transaction(async (tx) => {
+        // What is left once the pool gave a connection: the rows' lock is waited for that long at most.
+        if (patience) await tx.execute(sql.raw(`set local lock_timeout = ${patience.leftMs()}`));
+        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow()).catch((e: unknown) => {
+          throw sqlStateOf(e) === LOCK_NOT_AVAILABLE ? new CallerGone() : e;
+        });
+        const value = await fn(pgOps(tx));
+        patience?.leftMs();
+        return value;
+      });
+    },
     close,
   };
 }
