@@ -220,11 +220,19 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       const tree = traceOf(traceId);
       tree.isOneTree();
       const published = tree.spans.find((s) => s.name === "publish webhooks.dispatch")!;
-      const deliveries = tree.spans.filter((s) => s.parentSpanId === published.spanId).sort((a, b) => Number(a.attributes["messaging.nats.delivery_count"]) - Number(b.attributes["messaging.nats.delivery_count"]));
-      expect(deliveries.map((d) => [d.name, d.attributes["messaging.nats.delivery_count"], d.attributes["payaccept.webhook.attempt"]])).toEqual([
-        ["process webhooks.dispatch", 1, 1],
-        ["process webhooks.dispatch", 2, 2],
+      // In the order of the attempts, which the dispatcher numbers from its store.
+      const deliveries = tree.spans.filter((s) => s.parentSpanId === published.spanId).sort((a, b) => Number(a.attributes["payaccept.webhook.attempt"]) - Number(b.attributes["payaccept.webhook.attempt"]));
+      expect(deliveries.map((d) => [d.name, d.attributes["payaccept.webhook.attempt"]])).toEqual([
+        ["process webhooks.dispatch", 1],
+        ["process webhooks.dispatch", 2],
       ]);
+      // The span carries the count JetStream gave the delivery. nats-server 2.9 (Debian's 2.9.10,
+      // which the tests run on) sometimes numbers a redelivery 1: a nak'd message falling due just as
+      // the consumer's only pull request expires is rewound and delivered as new (nats-io/nats-server#5305,
+      // fixed in April 2024; docs/operations.md "Traces"). Releases from 2.10.17 on surely have the fix.
+      const redeliveryCounts = Bun.semver.order(stack.nc.info!.version, "2.10.17") < 0 ? [2, 1] : [2];
+      expect(deliveries[0]!.attributes["messaging.nats.delivery_count"]).toBe(1);
+      expect(redeliveryCounts).toContain(deliveries[1]!.attributes["messaging.nats.delivery_count"] as number);
       const attempts = deliveries.map((d) => tree.child(d, "webhook-dispatcher", SPAN_KIND.client, "POST webhook"));
       expect(attempts.map((a) => [a.attributes["http.response.status_code"], a.attributes["payaccept.outcome"], a.attributes["error.type"], a.statusCode])).toEqual([
         [503, "failed", "WEBHOOK_HTTP_STATUS", 2],
