@@ -166,8 +166,8 @@ async function lockAccounts(tx: Runner, ids: readonly string[], at: number): Pro
   await lockRows();
 }
 
-/** SQLSTATE lock_not_available: lock_timeout ran out. */
-const LOCK_NOT_AVAILABLE = "55P03";
+/** SQLSTATEs of a wait cut off by the caller's patience: lock_not_available (lock_timeout), query_canceled (statement_timeout). */
+const OUT_OF_TIME = new Set(["55P03", "57014"]);
 
 export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): LedgerStore {
   return {
@@ -175,10 +175,15 @@ export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): Ledger
     tx: (accountIds, fn, opts) => {
       const patience = opts?.waitMs === undefined ? undefined : new Patience(opts.waitMs);
       return db.transaction(async (tx) => {
-        // What is left once the pool gave a connection: the rows' lock is waited for that long at most.
-        if (patience) await tx.execute(sql.raw(`set local lock_timeout = ${patience.leftMs()}`));
+        if (patience) {
+          // What is left once the pool gave a connection bounds the wait for the rows, in place of
+          // the server-wide statement timeout, which cut a long queue on one account short (INTERNAL)
+          // while its callers still waited.
+          const ms = String(patience.leftMs());
+          await tx.execute(sql`select set_config('lock_timeout', ${ms}, true), set_config('statement_timeout', ${ms}, true)`);
+        }
         await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow()).catch((e: unknown) => {
-          throw sqlStateOf(e) === LOCK_NOT_AVAILABLE ? new CallerGone() : e;
+          throw patience && OUT_OF_TIME.has(sqlStateOf(e) ?? "") ? new CallerGone() : e;
         });
         const value = await fn(pgOps(tx));
         patience?.leftMs();
