@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { SQL } from "bun";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { ENGINES, holdOf, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
@@ -13,6 +16,11 @@ import { eventually, Stack } from "./harness/stack.ts";
  */
 // Each test starts or restarts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
+/**
+ * How long a call of a race on one account may wait: a liveness bound. Each waits for the
+ * account's lock behind the others, which takes seconds on a machine busy with other test files.
+ */
+const PATIENT_MS = 30_000;
 
 describe.each(ENGINES)("balance on %s", (engine) => {
   let stack: Stack;
@@ -25,6 +33,29 @@ describe.each(ENGINES)("balance on %s", (engine) => {
   afterAll(() => stack?.stop());
 
   const balanceOf = (accountId: string) => feed.balanceOf(accountId);
+  /**
+   * Holds what a payout on the account must wait for, from outside the service: the account's row
+   * lock on PostgreSQL, the file's write lock on SQLite. Returns its release.
+   */
+  const lockAccount = async (accountId: string): Promise<() => Promise<void>> => {
+    if (engine === "sqlite") {
+      const db = new Database(join(stack.dataDir, "balance.db"));
+      db.run("BEGIN IMMEDIATE");
+      return async () => {
+        db.run("ROLLBACK");
+        db.close();
+      };
+    }
+    const sql = new SQL(stack.pg!.url);
+    const conn = await sql.reserve();
+    await conn`begin`;
+    await conn`select 1 from balance.accounts where account_id = ${accountId} for update`;
+    return async () => {
+      await conn`rollback`;
+      conn.release();
+      await sql.close();
+    };
+  };
   const rejection = async (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
 
   describe("ledger fed by the payment-event stream", () => {
@@ -174,25 +205,51 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       expect((await balanceOf(accountId)).availableKopecks).toBe(6_000);
     });
 
+    test("a payout whose caller stopped waiting while the account was locked takes nothing", async () => {
+      const accountId = newAccount();
+      await feed.fund(accountId, 9_000);
+      const release = await lockAccount(accountId);
+      let refused: unknown;
+      try {
+        refused = await rejection(stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 4_000 }, 2_000));
+      } finally {
+        await release();
+      }
+      expect(refused).toMatchObject({ reason: "SERVICE_UNAVAILABLE" });
+      // Once the lock is free the payout either gives up, as its caller did, or is made: the worse bug.
+      const gaveUp = () => stack.logLines("balance").some((l) => l.msg === "not taken: the caller stopped waiting before the account was free" && l.accountId === accountId);
+      const payouts = async () => (await stack.call(rpcs.balance.listPayouts, { accountId })).items;
+      await eventually(async () => gaveUp() || (await payouts()).length > 0);
+      expect(await payouts()).toEqual([]);
+      expect((await balanceOf(accountId)).availableKopecks).toBe(9_000);
+      expect(gaveUp()).toBe(true);
+    });
+
     test("payouts and refund holds spread over two replicas never spend more than available", async () => {
       const accountId = newAccount();
       const receipt = await feed.fund(accountId, 50_000);
       const second = await stack.addReplica("balance");
       try {
         // The queue group hands each request to either replica; 30 requests of 4 000 for 50 000.
+        const calls = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? ("hold" as const) : ("payout" as const)));
         const results = await Promise.allSettled(
-          Array.from({ length: 30 }, (_, i) =>
-            i % 3 === 0
-              ? stack.call(rpcs.balance.reserveRefund, holdOf(receipt, 4_000))
-              : stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 4_000 }),
+          calls.map((kind) =>
+            kind === "hold"
+              ? stack.call(rpcs.balance.reserveRefund, holdOf(receipt, 4_000), PATIENT_MS)
+              : stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 4_000 }, PATIENT_MS),
           ),
         );
-        const taken = results.filter((r) => r.status === "fulfilled").length;
-        expect(taken).toBe(12);
-        for (const r of results.filter((x) => x.status === "rejected")) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "CONFLICT" });
+        // Every refusal is the money running out, never a timeout or a lock failure: a caller told
+        // SERVICE_UNAVAILABLE may have had its payout made all the same.
+        const refusals = results.flatMap((r, i) => (r.status === "rejected" ? [[calls[i], (r.reason as DomainError).reason, (r.reason as DomainError).params]] : []));
+        const refusal = { payout: "PAYOUT_EXCEEDS_AVAILABLE", hold: "REFUND_EXCEEDS_AVAILABLE" };
+        expect(refusals).toEqual(refusals.map(([kind]) => [kind, refusal[kind as keyof typeof refusal], expect.objectContaining({ availableKopecks: 2_000 })]));
+        expect(results.filter((r) => r.status === "fulfilled").length).toBe(12);
         expect((await balanceOf(accountId)).availableKopecks).toBe(50_000 - 12 * 4_000);
+        // The payouts made are exactly those answered.
         const { items } = await stack.call(rpcs.balance.listPayouts, { accountId, limit: 100 });
-        expect(items.length + results.filter((r, i) => r.status === "fulfilled" && i % 3 === 0).length).toBe(12);
+        const answered = results.flatMap((r, i) => (r.status === "fulfilled" && calls[i] === "payout" ? [(r.value as { id: string }).id] : []));
+        expect(items.map((p) => p.id).sort()).toEqual(answered.sort());
         // The second replica answered some of them (paid, held or refused).
         const metrics = await (await fetch(`${second.url}/metrics`)).text();
         expect([rpcs.balance.createPayout.subject, rpcs.balance.reserveRefund.subject].some((subject) => metrics.includes(`nats_rpc_handled_total{subject="${subject}"`))).toBe(true);

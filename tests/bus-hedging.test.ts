@@ -7,7 +7,7 @@ import { DomainError, type Rpc } from "@payaccept/contracts";
 import { call, callIdOf, createLogger, registry, repeatKey, serve } from "@payaccept/platform";
 import { z } from "zod";
 import { startNatsServer, type NatsProcess } from "../infra/launcher/nats-server.ts";
-import { freePort } from "./harness/stack.ts";
+import { eventually, freePort } from "./harness/stack.ts";
 
 /**
  * What a hung NATS node does to a queue group, on one real nats-server: a member that takes
@@ -83,3 +83,24 @@ test("an idempotent call nobody serves still fails at once, not at its deadline"
   const err = await call(nc, nobody, { n: 1 }, 60_000).catch((e: unknown) => e);
   expect(err).toMatchObject({ reason: "SERVICE_UNAVAILABLE" });
 }, 5_000);
+
+test("copies of a call that reach a responder still handling it get its answer; the handler runs once", async () => {
+  const slow = { ...read, subject: "hedgetest.slow" };
+  const arrived = new Map<string, number>();
+  const ran: string[] = [];
+  // Every message of the subject, copies included (no queue group: it sees them all).
+  nc.subscribe(slow.subject, { callback: (_e, msg) => void arrived.set(callIdOf(msg)!, (arrived.get(callIdOf(msg)!) ?? 0) + 1) });
+  serve(nc, slow, async (_req, msg) => {
+    const id = callIdOf(msg)!;
+    ran.push(id);
+    // Busy (a row lock, say) until two copies of this call have come in.
+    await eventually(() => (arrived.get(id) ?? 0) >= 3, 8_000, 20);
+    return { key: repeatKey(undefined, msg)! };
+  }, { queue: "slow", log: createLogger("hedge-test", "silent") });
+  await nc.flush();
+  const answer = await call(nc, slow, { n: 1 }, READ_TIMEOUT_MS);
+  const id = [...arrived.keys()][0]!;
+  expect(answer).toEqual({ key: `call:${id}` });
+  expect(arrived.get(id)).toBeGreaterThanOrEqual(3);
+  expect(ran).toEqual([id]);
+});

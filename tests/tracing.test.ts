@@ -12,14 +12,6 @@ setDefaultTimeout(120_000);
 /** The services one payment passes through, from the merchant's create to the webhook, the ledger and the receipt. */
 const SERVICES = ["directory", "gateway", "paypage", "payments", "acquirer-emulator", "webhook-dispatcher", "balance", "receipts", "cash-register-emulator"] as const;
 
-/** The JSON log lines of a service. */
-const logLines = (stack: Stack, service: (typeof SERVICES)[number]) =>
-  stack
-    .log(service)
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-
 /** The spans of one trace, and how to walk them. */
 class Tree {
   constructor(readonly spans: ReceivedSpan[]) {}
@@ -108,7 +100,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
   };
   /** The trace whose gateway server span answered this request (its access log line names both). */
   const gatewayTraceOf = (requestId: string) => {
-    const line = logLines(stack, "gateway").find((l) => l.requestId === requestId && l.msg === "request");
+    const line = stack.logLines("gateway").find((l) => l.requestId === requestId && l.msg === "request");
     expect(line?.traceId).toMatch(/^[0-9a-f]{32}$/);
     return line!.traceId as string;
   };
@@ -192,8 +184,8 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     expect(merchant.requests.find((r) => JSON.parse(r.body).id === payment.id)!.headers.traceparent).toBeUndefined();
 
     // The trace id stands beside the ids in the log lines of every service on the way.
-    const changed = logLines(stack, "payments").find((l) => l.paymentId === payment.id && l.msg === "payment status changed" && l.to === "SUCCESS");
-    const delivered = logLines(stack, "webhook-dispatcher").find((l) => l.paymentId === payment.id && l.msg === "webhook delivered");
+    const changed = stack.logLines("payments").find((l) => l.paymentId === payment.id && l.msg === "payment status changed" && l.to === "SUCCESS");
+    const delivered = stack.logLines("webhook-dispatcher").find((l) => l.paymentId === payment.id && l.msg === "webhook delivered");
     expect([changed?.traceId, delivered?.traceId]).toEqual([traceId, traceId]);
   });
 
@@ -228,11 +220,19 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       const tree = traceOf(traceId);
       tree.isOneTree();
       const published = tree.spans.find((s) => s.name === "publish webhooks.dispatch")!;
-      const deliveries = tree.spans.filter((s) => s.parentSpanId === published.spanId).sort((a, b) => Number(a.attributes["messaging.nats.delivery_count"]) - Number(b.attributes["messaging.nats.delivery_count"]));
-      expect(deliveries.map((d) => [d.name, d.attributes["messaging.nats.delivery_count"], d.attributes["payaccept.webhook.attempt"]])).toEqual([
-        ["process webhooks.dispatch", 1, 1],
-        ["process webhooks.dispatch", 2, 2],
+      // In the order of the attempts, which the dispatcher numbers from its store.
+      const deliveries = tree.spans.filter((s) => s.parentSpanId === published.spanId).sort((a, b) => Number(a.attributes["payaccept.webhook.attempt"]) - Number(b.attributes["payaccept.webhook.attempt"]));
+      expect(deliveries.map((d) => [d.name, d.attributes["payaccept.webhook.attempt"]])).toEqual([
+        ["process webhooks.dispatch", 1],
+        ["process webhooks.dispatch", 2],
       ]);
+      // The span carries the count JetStream gave the delivery. nats-server 2.9 (Debian's 2.9.10,
+      // which the tests run on) sometimes numbers a redelivery 1: a nak'd message falling due just as
+      // the consumer's only pull request expires is rewound and delivered as new (nats-io/nats-server#5305,
+      // fixed in April 2024; docs/operations.md "Traces"). Releases from 2.10.17 on surely have the fix.
+      const redeliveryCounts = Bun.semver.order(stack.nc.info!.version, "2.10.17") < 0 ? [2, 1] : [2];
+      expect(deliveries[0]!.attributes["messaging.nats.delivery_count"]).toBe(1);
+      expect(redeliveryCounts).toContain(deliveries[1]!.attributes["messaging.nats.delivery_count"] as number);
       const attempts = deliveries.map((d) => tree.child(d, "webhook-dispatcher", SPAN_KIND.client, "POST webhook"));
       expect(attempts.map((a) => [a.attributes["http.response.status_code"], a.attributes["payaccept.outcome"], a.attributes["error.type"], a.statusCode])).toEqual([
         [503, "failed", "WEBHOOK_HTTP_STATUS", 2],
@@ -288,7 +288,7 @@ describe("tracing off", () => {
     await eventually(() => merchant.requests.some((r) => JSON.parse(r.body).id === payment.id));
     const [event] = await eventsOf(stack, payment.id);
     expect(event!.traceparent).toBeUndefined();
-    const lines = [...logLines(stack, "gateway"), ...logLines(stack, "payments"), ...logLines(stack, "webhook-dispatcher")];
+    const lines = [...stack.logLines("gateway"), ...stack.logLines("payments"), ...stack.logLines("webhook-dispatcher")];
     expect(lines.some((l) => l.requestId === res.headers.get("x-request-id"))).toBe(true);
     expect(lines.filter((l) => "traceId" in l)).toEqual([]);
     expect(otlp.requests()).toBe(0);

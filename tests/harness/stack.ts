@@ -216,6 +216,14 @@ export class Stack {
     }
   }
 
+  /** The JSON lines of a service's log. */
+  logLines(name: ServiceName): Record<string, unknown>[] {
+    return this.log(name)
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
   /** A typed NATS request from the test, as the admin CLI or the dashboard would make it. */
   call<R extends Rpc<z.ZodType, z.ZodType>>(rpc: R, req: RpcRequest<R>, timeoutMs = 5000): Promise<RpcResponse<R>> {
     return call(this.nc, rpc, req, timeoutMs);

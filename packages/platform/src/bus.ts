@@ -170,17 +170,26 @@ const ANSWER_MARGIN_MS = 250;
 /** The longest a handler waits to improve its answer, whatever a skewed caller's deadline says. */
 const IMPROVE_WAIT_MAX_MS = 10_000;
 
+/** When (performance.now()) the caller of each request serve() admitted stops waiting, read on the caller's clock at admission. */
+const answerBy = new WeakMap<Msg, number>();
+
+/**
+ * How long the handler of a request has before its caller stops waiting, less a margin for the
+ * answer to travel (0 once that is past); undefined when the caller set no deadline. Read on the
+ * caller's clock (peer-clocks.ts), so work that must not take effect after the caller gave up (a
+ * payout it was told failed) can be bounded by it.
+ */
+export function answerWithinMs(msg: Msg): number | undefined {
+  const by = answerBy.get(msg);
+  return by === undefined ? undefined : Math.max(0, by - performance.now() - ANSWER_MARGIN_MS);
+}
+
 /**
  * How long a handler may wait for something that only improves its answer (the outcome of work
- * that the first copy of its call is doing, copies.ts): what is left of the caller's deadline, read
- * on this clock, less a margin; 0 without a deadline. A caller whose clock is off makes this longer
- * or shorter by the offset, which is why it is capped, and why nothing may depend on it but the
- * answer's quality.
+ * that the first copy of its call is doing, copies.ts): answerWithinMs, capped; 0 without a deadline.
  */
 export function improveWithinMs(msg: Msg): number {
-  const { deadline } = stampOf(msg);
-  if (!(deadline > 0)) return 0;
-  return Math.max(0, Math.min(deadline - Date.now() - ANSWER_MARGIN_MS, IMPROVE_WAIT_MAX_MS));
+  return Math.min(answerWithinMs(msg) ?? 0, IMPROVE_WAIT_MAX_MS);
 }
 
 /**
@@ -344,15 +353,16 @@ export async function callForRelay<R extends Rpc<z.ZodType, z.ZodType>>(
 }
 
 /**
- * Whether the request's caller still waits for it: true, or why not. A request without a clock
- * header comes from a connection that connectBus did not make (a test's, a tool's) or from a
- * service of an older release during a rolling upgrade: its deadline is read on this clock, as
- * before.
+ * Whether the request's caller still waits for it: how many more ms at least (Infinity without a
+ * deadline), or why not. A request without a clock header comes from a connection that
+ * connectBus did not make (a test's, a tool's) or from a service of an older release during a
+ * rolling upgrade: its deadline is read on this clock, as before.
  */
-function inTime(watch: PeerClocks | undefined, { deadline, clock }: Stamp): true | Lateness | Promise<true | Lateness> {
-  if (!(deadline > 0)) return true;
+function inTime(watch: PeerClocks | undefined, { deadline, clock }: Stamp): number | Lateness | Promise<number | Lateness> {
+  if (!(deadline > 0)) return Infinity;
   if (watch && clock) return watch.inTime(clock, deadline);
-  return Date.now() <= deadline || { caller: "(a caller without Payaccept-Clock)" };
+  const leftMs = deadline - Date.now();
+  return leftMs >= 0 ? leftMs : { caller: "(a caller without Payaccept-Clock)" };
 }
 
 /** A request's deadline (0: none) and clock header ("": none), read once: each header read scans them all. */
@@ -401,8 +411,8 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
       if (msg.reply) msg.respond(encodeJson(body), { headers: stamp.clock ? watch?.replyHeaders(stamp.clock) : undefined });
     };
     const admitted = inTime(watch, stamp);
-    const late = admitted === true ? undefined : admitted instanceof Promise ? await admitted : admitted;
-    if (late !== undefined && late !== true) {
+    const late = admitted instanceof Promise ? await admitted : admitted;
+    if (typeof late !== "number") {
       // Nobody waits for the reply any more: acting now would be an effect after an error answer.
       rpcHandled.inc({ subject: rpc.subject, outcome: "expired" });
       endRpcServerSpan(span, "expired");
@@ -412,6 +422,7 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
       );
       return;
     }
+    if (stamp.deadline > 0) answerBy.set(msg, performance.now() + late);
     const { body, outcome } = inHand
       ? await inHand.answer(callIdOf(msg), () => answer(msg), () => improveWithinMs(msg), () => rpcCopiesJoined.inc({ subject: rpc.subject }))
       : await answer(msg);

@@ -19,6 +19,7 @@ export * from "./retry.ts";
 export * from "./pending.ts";
 export * from "./durable.ts";
 export * from "./database.ts";
+export { sqlStateOf } from "./pg-reconnect.ts";
 export * from "./store-readiness.ts";
 export * from "./serial-sqlite.ts";
 export * from "./schema-drift.ts";

@@ -162,11 +162,11 @@ export class PeerClocks {
   }
 
   /**
-   * Whether the caller of a request is still waiting for it, by the caller's own clock: true, or
-   * why not (a promise when the caller's clock must be asked first). `requestClock` is the
-   * request's CLOCK_HEADER, `deadline` its Payaccept-Deadline.
+   * Whether the caller of a request is still waiting for it, by the caller's own clock: how many
+   * more ms it waits at least, or why not (a promise when the caller's clock must be asked first).
+   * `requestClock` is the request's CLOCK_HEADER, `deadline` its Payaccept-Deadline.
    */
-  inTime(requestClock: string, deadline: number): true | Lateness | Promise<true | Lateness> {
+  inTime(requestClock: string, deadline: number): number | Lateness | Promise<number | Lateness> {
     const [id, sentText] = requestClock.split(" ");
     const sent = Number(sentText);
     // It was sent before it arrived: the caller's clock is at least this far ahead of this one.
@@ -179,7 +179,7 @@ export class PeerClocks {
       known.seenAt = performance.now();
       if (known.seenAt - known.probedAt > REFRESH_MS) void this.probe(id, REFRESH_PROBE_TIMEOUT_MS);
       const verdict = this.judge(known, aheadAtLeast, deadline, known.seenAt);
-      if (verdict === true) return true;
+      if (typeof verdict === "number") return verdict;
       // Late on bounds just measured: late indeed. Otherwise the bounds may be what is wrong.
       if (verdict !== "stale" && known.seenAt - known.probedAt <= TRUST_LATE_MS) return verdict;
     }
@@ -192,11 +192,12 @@ export class PeerClocks {
     });
   }
 
-  /** true when the deadline is ahead on the caller's clock; "stale" when the request contradicts the bounds. */
-  private judge(peer: Peer, aheadAtLeast: number, deadline: number, now: number): true | "stale" | Lateness {
+  /** The ms left before the deadline on the caller's clock, at least; "stale" when the request contradicts the bounds. */
+  private judge(peer: Peer, aheadAtLeast: number, deadline: number, now: number): number | "stale" | Lateness {
     const { lo, hi } = this.widened(peer, now);
     if (aheadAtLeast > hi) return "stale";
-    return this.wall() + hi <= deadline ? true : { caller: peer.report.label, offsetMs: (lo + hi) / 2 };
+    const leftMs = deadline - (this.wall() + hi);
+    return leftMs >= 0 ? leftMs : { caller: peer.report.label, offsetMs: (lo + hi) / 2 };
   }
 
   /** Asks the peer its time (one probe in flight per peer); undefined when it does not answer. */

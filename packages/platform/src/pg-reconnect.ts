@@ -34,10 +34,15 @@ function driverError(e: unknown): Failure {
   return f;
 }
 
+/** The SQLSTATE of a statement the server refused (`55P03`: a lock not had within lock_timeout), drizzle's wrapping followed. */
+export function sqlStateOf(e: unknown): string | undefined {
+  const { code, errno } = driverError(e);
+  return code === "ERR_POSTGRES_SERVER_ERROR" && typeof errno === "string" ? errno : undefined;
+}
+
 /** The statement was refused or aborted because the server ended its session: it did not take effect. */
 function serverEndedSession(e: unknown): boolean {
-  const { code, errno } = driverError(e);
-  return code === "ERR_POSTGRES_SERVER_ERROR" && typeof errno === "string" && SERVER_ENDED_SESSION.test(errno);
+  return SERVER_ENDED_SESSION.test(sqlStateOf(e) ?? "");
 }
 
 /** Safe to run the transaction again: the failure came before its COMMIT was sent. */

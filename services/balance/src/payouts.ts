@@ -15,9 +15,10 @@ const toPayout = (r: PayoutRow): Payout => ({
 /**
  * Records a PENDING payout and takes its amount out of available in one transaction; the
  * conditional debit makes concurrent payouts unable to overdraw. A retry with the same
- * idempotency key returns the first payout instead of paying twice.
+ * idempotency key returns the first payout instead of paying twice. `waitMs`: how long the caller
+ * still waits; nothing is paid out after that (CallerGone).
  */
-export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): Promise<PayoutRow> {
+export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<PayoutRow> {
   return store.tx(req.accountId, async (t) => {
     if (req.idempotencyKey !== undefined) {
       const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
@@ -37,7 +38,7 @@ export function createPayout(store: LedgerStore, req: PayoutRequest, now: number
       idempotencyKey: req.idempotencyKey ?? null,
       createdAt: now,
     });
-  });
+  }, { waitMs });
 }
 
 /**
@@ -50,8 +51,8 @@ export async function settlePayout(store: LedgerStore, id: string, now: number):
 }
 
 /** Creates and settles; what the createPayout RPC does. */
-export async function payOut(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number): Promise<Payout> {
-  return settlePayout(store, (await createPayout(store, req, now, holdHour)).id, now);
+export async function payOut(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<Payout> {
+  return settlePayout(store, (await createPayout(store, req, now, holdHour, waitMs)).id, now);
 }
 
 /** After a crash between recording and settling, the payouts left PENDING are settled at start. */

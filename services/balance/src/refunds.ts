@@ -25,12 +25,14 @@ async function sourcesOf(t: LedgerOps, req: RefundShare, cutoff: string): Promis
  * it holds nothing at all and answers { reserved: false }.
  * The payment's SUCCESS is credited first when its event has not been applied yet (`creditedReceipt`):
  * a refund requested right after the payment must not be refused because the stream is behind.
+ * `waitMs`: how long the caller still waits; nothing is held after that (CallerGone).
  */
 export function reserveRefund(
   store: LedgerStore,
   { credit, ...req }: RefundHoldRequest,
   now: number,
   holdHour: number,
+  waitMs?: number,
 ): Promise<{ reserved: boolean; creditedReceipt: boolean }> {
   return store.tx(req.accountId, async (t) => {
     const creditedReceipt = (await creditReceipt(t, { ...credit, paymentId: req.paymentId, accountId: req.accountId }, now)) === "receipt";
@@ -47,7 +49,7 @@ export function reserveRefund(
     if (sources.frozenDay) await t.takeFrozen(req.accountId, sources.frozenDay, sources.frozenKopecks);
     await t.putRefundHold({ ...req, ...sources, state: "HELD", createdAt: now, settledAt: null });
     return { reserved: true, creditedReceipt };
-  });
+  }, { waitMs });
 }
 
 /** Puts a hold's money back where it came from; a frozen day released meanwhile is available now. */

@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { storeNow, type PgStore } from "@payaccept/platform";
-import type { BalanceSnapshot, FrozenAddition, LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
+import { CallerGone, Patience, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
 
@@ -166,14 +166,30 @@ async function lockAccounts(tx: Runner, ids: readonly string[], at: number): Pro
   await lockRows();
 }
 
+/** SQLSTATEs of a wait cut off by the caller's patience: lock_not_available (lock_timeout), query_canceled (statement_timeout). */
+const OUT_OF_TIME = new Set(["55P03", "57014"]);
+
 export function openPgLedgerStore({ db, close }: PgStore<typeof schema>): LedgerStore {
   return {
     ...pgOps(db),
-    tx: (accountIds, fn) =>
-      db.transaction(async (tx) => {
-        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow());
-        return fn(pgOps(tx));
-      }),
+    tx: (accountIds, fn, opts) => {
+      const patience = opts?.waitMs === undefined ? undefined : new Patience(opts.waitMs);
+      return db.transaction(async (tx) => {
+        if (patience) {
+          // What is left once the pool gave a connection bounds the wait for the rows, in place of
+          // the server-wide statement timeout, which cut a long queue on one account short (INTERNAL)
+          // while its callers still waited.
+          const ms = String(patience.leftMs());
+          await tx.execute(sql`select set_config('lock_timeout', ${ms}, true), set_config('statement_timeout', ${ms}, true)`);
+        }
+        await lockAccounts(tx, [...new Set(typeof accountIds === "string" ? [accountIds] : accountIds)].sort(), storeNow()).catch((e: unknown) => {
+          throw patience && OUT_OF_TIME.has(sqlStateOf(e) ?? "") ? new CallerGone() : e;
+        });
+        const value = await fn(pgOps(tx));
+        patience?.leftMs();
+        return value;
+      });
+    },
     close,
   };
 }

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
-import type { LedgerOps, LedgerStore } from "./ledger-store.ts";
+import { Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
 import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.sqlite.ts";
 
@@ -174,7 +174,15 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   return {
     ...serial.outsideTx(ops),
     // The whole file is the lock: every account's units run one at a time, in every process.
-    tx: (_accountId, fn) => serial.tx(() => fn(ops)),
+    tx: (_accountId, fn, opts) => {
+      const patience = opts?.waitMs === undefined ? undefined : new Patience(opts.waitMs);
+      return serial.tx(async () => {
+        patience?.leftMs();
+        const value = await fn(ops);
+        patience?.leftMs();
+        return value;
+      });
+    },
     close: async () => serial.exclusive(() => sqlite.close()),
   };
 }

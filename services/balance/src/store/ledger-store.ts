@@ -50,13 +50,41 @@ export interface LedgerOps {
   latestPayouts(accountId: string, limit: number, before?: string): Promise<PayoutRow[]>;
 }
 
+/**
+ * A unit given up because its caller stopped waiting before it could commit (tx's `waitMs`):
+ * rolled back, nothing of it kept.
+ */
+export class CallerGone extends Error {
+  constructor() {
+    super("the caller stopped waiting before the unit could commit; rolled back");
+  }
+}
+
+/** What is left of a unit's `waitMs`, from its tx() call; each engine checks it before the body and before the commit. */
+export class Patience {
+  private readonly until: number;
+  constructor(waitMs: number) {
+    this.until = performance.now() + waitMs;
+  }
+
+  /** Whole ms left, at least 1; CallerGone when none is. */
+  leftMs(): number {
+    const ms = Math.floor(this.until - performance.now());
+    if (ms < 1) throw new CallerGone();
+    return ms;
+  }
+}
+
 export interface LedgerStore extends LedgerOps {
   /**
    * One atomic unit of work on one account (or several: a batch of events), serialised with every
    * other unit on those accounts, from any process on any host: on SQLite by the file's write lock
    * (BEGIN IMMEDIATE), on PostgreSQL by the accounts' rows (SELECT … FOR UPDATE, in account order).
-   * The body uses `t`, never the store.
+   * The body uses `t`, never the store. With `waitMs` (how long its caller still waits) the unit
+   * never commits after that: it is rolled back with CallerGone instead, and on PostgreSQL the
+   * wait for the accounts' rows ends then (lock_timeout), so a queue on a busy account sheds what
+   * nobody waits for any more.
    */
-  tx<T>(accounts: string | readonly string[], fn: (t: LedgerOps) => Promise<T>): Promise<T>;
+  tx<T>(accounts: string | readonly string[], fn: (t: LedgerOps) => Promise<T>, opts?: { waitMs?: number }): Promise<T>;
   close(): Promise<void>;
 }
