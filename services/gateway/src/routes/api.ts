@@ -1,4 +1,4 @@
-import { DomainError, rpcs } from "@payaccept/contracts";
+import { DomainError, ERROR_HTTP_STATUS, rpcs, type RpcRequest } from "@payaccept/contracts";
 import { call, callForRelay } from "@payaccept/platform";
 import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
@@ -7,6 +7,8 @@ import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
+import { replay } from "../idempotency/middleware.ts";
+import { idempotencyOutcomes } from "../metrics.ts";
 import { earlierCreate } from "./create-retry.ts";
 import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
@@ -22,6 +24,20 @@ export type ApiDeps = OperationDeps & {
 const shopOf = (c: Context<GatewayEnv>) => c.get("shop");
 
 type Rpc = Parameters<typeof callForRelay>[1];
+
+/**
+ * A buyer's create under an Idempotency-Key, kept by payments in the payment's own transaction:
+ * one call, answered as payments answers (the first answer again, as a replay, for a key that
+ * has one); a fresh refusal comes back as an error, like any create's.
+ */
+async function keyedCreate(c: Context<GatewayEnv>, deps: ApiDeps, req: RpcRequest<typeof rpcs.payments.createKeyed>, timeoutMs: number): Promise<Response> {
+  const answer = await call(deps.nc, rpcs.payments.createKeyed, req, timeoutMs, { requestId: c.get("requestId") }).catch((e) => {
+    if (e instanceof DomainError && ERROR_HTTP_STATUS[e.code] < 500) idempotencyOutcomes.inc({ outcome: e.reason === "IDEMPOTENCY_KEY_REUSED" ? "mismatch" : "claimed" });
+    throw e;
+  });
+  idempotencyOutcomes.inc({ outcome: answer.replayed ? "replay" : "claimed" });
+  return answer.replayed ? replay(c, answer.status, answer.body) : c.body(answer.body, answer.status as 201, JSON_TYPE);
+}
 
 /**
  * What each operation does once its request passed every check; the checks, statuses and
@@ -50,6 +66,8 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       async (c) => {
         const { shopId } = shopOf(c);
         const request = c.req.valid("json");
+        const idempotency = c.get("idempotency");
+        if (idempotency?.inService) return keyedCreate(c, deps, { shopId, request, idempotency: { key: idempotency.key, fingerprint: idempotency.fingerprint } }, timeoutMs);
         try {
           // A charge without the buyer is recorded in the key's name; other creates carry no actor (the hot path).
           return await relay(c, rpcs.payments.create, { shopId, request }, request.paymentMethodId === undefined ? undefined : apiKeyActor(c));
