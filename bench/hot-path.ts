@@ -6,6 +6,7 @@
  * than the throughput. With BENCH_CPU_PROF=<dir> every service runs under Bun's sampling profiler
  * and writes its profile there (`.cpuprofile` and a markdown summary) when the stack stops.
  * BENCH_HOT_POSTGRES=1 keeps payments' (and balance's) rows on a throwaway PostgreSQL instead.
+ * BENCH_HOT_ONLY=create,get measures only those rows (and ceiling (b)): a profile of one load.
  * Same BENCH_* settings as bench/run.ts; BENCH_ROWS defaults to 20,000 here.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -21,7 +22,7 @@ import { apiVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import type { ServiceName } from "../infra/launcher/services.ts";
 
-const MEASURED = ["create", "sdk-create", "get", "cancel"];
+const MEASURED = process.env.BENCH_HOT_ONLY?.split(",") ?? ["create", "sdk-create", "get", "cancel"];
 /**
  * Only the services of these rows: the whole stack takes longer to start than a busy shared
  * machine allows (its readiness waits of 30 s ran out). The cancels' events stay in the stream

@@ -1,4 +1,4 @@
-import { isIdempotent, operations, type AuditActor, type CreatePaymentRequest, type Fields, type Operation, type OperationId, type Operations } from "@payaccept/contracts";
+import { isIdempotent, operations, type AuditActor, type Fields, type Operation, type OperationId, type Operations } from "@payaccept/contracts";
 import { callForRelay, type NatsConnection } from "@payaccept/platform";
 import type { Context, Handler, Hono, MiddlewareHandler } from "hono";
 import type { z } from "zod";
@@ -54,13 +54,10 @@ export type OperationHandlers = {
 /** The validator as one link of a chain; the handler's types come from the definition (Validated). */
 const check = (target: "param" | "query" | "json", schema: z.ZodType) => validate(target, schema) as MiddlewareHandler as MiddlewareHandler<GatewayEnv>;
 
-/**
- * The operations whose service keeps an Idempotency-Key with its own write, in one transaction,
- * instead of the gateway's bucket (docs/gateway.md, "Idempotency keys"): a buyer's create, in
- * payments' (a charge answers after the acquirer, outside that transaction, so it keeps the bucket).
- */
-const keptInService: Partial<Record<OperationId, (c: Context<GatewayEnv>) => boolean>> = {
-  createPayment: (c) => (c.req.valid("json" as never) as CreatePaymentRequest).paymentMethodId === undefined,
+/** Whether the owning service keeps this request's Idempotency-Key with its write (the operation's `keyKeptWithWrite`). */
+const keptWithWrite = (op: Operation) => {
+  const kept = op.keyKeptWithWrite;
+  return kept && ((c: Context<GatewayEnv>) => kept.applies(c.req.valid("json" as never)));
 };
 
 /** `/v1/payments/{id}` → `/v1/payments/:id`. */
@@ -86,7 +83,7 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     if (op.params) chain.push(check("param", op.params.schema));
     if (op.query) chain.push(check("query", op.query.schema));
     if (op.body) chain.push(op.body.optional ? bodies.optional : bodies.required, check("json", op.body.schema));
-    if (isIdempotent(op)) chain.push(idempotent(deps.claims, deps.nc, timeoutMs, keptInService[id]));
+    if (isIdempotent(op)) chain.push(idempotent(deps.claims, deps.nc, timeoutMs, keptWithWrite(op)));
     const tools: OperationTools = {
       timeoutMs,
       status,
