@@ -3,11 +3,11 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { Kvm, type KV } from "@nats-io/kv";
 import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, operations, Payment, Refund, rpcs } from "@payaccept/contracts";
-import { sha256Hex } from "@payaccept/platform";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
+import { bucketKey, canonicalJson, requestFingerprint } from "../services/gateway/src/idempotency/middleware.ts";
 
 /**
  * The gateway's Idempotency-Key (records in a NATS KV bucket shared by its replicas) in front of
@@ -45,7 +45,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
 
   /** The key's record as the gateway replicas share it. */
   async function recordOf(key: string) {
-    const entry = await bucket.get(sha256Hex(`${shop.shopId}\n${key}`));
+    const entry = await bucket.get(bucketKey(shop.shopId, key));
     return entry?.operation === "PUT" ? IdempotencyRecord.parse(entry.json()) : undefined;
   }
   async function errorOf(res: Response, status: number): Promise<ErrorBody> {
@@ -160,6 +160,51 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
         const concrete = path.replace(/\{[^}]+\}/g, () => Bun.randomUUIDv7());
         const body = await errorOf(await post(concrete, "k".repeat(65), validBodies[path] ?? {}), 400);
         expect(body.message).toBe("Idempotency-Key: must be 1 to 64 printable ASCII characters");
+      });
+    });
+  });
+
+  // The bucket's record is read by the gateway after payments' refusal: the engine makes no difference.
+  sqliteRunOnly(engine, () => {
+    describe("a retry of a create first sent through a gateway of the earlier release, which kept creates' keys in the bucket", () => {
+      /** The payment such a gateway made through rpcs.payments.create, and its key's record as it left it in the bucket. */
+      async function createdByEarlierRelease(key: string, body: { orderId: string; amountKopecks: number }, state: "done" | "pending" | "retry") {
+        const made = await stack.call(rpcs.payments.create, { shopId: shop.shopId, request: body });
+        const fingerprint = requestFingerprint("POST", "/api/v1/payments", canonicalJson(body));
+        const records: Record<typeof state, IdempotencyRecord> = {
+          done: { state: "done", fingerprint, status: 201, body: JSON.stringify(made) },
+          pending: { state: "pending", fingerprint, leaseUntil: Date.now() + 60_000 },
+          retry: { state: "retry", fingerprint },
+        };
+        await bucket.put(bucketKey(shop.shopId, key), JSON.stringify(records[state]));
+        return made;
+      }
+
+      test("replays the answer that gateway recorded, byte for byte, every time; another request under the key is a 422", async () => {
+        const key = newKey();
+        const body = { orderId: orderId(), amountKopecks: 15000 };
+        const first = JSON.stringify(await createdByEarlierRelease(key, body, "done"));
+        // The second one meets payments' own record of the refusal, which the bucket's answer overrides too.
+        for (const retry of [await create(key, body), await create(key, body)]) {
+          expect({ status: retry.status, replayed: retry.headers.get("Idempotent-Replayed"), text: await retry.text() }).toEqual({ status: 201, replayed: "true", text: first });
+        }
+        expect((await errorOf(await create(key, { ...body, amountKopecks: 16000 }), 422)).code).toBe("IDEMPOTENCY_KEY_REUSED");
+      });
+
+      test("while that gateway's create still holds the key the retry is a 409 with Retry-After; after an attempt without an answer, the payment it made", async () => {
+        const running = newKey();
+        const body = { orderId: orderId(), amountKopecks: 15000 };
+        await createdByEarlierRelease(running, body, "pending");
+        const busy = await create(running, body);
+        expect(busy.headers.get("Retry-After")).toBe("1");
+        expect((await errorOf(busy, 409)).code).toBe("IDEMPOTENCY_KEY_IN_PROGRESS");
+
+        const unanswered = newKey();
+        const lost = { orderId: orderId(), amountKopecks: 17000 };
+        const made = await createdByEarlierRelease(unanswered, lost, "retry");
+        const retry = await create(unanswered, lost);
+        expect(retry.status).toBe(201);
+        expect(Payment.parse(await retry.json())).toMatchObject({ id: made.id, orderId: lost.orderId, status: "CREATED" });
       });
     });
   });

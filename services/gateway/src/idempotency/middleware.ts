@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { boundedBy } from "../http/bounded.ts";
 import type { GatewayEnv } from "../http/env.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
-import type { IdempotencyClaims } from "./claims.ts";
+import type { IdempotencyClaims, Recorded } from "./claims.ts";
 
 /** Room for clock differences between replicas and for recording the answer, beyond the calls themselves. */
 const LEASE_MARGIN_MS = 1000;
@@ -48,6 +48,12 @@ export function canonicalJson(value: unknown): string {
   }
   return out.join("");
 }
+
+/** The key's name in the bucket: the shop's and the merchant's key together, hashed (any length, no forbidden characters). */
+export const bucketKey = (shopId: string, key: string) => sha256Hex(`${shopId}\n${key}`);
+
+/** What makes two requests the same request under one key: method, path and the body's canonical JSON. */
+export const requestFingerprint = (method: string, path: string, canonicalBody: string) => sha256Hex(`${method} ${path}\n${canonicalBody}`);
 
 /** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */
 async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
@@ -95,17 +101,13 @@ export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTi
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return next();
     if (!IdempotencyKey.safeParse(key).success) return jsonError(c, new DomainError("IDEMPOTENCY_KEY_INVALID", { header: IDEMPOTENCY_KEY_HEADER }));
-    const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
+    const fingerprint = requestFingerprint(c.req.method, c.req.path, await bodyOf(c));
     if (inService?.(c)) {
       c.set("idempotency", { key, fingerprint, retry: false, inService: true });
       return next();
     }
-    const reused = () => {
-      idempotencyOutcomes.inc({ outcome: "mismatch" });
-      return jsonError(c, new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key }));
-    };
-    if (!(await markedInPayments(c, nc, key, fingerprint, callTimeoutMs))) return reused();
-    const kvKey = sha256Hex(`${c.get("shop").shopId}\n${key}`);
+    if (!(await markedInPayments(c, nc, key, fingerprint, callTimeoutMs))) return answerRecorded(c, key, { kind: "mismatch" });
+    const kvKey = bucketKey(c.get("shop").shopId, key);
     // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
     // taken over after its lease.
     const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency").catch((err) => {
@@ -120,14 +122,8 @@ export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTi
       c.set("idempotency", { key, fingerprint, retry: true, inService: false });
       return next();
     }
-    if (claim.kind === "mismatch") return reused();
-    idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
-    switch (claim.kind) {
-      case "busy":
-        return jsonError(c, new DomainError("IDEMPOTENCY_KEY_IN_PROGRESS", { header: IDEMPOTENCY_KEY_HEADER, key }), { "Retry-After": "1" });
-      case "replay":
-        return replay(c, claim.status, claim.body);
-    }
+    if (claim.kind !== "claimed") return answerRecorded(c, key, claim);
+    idempotencyOutcomes.inc({ outcome: claim.retry ? "retry" : "claimed" });
     c.set("idempotency", { key, fingerprint, retry: claim.retry, inService: false });
     await next();
     const status = c.res.status;
@@ -143,4 +139,17 @@ export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTi
 export function replay(c: Context<GatewayEnv>, status: number, body: string): Response {
   c.get("log").add({ idempotentReplay: true });
   return c.body(body, status as 200, { "Content-Type": "application/json", [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+}
+
+/** What a key's record in the bucket answers without running the request: its replay, 422 for another request, 409 while its first runs. */
+export function answerRecorded(c: Context<GatewayEnv>, key: string, recorded: Exclude<Recorded, { kind: "unanswered" }>): Response {
+  idempotencyOutcomes.inc({ outcome: recorded.kind });
+  switch (recorded.kind) {
+    case "mismatch":
+      return jsonError(c, new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key }));
+    case "busy":
+      return jsonError(c, new DomainError("IDEMPOTENCY_KEY_IN_PROGRESS", { header: IDEMPOTENCY_KEY_HEADER, key }), { "Retry-After": "1" });
+    case "replay":
+      return replay(c, recorded.status, recorded.body);
+  }
 }

@@ -1,4 +1,4 @@
-import { DomainError, ERROR_HTTP_STATUS, rpcs, type RpcRequest } from "@payaccept/contracts";
+import { DomainError, ERROR_HTTP_STATUS, rpcs, type CreatePaymentRequest, type ErrorBody, type KeyedAnswer } from "@payaccept/contracts";
 import { call, callForRelay } from "@payaccept/platform";
 import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
@@ -9,7 +9,7 @@ import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { replay } from "../idempotency/middleware.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
-import { earlierCreate } from "./create-retry.ts";
+import { answerOfEarlierRelease, earlierCreate } from "./create-retry.ts";
 import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
@@ -28,13 +28,27 @@ type Rpc = Parameters<typeof callForRelay>[1];
 /**
  * A buyer's create under an Idempotency-Key, kept by payments in the payment's own transaction:
  * one call, answered as payments answers (the first answer again, as a replay, for a key that
- * has one); a fresh refusal comes back as an error, like any create's.
+ * has one); a fresh refusal comes back as an error, like any create's. The orderId taken, fresh or
+ * replayed, may be a create first sent through a gateway of an earlier release, whose key is in
+ * the bucket: answerOfEarlierRelease answers it, only on that refusal's path.
  */
-async function keyedCreate(c: Context<GatewayEnv>, deps: ApiDeps, req: RpcRequest<typeof rpcs.payments.createKeyed>, timeoutMs: number): Promise<Response> {
-  const answer = await call(deps.nc, rpcs.payments.createKeyed, req, timeoutMs, { requestId: c.get("requestId") }).catch((e) => {
-    if (e instanceof DomainError && ERROR_HTTP_STATUS[e.code] < 500) idempotencyOutcomes.inc({ outcome: e.reason === "IDEMPOTENCY_KEY_REUSED" ? "mismatch" : "claimed" });
+async function keyedCreate(c: Context<GatewayEnv>, deps: ApiDeps, request: CreatePaymentRequest, timeoutMs: number): Promise<Response> {
+  const { key, fingerprint } = c.get("idempotency")!;
+  const orderIdTaken = (conflict: DomainError) => answerOfEarlierRelease(c, deps, request, conflict, timeoutMs);
+  let answer: KeyedAnswer;
+  try {
+    answer = await call(deps.nc, rpcs.payments.createKeyed, { shopId: shopOf(c).shopId, request, idempotency: { key, fingerprint } }, timeoutMs, { requestId: c.get("requestId") });
+  } catch (e) {
+    if (!(e instanceof DomainError && ERROR_HTTP_STATUS[e.code] < 500)) throw e;
+    const earlier = e.reason === "ORDER_ID_TAKEN" ? await orderIdTaken(e) : undefined;
+    if (earlier) return earlier;
+    idempotencyOutcomes.inc({ outcome: e.reason === "IDEMPOTENCY_KEY_REUSED" ? "mismatch" : "claimed" });
     throw e;
-  });
+  }
+  if (answer.replayed && answer.status === 409 && (JSON.parse(answer.body) as ErrorBody).code === "ORDER_ID_TAKEN") {
+    const earlier = await orderIdTaken(new DomainError("ORDER_ID_TAKEN"));
+    if (earlier) return earlier;
+  }
   idempotencyOutcomes.inc({ outcome: answer.replayed ? "replay" : "claimed" });
   return answer.replayed ? replay(c, answer.status, answer.body) : c.body(answer.body, answer.status as 201, JSON_TYPE);
 }
@@ -66,8 +80,7 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       async (c) => {
         const { shopId } = shopOf(c);
         const request = c.req.valid("json");
-        const idempotency = c.get("idempotency");
-        if (idempotency?.inService) return keyedCreate(c, deps, { shopId, request, idempotency: { key: idempotency.key, fingerprint: idempotency.fingerprint } }, timeoutMs);
+        if (c.get("idempotency")?.inService) return keyedCreate(c, deps, request, timeoutMs);
         try {
           // A charge without the buyer is recorded in the key's name; other creates carry no actor (the hot path).
           return await relay(c, rpcs.payments.create, { shopId, request }, request.paymentMethodId === undefined ? undefined : apiKeyActor(c));
