@@ -3,14 +3,22 @@
  * isolation (issue 21), in one process, with the code the gateway and payments run: what a create
  * and a get do besides Bun's HTTP server and the NATS round trip. Each step runs `iterations`
  * times (default 200,000) after a tenth as many of warm-up; the figure is the median of five
- * such rounds, in ns per call. docs/performance.md has the figures and what was done with them.
+ * such rounds, in ns per call; payments' store writes, which grow the file, run a fixed number of
+ * times and are timed as CPU. docs/performance.md has the figures and what was done with them.
  */
 import { CreatePaymentRequest, IdempotencyKey, rpcs } from "@payaccept/contracts";
 import { createLogger, decodeJson, encodeJson, RequestLog, sha256Hex } from "@payaccept/platform";
 import { headers } from "@nats-io/transport-node";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import pino from "pino";
 import { SlidingWindowLimiter } from "../services/gateway/src/http/rate-limiter.ts";
 import { canonicalJson } from "../services/gateway/src/idempotency/middleware.ts";
+import { toPayment } from "../services/payments/src/domain/views.ts";
+import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
+import type { NewPayment } from "../services/payments/src/store/payments-store.ts";
+import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 
 const iterations = Number(process.argv[2] ?? 200_000);
 
@@ -38,6 +46,20 @@ const rpcBody = encodeJson({ shopId, request });
 const log = createLogger("gateway", "info", pino.destination({ dest: "/dev/null", sync: true }));
 const limiter = new SlidingWindowLimiter(1_000_000_000, { windowMs: 60_000, maxKeys: 100_000 });
 const keyHash = sha256Hex(apiKey);
+// payments.db in a temporary folder, migrated as payments opens it (WAL), for the store's steps.
+const storeDir = mkdtempSync(join(tmpdir(), "payaccept-steps-"));
+process.on("exit", () => rmSync(storeDir, { recursive: true, force: true }));
+const store = openPaymentsFile(join(storeDir, "payments.db"));
+const repo = createPaymentsRepo(store, () => {});
+let orders = 0;
+const newPayment = (): NewPayment => ({
+  shopId, accountId: shopId, orderId: `steps-${++orders}`, amountKopecks: 12345, commissionKopecks: 370, description: "Bench order", email: null,
+  method: null, telegramId: "123456789", metadata: { cart: "12345" }, receipt: null, successUrl: null, failUrl: null, isTest: false,
+  createCallId: null, customerId: null, saveMethod: false,
+});
+const seeded = repo.insert(newPayment(), Date.now(), 3_600_000);
+/** Payments' group commit under load: the inserts of one event-loop turn in one transaction, each in its savepoint. */
+const GROUP = 32;
 const hasher = new Bun.CryptoHasher("sha256");
 
 const steps: [string, (i: number) => unknown][] = [
@@ -76,7 +98,35 @@ const steps: [string, (i: number) => unknown][] = [
     return res;
   }],
   ["Bun.randomUUIDv7 (request id, call id)", () => Bun.randomUUIDv7()],
+  ["payments: a get's read (byId)", () => repo.byId(seeded.id)],
+  ["payments: the reply's body (Payment view + JSON)", () => encodeJson(toPayment(seeded, "http://127.0.0.1:3001"))],
 ];
 
+/**
+ * The store's writes grow the file, so they run a fixed number of times, timed as the process's
+ * CPU (user + system): on a busy machine the wall clock of a write mostly measures the wait for a core.
+ */
+const writes: [string, () => unknown, number][] = [
+  ["payments: a create's insert in a transaction of its own (SQLite WAL)", () => repo.insert(newPayment(), Date.now(), 3_600_000), 1],
+  [`payments: a create's insert, ${GROUP} per transaction (group commit), per insert`, () => store.db.transaction(() => { for (let k = 0; k < GROUP; k++) repo.insert(newPayment(), Date.now(), 3_600_000); }), GROUP],
+];
+const WRITE_CALLS = 2_000;
+
+/** Median CPU ns per request of `fn` over five rounds of WRITE_CALLS / per calls. */
+function cpuCost(fn: () => unknown, per: number): number {
+  const calls = Math.ceil(WRITE_CALLS / per);
+  for (let i = 0; i < calls / 10; i++) fn();
+  const rounds: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const before = process.cpuUsage();
+    for (let i = 0; i < calls; i++) fn();
+    const used = process.cpuUsage(before);
+    rounds.push(((used.user + used.system) * 1000) / (calls * per));
+  }
+  return rounds.sort((a, b) => a - b)[2]!;
+}
+
 console.log(`hot-path steps, ${iterations.toLocaleString("en-US")} calls × 5 rounds, median ns per call, Bun ${Bun.version}`);
-for (const [name, fn] of steps) console.log(`${name.padEnd(58)} ${cost(fn).toFixed(0).padStart(7)}`);
+for (const [name, fn] of steps) console.log(`${name.padEnd(72)} ${cost(fn).toFixed(0).padStart(7)}`);
+console.log(`store writes, ${WRITE_CALLS.toLocaleString("en-US")} requests × 5 rounds, median CPU ns per request`);
+for (const [name, fn, per] of writes) console.log(`${name.padEnd(72)} ${cpuCost(fn, per).toFixed(0).padStart(7)}`);

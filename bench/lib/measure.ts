@@ -19,12 +19,17 @@ export function loadSettingsFromEnv(): LoadSettings {
   };
 }
 
-/** One row of the load table: a warm-up run, then the measured run with the CPU of `pids` followed. */
-export async function measureLoad(s: LoadSettings, key: string, label: string, pids: Record<string, number | number[]>, warmup: Run, run = warmup, connections = s.connections): Promise<LoadRow> {
+type Pids = Record<string, number | number[]>;
+
+/**
+ * One row of the load table: a warm-up run, then the measured run with the CPU of `pids` followed
+ * (a function is asked after the warm-up: processes it started, such as PostgreSQL's backends, count).
+ */
+export async function measureLoad(s: LoadSettings, key: string, label: string, pids: Pids | (() => Pids), warmup: Run, run = warmup, connections = s.connections): Promise<LoadRow> {
   console.error(`[bench] ${label}: warm-up ${s.warmupSeconds} s, then ${s.seconds} s`);
   const load = { connections, threads: s.threads };
   await runWrk(s.wrk, { ...warmup, ...load, seconds: s.warmupSeconds });
-  const m = await measureCpu(pids, async () => {
+  const m = await measureCpu(typeof pids === "function" ? pids() : pids, async () => {
     const r = await runWrk(s.wrk, { ...run, ...load, seconds: s.seconds });
     return { result: r.result, extra: { wrk: r.wrkCpuSeconds } };
   });

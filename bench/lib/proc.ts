@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Resident set of a process in MiB, from /proc/<pid>/status VmRSS (kB). */
 export function rssMiB(pid: number): number {
@@ -60,4 +60,17 @@ export async function measureCpu<T>(
   cpu.others = Math.max(0, cpu["machine busy"] - accounted);
   cpu.steal = (machineAfter.steal - machineBefore.steal) / seconds;
   return { result, cpu, seconds };
+}
+
+/** A process and its children as they are now (PostgreSQL's server: the postmaster and a backend per connection). */
+export function withChildren(pid: number): number[] {
+  const children = readdirSync("/proc").filter((d) => /^\d+$/.test(d)).flatMap((d) => {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid ? [Number(d)] : []; // ppid
+    } catch {
+      return [];
+    }
+  });
+  return [pid, ...children];
 }

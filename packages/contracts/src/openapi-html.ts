@@ -31,8 +31,11 @@ function typeOf(s: SchemaObject | ReferenceObject | undefined): string {
   return facts.length ? `${base} <small>(${facts.join("; ")})</small>` : base;
 }
 
+/** The referenced component, with the reference's own description in place of its own (OpenAPI 3.1). */
 function deref<T>(doc: OpenAPIObject, x: T | ReferenceObject, kind: "responses" | "parameters"): T {
-  return isRef(x) ? ((doc.components?.[kind]?.[refName(x)] as T | undefined) ?? ({} as T)) : x;
+  if (!isRef(x)) return x;
+  const target = (doc.components?.[kind]?.[refName(x)] as T | undefined) ?? ({} as T);
+  return x.description === undefined ? target : { ...target, description: x.description };
 }
 
 const table = (head: string[], rows: string[][]) =>

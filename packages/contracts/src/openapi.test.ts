@@ -78,9 +78,26 @@ describe("buildOpenApiDocument", () => {
       for (const [method, o] of Object.entries(item as Record<string, Operation>)) {
         const success = Object.entries(o.responses).find(([code]) => code.startsWith("2"))![1] as ResponseObject;
         const expected = method === "post";
-        expect({ path, method, key: (o.parameters ?? []).some((p) => Bun.deepEquals(p, keyRef)) }).toEqual({ path, method, key: expected });
+        expect({ path, method, key: (o.parameters ?? []).some((p) => "$ref" in p && p.$ref === keyRef.$ref) }).toEqual({ path, method, key: expected });
         expect({ path, method, replayed: "Idempotent-Replayed" in (success.headers ?? {}) }).toEqual({ path, method, replayed: expected });
       }
+    }
+  });
+
+  test("the Idempotency-Key says what a twin of a request still running gets: a buyer's create waits and replays, any other request is 409", () => {
+    const keyOf = (path: string, method: string) => (op(path, method).parameters ?? []).find((p) => "$ref" in p) as ReferenceObject;
+    const shared = (doc.components!.parameters!.IdempotencyKey as ParameterObject).description!;
+    expect(shared).toContain("; while the first is still running, 409. A 5xx is not stored");
+    const create = keyOf("/v1/payments", "post");
+    expect(create.$ref).toBe("#/components/parameters/IdempotencyKey");
+    expect(create.description).toBe(
+      shared.replace(
+        "while the first is still running, 409.",
+        "while the first is still running, a create without `paymentMethodId` waits for its answer and gets it as a replay; any other request is 409.",
+      ),
+    );
+    for (const [path, method] of [["/v1/payments/{id}/cancel", "post"], ["/v1/payments/{id}/refunds", "post"], ["/v1/payouts", "post"]] as const) {
+      expect(keyOf(path, method)).toEqual({ $ref: "#/components/parameters/IdempotencyKey" });
     }
   });
 
@@ -200,6 +217,8 @@ describe("renderOpenApiHtml", () => {
       for (const o of Object.values(item as Record<string, OperationObject>)) expect(html).toContain(`id="op-${o.operationId}"`);
     }
     expect(html).toContain('id="op-paymentResultWebhook"');
+    // An operation's own description of a shared parameter is the one shown for it.
+    expect(html).toContain("a create without <code>paymentMethodId</code> waits for its answer");
     for (const name of Object.keys(doc.components!.schemas!)) expect(html).toContain(`id="schema-${name}"`);
   });
 

@@ -287,13 +287,29 @@ const ERROR_STATUS: Record<ErrorName, string> = {
   ServerError: "5XX",
 };
 
+/** What the Idempotency-Key does, with what a twin of a request still running gets in the middle. */
+const idempotencyKeyText = (twin: string) =>
+  `Makes the request safe to retry: 1–64 printable ASCII characters, unique per request, kept ${spokenDuration(IDEMPOTENCY_TTL_MS)} per shop. The same key with the same body answers what the first request answered (status and body, with \`Idempotent-Replayed: true\`); with another method, path or body it is 422; ${twin} A 5xx is not stored: retrying with the key runs the request again and never does its work twice.`;
+
 const idempotencyKeyParameter: ParameterObject = {
   name: IDEMPOTENCY_KEY_HEADER,
   in: "header",
   required: false,
-  description: `Makes the request safe to retry: 1–64 printable ASCII characters, unique per request, kept ${spokenDuration(IDEMPOTENCY_TTL_MS)} per shop. The same key with the same body answers what the first request answered (status and body, with \`Idempotent-Replayed: true\`); with another method, path or body it is 422; while the first is still running, 409. A 5xx is not stored: retrying with the key runs the request again and never does its work twice.`,
+  description: idempotencyKeyText("while the first is still running, 409."),
   schema: jsonSchema(IdempotencyKey, "input"),
 };
+
+/**
+ * The operation's Idempotency-Key: the shared parameter, its description replaced (a Reference
+ * Object's own `description`, OpenAPI 3.1) where the service keeps the key with its write, whose
+ * twin waits for the first answer instead.
+ */
+function idempotencyKeyOf(op: Operation): ReferenceObject {
+  const $ref = "#/components/parameters/IdempotencyKey";
+  if (!op.keyKeptWithWrite) return { $ref };
+  const { which } = op.keyKeptWithWrite;
+  return { $ref, description: idempotencyKeyText(`while the first is still running, ${which} waits for its answer and gets it as a replay; any other request is 409.`) };
+}
 
 /** A component's reference, or the schema itself for one the registry does not name. */
 function schemaOf(schema: z.ZodType): SchemaObject | ReferenceObject {
@@ -338,7 +354,7 @@ function operationObject(id: string, op: Operation, facts: ApiFacts): OperationO
   const parameterList = [
     ...fieldsOf("path", op.params),
     ...fieldsOf("query", op.query),
-    ...(idempotent ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : []),
+    ...(idempotent ? [idempotencyKeyOf(op)] : []),
   ];
   return {
     operationId: id,

@@ -64,6 +64,13 @@ export type Operation = {
   rateLimit: RateLimitClass;
   /** The bound of its NATS requests: `slow` (GATEWAY_SLOW_CALL_TIMEOUT) when it waits for a merchant's server. */
   callTimeout: "rpc" | "slow";
+  /**
+   * The requests whose Idempotency-Key the owning service keeps in its write's own transaction
+   * instead of the gateway's bucket (docs/gateway.md, "Idempotency keys"), so that a twin of a
+   * running one waits for its answer instead of a 409: `applies` to the validated body, `which`
+   * names them in the document.
+   */
+  keyKeptWithWrite?: { applies: (body: unknown) => boolean; which: string };
 };
 
 /** Every POST of the API takes an Idempotency-Key (docs/gateway.md, "Idempotency keys"). */
@@ -94,6 +101,8 @@ export const operations = defineOperations({
     refusals: ["Conflict"],
     rateLimit: "perMethod",
     callTimeout: "rpc",
+    // A charge answers after the acquirer, outside the insert's transaction: it keeps the bucket.
+    keyKeptWithWrite: { applies: (body) => (body as CreatePaymentRequest).paymentMethodId === undefined, which: "a create without `paymentMethodId`" },
   },
   listPayments: {
     method: "get",

@@ -23,6 +23,7 @@ import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit } from "./events.ts";
+import { IdempotencyKey } from "./idempotency.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -171,10 +172,29 @@ const ShopCreated = z.object({
   signingSecret: z.string(),
 });
 
+/** An Idempotency-Key and the fingerprint (sha256 hex of method, path and canonical body) of the request it came with. */
+const KeyedRequest = z.object({ key: IdempotencyKey, fingerprint: z.string().regex(/^[0-9a-f]{64}$/) });
+/** The HTTP answer of a keyed create as the merchant receives it: status, body bytes, and whether it is a replay. */
+export const KeyedAnswer = z.object({ status: z.number().int(), body: z.string(), replayed: z.boolean() });
+export type KeyedAnswer = z.infer<typeof KeyedAnswer>;
+
 export const rpcs = {
   payments: {
     /** A copy of the same call (its call id) gets the payment the first one made, not ORDER_ID_TAKEN. */
     create: rpc("payments.v1.create", ShopScoped.extend({ request: CreatePaymentRequest }), Payment, { idempotent: true }),
+    /**
+     * A create under an Idempotency-Key whose record payments keeps in the payment's own
+     * transaction (docs/gateway.md, "Idempotency keys"): the answer, replayed when the key already
+     * has one (a copy of the same call is answered as the first); IDEMPOTENCY_KEY_REUSED for a key
+     * first used with another fingerprint. A refusal (4xx) is stored as the key's answer and thrown.
+     */
+    createKeyed: rpc("payments.v1.create-keyed", ShopScoped.extend({ request: CreatePaymentRequest, idempotency: KeyedRequest }), KeyedAnswer, { idempotent: true }),
+    /**
+     * A key the gateway keeps in its own bucket (another route, a charge) is marked here with its
+     * fingerprint, so that the same key on a create is a 422 and a create's key on another route
+     * too: IDEMPOTENCY_KEY_REUSED when the key was first used with another fingerprint.
+     */
+    noteKey: rpc("payments.v1.note-key", ShopScoped.extend({ idempotency: KeyedRequest }), z.object({ noted: z.literal(true) }), { idempotent: true }),
     get: read("payments.v1.get", ById, Payment),
     lookup: read("payments.v1.lookup", ShopScoped.extend({ orderId: z.string() }), Payment),
     list: read("payments.v1.list", ShopScoped.extend({ query: ListPaymentsQuery }), PaymentListPage),

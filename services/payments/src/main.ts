@@ -1,6 +1,6 @@
 import { jetstream } from "@nats-io/jetstream";
-import { devProviderSecretsInUse, rpcs } from "@payaccept/contracts";
-import { AuditTrail, call, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
+import { devProviderSecretsInUse, IDEMPOTENCY_TTL_MS, rpcs } from "@payaccept/contracts";
+import { AuditTrail, call, Ticker, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
 import { importNeedsUrl, paymentsEnv } from "./config.ts";
@@ -45,7 +45,7 @@ const store = await svc.store(
     { importFrom: cfg.PAYMENTS_IMPORT_FROM, log },
   ),
 );
-const { payments: repo, refunds, outbox, methods } = store;
+const { payments: repo, refunds, outbox, methods, keys } = store;
 registerOutboxGauges(outbox, storeNow);
 
 const nc = await svc.bus();
@@ -63,6 +63,7 @@ const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
 svc.onClose("audit trail", () => audit.close());
 const deps: PaymentsDeps = {
   repo,
+  keys,
   refunds,
   methods,
   refundLeaseMs: cfg.REFUND_RETRY_MS,
@@ -97,6 +98,10 @@ for (const sweeper of [
   sweeper.start();
   svc.onClose(`${sweeper.name} sweeper`, () => sweeper.stop());
 }
+// Idempotency-Keys past their lifetime: a lookup already ignores them; this keeps the table small.
+const keySweeper = new Ticker(() => keys.sweep(storeNow() - IDEMPOTENCY_TTL_MS, 1000), cfg.TIMER_SWEEP_MS, (err) => log.error({ err, sweeper: "idempotency keys" }, "sweep failed"));
+keySweeper.start();
+svc.onClose("idempotency keys sweeper", () => keySweeper.stop());
 const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
 refundSweeper.start();
 svc.onClose("refund sweeper", () => refundSweeper.stop());

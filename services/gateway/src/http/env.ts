@@ -15,7 +15,11 @@ export type GatewayEnv = {
     clientIp: string;
     /** Every limit this request was counted against; the tightest one goes into the headers. */
     rateDecisions: RateDecision[];
-    /** Set when the request holds an Idempotency-Key; `retry` when an earlier attempt with it may have acted. */
-    idempotency?: { key: string; retry: boolean };
+    /**
+     * Set when the request holds an Idempotency-Key: its request's `fingerprint`; `retry` when an
+     * earlier attempt with it may have acted; `inService` when the owning service keeps the key
+     * with its own write (the handler passes key and fingerprint down) instead of the bucket.
+     */
+    idempotency?: { key: string; fingerprint: string; retry: boolean; inService: boolean };
   };
 };

@@ -1,5 +1,5 @@
 import { DomainError, IdempotencyRecord } from "@payaccept/contracts";
-import type { KV } from "@nats-io/kv";
+import type { KV, KvEntry } from "@nats-io/kv";
 
 /** What a request with an Idempotency-Key may do. */
 export type Claim =
@@ -10,6 +10,9 @@ export type Claim =
   | { kind: "mismatch" }
   /** A twin holds the key and its lease has not run out. */
   | { kind: "busy" };
+
+/** A key's record read without claiming it; `unanswered` when its attempt ended without an answer or its holder's lease ran out. */
+export type Recorded = Exclude<Claim, { kind: "claimed" }> | { kind: "unanswered" };
 
 /** The part of a KV bucket the claims use (create, revision-checked update, get). */
 export type ClaimBucket = Pick<KV, "create" | "update" | "get">;
@@ -62,14 +65,29 @@ export class IdempotencyClaims {
         if (race === MAX_RACES - 1) throw new DomainError("SERVICE_UNAVAILABLE", { service: "idempotency" });
         continue;
       }
-      const record = IdempotencyRecord.parse(entry.json());
-      if (record.fingerprint !== fingerprint) return { kind: "mismatch" };
-      if (record.state === "done") return { kind: "replay", status: record.status, body: record.body };
-      if (record.state === "pending" && !this.leaseRanOut(key, entry.revision, leaseMs)) return { kind: "busy" };
+      const seen = this.judge(key, entry, fingerprint, leaseMs);
+      if (seen.kind !== "unanswered") return seen;
       const taken = await this.bucket.update(key, pending(), entry.revision).catch(() => undefined);
       if (taken !== undefined) return this.claimed(key, taken, leaseMs, true);
     }
     return { kind: "busy" };
+  }
+
+  /**
+   * What the bucket holds for a key, without claiming it (a buyer's create's key, which gateways
+   * of an earlier release kept here; docs/gateway.md, "Upgrading"); undefined for none.
+   */
+  async recorded(key: string, fingerprint: string, leaseMs: number): Promise<Recorded | undefined> {
+    const entry = await this.unavailableOnError(() => this.bucket.get(key));
+    return entry?.operation === "PUT" ? this.judge(key, entry, fingerprint, leaseMs) : undefined;
+  }
+
+  private judge(key: string, entry: KvEntry, fingerprint: string, leaseMs: number): Recorded {
+    const record = IdempotencyRecord.parse(entry.json());
+    if (record.fingerprint !== fingerprint) return { kind: "mismatch" };
+    if (record.state === "done") return { kind: "replay", status: record.status, body: record.body };
+    if (record.state === "pending" && !this.leaseRanOut(key, entry.revision, leaseMs)) return { kind: "busy" };
+    return { kind: "unanswered" };
   }
 
   /** The final answer, replayed from now on; false when the key was taken over meanwhile (or the bucket failed). */

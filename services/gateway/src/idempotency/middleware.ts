@@ -1,10 +1,10 @@
-import { DomainError, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey } from "@payaccept/contracts";
-import { jsonError, sha256Hex } from "@payaccept/platform";
+import { DomainError, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey, rpcs } from "@payaccept/contracts";
+import { call, jsonError, sha256Hex, type NatsConnection } from "@payaccept/platform";
 import type { Context, MiddlewareHandler } from "hono";
 import { boundedBy } from "../http/bounded.ts";
 import type { GatewayEnv } from "../http/env.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
-import type { IdempotencyClaims } from "./claims.ts";
+import type { IdempotencyClaims, Recorded } from "./claims.ts";
 
 /** Room for clock differences between replicas and for recording the answer, beyond the calls themselves. */
 const LEASE_MARGIN_MS = 1000;
@@ -49,6 +49,12 @@ export function canonicalJson(value: unknown): string {
   return out.join("");
 }
 
+/** The key's name in the bucket: the shop's and the merchant's key together, hashed (any length, no forbidden characters). */
+export const bucketKey = (shopId: string, key: string) => sha256Hex(`${shopId}\n${key}`);
+
+/** What makes two requests the same request under one key: method, path and the body's canonical JSON. */
+export const requestFingerprint = (method: string, path: string, canonicalBody: string) => sha256Hex(`${method} ${path}\n${canonicalBody}`);
+
 /** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */
 async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
   const text = await (c.req.bodyCache as { text?: Promise<string> }).text;
@@ -61,6 +67,24 @@ async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
 }
 
 /**
+ * Marks a key kept in the bucket in payments' table of keys, where a create keeps its own
+ * (rpcs.payments.noteKey): false when the key was first used with another request there (a create's
+ * key reused on another route, or the other way round). Payments out of reach loses only that
+ * check, not the request.
+ */
+async function markedInPayments(c: Context<GatewayEnv>, nc: NatsConnection, key: string, fingerprint: string, timeoutMs: number): Promise<boolean> {
+  try {
+    await call(nc, rpcs.payments.noteKey, { shopId: c.get("shop").shopId, idempotency: { key, fingerprint } }, timeoutMs, { requestId: c.get("requestId") });
+    return true;
+  } catch (err) {
+    if (err instanceof DomainError && err.reason === "IDEMPOTENCY_KEY_REUSED") return false;
+    if (!(err instanceof DomainError && err.code === "UNAVAILABLE")) throw err;
+    c.get("log").warn({ idempotencyKey: key }, "payments unavailable; the key is not checked against creates' keys");
+    return true;
+  }
+}
+
+/**
  * Idempotency-Key on a POST of the API (docs/gateway.md, "Idempotency keys"). Runs after
  * authentication, the limits and validation (a refused request never touches a key) and right
  * before the handler. Without the header nothing changes. With it: the first request claims the
@@ -68,16 +92,22 @@ async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
  * and body replays that answer with Idempotent-Replayed: true, another one is 422, and a twin
  * whose first request is still running is 409. A 5xx is not an answer: the next request executes
  * again, and the handler sees `idempotency.retry` so that it can recognise its own earlier work.
+ * Where `inService` says the owning service keeps the key with its write (a buyer's create, in
+ * payments' transaction), the middleware only checks the key and hands it to the handler.
  */
-export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): MiddlewareHandler<GatewayEnv> {
+export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTimeoutMs: number, inService?: (c: Context<GatewayEnv>) => boolean): MiddlewareHandler<GatewayEnv> {
   const leaseMs = leaseFor(callTimeoutMs);
   return async (c, next) => {
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return next();
     if (!IdempotencyKey.safeParse(key).success) return jsonError(c, new DomainError("IDEMPOTENCY_KEY_INVALID", { header: IDEMPOTENCY_KEY_HEADER }));
-    const shopId = c.get("shop").shopId;
-    const kvKey = sha256Hex(`${shopId}\n${key}`);
-    const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await bodyOf(c)}`);
+    const fingerprint = requestFingerprint(c.req.method, c.req.path, await bodyOf(c));
+    if (inService?.(c)) {
+      c.set("idempotency", { key, fingerprint, retry: false, inService: true });
+      return next();
+    }
+    if (!(await markedInPayments(c, nc, key, fingerprint, callTimeoutMs))) return answerRecorded(c, key, { kind: "mismatch" });
+    const kvKey = bucketKey(c.get("shop").shopId, key);
     // A claim abandoned at the bound may still land: it is a pending claim like a dead gateway's,
     // taken over after its lease.
     const claim = await boundedBy(claims.claim(kvKey, fingerprint, leaseMs), callTimeoutMs, "idempotency").catch((err) => {
@@ -89,20 +119,12 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
       // retry, guarded by the owning service's own key (docs/gateway.md, "Idempotency keys").
       idempotencyOutcomes.inc({ outcome: "unguarded" });
       c.get("log").warn({ idempotencyKey: key }, "idempotency store unavailable; the request runs on the service's own key");
-      c.set("idempotency", { key, retry: true });
+      c.set("idempotency", { key, fingerprint, retry: true, inService: false });
       return next();
     }
-    idempotencyOutcomes.inc({ outcome: claim.kind === "claimed" && claim.retry ? "retry" : claim.kind });
-    switch (claim.kind) {
-      case "mismatch":
-        return jsonError(c, new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key }));
-      case "busy":
-        return jsonError(c, new DomainError("IDEMPOTENCY_KEY_IN_PROGRESS", { header: IDEMPOTENCY_KEY_HEADER, key }), { "Retry-After": "1" });
-      case "replay":
-        c.get("log").add({ idempotentReplay: true });
-        return c.body(claim.body, claim.status as 200, { "Content-Type": "application/json", [IDEMPOTENT_REPLAYED_HEADER]: "true" });
-    }
-    c.set("idempotency", { key, retry: claim.retry });
+    if (claim.kind !== "claimed") return answerRecorded(c, key, claim);
+    idempotencyOutcomes.inc({ outcome: claim.retry ? "retry" : "claimed" });
+    c.set("idempotency", { key, fingerprint, retry: claim.retry, inService: false });
     await next();
     const status = c.res.status;
     const recorded =
@@ -111,4 +133,23 @@ export function idempotent(claims: IdempotencyClaims, callTimeoutMs: number): Mi
         : await claims.complete(kvKey, claim.revision, fingerprint, status, await c.res.clone().text());
     if (!recorded) c.get("log").warn({ status }, "idempotency key not recorded: taken over meanwhile or the bucket failed");
   };
+}
+
+/** A stored answer, byte for byte, marked as a replay. */
+export function replay(c: Context<GatewayEnv>, status: number, body: string): Response {
+  c.get("log").add({ idempotentReplay: true });
+  return c.body(body, status as 200, { "Content-Type": "application/json", [IDEMPOTENT_REPLAYED_HEADER]: "true" });
+}
+
+/** What a key's record in the bucket answers without running the request: its replay, 422 for another request, 409 while its first runs. */
+export function answerRecorded(c: Context<GatewayEnv>, key: string, recorded: Exclude<Recorded, { kind: "unanswered" }>): Response {
+  idempotencyOutcomes.inc({ outcome: recorded.kind });
+  switch (recorded.kind) {
+    case "mismatch":
+      return jsonError(c, new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key }));
+    case "busy":
+      return jsonError(c, new DomainError("IDEMPOTENCY_KEY_IN_PROGRESS", { header: IDEMPOTENCY_KEY_HEADER, key }), { "Retry-After": "1" });
+    case "replay":
+      return replay(c, recorded.status, recorded.body);
+  }
 }

@@ -1,4 +1,4 @@
-import { DomainError, rpcs } from "@payaccept/contracts";
+import { DomainError, ERROR_HTTP_STATUS, rpcs, type CreatePaymentRequest, type ErrorBody, type KeyedAnswer } from "@payaccept/contracts";
 import { call, callForRelay } from "@payaccept/platform";
 import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
@@ -7,7 +7,9 @@ import type { GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
-import { earlierCreate } from "./create-retry.ts";
+import { replay } from "../idempotency/middleware.ts";
+import { idempotencyOutcomes } from "../metrics.ts";
+import { answerOfEarlierRelease, earlierCreate } from "./create-retry.ts";
 import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
@@ -22,6 +24,34 @@ export type ApiDeps = OperationDeps & {
 const shopOf = (c: Context<GatewayEnv>) => c.get("shop");
 
 type Rpc = Parameters<typeof callForRelay>[1];
+
+/**
+ * A buyer's create under an Idempotency-Key, kept by payments in the payment's own transaction:
+ * one call, answered as payments answers (the first answer again, as a replay, for a key that
+ * has one); a fresh refusal comes back as an error, like any create's. The orderId taken, fresh or
+ * replayed, may be a create first sent through a gateway of an earlier release, whose key is in
+ * the bucket: answerOfEarlierRelease answers it, only on that refusal's path.
+ */
+async function keyedCreate(c: Context<GatewayEnv>, deps: ApiDeps, request: CreatePaymentRequest, timeoutMs: number): Promise<Response> {
+  const { key, fingerprint } = c.get("idempotency")!;
+  const orderIdTaken = (conflict: DomainError) => answerOfEarlierRelease(c, deps, request, conflict, timeoutMs);
+  let answer: KeyedAnswer;
+  try {
+    answer = await call(deps.nc, rpcs.payments.createKeyed, { shopId: shopOf(c).shopId, request, idempotency: { key, fingerprint } }, timeoutMs, { requestId: c.get("requestId") });
+  } catch (e) {
+    if (!(e instanceof DomainError && ERROR_HTTP_STATUS[e.code] < 500)) throw e;
+    const earlier = e.reason === "ORDER_ID_TAKEN" ? await orderIdTaken(e) : undefined;
+    if (earlier) return earlier;
+    idempotencyOutcomes.inc({ outcome: e.reason === "IDEMPOTENCY_KEY_REUSED" ? "mismatch" : "claimed" });
+    throw e;
+  }
+  if (answer.replayed && answer.status === 409 && (JSON.parse(answer.body) as ErrorBody).code === "ORDER_ID_TAKEN") {
+    const earlier = await orderIdTaken(new DomainError("ORDER_ID_TAKEN"));
+    if (earlier) return earlier;
+  }
+  idempotencyOutcomes.inc({ outcome: answer.replayed ? "replay" : "claimed" });
+  return answer.replayed ? replay(c, answer.status, answer.body) : c.body(answer.body, answer.status as 201, JSON_TYPE);
+}
 
 /**
  * What each operation does once its request passed every check; the checks, statuses and
@@ -50,6 +80,7 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       async (c) => {
         const { shopId } = shopOf(c);
         const request = c.req.valid("json");
+        if (c.get("idempotency")?.inService) return keyedCreate(c, deps, request, timeoutMs);
         try {
           // A charge without the buyer is recorded in the key's name; other creates carry no actor (the hot path).
           return await relay(c, rpcs.payments.create, { shopId, request }, request.paymentMethodId === undefined ? undefined : apiKeyActor(c));

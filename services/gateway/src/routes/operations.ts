@@ -54,6 +54,12 @@ export type OperationHandlers = {
 /** The validator as one link of a chain; the handler's types come from the definition (Validated). */
 const check = (target: "param" | "query" | "json", schema: z.ZodType) => validate(target, schema) as MiddlewareHandler as MiddlewareHandler<GatewayEnv>;
 
+/** Whether the owning service keeps this request's Idempotency-Key with its write (the operation's `keyKeptWithWrite`). */
+const keptWithWrite = (op: Operation) => {
+  const kept = op.keyKeptWithWrite;
+  return kept && ((c: Context<GatewayEnv>) => kept.applies(c.req.valid("json" as never)));
+};
+
 /** `/v1/payments/{id}` → `/v1/payments/:id`. */
 export const honoPath = (template: string) => template.replace(/\{(\w+)\}/g, ":$1");
 
@@ -77,7 +83,7 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     if (op.params) chain.push(check("param", op.params.schema));
     if (op.query) chain.push(check("query", op.query.schema));
     if (op.body) chain.push(op.body.optional ? bodies.optional : bodies.required, check("json", op.body.schema));
-    if (isIdempotent(op)) chain.push(idempotent(deps.claims, timeoutMs));
+    if (isIdempotent(op)) chain.push(idempotent(deps.claims, deps.nc, timeoutMs, keptWithWrite(op)));
     const tools: OperationTools = {
       timeoutMs,
       status,

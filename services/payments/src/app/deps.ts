@@ -1,7 +1,7 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import type { AuditFields, RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
-import type { NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
+import type { IdempotencyKeysRepo, NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
@@ -13,6 +13,8 @@ export type BalancePort = {
 /** Everything the use cases need, passed in so they run the same under tests and in main. */
 export type PaymentsDeps = {
   repo: PaymentsRepo;
+  /** The Idempotency-Keys of creates, and the marks of the gateway's other keys. */
+  keys: IdempotencyKeysRepo;
   refunds: RefundsRepo;
   methods: SavedMethodsRepo;
   /** How long a refund's driver has before the refund sweeper may drive it again. */

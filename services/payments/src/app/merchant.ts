@@ -1,6 +1,10 @@
 import {
   DomainError,
+  ERROR_HTTP_STATUS,
+  errorBody,
+  IDEMPOTENCY_KEY_HEADER,
   IsoDateTime,
+  type KeyedAnswer,
   issuesOf,
   validationFailed,
   type ValidationIssue,
@@ -17,7 +21,8 @@ import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
-import { OrderIdTaken } from "../store/payments-store.ts";
+import { OrderIdTaken, type IdempotencyKeyRow, type NewPayment } from "../store/payments-store.ts";
+import type { PaymentRow } from "../store/schema.ts";
 import { recordAction } from "./audit.ts";
 import { chargeInFlight, chargeOnce, chargeTerms } from "./charges.ts";
 import { ownedPayment, paymentNotFound, type CreateTerms, type PaymentsDeps } from "./deps.ts";
@@ -51,48 +56,59 @@ async function madeByThisCall(d: PaymentsDeps, shopId: string, orderId: string) 
   return settledWithin(row, () => d.repo.byId(row.id), (r) => !chargeInFlight(r), d.repeatWaitMs?.() ?? 0);
 }
 
+/** What a create inserts once its shop and terms allow it (refusals are thrown), and for how long it lives. */
+async function newPayment(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentRequest): Promise<{ input: NewPayment; ttlMs: number; charge: boolean }> {
+  const terms = req.paymentMethodId === undefined ? buyerTerms(shop, req) : await chargeTerms(d, shop, req);
+  const charge = terms.merchantInitiated === true;
+  const input: NewPayment = {
+    shopId: shop.shopId,
+    accountId: shop.accountId,
+    orderId: req.orderId,
+    amountKopecks: req.amountKopecks,
+    description: req.description ?? null,
+    email: req.email ?? null,
+    telegramId: req.telegramId ?? null,
+    metadata: req.metadata ?? null,
+    successUrl: req.successUrl ?? null,
+    failUrl: req.failUrl ?? null,
+    isTest: shop.sandbox,
+    receipt: resolveReceipt(req.receipt, shop.receipts),
+    createCallId: d.callId ?? null,
+    customerId: req.customerId ?? null,
+    hold: req.capture === false,
+    heldKopecks: req.capture === false ? req.amountKopecks : null,
+    ...terms,
+  };
+  // A live charge's row is leased to this request while it charges; anything else expires.
+  return { input, ttlMs: charge && !shop.sandbox ? d.chargeLeaseMs : charge ? d.pendingTtlMs : d.createdTtlMs, charge };
+}
+
+/** The shop, if it may create payments. */
+async function activeShop(d: PaymentsDeps, shopId: string): Promise<ShopRecord> {
+  const shop = await d.shops.shop(shopId);
+  // The gateway already refused unknown keys and inactive shops; this holds for every other caller.
+  if (!shop?.active) throw new DomainError("SHOP_NOT_ACTIVE");
+  return shop;
+}
+
+const logCreated = (d: PaymentsDeps, row: PaymentRow, charge: boolean) =>
+  d.log.info({ paymentId: row.id, shopId: row.shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest, merchantInitiated: charge, hold: row.hold }, "payment created");
+
 /**
  * A payment for the buyer to pay on payUrl, or (with `paymentMethodId`) a charge of a saved
  * method without the buyer, charged once here and answered as that attempt left it.
  */
 export async function createPayment(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest): Promise<Payment> {
-  const shop = await d.shops.shop(shopId);
-  // The gateway already refused unknown keys and inactive shops; this holds for every other caller.
-  if (!shop?.active) throw new DomainError("SHOP_NOT_ACTIVE");
+  const shop = await activeShop(d, shopId);
   // A copy of a charge's call (hedged by the caller while the first one waits for the acquirer)
   // answers the payment the first one made, as it is now: the first one may have ended the method
   // it charged, so checking the method again would refuse the copy of a charge that was made.
   const made = req.paymentMethodId === undefined ? undefined : await madeByThisCall(d, shopId, req.orderId);
   if (made) return toPayment(made, d.paypageUrl);
-  const terms = req.paymentMethodId === undefined ? buyerTerms(shop, req) : await chargeTerms(d, shop, req);
-  const receipt = resolveReceipt(req.receipt, shop.receipts);
-  const charge = terms.merchantInitiated === true;
+  const { input, ttlMs, charge } = await newPayment(d, shop, req);
   let row;
   try {
-    row = await d.repo.insert(
-      {
-        shopId,
-        accountId: shop.accountId,
-        orderId: req.orderId,
-        amountKopecks: req.amountKopecks,
-        description: req.description ?? null,
-        email: req.email ?? null,
-        telegramId: req.telegramId ?? null,
-        metadata: req.metadata ?? null,
-        successUrl: req.successUrl ?? null,
-        failUrl: req.failUrl ?? null,
-        isTest: shop.sandbox,
-        receipt,
-        createCallId: d.callId ?? null,
-        customerId: req.customerId ?? null,
-        hold: req.capture === false,
-        heldKopecks: req.capture === false ? req.amountKopecks : null,
-        ...terms,
-      },
-      d.now(),
-      // A live charge's row is leased to this request while it charges; anything else expires.
-      charge && !shop.sandbox ? d.chargeLeaseMs : charge ? d.pendingTtlMs : d.createdTtlMs,
-    );
+    row = await d.repo.insert(input, d.now(), ttlMs);
   } catch (e) {
     if (!(e instanceof OrderIdTaken)) throw e;
     // A copy of this very call (hedged by the caller) may have made it already: its answer is that payment.
@@ -100,7 +116,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     if (earlier) return toPayment(earlier, d.paypageUrl);
     throw new DomainError("ORDER_ID_TAKEN");
   }
-  d.log.info({ paymentId: row.id, shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest, merchantInitiated: charge, hold: row.hold }, "payment created");
+  logCreated(d, row, charge);
   if (!charge) return toPayment(row, d.paypageUrl);
   // Money taken without the buyer, in the caller's name, before the acquirer is asked (as a refund is).
   recordAction(d, "charge.created", { type: "payment", id: row.id }, row, row.createdAt, {
@@ -111,6 +127,55 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
   });
   if (!row.isTest) row = await chargeOnce(d, row);
   return toPayment(row, d.paypageUrl);
+}
+
+type Keyed = { key: string; fingerprint: string };
+
+/**
+ * What the key's row answers the request with `fingerprint`: its stored answer, a replay except
+ * to a copy of the very call that wrote it; a key first used with another request (or kept by
+ * the gateway for another route) is IDEMPOTENCY_KEY_REUSED.
+ */
+function answerOf(d: PaymentsDeps, row: IdempotencyKeyRow, keyed: Keyed): KeyedAnswer {
+  if (row.fingerprint !== keyed.fingerprint || row.status === null || row.body === null) {
+    throw new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key: keyed.key });
+  }
+  return { status: row.status, body: row.body, replayed: row.callId === null || row.callId !== d.callId };
+}
+
+/**
+ * A buyer's payment under an Idempotency-Key (docs/gateway.md, "Idempotency keys"): the key's
+ * row commits with the payment and holds the exact body answered, so a retry, a twin or a copy
+ * of the call replays it and makes nothing. A refusal (4xx) is the key's answer too, recorded on
+ * its own and thrown; a 5xx records nothing, so the next request with the key runs again.
+ * Charges (paymentMethodId) keep their keys in the gateway's bucket: they answer after the
+ * acquirer, outside the insert's transaction.
+ */
+export async function createKeyed(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest, keyed: Keyed, status: number): Promise<KeyedAnswer> {
+  if (req.paymentMethodId !== undefined) throw new Error("a charge's Idempotency-Key is kept by the gateway");
+  try {
+    const { input, ttlMs, charge } = await newPayment(d, await activeShop(d, shopId), req);
+    const answer = (row: PaymentRow) => JSON.stringify(toPayment(row, d.paypageUrl));
+    const made = await d.repo.insertKeyed(input, d.now(), ttlMs, { ...keyed, callId: d.callId ?? null, status, answer }).catch((e) => {
+      throw e instanceof OrderIdTaken ? new DomainError("ORDER_ID_TAKEN") : e;
+    });
+    if (made.kind === "existing") return answerOf(d, made.key, keyed);
+    logCreated(d, made.row, charge);
+    return { status, body: made.body, replayed: false };
+  } catch (e) {
+    if (!(e instanceof DomainError) || e.reason === "IDEMPOTENCY_KEY_REUSED" || ERROR_HTTP_STATUS[e.code] >= 500) throw e;
+    const refusal = errorBody(e);
+    const held = await d.keys.put({ shopId, ...keyed, status: refusal.statusCode, body: JSON.stringify(refusal), callId: d.callId ?? null, createdAt: d.now() });
+    if (held) return answerOf(d, held, keyed);
+    throw e;
+  }
+}
+
+/** Another route's key (kept in the gateway's bucket) marked here: free or already this request's, else IDEMPOTENCY_KEY_REUSED. */
+export async function noteKey(d: PaymentsDeps, shopId: string, keyed: Keyed): Promise<{ noted: true }> {
+  const held = await d.keys.put({ shopId, ...keyed, status: null, body: null, callId: null, createdAt: d.now() });
+  if (held && held.fingerprint !== keyed.fingerprint) throw new DomainError("IDEMPOTENCY_KEY_REUSED", { header: IDEMPOTENCY_KEY_HEADER, key: keyed.key });
+  return { noted: true };
 }
 
 export const getPayment = async (d: PaymentsDeps, shopId: string, id: string): Promise<Payment> => toPayment(await ownedPayment(d, shopId, id), d.paypageUrl);

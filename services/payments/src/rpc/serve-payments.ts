@@ -1,10 +1,10 @@
-import { DomainError, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
+import { DomainError, operations, rpcs, type Rpc, type RpcResponse } from "@payaccept/contracts";
 import { actorOf, callIdOf, improveWithinMs, repeatKey, requestIdOf, RequestLog, serve, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { z } from "zod";
 import { checkout, startPayment } from "../app/checkout.ts";
 import { anyPayment, ownedPayment, type PaymentsDeps } from "../app/deps.ts";
 import { capturePayment } from "../app/holds.ts";
-import { browsePayments, cancelPayment, createPayment, exportPayments, getPayment, listPayments, lookupPayment } from "../app/merchant.ts";
+import { browsePayments, cancelPayment, createKeyed, createPayment, exportPayments, getPayment, listPayments, lookupPayment, noteKey } from "../app/merchant.ts";
 import { listRefunds, requestRefund } from "../app/refund.ts";
 import { completeSandbox, pageOutcome } from "../app/sandbox.ts";
 import { getMethod, listMethods, revokeMethod } from "../app/saved-methods.ts";
@@ -48,6 +48,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
   const p = rpcs.payments;
   return [
     handle(p.create, (r, rd) => createPayment(rd, r.shopId, r.request)),
+    handle(p.createKeyed, (r, rd) => createKeyed(rd, r.shopId, r.request, r.idempotency, operations.createPayment.success.status)),
+    handle(p.noteKey, (r, rd) => noteKey(rd, r.shopId, r.idempotency)),
     handle(p.get, (r, rd) => getPayment(rd, r.shopId, r.id)),
     handle(p.lookup, (r, rd) => lookupPayment(rd, r.shopId, r.orderId)),
     handle(p.list, (r, rd) => listPayments(rd, r.shopId, r.query)),

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentStatus } from "@payaccept/contracts";
 import { isFinal } from "../domain/state-machine.ts";
 import type { BrowseFilter, ExportFilter } from "./payments-store.ts";
@@ -18,6 +18,7 @@ type DailyRefunds = OnEither<typeof tables.dailyRefunds>;
 type Outbox = OnEither<typeof tables.outbox>;
 type StatusCounts = OnEither<typeof tables.statusCounts>;
 type SavedMethods = OnEither<typeof tables.savedMethods>;
+type IdempotencyKeys = OnEither<typeof tables.idempotencyKeys>;
 type Value<T> = T | Placeholder;
 
 /** The CSV export's keyset page: the period, the statuses, and everything after the last row sent. */
@@ -168,3 +169,27 @@ export const refundsDayUpsert = <R extends DailyRefunds>(r: R) => ({
   target: [r.shopId as R["shopId"], r.day as R["day"]],
   set: { count: sql`${r.count} + 1`, sumKopecks: sql`${r.sumKopecks} + excluded.sum_kopecks` },
 });
+
+/** A shop's Idempotency-Key while it lives: written after `cutoff` (now − IDEMPOTENCY_TTL_MS). */
+export const liveKey = (k: IdempotencyKeys, shopId: Value<string>, key: Value<string>, cutoff: Value<number>) =>
+  and(eq(k.shopId, shopId), eq(k.key, key), gt(k.createdAt, cutoff));
+
+/**
+ * A key's row is written unless a live one is there: an expired row (written at or before
+ * `cutoff`) is replaced, a live one left as it is (no row comes back).
+ */
+export const keyUpsert = <K extends IdempotencyKeys>(k: K, cutoff: Value<number>) => ({
+  target: [k.shopId as K["shopId"], k.key as K["key"]],
+  set: {
+    fingerprint: sql`excluded.fingerprint`,
+    status: sql`excluded.status`,
+    body: sql`excluded.body`,
+    callId: sql`excluded.call_id`,
+    createdAt: sql`excluded.created_at`,
+  },
+  setWhere: lte(k.createdAt, cutoff),
+});
+
+/** Up to `limit` keys written at or before `cutoff`: the WHERE of the DELETE that sweeps them. */
+export const expiredKeys = (k: IdempotencyKeys, cutoff: number, limit: number) =>
+  sql`(${k.shopId}, ${k.key}) in (select shop_id, key from idempotency_keys where created_at <= ${cutoff} limit ${limit})`;

@@ -4,7 +4,8 @@ import type { DailyStatsRow, FinalStatus, ListPaymentsQuery, PaymentStatus, Stat
 import { type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
-import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
+import { keyStatements } from "./idempotency-keys-repo.ts";
+import { OrderIdTaken, type KeyedCreate, type KeyedInsert, type BrowseFilter, type CommittedTransition, type ExportFilter, type NewPayment, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { announces, isFinal, type PaymentTrigger } from "../domain/state-machine.ts";
 import {
   chargeClaimable,
@@ -49,6 +50,7 @@ const ph = sql.placeholder;
  */
 export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: CommittedTransition) => void) {
   const { db } = store;
+  const keys = keyStatements(store);
 
   const byIdQ = db.select().from(p).where(eq(p.id, ph("id"))).prepare();
   const byOrderIdQ = db
@@ -254,38 +256,51 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       .all();
   }
 
+  /** The insert itself, inside the caller's transaction. */
+  function insertRow(input: NewPayment, now: number, ttlMs: number): PaymentRow {
+    const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
+    const state = insertedState(input, next.createdAt, ttlMs);
+    const row = insertQ.get({
+      ...input,
+      receipt: input.receipt ?? null,
+      createCallId: input.createCallId ?? null,
+      customerId: input.customerId ?? null,
+      saveMethod: input.saveMethod ?? false,
+      hold: input.hold ?? false,
+      heldKopecks: input.heldKopecks ?? null,
+      savedMethodId: input.savedMethodId ?? null,
+      paymentMethod: input.paymentMethod ?? null,
+      merchantInitiated: input.merchantInitiated ?? false,
+      methodFixed: input.method != null,
+      ...next,
+      ...state,
+    });
+    if (!row) throw new OrderIdTaken();
+    bumpCount(input.shopId, state.status, 1);
+    bumpDaily(row, 1);
+    return row;
+  }
+
   return {
     byId: (id: string): PaymentRow | undefined => byIdQ.get({ id }),
     byOrderId: (shopId: string, orderId: string): PaymentRow | undefined => byOrderIdQ.get({ shopId, orderId }),
 
     /** Inserts a CREATED payment expiring at createdAt + ttlMs; throws OrderIdTaken. */
-    insert(input: NewPayment, now: number, ttlMs: number): PaymentRow {
+    insert: (input: NewPayment, now: number, ttlMs: number): PaymentRow => db.transaction(() => insertRow(input, now, ttlMs), { behavior: "immediate" }),
+
+    /** insert() under an Idempotency-Key: the key's live row, or the payment and the key's row with its answer in one transaction. */
+    insertKeyed(input: NewPayment, now: number, ttlMs: number, keyed: KeyedCreate): KeyedInsert {
       return db.transaction(
-          () => {
-            const next = nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now);
-            const state = insertedState(input, next.createdAt, ttlMs);
-            const row = insertQ.get({
-              ...input,
-              receipt: input.receipt ?? null,
-              createCallId: input.createCallId ?? null,
-              customerId: input.customerId ?? null,
-              saveMethod: input.saveMethod ?? false,
-              hold: input.hold ?? false,
-              heldKopecks: input.heldKopecks ?? null,
-              savedMethodId: input.savedMethodId ?? null,
-              paymentMethod: input.paymentMethod ?? null,
-              merchantInitiated: input.merchantInitiated ?? false,
-              methodFixed: input.method != null,
-              ...next,
-              ...state,
-            });
-            if (!row) throw new OrderIdTaken();
-            bumpCount(input.shopId, state.status, 1);
-            bumpDaily(row, 1);
-            return row;
-          },
-          { behavior: "immediate" },
-        );
+        () => {
+          const existing = keys.live(input.shopId, keyed.key, now);
+          if (existing) return { kind: "existing", key: existing };
+          const row = insertRow(input, now, ttlMs);
+          const body = keyed.answer(row);
+          keys.put({ shopId: input.shopId, key: keyed.key, fingerprint: keyed.fingerprint, status: keyed.status, body, callId: keyed.callId, createdAt: now });
+          return { kind: "created", row, body };
+        },
+        { behavior: "immediate" },
+      );
     },
 
     /**

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import type { PaymentStatus } from "@payaccept/contracts";
+import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
 import { storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
@@ -8,6 +8,10 @@ import { refundAmount } from "../domain/refund-rules.ts";
 import { announces, fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import {
   OrderIdTaken,
+  type IdempotencyKeyRow,
+  type IdempotencyKeysRepo,
+  type KeyedCreate,
+  type KeyedInsert,
   type BrowseFilter,
   type EndedRefund,
   type NewPayment,
@@ -34,10 +38,13 @@ import {
   dailyStatsCells,
   dailyUpsert,
   expired,
+  expiredKeys,
   exportConditions,
   exportOrder,
   finalEventIds,
   holdingAmount,
+  keyUpsert,
+  liveKey,
   methodActive,
   methodExpired,
   methodsOrder,
@@ -76,7 +83,7 @@ import {
   toDailyStatsRow,
   withTrace,
 } from "./rows.ts";
-import { dailyRefunds, dailyStats, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
+import { dailyRefunds, dailyStats, idempotencyKeys as k, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
 import type { PaymentRow } from "./schema.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -118,7 +125,7 @@ const lastOfShop = (db: Runner, shopId: string) =>
 const ROWS_PER_STATEMENT = 1000;
 const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.length / ROWS_PER_STATEMENT) }, (_, i) => items.slice(i * ROWS_PER_STATEMENT, (i + 1) * ROWS_PER_STATEMENT));
 
-type NewInsert = { input: NewPayment; now: number; ttlMs: number };
+type NewInsert = { input: NewPayment; now: number; ttlMs: number; keyed?: KeyedCreate };
 
 /** Some orderIds of the batch were stored before: its INSERT is undone to its savepoint. */
 class StoredBefore extends Error {
@@ -139,22 +146,82 @@ const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}
  * orderId uses up no seq and the seqs stay 1, 2, 3… without gaps. Each round removes at least one
  * orderId, and under the shop locks nobody else can take one meanwhile, so the second round is
  * the last. The common case (no taken orderId) is one INSERT with no look-up before it.
+ *
+ * A keyed create (insertKeyed) is serialised on its key by the same shop lock: the batch reads
+ * its keys' live rows first (one SELECT), leaves out the creates whose key has one, and answers a
+ * twin of the same key in the batch as its first; the rest's rows commit with their payments.
+ * Unkeyed creates come back with an empty body.
  */
-async function insertBatch(db: Db, batch: NewInsert[]): Promise<(PaymentRow | OrderIdTaken)[]> {
+async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | OrderIdTaken)[]> {
   return db.transaction(async (tx) => {
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
     for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
+    const cutoff = Math.min(...batch.map((b) => b.now)) - IDEMPOTENCY_TTL_MS;
+    const settled = await settledByKeys(tx, batch, cutoff);
+    const open = batch.map((_, i) => i).filter((i) => settled[i] === undefined);
     const lastOfShops = new Map<string, { seq: number; createdAt: number; id: string } | undefined>();
     for (const shopId of shops) lastOfShops.set(shopId, await lastOfShop(tx, shopId));
     const taken = new Set<string>();
     for (;;) {
-      const { values, outcomes } = numbered(batch, new Map(lastOfShops), taken);
+      const { values, outcomes } = numbered(
+        open.map((i) => batch[i]!),
+        new Map(lastOfShops),
+        taken,
+      );
       const inserted = await insertSkippingTaken(tx, values, taken);
       if (!inserted) continue;
       await bumpRollups(tx, inserted.map((row) => dailyCell(row, 1)));
       const byId = new Map(inserted.map((row) => [row.id, row]));
-      return outcomes.map((o) => (typeof o === "number" ? byId.get(values[o]!.id!)! : o));
+      const results: (KeyedInsert | OrderIdTaken | undefined)[] = new Array(batch.length);
+      const keyRows: IdempotencyKeyRow[] = [];
+      open.forEach((i, j) => {
+        const o = outcomes[j]!;
+        if (typeof o !== "number") return void (results[i] = o);
+        const row = byId.get(values[o]!.id!)!;
+        const { input, now, keyed } = batch[i]!;
+        const body = keyed ? keyed.answer(row) : "";
+        if (keyed) keyRows.push({ shopId: input.shopId, key: keyed.key, fingerprint: keyed.fingerprint, status: keyed.status, body, callId: keyed.callId, createdAt: now });
+        results[i] = { kind: "created", row, body };
+      });
+      if (keyRows.length > 0) {
+        const written = await tx.insert(k).values(keyRows).onConflictDoUpdate(keyUpsert(k, cutoff)).returning({ key: k.key });
+        // A key marked outside the shop lock (noteKey, a refusal) meanwhile: the batch is retried item by item.
+        if (written.length < keyRows.length) throw new Error("an idempotency key was recorded meanwhile");
+      }
+      const keyRowOf = new Map(keyRows.map((r) => [orderKey(r.shopId, r.key), r]));
+      return batch.map((b, i) => {
+        const s = settled[i];
+        if (s === undefined) return results[i]!;
+        if (s.kind === "existing") return s;
+        const first = results[s.twinOf]!;
+        return first instanceof OrderIdTaken ? first : { kind: "existing", key: keyRowOf.get(orderKey(b.input.shopId, b.keyed!.key))! };
+      });
     }
+  });
+}
+
+/**
+ * What the batch's keys settle before any insert: a create whose key has a live row is answered
+ * by that row, the second create of one key in the batch by the first one's outcome (twinOf).
+ */
+async function settledByKeys(tx: Runner, batch: NewInsert[], cutoff: number): Promise<(Extract<KeyedInsert, { kind: "existing" }> | { kind: "twin"; twinOf: number } | undefined)[]> {
+  const keyed = batch.filter((b) => b.keyed);
+  if (keyed.length === 0) return batch.map(() => undefined);
+  const live = await tx
+    .select()
+    .from(k)
+    .where(and(gt(k.createdAt, cutoff), or(...keyed.map((b) => and(eq(k.shopId, b.input.shopId), eq(k.key, b.keyed!.key))))));
+  const found = new Map(live.map((row) => [orderKey(row.shopId, row.key), row]));
+  const firsts = new Map<string, number>();
+  return batch.map((b, i) => {
+    if (!b.keyed) return undefined;
+    const kk = orderKey(b.input.shopId, b.keyed.key);
+    const existing = found.get(kk);
+    if (existing) return { kind: "existing", key: existing };
+    const first = firsts.get(kk);
+    if (first !== undefined) return { kind: "twin", twinOf: first };
+    firsts.set(kk, i);
+    return undefined;
   });
 }
 
@@ -304,7 +371,7 @@ async function transitionIn(
 }
 
 function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
-  const insert = oneBatchAtATime((batch: NewInsert[]) => insertBatch(db, batch));
+  const insert = oneBatchAtATime((batch: NewInsert[]): Promise<(KeyedInsert | Error)[]> => insertBatch(db, batch));
   const transition = oneBatchAtATime((batch: TransitionRequest[]) => transitionBatch(db, batch));
   // Every statement of a read's transaction goes through its handle `run`: one taken from the pool
   // would wait for a second connection, and with every connection held by such reads, forever.
@@ -339,7 +406,8 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
   return {
     byId: (id) => first(db.select().from(p).where(eq(p.id, id))),
     byOrderId: (shopId, orderId) => first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId)))),
-    insert: (input, now, ttlMs) => insert({ input, now, ttlMs }),
+    insert: async (input, now, ttlMs) => ((await insert({ input, now, ttlMs })) as Extract<KeyedInsert, { kind: "created" }>).row,
+    insertKeyed: (input, now, ttlMs, keyed) => insert({ input, now, ttlMs, keyed }),
     async transition(id, trigger, now, opts = {}) {
       const result = await transition({ id, trigger, now, opts: withTrace(opts) });
       if (result?.decision.kind === "move") hooks.onCommitted({ row: result.row, from: result.decision.from, to: result.decision.to, trigger, requestId: opts.requestId });
@@ -537,9 +605,26 @@ function outboxRepo(db: Db): OutboxRepo {
   };
 }
 
+/**
+ * Idempotency-Keys written outside a create (a refusal, another route's mark): one upsert that
+ * leaves a live row alone (it waits for a concurrent writer of the same key to commit), then that
+ * row read.
+ */
+function keysRepo(db: Db): IdempotencyKeysRepo {
+  return {
+    async put(row) {
+      const cutoff = row.createdAt - IDEMPOTENCY_TTL_MS;
+      if (await first(db.insert(k).values(row).onConflictDoUpdate(keyUpsert(k, cutoff)).returning({ key: k.key }))) return undefined;
+      return first(db.select().from(k).where(liveKey(k, row.shopId, row.key, cutoff)));
+    },
+    sweep: async (cutoff, limit) => (await db.delete(k).where(expiredKeys(k, cutoff, limit)).returning({ key: k.key })).length,
+  };
+}
+
 export function openPgPaymentsStore({ db, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
   return {
     payments: paymentsRepo(db, hooks),
+    keys: keysRepo(db),
     refunds: refundsRepo(db, hooks),
     methods: savedMethodsRepo(db, hooks),
     outbox: outboxRepo(db),

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { GroupCommit, openStore } from "@payaccept/platform";
+import { createIdempotencyKeysRepo } from "./idempotency-keys-repo.ts";
 import { createOutboxRepo } from "./outbox-repo.ts";
 import { createPaymentsRepo, type SqliteStore } from "./payments-repo.ts";
 import type { PaymentsRepo, PaymentsStore, RefundsRepo, SavedMethodsRepo, StoreHooks } from "./payments-store.ts";
@@ -30,10 +31,11 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
   const group = new GroupCommit(store.sqlite, hooks.onCallbackError);
   const payments = createPaymentsRepo(store, (t) => group.afterCommit(() => hooks.onCommitted(t)));
   const refunds = createRefundsRepo(store, payments, hooks.onEnded);
-  const { countRefund: _internal, insert, transition, ...reads } = payments;
+  const { countRefund: _internal, insert, insertKeyed, transition, ...reads } = payments;
   const paymentsRepo: PaymentsRepo = {
     ...asAsync(reads),
     insert: (...args) => group.run(() => insert(...args)),
+    insertKeyed: (...args) => group.run(() => insertKeyed(...args)),
     transition: (id, trigger, now, opts) => {
       const traced = withTrace(opts);
       return group.run(() => transition(id, trigger, now, traced));
@@ -41,6 +43,7 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
   };
   return {
     payments: paymentsRepo,
+    keys: createIdempotencyKeysRepo(store),
     refunds: asAsync(refunds) satisfies RefundsRepo,
     methods: asAsync(createSavedMethodsRepo(store, (e) => hooks.onMethodEnded?.(e))) satisfies SavedMethodsRepo,
     outbox: createOutboxRepo(store),

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { DomainError, PaymentEvent, RefundEvent } from "@payaccept/contracts";
+import { DomainError, IDEMPOTENCY_TTL_MS, PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
 import { openPaymentsStore } from "./open-payments-store.ts";
-import { OrderIdTaken, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { OrderIdTaken, type KeyedCreate, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const opened: PaymentsStore[] = [];
@@ -48,6 +48,39 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect(outcomes.map((o) => (o.status === "fulfilled" ? o.value.seq : (o.reason as Error).constructor.name))).toEqual(["OrderIdTaken", 2, "OrderIdTaken"]);
     expect(outcomes[0]!.status === "rejected" && outcomes[0]!.reason instanceof OrderIdTaken).toBe(true);
     expect((await s.payments.insert(input("A", "next"), 1002, TTL)).seq).toBe(3);
+  });
+
+  describe("Idempotency-Keys of creates", () => {
+    const keyed = (key: string, fingerprint = "f".repeat(64), callId: string | null = null): KeyedCreate => ({ key, fingerprint, callId, status: 201, answer: (row) => `{"id":"${row.id}"}` });
+
+    test("the payment and its key's answer commit together; a twin in the same turn and a later retry meet the key's row, and nothing more is made", async () => {
+      const s = await open(engine);
+      const [first, twin] = await Promise.all([s.payments.insertKeyed(input("A", "1"), 1000, TTL, keyed("k", "f".repeat(64), "call-1")), s.payments.insertKeyed(input("A", "1"), 1000, TTL, keyed("k"))]);
+      if (first!.kind !== "created") throw new Error("the first create made nothing");
+      expect(first!.body).toBe(`{"id":"${first!.row.id}"}`);
+      const row = { shopId: "A", key: "k", fingerprint: "f".repeat(64), status: 201, body: first!.body, callId: "call-1", createdAt: 1000 };
+      expect(twin).toEqual({ kind: "existing", key: row });
+      // Another shop's key of the same name is its own; the first shop's payment changed status, its key's answer did not.
+      await s.payments.transition(first!.row.id, "cancel", 2000);
+      expect(await s.payments.insertKeyed(input("A", "2"), 3000, TTL, keyed("k", "0".repeat(64)))).toEqual({ kind: "existing", key: row });
+      expect((await s.payments.insertKeyed(input("B", "1"), 3000, TTL, keyed("k"))).kind).toBe("created");
+      expect((await s.payments.insert(input("A", "3"), 3000, TTL)).seq).toBe(2);
+    });
+
+    test("a taken orderId records nothing; a key past IDEMPOTENCY_TTL_MS counts as absent, is replaced, and is swept", async () => {
+      const s = await open(engine);
+      await s.payments.insert(input("A", "taken"), 1000, TTL);
+      await expect(s.payments.insertKeyed(input("A", "taken"), 1000, TTL, keyed("k"))).rejects.toBeInstanceOf(OrderIdTaken);
+      expect(await s.keys.put({ shopId: "A", key: "k", fingerprint: "a".repeat(64), status: null, body: null, callId: null, createdAt: 1000 })).toBeUndefined();
+      const marked = await s.keys.put({ shopId: "A", key: "k", fingerprint: "b".repeat(64), status: 409, body: "{}", callId: null, createdAt: 2000 });
+      expect(marked).toMatchObject({ fingerprint: "a".repeat(64), status: null, createdAt: 1000 });
+      const later = 1000 + IDEMPOTENCY_TTL_MS;
+      const made = await s.payments.insertKeyed(input("A", "new"), later, TTL, keyed("k"));
+      expect(made.kind).toBe("created");
+      await s.keys.put({ shopId: "A", key: "old", fingerprint: "a".repeat(64), status: null, body: null, callId: null, createdAt: 1500 });
+      expect(await s.keys.sweep(later - IDEMPOTENCY_TTL_MS + 1000, 100)).toBe(1);
+      expect(await s.keys.put({ shopId: "A", key: "k", fingerprint: "c".repeat(64), status: null, body: null, callId: null, createdAt: later + 1 })).toMatchObject({ fingerprint: "f".repeat(64), status: 201 });
+    });
   });
 
   test("a move into a final status writes its event in the same transaction and is announced once", async () => {

@@ -1,7 +1,7 @@
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, MethodEventStatus, PaymentSort, PaymentStatus, RevokedBy, StatusTotal } from "@payaccept/contracts";
 import type { TraceCarrier } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
-import type { NewPaymentRow, NewSavedMethodRow, OutboxRow, PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
+import type { IdempotencyKeyRow, NewPaymentRow, NewSavedMethodRow, OutboxRow, PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
 
 /**
  * payments' store as its users see it, whichever engine holds the rows: the interface, its row
@@ -27,6 +27,15 @@ export type BrowseFilter = {
 };
 
 export class OrderIdTaken extends Error {}
+
+/**
+ * A create's Idempotency-Key, recorded in the transaction that inserts its payment: the row gets
+ * `answer(row)`, the body the create answers (docs/gateway.md, "Idempotency keys").
+ */
+export type KeyedCreate = { key: string; fingerprint: string; callId: string | null; status: number; answer: (row: PaymentRow) => string };
+/** A keyed insert made the payment and recorded its answer, or met the key's live row and inserted nothing. */
+export type KeyedInsert = { kind: "created"; row: PaymentRow; body: string } | { kind: "existing"; key: IdempotencyKeyRow };
+export type { IdempotencyKeyRow };
 
 export type TransitionOptions = {
   /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
@@ -62,6 +71,12 @@ export interface PaymentsRepo {
    * (group commit); each caller hears after the commit.
    */
   insert(input: NewPayment, now: number, ttlMs: number): Promise<PaymentRow>;
+  /**
+   * insert() under an Idempotency-Key: when the shop's key has a live row (IDEMPOTENCY_TTL_MS),
+   * nothing is inserted and that row comes back; otherwise the payment and the key's row with its
+   * answer commit together. Throws OrderIdTaken, recording nothing.
+   */
+  insertKeyed(input: NewPayment, now: number, ttlMs: number, keyed: KeyedCreate): Promise<KeyedInsert>;
   /**
    * Applies a trigger of the state machine to the row as it is inside the transaction. A move into
    * a final status writes its outbox event in the same transaction, with the id of the API request
@@ -150,8 +165,17 @@ export interface OutboxRepo {
   round(limit: number, publish: (rows: OutboxRow[]) => Promise<number[]>): Promise<OutboxRow[]>;
 }
 
+/** The Idempotency-Keys of creates and the marks of the gateway's other keys (schema.ts, idempotencyKeys). */
+export interface IdempotencyKeysRepo {
+  /** Writes the row unless the key has a live one, which comes back instead (an expired row is replaced). */
+  put(row: IdempotencyKeyRow): Promise<IdempotencyKeyRow | undefined>;
+  /** Deletes up to `limit` rows written at or before `cutoff`; how many. */
+  sweep(cutoff: number, limit: number): Promise<number>;
+}
+
 export type PaymentsStore = {
   payments: PaymentsRepo;
+  keys: IdempotencyKeysRepo;
   refunds: RefundsRepo;
   methods: SavedMethodsRepo;
   outbox: OutboxRepo;

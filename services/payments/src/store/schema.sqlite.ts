@@ -3,4 +3,4 @@ import { tables } from "./schema.ts";
 
 /** payments' tables on SQLite (schema.ts defines them; drizzle-kit reads this file's exports). */
 export const schema = engineTables(tables, "sqlite");
-export const { payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods } = schema;
+export const { payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods, idempotencyKeys } = schema;

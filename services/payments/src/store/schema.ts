@@ -265,5 +265,30 @@ export const savedMethods = table(
 export type SavedMethodRow = Row<typeof savedMethods>;
 export type NewSavedMethodRow = NewRow<typeof savedMethods>;
 
+/**
+ * The Idempotency-Keys of the API's plain creates, kept with the payment in the transaction that
+ * inserts it (docs/gateway.md, "Idempotency keys"; issue 21): the request's fingerprint and the
+ * answer replayed byte for byte. A key the gateway keeps in its KV bucket (another route, a
+ * charge) has a row without an answer, so that the same key on a create is a 422 here.
+ */
+export const idempotencyKeys = table(
+  "idempotency_keys",
+  (k) => ({
+    shopId: k.text("shop_id").notNull(),
+    key: k.text("key").notNull(),
+    /** sha256 of method, path and canonical body, as the gateway computes it. */
+    fingerprint: k.text("fingerprint").notNull(),
+    /** The answer's HTTP status and body; null for a key kept by the gateway's bucket. */
+    status: k.integer("status"),
+    body: k.text("body"),
+    /** The call that wrote the row: a copy of that call (hedging) is answered as the first, not as a replay. */
+    callId: k.text("call_id"),
+    /** The row counts as absent IDEMPOTENCY_TTL_MS after this (and is swept). */
+    createdAt: k.bigint("created_at").notNull(),
+  }),
+  (t, x) => [x.primaryKey(t.shopId, t.key), x.index("idempotency_keys_created_idx").on(t.createdAt)],
+);
+export type IdempotencyKeyRow = Row<typeof idempotencyKeys>;
+
 /** payments' tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods });
+export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods, idempotencyKeys });
