@@ -22,8 +22,10 @@ describe.each(ENGINES)("the refund saga on %s", (engine) => {
     stack = await Stack.start({
       services: ["directory", "payments", "acquirer-emulator", "balance"],
       postgres: engine === "postgres",
-      // Short timeouts and a short lease, so an interrupted refund is retried within seconds.
-      env: { NATS_REQUEST_TIMEOUT_MS: "1000", ACQUIRER_TIMEOUT_MS: "4000", REFUND_RETRY_MS: "2000", TIMER_SWEEP_MS: "200" },
+      // A short lease, so an interrupted refund is retried within seconds. The default request
+      // timeout (3 s): the balance refuses a hold its caller has stopped waiting for, and ten refunds
+      // queued on one account's lock on a loaded machine outlast a shorter one.
+      env: { ACQUIRER_TIMEOUT_MS: "4000", REFUND_RETRY_MS: "2000", TIMER_SWEEP_MS: "200" },
     });
     bank = new BankApp(stack);
   });
@@ -104,7 +106,7 @@ describe.each(ENGINES)("the refund saga on %s", (engine) => {
       const { p } = await paidToday(120_000);
       // Paused for longer than the caller's NATS_HEDGE_AFTER (300 ms), so a copy of the refund call
       // reaches payments while the first copy waits for the balance, and shorter than payments' own
-      // request timeout (1 s), so the first copy then ends the refund.
+      // request timeout (3 s), so the first copy then ends the refund.
       signal("balance", "SIGSTOP");
       const resumed = Bun.sleep(700).then(() => signal("balance", "SIGCONT"));
       const answer = await refund(p).finally(() => resumed);

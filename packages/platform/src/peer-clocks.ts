@@ -110,6 +110,8 @@ export class PeerClocks {
   private readonly peers = new Map<string, Peer>();
   private readonly probing = new Map<string, Promise<Peer | undefined>>();
   private lastAsk = -Infinity;
+  /** When (performance.now()) this process last told each caller its time, by the caller's clock id. */
+  private readonly told = new Map<string, number>();
   private lastSweep = performance.now();
 
   constructor(
@@ -153,9 +155,20 @@ export class PeerClocks {
     this.learn(id, label, t - received, t - sentAt).seenAt = performance.now();
   }
 
-  /** Headers for the reply to a request with this CLOCK_HEADER: this clock's time, when the caller asked for it. */
+  /**
+   * Headers for the reply to a request with this CLOCK_HEADER: this clock's time, when the caller
+   * asked for it, or when this process has not told that caller its time within ASK_EVERY_MS. A
+   * caller asks with one request a second, which its queue groups may hand to any replica: a
+   * replica that had just started would otherwise stay unknown to it until an asking request
+   * happened to reach it.
+   */
   replyHeaders(requestClock: string): MsgHdrs | undefined {
-    if (!requestClock.endsWith(" ?")) return undefined;
+    const callerId = requestClock.slice(0, requestClock.indexOf(" "));
+    const now = performance.now();
+    const toldAt = this.told.get(callerId) ?? -Infinity;
+    if (!requestClock.endsWith(" ?") && now - toldAt < ASK_EVERY_MS) return undefined;
+    this.told.set(callerId, now);
+    if (now - this.lastSweep > REFRESH_MS) this.forgetQuiet(now);
     const h = headers();
     h.set(CLOCK_HEADER, `${this.id} ${this.wall()} ${this.label}`);
     return h;
@@ -247,6 +260,7 @@ export class PeerClocks {
 
   private forgetQuiet(now: number): void {
     this.lastSweep = now;
+    for (const [id, at] of this.told) if (now - at > FORGET_MS) this.told.delete(id);
     for (const [id, peer] of this.peers) {
       if (now - peer.seenAt <= FORGET_MS) continue;
       this.peers.delete(id);
