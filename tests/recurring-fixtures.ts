@@ -69,6 +69,14 @@ export const webhookOf = (shop: LiveShop, id: string, status: string) =>
   eventually(() => webhooks(shop).find((w) => w.id === id && w.status === status), 30_000);
 /** How many requests carried (id, status): retries aside, one delivery each. */
 export const webhookStatuses = (shop: LiveShop, id: string) => webhooks(shop).filter((w) => w.id === id).map((w) => w.status);
+/**
+ * The payment's webhooks are exactly these statuses, each awaited: deliveries run concurrently and
+ * with retries, so a later status (CANCELED) may arrive before an earlier one (AUTHORIZED).
+ */
+export async function webhooksAre(shop: LiveShop, id: string, statuses: string[]): Promise<void> {
+  for (const status of statuses) await webhookOf(shop, id, status);
+  expect(webhookStatuses(shop, id).sort()).toEqual([...statuses].sort());
+}
 
 /** The buyer pays a live payment on its page: starts it (with their consent to save, if asked) and pays in the acquirer's pages. */
 export async function buyerPays(stack: Stack, id: string, how: { method: "CARD"; pan?: string; save?: boolean } | { method: "SBP"; decision: "pay" | "pay_and_bind" | "pay_without_binding"; save?: boolean }): Promise<void> {
