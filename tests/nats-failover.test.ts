@@ -29,7 +29,7 @@ const HANDLING_SLACK_MS = 1_000;
 
 const cluster = clusterStackPerFile("failover", { NATS_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
 
-type Outcome = { orderId: string; sentAt: number; answeredAt: number; status: number };
+type Outcome = { orderId: string; sentAt: number; answeredAt: number; status: number; error?: string };
 
 /** Creates at RATE_PER_S, each on its own (no waiting for the previous), until stop() or the hard bound. */
 function steadyCreates(apiKey: string) {
@@ -38,6 +38,7 @@ function steadyCreates(apiKey: string) {
   const create = async (orderId: string): Promise<void> => {
     const sentAt = Date.now();
     let status = 0;
+    let error: string | undefined;
     try {
       const res = await cluster.stack.api(apiKey, "/v1/payments", {
         method: "POST",
@@ -46,10 +47,11 @@ function steadyCreates(apiKey: string) {
       });
       status = res.status;
       await res.arrayBuffer();
-    } catch {
-      status = 0; // no answer at all counts as a failure too
+    } catch (e) {
+      // No answer at all counts as a failure too; what ended it is printed with the failures.
+      error = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     }
-    outcomes.push({ orderId, sentAt, answeredAt: Date.now(), status });
+    outcomes.push({ orderId, sentAt, answeredAt: Date.now(), status, error });
   };
   const done = (async () => {
     const started = Date.now();
@@ -141,7 +143,8 @@ describe("a hung NATS node", () => {
     console.log(`failover: failed creates sent at (s after the pause) ${failures.map((f) => ((f.sentAt - frozenAt) / 1000).toFixed(1)).join(" ")}`);
     console.log(
       `failover: ${outcomes.length} creates, ${failures.length} failed (${[...new Set(failures.map((f) => f.status))].join(",")}), ` +
-        `longest failed run ${run.ms} ms (${run.failed} creates), frozen ${resumedAt - frozenAt} ms`,
+        `longest failed run ${run.ms} ms (${run.failed} creates), frozen ${resumedAt - frozenAt} ms` +
+        failures.filter((f) => f.error).map((f) => `; no answer to a create sent ${((f.sentAt - frozenAt) / 1000).toFixed(1)} s after the pause (${f.error}, after ${f.answeredAt - f.sentAt} ms)`).join(""),
     );
     expect(run.ms).toBeLessThanOrEqual(LONGEST_FAILED_RUN_MS);
     // Not scattered failures all through the freeze either: all of them are at most 5 s of creates.
