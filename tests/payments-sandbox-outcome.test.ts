@@ -79,6 +79,21 @@ describe.each(ENGINES)("sandbox outcomes from code (%s)", (engine) => {
     }
   });
 
+  test("an outcome the payment already has is answered again as the first call was answered (a retry whose answer was lost), and nothing moves twice", async () => {
+    const p = await create(stack, shop, {});
+    const paid = await completed(p.id, { outcome: "SUCCESS" });
+    expect(await completed(p.id, { outcome: "SUCCESS" })).toEqual(paid);
+    expect(await refusal(outcome(p.id, { outcome: "FAILED" }))).toEqual({ status: 409, code: "SANDBOX_OUTCOME_NOT_APPLICABLE" });
+    const declined = await create(stack, shop, {});
+    const failed = await completed(declined.id, { outcome: "FAILED", failureCode: "INSUFFICIENT_FUNDS" });
+    expect(await completed(declined.id, { outcome: "FAILED", failureCode: "INSUFFICIENT_FUNDS" })).toEqual(failed);
+    const lapsed = await create(stack, shop, {});
+    const expired = await completed(lapsed.id, { outcome: "EXPIRED" });
+    expect(await completed(lapsed.id, { outcome: "EXPIRED" })).toEqual(expired);
+    await webhooksAre(shop, p.id, ["SUCCESS"]);
+    await webhooksAre(shop, declined.id, ["FAILED"]);
+  });
+
   // Refusals before anything is written.
   sqliteRunOnly(engine, () => {
     test("a live shop's payment, an outcome its status does not take, and a failureCode without FAILED are refused", async () => {

@@ -44,20 +44,36 @@ async function applySandbox(d: PaymentsDeps, row: PaymentRow, req: SandboxOutcom
 }
 
 /**
+ * Whether the payment already is where this outcome takes it: a repeat of the call (a retry whose
+ * answer was lost, a hedged copy that reached another replica after the first was done) is
+ * answered with the payment as it is, like the first call, not refused as an outcome its status
+ * does not take.
+ */
+function reached(row: PaymentRow, req: SandboxOutcomeRequest): boolean {
+  if (req.outcome === "SUCCESS") return row.status === "SUCCESS" || (row.hold && row.status === "AUTHORIZED");
+  if (req.outcome === "FAILED") return row.status === "FAILED" && row.failureCode === (req.failureCode ?? "CARD_DECLINED");
+  return row.status === "EXPIRED";
+}
+
+/**
  * The shop's test helper: a CREATED payment is started first (as a buyer would, with the payment's
  * method, else a card when the shop takes cards), and the buyer is taken to agree to save the method.
  */
 export async function completeSandbox(d: PaymentsDeps, shopId: string, id: string, req: SandboxOutcomeRequest): Promise<Payment> {
   let row = await ownedPayment(d, shopId, id);
   if (!row.isTest) throw new DomainError("SANDBOX_OUTCOME_LIVE_PAYMENT");
+  if (reached(row, req)) return toPayment(row, d.paypageUrl);
   if (row.status === "CREATED" && req.outcome !== "EXPIRED") {
     const { methods } = await shopOf(d, row);
     await startPayment(d, id, row.method ?? (methods.includes("CARD") ? "CARD" : methods[0]!), true);
     row = (await d.repo.byId(id))!;
   }
   const after = await applySandbox(d, row, req, true);
-  if (!after) throw new DomainError("SANDBOX_OUTCOME_NOT_APPLICABLE", { status: row.status, outcome: req.outcome });
-  return toPayment(after, d.paypageUrl);
+  if (after) return toPayment(after, d.paypageUrl);
+  // Moved meanwhile by another call, perhaps a copy of this one: the same answer if it went where this outcome goes.
+  const now = (await d.repo.byId(id)) ?? row;
+  if (reached(now, req)) return toPayment(now, d.paypageUrl);
+  throw new DomainError("SANDBOX_OUTCOME_NOT_APPLICABLE", { status: now.status, outcome: req.outcome });
 }
 
 /** The status a page outcome leads to, for a repeated click. */
