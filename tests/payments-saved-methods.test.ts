@@ -114,6 +114,9 @@ describe.each(ENGINES)("saved methods and charges (%s)", (engine) => {
     expect((await getPayment(stack, shop, p.id)).status).toBe("SUCCESS");
     const log = (await api(stack, shop, `/v1/payments/${p.id}/webhooks`)).body as { items: { status: string }[] };
     expect(log.items.map((d) => d.status).sort()).toEqual(["PAYMENT_METHOD_REVOKED", "SUCCESS"]);
+    // and the shop's delivery log (the dashboard's) narrows to the method's event as to a payment's status
+    const revoked = await stack.call(rpcs.webhooks.log, { shopId: shop.shopId, paymentId: p.id, status: "PAYMENT_METHOD_REVOKED" });
+    expect(revoked.items.map((d) => d.status)).toEqual(["PAYMENT_METHOD_REVOKED"]);
   });
 
   test("each test card's decline is a FAILED charge with a reason the shop can act on; a method the bank ended is ended here, with its webhook", async () => {

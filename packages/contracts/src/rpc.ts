@@ -22,7 +22,7 @@ import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWi
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
-import { PaymentCredit } from "./events.ts";
+import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
 
 /**
@@ -158,9 +158,12 @@ export const DeliveryHealth = z.object({
 });
 export type DeliveryHealth = z.infer<typeof DeliveryHealth>;
 
-/** What the delivery log can be narrowed to: failing = exhausted, blocked, or pending after an error. */
+/**
+ * What the delivery log can be narrowed to: the event a delivery is for (a payment's status, or a
+ * saved method's end), failing = exhausted, blocked, or pending after an error.
+ */
 export const DeliveryLogFilter = z.object({
-  status: PaymentStatus.optional(),
+  status: PaymentEventStatus.optional(),
   failedOnly: z.boolean().optional(),
   orderId: z.string().max(64).optional(),
 });

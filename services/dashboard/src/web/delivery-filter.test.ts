@@ -12,4 +12,7 @@ test("a payment id filters by id, anything else by order number; unknown statuse
   expect(logFilterRequest(reading("payment=%20A-17%20&status=NOPE"))).toEqual({ status: undefined, failedOnly: undefined, paymentId: undefined, orderId: "A-17" });
   expect(logFilterQuery(reading("failed=1&payment=A-17"), { before: "d-1" })).toBe("?failed=1&payment=A-17&before=d-1");
   expect(logFilterQuery(reading(""))).toBe("");
+  // a saved method's end has webhooks of its own; a status that never has one (CREATED) is no filter
+  expect(logFilterRequest(reading("status=PAYMENT_METHOD_REVOKED")).status).toBe("PAYMENT_METHOD_REVOKED");
+  expect(logFilterRequest(reading("status=CREATED")).status).toBeUndefined();
 });

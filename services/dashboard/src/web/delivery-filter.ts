@@ -1,18 +1,18 @@
-import { PAYMENT_STATUSES, Uuid, type PaymentStatus } from "@payaccept/contracts";
+import { PAYMENT_EVENT_STATUSES, Uuid, type PaymentEventStatus } from "@payaccept/contracts";
 
 /** The delivery log's filter as the form holds it: event status, failing only, a payment (order number or id). */
-export type LogFilter = { status: PaymentStatus | ""; failedOnly: boolean; payment: string };
+export type LogFilter = { status: PaymentEventStatus | ""; failedOnly: boolean; payment: string };
 
 export function readLogFilter(query: (name: string) => string | undefined): LogFilter {
   return {
-    status: PAYMENT_STATUSES.find((s) => s === query("status")) ?? "",
+    status: PAYMENT_EVENT_STATUSES.find((s) => s === query("status")) ?? "",
     failedOnly: query("failed") === "1",
     payment: (query("payment") ?? "").trim().slice(0, 64),
   };
 }
 
 /** What the dispatcher filters on: a payment id when it is one, else an order number. */
-export function logFilterRequest(f: LogFilter): { status?: PaymentStatus; failedOnly?: boolean; paymentId?: string; orderId?: string } {
+export function logFilterRequest(f: LogFilter): { status?: PaymentEventStatus; failedOnly?: boolean; paymentId?: string; orderId?: string } {
   const byId = Uuid.safeParse(f.payment).success;
   return {
     status: f.status || undefined,

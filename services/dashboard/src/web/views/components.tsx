@@ -98,11 +98,11 @@ export function SelectField(props: { name: string; label: string; value: string;
 export const Badge = (props: { tone: "ok" | "bad" | "neutral" | "test"; children: Child }) => <span class={`badge ${props.tone}`}>{props.children}</span>;
 
 const STATUS_TONE: Record<string, "ok" | "bad" | "neutral"> = { SUCCESS: "ok", FAILED: "bad", EXPIRED: "bad", CANCELED: "bad", REFUNDED: "neutral" };
-/** A payment's (or a webhook's) status; a status this page does not know yet is shown as it is. */
-export const StatusBadge = (props: { page: Page; status: string }) => {
-  const names: Record<string, string | undefined> = { ...props.page.t.statuses, ...props.page.t.methodEvents };
-  return <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{names[props.status] ?? props.status}</Badge>;
-};
+/** The name of a payment's status or of a webhook's event (a saved method's end too); one this page does not know yet as it is. */
+export const eventName = (t: Page["t"], status: string): string => (({ ...t.statuses, ...t.methodEvents }) as Record<string, string | undefined>)[status] ?? status;
+
+/** A payment's (or a webhook's) status. */
+export const StatusBadge = (props: { page: Page; status: string }) => <Badge tone={STATUS_TONE[props.status] ?? "neutral"}>{eventName(props.page.t, props.status)}</Badge>;
 
 /**
  * A payment's status; a paid one refunded in part also says how much went back ("Оплачен" alone

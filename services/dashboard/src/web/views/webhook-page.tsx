@@ -2,9 +2,9 @@ import type { ShopDetail, WebhookDelivery } from "@payaccept/contracts";
 import type { Loaded } from "../backend.ts";
 import type { FlashMessage } from "../flash.ts";
 import { allows, type Page } from "../page.ts";
-import { PAYMENT_STATUSES } from "@payaccept/contracts";
+import { PAYMENT_EVENT_STATUSES } from "@payaccept/contracts";
 import { logFilterQuery, type LogFilter } from "../delivery-filter.ts";
-import { ActionButton, Alert, CsrfField, EditableFields, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
+import { ActionButton, Alert, CsrfField, EditableFields, eventName, failureSaid, Secret, SelectField, TextField, Unavailable, When } from "./components.tsx";
 import { DeliveryLog } from "./delivery-log.tsx";
 import { ShopFrame } from "./shop-frame.tsx";
 import { SECRET_OVERLAPS } from "../overlap.ts";
@@ -52,7 +52,7 @@ function LogFilters(props: { page: Page; base: string; filter: LogFilter }) {
   const { t } = page;
   return (
     <form method="get" action={`${props.base}#log-title`} class="filters log-filters">
-      <SelectField name="status" label={t.deliveryEvent} value={filter.status} options={[["", t.anyEvent], ...PAYMENT_STATUSES.map((s): [string, string] => [s, t.statuses[s]])]} />
+      <SelectField name="status" label={t.deliveryEvent} value={filter.status} options={[["", t.anyEvent], ...PAYMENT_EVENT_STATUSES.map((s): [string, string] => [s, eventName(t, s)])]} />
       <TextField name="payment" label={t.paymentFilter} value={filter.payment} hint={t.paymentFilterHint} maxlength={64} />
       <label class="choice">
         <input type="checkbox" name="failed" value="1" checked={filter.failedOnly} /> {t.failedOnly}
