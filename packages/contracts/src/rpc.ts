@@ -41,6 +41,8 @@ export interface Rpc<Req extends z.ZodType, Res extends z.ZodType> {
    * copies of a call"): a request that fell into a hung NATS node is answered by another replica.
    */
   idempotent: boolean;
+  /** Changes nothing (read()): its owner logs a success at debug, the API's access line being the request's record. */
+  readOnly?: true;
 }
 const rpc = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res, opts: { idempotent?: true } = {}): Rpc<Req, Res> => ({
   subject,
@@ -49,7 +51,10 @@ const rpc = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, requ
   idempotent: opts.idempotent ?? false,
 });
 /** rpc() for a read: nothing changes, so a copy is always harmless. */
-const read = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res) => rpc(subject, request, response, { idempotent: true });
+const read = <Req extends z.ZodType, Res extends z.ZodType>(subject: string, request: Req, response: Res): Rpc<Req, Res> => ({
+  ...rpc(subject, request, response, { idempotent: true }),
+  readOnly: true,
+});
 export type RpcRequest<R> = R extends Rpc<infer Q, z.ZodType> ? z.input<Q> : never;
 export type RpcResponse<R> = R extends Rpc<z.ZodType, infer S> ? z.output<S> : never;
 
