@@ -415,8 +415,8 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         .offset(offset)
     ).map((x) => x.seq);
 
-  // Built once: drizzle builds a statement's text anew on every call, which for a payment's 45
-  // columns cost more of payments' CPU per cancel than the statement's round trip (issue 21).
+  // Built once: drizzle builds a statement's text anew on every call; building SELECTs of a
+  // payment's 45 columns was ~20 % of payments' CPU under the cancel load (docs/performance.md).
   const byId = db.select().from(p).where(eq(p.id, sql.placeholder("id"))).prepare("payments_by_id");
   return {
     byId: (id) => first(byId.execute({ id })),
