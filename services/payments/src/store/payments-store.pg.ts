@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
 import { storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
-import { announces, fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
+import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
 import {
   OrderIdTaken,
   type IdempotencyKeyRow,
@@ -84,7 +84,7 @@ import {
   withTrace,
 } from "./rows.ts";
 import { dailyRefunds, dailyStats, idempotencyKeys as k, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
-import type { PaymentRow } from "./schema.ts";
+import type { NewSavedMethodRow, PaymentRow } from "./schema.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */
@@ -303,71 +303,83 @@ function oneBatchAtATime<I, O>(write: (batch: I[]) => Promise<(O | Error)[]>): (
     });
 }
 
-type TransitionRequest = { id: string; trigger: Parameters<PaymentsRepo["transition"]>[1]; now: number; opts: TransitionOptions };
+type TransitionRequest = { id: string; trigger: PaymentTrigger; now: number; opts: TransitionOptions };
+
+/** The transitions of one batch in one transaction (group commit, as on SQLite). */
+const transitionBatch = (db: Db, batch: TransitionRequest[]) => db.transaction((tx) => transitionsIn(tx, batch));
 
 /**
- * The transitions of one batch in one transaction. Every payment of the batch is locked and read
- * by one statement, in payment id order (so two batches lock the payments they share in the same
- * order and never deadlock: LockRows takes them as the sort hands them over); the outbox events
- * are inserted by one statement and the rollup deltas written once, at the end. So a batch of n
- * costs n + 5 round trips to the server instead of 3n + 4 while it holds its locks (issue 21).
- * Two transitions of one payment in a batch run one after the other, the second deciding on what
- * the first left.
+ * Transitions inside an open transaction. Every payment of the batch is locked and read by one
+ * statement (`SELECT … FOR UPDATE`), in payment id order, so two batches lock the payments they
+ * share in the same order and never deadlock (LockRows takes them as the sort hands them over),
+ * and each decision is taken on the status as it is; `locked` are rows this transaction already
+ * holds locked (a refund's end has just updated its payment). Each move is decided and its row
+ * computed here, in id order, two transitions of one payment one after the other, the second
+ * deciding on what the first left; then the batch is written with one statement per table: the
+ * saved methods, the payments (one UPDATE … FROM (VALUES …) of each payment's last row), the
+ * outbox events, the rollups, last because the shop's counter rows are shared by all its
+ * transitions (locked only for the upserts and the COMMIT). So a batch of any size is BEGIN, the
+ * locked read, at most four statements and COMMIT while it holds its locks (issue 21).
  */
-async function transitionBatch(db: Db, batch: TransitionRequest[]): Promise<(TransitionResult | undefined)[]> {
-  return db.transaction(async (tx) => {
-    const deferred: Deferred = { cells: [], events: [] };
-    const results: (TransitionResult | undefined)[] = new Array(batch.length);
-    const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.id < batch[b]!.id ? -1 : batch[a]!.id > batch[b]!.id ? 1 : a - b));
-    const ids = [...new Set(batch.map((t) => t.id))];
-    const locked = await tx.select().from(p).where(inArray(p.id, ids)).orderBy(asc(p.id)).for("update");
-    const rows = new Map<string, PaymentRow | undefined>(locked.map((row) => [row.id, row]));
-    for (const i of order) {
-      const { id, trigger, now, opts } = batch[i]!;
-      const result = await transitionIn(tx, id, trigger, now, opts, deferred, { row: rows.get(id) });
-      rows.set(id, result?.row);
-      results[i] = result;
+async function transitionsIn(tx: Runner, batch: TransitionRequest[], locked?: PaymentRow[]): Promise<(TransitionResult | undefined)[]> {
+  const order = batch.map((_, i) => i).sort((a, b) => (batch[a]!.id < batch[b]!.id ? -1 : batch[a]!.id > batch[b]!.id ? 1 : a - b));
+  const read = locked ?? (await tx.select().from(p).where(inArray(p.id, [...new Set(batch.map((t) => t.id))])).orderBy(asc(p.id)).for("update"));
+  const rows = new Map<string, PaymentRow>(read.map((row) => [row.id, row]));
+  const results: (TransitionResult | undefined)[] = new Array(batch.length);
+  const moved = new Map<string, PaymentRow>();
+  const setColumns = new Set<keyof PaymentRow>();
+  const methods: NewSavedMethodRow[] = [];
+  const events: (typeof outbox.$inferInsert)[] = [];
+  const cells: Cell[] = [];
+  for (const i of order) {
+    const { id, trigger, now, opts } = batch[i]!;
+    const row = rows.get(id);
+    if (!row) continue;
+    const decision = decideFor(row, trigger, opts);
+    if (decision.kind !== "move") {
+      results[i] = { decision, row };
+      continue;
     }
-    if (deferred.events.length > 0) await tx.insert(outbox).values(deferred.events);
-    await bumpRollups(tx, deferred.cells);
-    return results;
-  });
+    if (opts.savedMethod) methods.push(opts.savedMethod);
+    const fields = movedFields(decision.to, now, opts.patch?.(row));
+    const updated = { ...row };
+    // As drizzle's `set` does: a field given as undefined leaves its column as it is.
+    for (const [key, value] of Object.entries(fields) as [keyof PaymentRow, never][]) {
+      if (value === undefined) continue;
+      updated[key] = value;
+      setColumns.add(key);
+    }
+    rows.set(id, updated);
+    moved.set(id, updated);
+    results[i] = { decision, row: updated };
+    if (announces(decision)) events.push(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
+    cells.push(dailyCell(row, -1), dailyCell(updated, 1));
+  }
+  if (methods.length > 0) await tx.insert(m).values(methods).onConflictDoNothing();
+  for (const part of chunks([...moved.values()])) await tx.execute(updateRows(part, [...setColumns]));
+  if (events.length > 0) await tx.insert(outbox).values(events);
+  await bumpRollups(tx, cells);
+  return results;
 }
 
-/** What the transitions of a batch leave to be written once at its end. */
-type Deferred = { cells: Cell[]; events: (typeof outbox.$inferInsert)[] };
+const paymentColumns = getTableColumns(p);
 
 /**
- * A transition inside an open transaction: the payment's row is locked (SELECT … FOR UPDATE) for
- * the rest of it, so the decision is taken on the status as it is and two transitions of one
- * payment, from any replica on any host, run one after the other.
+ * One UPDATE writing each row's `columns` as the batch computed them: `payments AS p SET c = v.c
+ * FROM (VALUES …) AS v(id, c…)`, every value cast to its column's type (a parameter of VALUES has
+ * none). Its rows are locked by the transaction and nothing else sets a column (no triggers,
+ * defaults or generated columns on update), so the row computed is the row stored: no RETURNING.
  */
-async function transitionIn(
-  tx: Runner,
-  id: string,
-  trigger: Parameters<PaymentsRepo["transition"]>[1],
-  now: number,
-  opts: TransitionOptions,
-  deferred?: Deferred,
-  /** The payment's row as this transaction already locked it (a batch locks its rows at once). */
-  locked?: { row: PaymentRow | undefined },
-) {
-  const row = locked ? locked.row : await first(tx.select().from(p).where(eq(p.id, id)).for("update"));
-  if (!row) return undefined;
-  const decision = decideFor(row, trigger, opts);
-  if (decision.kind !== "move") return { decision, row };
-  if (opts.savedMethod) await tx.insert(m).values(opts.savedMethod).onConflictDoNothing();
-  const updated = (await first(tx.update(p).set(movedFields(decision.to, now, opts.patch?.(row))).where(eq(p.id, id)).returning()))!;
-  const event = announces(decision) ? paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace) : undefined;
-  // Last: the shop's counter rows are shared by all its transitions, so they are locked only for the upserts and the COMMIT.
-  if (deferred) {
-    if (event) deferred.events.push(event);
-    deferred.cells.push(dailyCell(row, -1), dailyCell(updated, 1));
-  } else {
-    if (event) await tx.insert(outbox).values(event);
-    await bumpRollups(tx, [dailyCell(row, -1), dailyCell(updated, 1)]);
-  }
-  return { decision, row: updated };
+function updateRows(rows: PaymentRow[], columns: (keyof PaymentRow)[]) {
+  const cols = columns.map((key) => ({ key, column: paymentColumns[key] }));
+  const name = (c: (typeof cols)[number]) => sql.identifier(c.column.name);
+  const values = rows.map(
+    (row) => sql`(${sql.join([sql`${row.id}::text`, ...cols.map((c) => sql`${sql.param(row[c.key], c.column)}::${sql.raw(c.column.getSQLType())}`)], sql`, `)})`,
+  );
+  return sql`update ${p} as p set ${sql.join(
+    cols.map((c) => sql`${name(c)} = v.${name(c)}`),
+    sql`, `,
+  )} from (values ${sql.join(values, sql`, `)}) as v(id, ${sql.join(cols.map(name), sql`, `)}) where p.id = v.id`;
 }
 
 function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
@@ -403,8 +415,11 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         .offset(offset)
     ).map((x) => x.seq);
 
+  // Built once: drizzle builds a statement's text anew on every call; building SELECTs of a
+  // payment's 45 columns was ~20 % of payments' CPU under the cancel load (docs/performance.md).
+  const byId = db.select().from(p).where(eq(p.id, sql.placeholder("id"))).prepare("payments_by_id");
   return {
-    byId: (id) => first(db.select().from(p).where(eq(p.id, id))),
+    byId: (id) => first(byId.execute({ id })),
     byOrderId: (shopId, orderId) => first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId)))),
     insert: async (input, now, ttlMs) => ((await insert({ input, now, ttlMs })) as Extract<KeyedInsert, { kind: "created" }>).row,
     insertKeyed: (input, now, ttlMs, keyed) => insert({ input, now, ttlMs, keyed }),
@@ -543,7 +558,8 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
         const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning()))!;
         await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId, trace));
         const full = fullyRefunded(payment);
-        const moved = full ? await transitionIn(tx, payment.id, "refund", now, { requestId, trace }) : undefined;
+        // The refund's UPDATE has just locked the payment: the transition decides on that row.
+        const moved = full ? (await transitionsIn(tx, [{ id: payment.id, trigger: "refund", now, opts: { requestId, trace } }], [payment]))[0] : undefined;
         const ended: EndedRefund = { refund: done, payment: moved?.row ?? payment, becameRefunded: full, requestId };
         return { refund: done, ended, moved };
       });

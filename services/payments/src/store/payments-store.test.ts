@@ -2,8 +2,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { DomainError, IDEMPOTENCY_TTL_MS, PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, storesPerFile, type Engine } from "../../../../tests/harness/engines.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
+import { newSavedMethod, savedOnPayment } from "../domain/saved-methods.ts";
+import type { PaymentTrigger } from "../domain/state-machine.ts";
 import { openPaymentsStore } from "./open-payments-store.ts";
-import { OrderIdTaken, type KeyedCreate, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore } from "./payments-store.ts";
+import { OrderIdTaken, type KeyedCreate, type CommittedTransition, type EndedRefund, type OutboxRow, type PaymentsStore, type TransitionOptions } from "./payments-store.ts";
 
 const stores = storesPerFile();
 const opened: PaymentsStore[] = [];
@@ -106,6 +108,72 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     const [a, b] = await Promise.all([s.payments.transition(p.id, "cancel", 2000), s.payments.transition(p.id, "expire", 2000)]);
     expect([a!.decision.kind, b!.decision.kind].sort()).toEqual(["move", "refused"]);
     expect(await unpublished(s)).toHaveLength(1);
+  });
+
+  test("a batch of transitions leaves exactly the rows, events and rollups that the same transitions one at a time leave, and hands back the rows stored", async () => {
+    // The same payments in two stores; the transitions awaited one by one in the first, asked for in
+    // one turn in the second (one batch, one transaction: on PostgreSQL one UPDATE for all the rows).
+    const at = Date.parse("2026-03-01T09:00:00Z");
+    const orders = [["A", "a1"], ["A", "a2"], ["B", "b1"], ["B", "b2"], ["A", "twice"], ["B", "pending"], ["A", "saves"]] as const;
+    const card = { method: "CARD" as const, card: { brand: "VISA" as const, last4: "4242", expMonth: 2, expYear: 2027 }, sbp: null };
+    async function prepared() {
+      const s = await open(engine);
+      const ids = new Map<string, string>();
+      for (const [i, [shop, order]] of orders.entries()) ids.set(order, (await s.payments.insert(input(shop, order, { amountKopecks: 1000 + i }), at + i, TTL)).id);
+      for (const order of ["pending", "saves"]) await s.payments.transition(ids.get(order)!, "start", at + 100, { patch: () => ({ method: "CARD" }) });
+      const saves = (await s.payments.byId(ids.get("saves")!))!;
+      const saved = newSavedMethod(saves, card, "tok-1", at + 200);
+      ids.set("method", saved.id);
+      const steps: [string, PaymentTrigger, TransitionOptions?][] = [
+        ["b2", "cancel", { requestId: "req-b2" }],
+        ["a1", "cancel"],
+        ["twice", "start", { patch: () => ({ method: "SBP", providerSessionId: "s-1", sbpQrPayload: "qr", expiresAt: at + 5000 }) }],
+        ["b1", "cancel"],
+        ["pending", "cancel"], // refused: the buyer is paying
+        ["twice", "decline", { patch: () => ({ failureCode: "PROVIDER_REFUSED", failureParams: { z: 1, a: "x" }, sbpQrPayload: undefined }) }],
+        ["saves", "payInTime", { savedMethod: saved, patch: () => ({ paidAt: at + 200, ...savedOnPayment(saved) }) }],
+        ["a2", "cancel"],
+        ["a1", "cancel"], // a repeat of the move made earlier in the batch
+        ["unknown", "cancel"],
+      ];
+      const run = (id: string, trigger: PaymentTrigger, opts?: TransitionOptions) => s.payments.transition(ids.get(id) ?? Bun.randomUUIDv7(), trigger, at + 200, opts);
+      return { s, ids, steps, run };
+    }
+    const one = await prepared();
+    const oneByOne = [];
+    for (const step of one.steps) oneByOne.push(await one.run(...step));
+    const batched = await prepared();
+    const inBatch = await Promise.all(batched.steps.map((step) => batched.run(...step)));
+
+    expect(inBatch.map((r) => r?.decision)).toEqual(oneByOne.map((r) => r?.decision));
+    expect(inBatch.map((r) => r?.decision.kind)).toEqual(["move", "move", "move", "move", "refused", "move", "move", "move", "already", undefined]);
+    // The row a transition hands back is the row a read finds (the batch computes it rather than reading it back).
+    for (const { s, ids, steps } of [one, batched]) {
+      const results = s === one.s ? oneByOne : inBatch;
+      const last = new Map(steps.map(([order], i) => [order, results[i]]));
+      for (const [order, result] of last) if (result) expect(result.row).toEqual((await s.payments.byId(ids.get(order)!))!);
+    }
+    /** Everything the transitions leave, with each store's ids replaced by the orders' names. */
+    async function state({ s, ids }: Awaited<ReturnType<typeof prepared>>) {
+      const day = "2026-03-01";
+      const statuses = ["CREATED", "PENDING", "CANCELED", "FAILED", "SUCCESS"] as const;
+      const left = {
+        rows: await Promise.all(orders.map(([shop, order]) => s.payments.byOrderId(shop, order))),
+        // In payment id order (creation order), which both keep; the seqs differ (a batch writes in id order).
+        events: (await unpublished(s)).map(({ seq: _, ...row }) => row).sort((a, b) => (a.eventId < b.eventId ? -1 : 1)),
+        daily: [await s.payments.dailyStats(["A"], day, day), await s.payments.dailyStats(["B"], day, day)],
+        counters: await Promise.all(["A", "B"].flatMap((shop) => statuses.map(async (st) => [shop, st, (await s.payments.list(shop, { page: 1, limit: 1, status: [st] } as never)).total]))),
+        method: await s.methods.byProviderId("tok-1"),
+        committed: s.committed.map((c) => ({ ...c, row: c.row.orderId })).sort((a, b) => (a.row + a.to < b.row + b.to ? -1 : 1)),
+      };
+      let text = JSON.stringify(left);
+      for (const [name, id] of ids) text = text.replaceAll(id, name);
+      return JSON.parse(text);
+    }
+    const left = await state(batched);
+    expect(left).toEqual(await state(one));
+    expect(left.events.map((e: OutboxRow) => e.eventId)).toEqual(["a1:CANCELED", "a2:CANCELED", "b1:CANCELED", "b2:CANCELED", "twice:FAILED", "saves:SUCCESS"]);
+    expect(left.rows[4]).toMatchObject({ status: "FAILED", method: "SBP", providerSessionId: "s-1", sbpQrPayload: "qr", failureParams: { z: 1, a: "x" }, expiresAt: null });
   });
 
   test("lists, counters, the daily rollup and the dashboard's browse agree after inserts and transitions", async () => {
