@@ -95,9 +95,11 @@ const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
 type Cell = ReturnType<typeof dailyCell>;
 
 /**
- * Adds the deltas to status_counts and daily_stats, one statement each. Deltas to one key are
- * summed first (an upsert may not touch a row twice) and keys go in sorted order, so two
- * transactions touching the same rows lock them in the same order and never deadlock.
+ * Adds the deltas to status_counts and daily_stats in one statement: daily_stats' upsert is a
+ * data-modifying CTE the main statement does not read, which PostgreSQL runs to completion after
+ * the main one (status_counts' upsert), so every batch locks status_counts' rows, then daily_stats'.
+ * Deltas to one key are summed first (an upsert may not touch a row twice) and keys go in sorted
+ * order, so two transactions touching the same rows lock them in the same order and never deadlock.
  */
 async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
   const counts = new Map<string, { shopId: string; status: PaymentStatus; count: number }>();
@@ -114,8 +116,11 @@ async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
   const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
   const countRows = sorted(counts).filter((c) => c.count !== 0);
   const dailyRows = sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0);
-  if (countRows.length > 0) await db.insert(statusCounts).values(countRows).onConflictDoUpdate(countUpsert(statusCounts));
-  if (dailyRows.length > 0) await db.insert(dailyStats).values(dailyRows).onConflictDoUpdate(dailyUpsert(dailyStats));
+  // A status's count moves only if some daily cell of that status does: no counts, no cells.
+  if (dailyRows.length === 0) return;
+  const days = db.insert(dailyStats).values(dailyRows).onConflictDoUpdate(dailyUpsert(dailyStats));
+  if (countRows.length === 0) return void (await days);
+  await db.execute(sql`with days as (${days.getSQL()}) ${db.insert(statusCounts).values(countRows).onConflictDoUpdate(countUpsert(statusCounts)).getSQL()}`);
 }
 
 const lastOfShop = (db: Runner, shopId: string) =>
@@ -127,13 +132,6 @@ const chunks = <T>(items: T[]): T[][] => Array.from({ length: Math.ceil(items.le
 
 type NewInsert = { input: NewPayment; now: number; ttlMs: number; keyed?: KeyedCreate };
 
-/** Some orderIds of the batch were stored before: its INSERT is undone to its savepoint. */
-class StoredBefore extends Error {
-  constructor(readonly keys: string[]) {
-    super("orderIds stored before");
-  }
-}
-
 const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}`;
 
 /**
@@ -142,7 +140,7 @@ const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}
  * the advisory lock `payments.seq:<shopId>` (taken in sorted order, so two batches never
  * deadlock): under it the shop's last payment is read and the batch numbered after it. The
  * INSERT skips a taken orderId (`ON CONFLICT (shop_id, order_id) DO NOTHING`); when it skipped
- * any, it is undone to its savepoint and the batch numbered again without them, so a taken
+ * any, the rows it stored are deleted and the batch numbered again without them, so a taken
  * orderId uses up no seq and the seqs stay 1, 2, 3… without gaps. Each round removes at least one
  * orderId, and under the shop locks nobody else can take one meanwhile, so the second round is
  * the last. The common case (no taken orderId) is one INSERT with no look-up before it.
@@ -157,10 +155,10 @@ async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | O
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
     for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
     const cutoff = Math.min(...batch.map((b) => b.now)) - IDEMPOTENCY_TTL_MS;
-    const settled = await settledByKeys(tx, batch, cutoff);
+    // Both reads come after the locks and neither needs the other: sent together, one round trip.
+    const [settled, lasts] = await Promise.all([settledByKeys(tx, batch, cutoff), Promise.all(shops.map((shopId) => lastOfShop(tx, shopId)))]);
     const open = batch.map((_, i) => i).filter((i) => settled[i] === undefined);
-    const lastOfShops = new Map<string, { seq: number; createdAt: number; id: string } | undefined>();
-    for (const shopId of shops) lastOfShops.set(shopId, await lastOfShop(tx, shopId));
+    const lastOfShops = new Map(shops.map((shopId, i) => [shopId, lasts[i]]));
     const taken = new Set<string>();
     for (;;) {
       const { values, outcomes } = numbered(
@@ -241,26 +239,20 @@ function numbered(batch: NewInsert[], last: Map<string, { seq: number; createdAt
   return { values, outcomes };
 }
 
-/** The rows inserted, or undefined (nothing kept) when some orderIds were taken: those are added to `taken`. */
-async function insertSkippingTaken(tx: Runner & Pick<Db, "transaction">, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
-  if (values.length === 0) return [];
-  try {
-    return await tx.transaction(async (sp) => {
-      const rows: PaymentRow[] = [];
-      for (const part of chunks(values)) {
-        rows.push(...(await sp.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()));
-      }
-      if (rows.length < values.length) {
-        const stored = new Set(rows.map((r) => r.id));
-        throw new StoredBefore(values.filter((v) => !stored.has(v.id!)).map((v) => orderKey(v.shopId, v.orderId)));
-      }
-      return rows;
-    });
-  } catch (e) {
-    if (!(e instanceof StoredBefore)) throw e;
-    for (const key of e.keys) taken.add(key);
-    return undefined;
-  }
+/**
+ * The rows inserted, or undefined (nothing kept) when some orderIds were taken: those are added to
+ * `taken` and the rows this INSERT did store are deleted again. `ON CONFLICT DO NOTHING` skips a
+ * row without aborting the transaction, so the common case needs no savepoint around it, and the
+ * rows deleted were never visible outside the transaction.
+ */
+async function insertSkippingTaken(tx: Runner, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
+  const rows: PaymentRow[] = [];
+  for (const part of chunks(values)) rows.push(...(await tx.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()));
+  if (rows.length === values.length) return rows;
+  const stored = new Set(rows.map((r) => r.id));
+  for (const v of values) if (!stored.has(v.id!)) taken.add(orderKey(v.shopId, v.orderId));
+  for (const part of chunks([...stored])) await tx.delete(p).where(inArray(p.id, part));
+  return undefined;
 }
 
 /**
