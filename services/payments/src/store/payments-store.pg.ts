@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import type { SQL } from "bun";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
 import { storeNow, type PgStore } from "@payaccept/platform";
@@ -123,6 +124,27 @@ async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
   await db.execute(sql`with days as (${days.getSQL()}) ${db.insert(statusCounts).values(countRows).onConflictDoUpdate(countUpsert(statusCounts)).getSQL()}`);
 }
 
+/** The connection a transaction runs on (Bun.SQL's): statements started on it run in the order started. */
+const connectionOf = (tx: Pick<Db, "_">) => (tx._.session as unknown as { client: SQL }).client;
+
+type LastOfShop = { seq: number; createdAt: number; id: string };
+
+/**
+ * A create batch's shop locks and its shops' last payments, the reads sent behind the locks
+ * without waiting for them (one round trip however many shops): sent with Bun.SQL's `execute()`
+ * they start now, in this order, so each read runs after every lock is held, and a statement's
+ * snapshot is taken when it starts, so it sees every payment committed under the lock before.
+ * Written for Bun.SQL, not drizzle: fixed texts, which Bun prepares once per connection.
+ */
+async function lockShops(conn: SQL, shops: string[]): Promise<Map<string, LastOfShop | undefined>> {
+  const locks = shops.map((shopId) => conn`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`.execute());
+  const lasts = shops.map((shopId) => conn`select seq, created_at, id from payments where shop_id = ${shopId} order by seq desc limit 1`.execute());
+  await Promise.all(locks);
+  const rows = (await Promise.all(lasts)) as { seq: string; created_at: string; id: string }[][];
+  // int8 comes back as a string from Bun.SQL; seqs and epoch ms fit a number exactly.
+  return new Map(shops.map((shopId, i) => [shopId, rows[i]![0] && { seq: Number(rows[i]![0].seq), createdAt: Number(rows[i]![0].created_at), id: rows[i]![0].id }]));
+}
+
 const lastOfShop = (db: Runner, shopId: string) =>
   first(db.select({ seq: p.seq, createdAt: p.createdAt, id: p.id }).from(p).where(eq(p.shopId, shopId)).orderBy(desc(p.seq)).limit(1));
 
@@ -153,12 +175,11 @@ const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}
 async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | OrderIdTaken)[]> {
   return db.transaction(async (tx) => {
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
-    for (const shopId of shops) await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payments.seq:${shopId}`}))`);
+    const locked = lockShops(connectionOf(tx), shops);
     const cutoff = Math.min(...batch.map((b) => b.now)) - IDEMPOTENCY_TTL_MS;
-    // Both reads come after the locks and neither needs the other: sent together, one round trip.
-    const [settled, lasts] = await Promise.all([settledByKeys(tx, batch, cutoff), Promise.all(shops.map((shopId) => lastOfShop(tx, shopId)))]);
+    // Started after the locks, so it too runs under them, in the same round trip.
+    const [lastOfShops, settled] = await Promise.all([locked, settledByKeys(tx, batch, cutoff)]);
     const open = batch.map((_, i) => i).filter((i) => settled[i] === undefined);
-    const lastOfShops = new Map(shops.map((shopId, i) => [shopId, lasts[i]]));
     const taken = new Set<string>();
     for (;;) {
       const { values, outcomes } = numbered(
@@ -224,7 +245,7 @@ async function settledByKeys(tx: Runner, batch: NewInsert[], cutoff: number): Pr
 }
 
 /** The batch's rows numbered after each shop's last, leaving out taken orderIds (and a second create of one orderId). */
-function numbered(batch: NewInsert[], last: Map<string, { seq: number; createdAt: number; id: string } | undefined>, taken: Set<string>) {
+function numbered(batch: NewInsert[], last: Map<string, LastOfShop | undefined>, taken: Set<string>) {
   const seen = new Set(taken);
   const values: (typeof p.$inferInsert)[] = [];
   const outcomes: (number | OrderIdTaken)[] = batch.map(({ input, now, ttlMs }) => {
