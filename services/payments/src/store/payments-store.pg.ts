@@ -1,7 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
 import type { SQL } from "bun";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import type { PgColumn } from "drizzle-orm/pg-core";
 import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
 import { storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
@@ -263,35 +262,15 @@ function numbered(batch: NewInsert[], last: Map<string, LastOfShop | undefined>,
   return { values, outcomes };
 }
 
-const paymentColumns = getTableColumns(p);
-const paymentColumnList = Object.entries(paymentColumns) as [keyof PaymentRow, PgColumn][];
-const columnNames = paymentColumnList.map(([, c]) => `"${c.name}"`).join(", ");
-const insertPaymentsText = `insert into payments (${columnNames}) select ${columnNames} from jsonb_populate_recordset(null::payments, $1::text::jsonb) on conflict (shop_id, order_id) do nothing returning *`;
-
-/**
- * A batch's payments as ONE statement whose text never changes, whatever the batch's size: the
- * rows go as one JSON array (every column, a missing one as its default, as drizzle's insert
- * writes it) that PostgreSQL turns into payments rows. drizzle building the multi-row INSERT
- * (28 columns × rows parameters) was about half of payments' CPU per create in batches of 16
- * (docs/performance.md). What comes back is mapped as drizzle maps it, column by column.
- */
-async function insertPayments(conn: SQL, values: (typeof p.$inferInsert)[]): Promise<PaymentRow[]> {
-  const json = JSON.stringify(
-    values.map((v) => Object.fromEntries(paymentColumnList.map(([key, c]) => [c.name, v[key as keyof typeof v] ?? (c.hasDefault ? c.default : null)]))),
-  );
-  const raw = (await conn.unsafe(insertPaymentsText, [json])) as Record<string, unknown>[];
-  return raw.map((r) => Object.fromEntries(paymentColumnList.map(([key, c]) => [key, r[c.name] === null ? null : c.mapFromDriverValue(r[c.name])])) as PaymentRow);
-}
-
 /**
  * The rows inserted, or undefined (nothing kept) when some orderIds were taken: those are added to
  * `taken` and the rows this INSERT did store are deleted again. `ON CONFLICT DO NOTHING` skips a
  * row without aborting the transaction, so the common case needs no savepoint around it, and the
  * rows deleted were never visible outside the transaction.
  */
-async function insertSkippingTaken(tx: Runner & Pick<Db, "_">, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
-  if (values.length === 0) return [];
-  const rows = await insertPayments(connectionOf(tx), values);
+async function insertSkippingTaken(tx: Runner, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
+  const rows: PaymentRow[] = [];
+  for (const part of chunks(values)) rows.push(...(await tx.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()));
   if (rows.length === values.length) return rows;
   const stored = new Set(rows.map((r) => r.id));
   for (const v of values) if (!stored.has(v.id!)) taken.add(orderKey(v.shopId, v.orderId));
@@ -398,6 +377,7 @@ async function transitionsIn(tx: Runner, batch: TransitionRequest[], locked?: Pa
   return results;
 }
 
+const paymentColumns = getTableColumns(p);
 
 /**
  * One UPDATE writing each row's `columns` as the batch computed them: `payments AS p SET c = v.c
