@@ -22,7 +22,8 @@ const bunRunAdmin = (...args: string[]) => run(["bun", "run", "--silent", "admin
 
 const COMMANDS = ["shop:create", "shop:update", "key:rotate", "user:create-merchant", "webhooks:log", "webhooks:replay", "payout:create", "payment:refund", "payment:refunds", "payment:capture", "payment:cancel", "methods:list", "method:revoke", "receipt:resend"];
 
-describe("admin CLI help", () => {
+// Each case is its own process with nothing shared, most of its time spent starting: they run at once.
+describe.concurrent("admin CLI help", () => {
   test.each([["help"], ["-h"], ["--help"]])("`%s` prints the full usage on stdout and exits 0", async (flag) => {
     const r = await bunRunAdmin(flag);
     expect(r).toMatchObject({ code: 0, stderr: "" });

@@ -26,8 +26,9 @@ describe.each(ENGINES)("balance on %s", (engine) => {
   let stack: Stack;
   let feed: BalanceFeed;
   beforeAll(async () => {
-    // The directory too: the admin CLI asks it whether an account exists before the ledger.
-    stack = await Stack.start({ services: ["balance", "directory"], env: { HOLD_HOUR: "12" }, postgres: engine === "postgres" });
+    // The directory too: the admin CLI asks it whether an account exists before the ledger. A short
+    // ack wait: the crash tests wait for what the killed process held to be delivered again.
+    stack = await Stack.start({ services: ["balance", "directory"], env: { HOLD_HOUR: "12", BALANCE_ACK_WAIT: "2s" }, postgres: engine === "postgres" });
     feed = await BalanceFeed.open(stack);
   });
   afterAll(() => stack?.stop());

@@ -23,7 +23,8 @@ describe.each(ENGINES)("webhook delivery under chaos, the dispatcher on %s", (en
     stack = await Stack.start({
       services: ["directory", "payments", "gateway", "webhook-dispatcher"],
       postgres: engine === "postgres",
-      env: { WEBHOOK_RETRY_DELAYS: "300ms,600ms,900ms,1200ms,1500ms,1800ms", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ACK_WAIT: "3s" },
+      // Short ack waits: what the killed dispatcher held (attempts, and events taken in) comes back soon.
+      env: { WEBHOOK_RETRY_DELAYS: "300ms,600ms,900ms,1200ms,1500ms,1800ms", WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_ACK_WAIT: "3s", WEBHOOK_INTAKE_ACK_WAIT: "3s" },
     });
     shop = await stack.createShop({ name: "Chaos", webhookUrl: receiver.url });
   });

@@ -46,12 +46,19 @@ export async function memberId(viewer: DashboardClient, email: string): Promise<
 }
 
 const STEP_MS = 30_000;
+/**
+ * Until this far into a step a code of the step before is handed out too (accepted as a clock a
+ * little behind): the dashboard then checks it within the same step unless its answer takes
+ * longer than the rest of the step, 15 s at least.
+ */
+const PREVIOUS_STEP_UNTIL_MS = 15_000;
 
 /**
  * The app on a phone, for the secret a QR code or the page's key carried. The dashboard takes each
- * time step once (no replay), so every code handed out is of a step not handed out before: the
- * current one, else the next (accepted as a clock a little ahead); when both are spent it waits
- * for the clock, at most one step.
+ * time step once (no replay) and accepts one step either side of its clock, so every code handed
+ * out is of a step not handed out before: early in a step the one before, else the current one,
+ * else the next; when those are spent it waits for the clock, at most one step. Three codes in a
+ * row then rarely wait.
  */
 export class Authenticator {
   private lastStep = 0;
@@ -64,8 +71,9 @@ export class Authenticator {
   async code(): Promise<string> {
     const deadline = Date.now() + 3 * STEP_MS;
     while (Date.now() < deadline) {
-      const current = Math.floor(Date.now() / STEP_MS);
-      const step = Math.max(this.lastStep + 1, current);
+      const now = Date.now();
+      const current = Math.floor(now / STEP_MS);
+      const step = Math.max(this.lastStep + 1, now % STEP_MS < PREVIOUS_STEP_UNTIL_MS ? current - 1 : current);
       if (step <= current + 1) {
         this.lastStep = step;
         return this.totp.generate({ timestamp: step * STEP_MS });

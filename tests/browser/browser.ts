@@ -40,10 +40,16 @@ export const PHONE: BrowserContextOptions = {
 /** Screenshots land in tests/artifacts (git-ignored) for a person to look at. */
 export const ARTIFACTS_DIR = resolve(import.meta.dir, "../artifacts");
 
+/**
+ * The whole page in CSS pixels: at a phone's device scale (3) it is nine times the pixels to
+ * encode, seconds per screenshot on a busy machine, for the same layout a person looks at here.
+ * The page itself is still laid out and rendered at the device's scale (the QR code is read from
+ * those pixels, tests/browser/qr.ts).
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const path = join(ARTIFACTS_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: true, scale: "css" });
   return path;
 }
 

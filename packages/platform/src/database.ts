@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
 import { SQL } from "bun";
 import { sql } from "drizzle-orm";
-import { drizzle, type BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { migrate } from "drizzle-orm/bun-sql/migrator";
+import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { z } from "zod";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { duration } from "./config.ts";
@@ -109,9 +108,11 @@ const RETRY_PAUSE_MS = 1000;
  * pg-reconnect.ts; part of the process's /readyz, store-readiness.ts), waits for the server up to connectTimeoutMs (a log line naming the variable
  * at each failed try: a compose stack starts the database and the services together), then
  * applies the service's committed drizzle migrations under an advisory lock, so replicas
- * starting at once apply each migration once.
+ * starting at once apply each migration once. drizzle's PostgreSQL driver is loaded here, not at
+ * start: a service on SQLite never needs it (docs/performance.md, "Memory").
  */
 export async function openPgStore<S extends Record<string, unknown>>(choice: PgChoice, schema: S, migrationsFolder: string, log?: Logger): Promise<PgStore<S>> {
+  const [{ drizzle }, { migrate }] = await Promise.all([import("drizzle-orm/bun-sql"), import("drizzle-orm/bun-sql/migrator")]);
   const client = new SQL(choice.url, {
     max: choice.pool,
     connectionTimeout: Math.max(1, Math.ceil(Math.min(choice.connectTimeoutMs, 10_000) / 1000)),
@@ -122,7 +123,7 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
     await waitForServer(client, choice, log);
     const pooled = reconnectingClient(client, choice.pool, log);
     const db = drizzle({ client: pooled, schema });
-    await migrateLocked(client, db, choice.schema, migrationsFolder);
+    await migrateLocked(client, () => migrate(db, { migrationsFolder, migrationsSchema: choice.schema }), db, choice.schema);
     const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
     const stopClock = await followServerClock(
       async () => Number((await pooled.unsafe("select extract(epoch from clock_timestamp()) * 1000 as ms"))[0].ms),
@@ -171,14 +172,14 @@ async function waitForServer(client: SQL, choice: PgChoice, log?: Logger): Promi
  * on a connection reserved for it) lets one replica migrate while the others wait, then find
  * nothing left to do. The lock is the database's, so it holds across hosts.
  */
-async function migrateLocked(client: SQL, db: BunSQLDatabase<Record<string, unknown>>, schema: string, migrationsFolder: string): Promise<void> {
+async function migrateLocked(client: SQL, migrate: () => Promise<void>, db: BunSQLDatabase<Record<string, unknown>>, schema: string): Promise<void> {
   const key = `payaccept.migrations.${schema}`;
   const lock = await client.reserve();
   try {
     await lock`select pg_advisory_lock(hashtext(${key}))`;
     try {
       await db.execute(sql.raw(`create schema if not exists "${schema}"`));
-      await migrate(db, { migrationsFolder, migrationsSchema: schema });
+      await migrate();
     } finally {
       await lock`select pg_advisory_unlock(hashtext(${key}))`;
     }

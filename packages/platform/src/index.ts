@@ -22,7 +22,6 @@ export * from "./database.ts";
 export { sqlStateOf } from "./pg-reconnect.ts";
 export * from "./store-readiness.ts";
 export * from "./serial-sqlite.ts";
-export * from "./schema-drift.ts";
 export * from "./sqlite-import.ts";
 export * from "./ticker.ts";
 export * from "./hedge.ts";

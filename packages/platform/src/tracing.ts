@@ -1,19 +1,6 @@
-import {
-  context,
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type TextMapGetter,
-  type TextMapSetter,
-  type Tracer,
-} from "@opentelemetry/api";
-import { ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT, ATTR_URL_FULL } from "@opentelemetry/semantic-conventions";
+import type * as OtelApi from "@opentelemetry/api";
+import type { Attributes, Context, Link, Span, TextMapGetter, TextMapSetter, Tracer } from "@opentelemetry/api";
+import type * as Semconv from "@opentelemetry/semantic-conventions";
 import type { TracingConfig } from "./config.ts";
 
 /**
@@ -22,6 +9,10 @@ import type { TracingConfig } from "./config.ts";
  * first line and no span, context or header is ever made, so the hot path pays one comparison.
  */
 let tracer: Tracer | undefined;
+// The API and the attribute names, set with `tracer` (from tracing-sdk.ts): a process with tracing off
+// never loads them, about 500 KiB of source kept resident (docs/performance.md, "Memory").
+let api!: typeof OtelApi;
+let attr!: typeof Semconv;
 
 export const tracingOn = (): boolean => tracer !== undefined;
 
@@ -54,6 +45,7 @@ export function startTracing(service: string, cfg: TracingConfig): Tracing | und
   // require() is synchronous in Bun: the logger made right after already sees tracing on.
   const { startSdk } = require("./tracing-sdk.ts") as typeof import("./tracing-sdk.ts");
   const sdk = startSdk(service, cfg, url);
+  ({ api, attr } = sdk);
   tracer = sdk.tracer;
   return { shutdown: sdk.shutdown };
 }
@@ -70,19 +62,19 @@ const recordGetter: TextMapGetter<TraceCarrier> = {
   keys: () => ["traceparent", "tracestate"],
 };
 
-const contextOf = (headers: HeaderBag | undefined): Context => (headers ? propagation.extract(ROOT_CONTEXT, headers, getter) : ROOT_CONTEXT);
+const contextOf = (headers: HeaderBag | undefined): Context => (headers ? api.propagation.extract(api.ROOT_CONTEXT, headers, getter) : api.ROOT_CONTEXT);
 
 /** The current span's trace context, to store with a write whose effect is published later; undefined when off or outside a span. */
 export function traceCarrier(): TraceCarrier | undefined {
-  if (!tracer || !trace.getActiveSpan()) return undefined;
+  if (!tracer || !api.trace.getActiveSpan()) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  api.propagation.inject(api.context.active(), carrier);
   return carrier.traceparent ? (carrier as TraceCarrier) : undefined;
 }
 
 /** The trace and span ids of the current span, for a log line; undefined when off or outside a span. */
 export function currentTraceIds(): { traceId: string; spanId: string } | undefined {
-  const span = tracer && trace.getActiveSpan();
+  const span = tracer && api.trace.getActiveSpan();
   if (!span) return undefined;
   const { traceId, spanId } = span.spanContext();
   return { traceId, spanId };
@@ -93,7 +85,7 @@ export const traceIdOf = (carrier: TraceCarrier | null | undefined): string | un
 
 /** Adds attributes to the current span (what only the code inside it knows: a delivery id, an attempt number). */
 export function annotateSpan(attributes: Attributes): void {
-  if (tracer) trace.getActiveSpan()?.setAttributes(attributes);
+  if (tracer) api.trace.getActiveSpan()?.setAttributes(attributes);
 }
 
 /**
@@ -102,8 +94,8 @@ export function annotateSpan(attributes: Attributes): void {
  */
 function finish(span: Span, outcome: string, reason: string | undefined, failed: boolean): void {
   span.setAttribute("payaccept.outcome", outcome);
-  if (reason !== undefined) span.setAttribute(ATTR_ERROR_TYPE, reason);
-  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? outcome });
+  if (reason !== undefined) span.setAttribute(attr.ATTR_ERROR_TYPE, reason);
+  if (failed) span.setStatus({ code: api.SpanStatusCode.ERROR, message: reason ?? outcome });
   span.end();
 }
 
@@ -117,8 +109,8 @@ const natsAttributes = (subject: string): Attributes => ({ "messaging.system": "
  */
 export function startRpcClientSpan(subject: string, headers: HeaderBag): Span | undefined {
   if (!tracer) return undefined;
-  const span = tracer.startSpan(subject, { kind: SpanKind.CLIENT, attributes: natsAttributes(subject) });
-  propagation.inject(trace.setSpan(context.active(), span), headers, setter);
+  const span = tracer.startSpan(subject, { kind: api.SpanKind.CLIENT, attributes: natsAttributes(subject) });
+  api.propagation.inject(api.trace.setSpan(api.context.active(), span), headers, setter);
   return span;
 }
 
@@ -139,8 +131,8 @@ export function noteCopy(span: Span | undefined): void {
 export function inRpcServerSpan<T>(subject: string, headers: HeaderBag | undefined, run: (span: Span | undefined) => T): T {
   if (!tracer) return run(undefined);
   const parent = contextOf(headers);
-  const span = tracer.startSpan(subject, { kind: SpanKind.SERVER, attributes: natsAttributes(subject) }, parent);
-  return context.with(trace.setSpan(parent, span), run, undefined, span);
+  const span = tracer.startSpan(subject, { kind: api.SpanKind.SERVER, attributes: natsAttributes(subject) }, parent);
+  return api.context.with(api.trace.setSpan(parent, span), run, undefined, span);
 }
 
 /** A server span's end: a refusal is the caller's error; only a failure of the responder (INTERNAL) is the span's own. */
@@ -158,13 +150,13 @@ export function endRpcServerSpan(span: Span | undefined, outcome: string, reason
 export function startPublishSpan(subject: string, msgId: string, headers: HeaderBag, stored: TraceCarrier | null | undefined): Span | undefined {
   if (!tracer) return undefined;
   // null: a stored write that kept no context (tracing was off, or no trace caused it) begins its own trace.
-  const parent = stored ? propagation.extract(ROOT_CONTEXT, stored, recordGetter) : stored === null ? ROOT_CONTEXT : context.active();
+  const parent = stored ? api.propagation.extract(api.ROOT_CONTEXT, stored, recordGetter) : stored === null ? api.ROOT_CONTEXT : api.context.active();
   const span = tracer.startSpan(
     `publish ${subject}`,
-    { kind: SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject, "messaging.message.id": msgId } },
+    { kind: api.SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject, "messaging.message.id": msgId } },
     parent,
   );
-  propagation.inject(trace.setSpan(parent, span), headers, setter);
+  api.propagation.inject(api.trace.setSpan(parent, span), headers, setter);
   return span;
 }
 
@@ -191,7 +183,7 @@ export async function inConsumeSpan(
   const span = tracer.startSpan(
     `process ${m.subject}`,
     {
-      kind: SpanKind.CONSUMER,
+      kind: api.SpanKind.CONSUMER,
       attributes: {
         "messaging.system": "nats",
         "messaging.operation.type": "process",
@@ -204,7 +196,7 @@ export async function inConsumeSpan(
     parent,
   );
   try {
-    await context.with(trace.setSpan(parent, span), run);
+    await api.context.with(api.trace.setSpan(parent, span), run);
     finish(span, "ok", undefined, false);
   } catch (e) {
     finish(span, "failed", (e as Error)?.name ?? "Error", true);
@@ -231,14 +223,14 @@ export async function inHttpServerSpan(
     return;
   }
   const callers = contextOf(req.headers);
-  const callerSpan = trace.getSpanContext(callers);
-  const parent = inbound === "continue" ? callers : ROOT_CONTEXT;
+  const callerSpan = api.trace.getSpanContext(callers);
+  const parent = inbound === "continue" ? callers : api.ROOT_CONTEXT;
   const links: Link[] = inbound === "link" && callerSpan ? [{ context: callerSpan }] : [];
-  const span = tracer.startSpan(req.method, { kind: SpanKind.SERVER, attributes: { [ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": new URL(req.url).pathname }, links }, parent);
+  const span = tracer.startSpan(req.method, { kind: api.SpanKind.SERVER, attributes: { [attr.ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": new URL(req.url).pathname }, links }, parent);
   try {
-    const { route, status } = await context.with(trace.setSpan(parent, span), handle);
+    const { route, status } = await api.context.with(api.trace.setSpan(parent, span), handle);
     span.updateName(`${req.method} ${route}`);
-    span.setAttributes({ [ATTR_HTTP_ROUTE]: route, [ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
+    span.setAttributes({ [attr.ATTR_HTTP_ROUTE]: route, [attr.ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
     finish(span, status >= 500 ? String(status) : "ok", undefined, status >= 500);
   } catch (e) {
     finish(span, "failed", (e as Error)?.name ?? "Error", true);
@@ -261,12 +253,12 @@ export async function inClientSpan<T>(
   outcomeOf: (result: T) => ClientOutcome,
 ): Promise<T> {
   if (!tracer) return run(() => {});
-  const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes: attributes() });
-  const inContext = trace.setSpan(context.active(), span);
+  const span = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes: attributes() });
+  const inContext = api.trace.setSpan(api.context.active(), span);
   try {
-    const result = await context.with(inContext, run, undefined, (headers: HeaderBag) => propagation.inject(inContext, headers, setter));
+    const result = await api.context.with(inContext, run, undefined, (headers: HeaderBag) => api.propagation.inject(inContext, headers, setter));
     const { outcome, httpStatus, reason, failed } = outcomeOf(result);
-    if (httpStatus != null) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, httpStatus);
+    if (httpStatus != null) span.setAttribute(attr.ATTR_HTTP_RESPONSE_STATUS_CODE, httpStatus);
     finish(span, outcome, reason, failed);
     return result;
   } catch (e) {
@@ -275,14 +267,14 @@ export async function inClientSpan<T>(
   }
 }
 
-/** The attributes of an HTTP client span; the URL's path only when `withPath` (not a merchant's URL: it may hold their token). */
+/** The attributes of an HTTP client span (while tracing is on: inClientSpan's `attributes`); the URL's path only when `withPath` (not a merchant's URL: it may hold their token). */
 export function httpClientAttributes(method: string, url: string, withPath: boolean): Attributes {
   const target = new URL(url);
   return {
-    [ATTR_HTTP_REQUEST_METHOD]: method,
-    [ATTR_SERVER_ADDRESS]: target.hostname,
-    [ATTR_SERVER_PORT]: Number(target.port) || (target.protocol === "https:" ? 443 : 80),
-    ...(withPath ? { [ATTR_URL_FULL]: `${target.origin}${target.pathname}` } : {}),
+    [attr.ATTR_HTTP_REQUEST_METHOD]: method,
+    [attr.ATTR_SERVER_ADDRESS]: target.hostname,
+    [attr.ATTR_SERVER_PORT]: Number(target.port) || (target.protocol === "https:" ? 443 : 80),
+    ...(withPath ? { [attr.ATTR_URL_FULL]: `${target.origin}${target.pathname}` } : {}),
   };
 }
 
@@ -311,10 +303,10 @@ export function tracedFetch(url: string, init: RequestInit): Promise<Response> {
  * not the request's, and its log lines would name the request's trace.
  */
 export function outsideTraces<T>(fn: () => T): T {
-  return tracer ? context.with(ROOT_CONTEXT, fn) : fn();
+  return tracer ? api.context.with(api.ROOT_CONTEXT, fn) : fn();
 }
 
 /** Runs `fn` with the given context current when tracing is on (GroupCommit hands each write its caller's). */
 export function bindToCurrent<F extends (...args: never[]) => unknown>(fn: F): F {
-  return tracer ? context.bind(context.active(), fn) : fn;
+  return tracer ? api.context.bind(api.context.active(), fn) : fn;
 }

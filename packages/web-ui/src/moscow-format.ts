@@ -21,14 +21,19 @@ export function formatDay(day: string, lang: Lang): string {
   return lang === "en" || !y ? day : `${d}.${m}.${y}`;
 }
 
-/** The wall clock is already Moscow's, so the formats read it as UTC. */
-const LONG: Record<Lang, [Intl.DateTimeFormat, string]> = {
+/**
+ * The wall clock is already Moscow's, so the formats read it as UTC. Made at the first use: a
+ * DateTimeFormat loads its locale's data, about 4 MiB resident in a process that may never show
+ * a long date (docs/performance.md, "Memory").
+ */
+let long: Record<Lang, [Intl.DateTimeFormat, string]> | undefined;
+const longFormats = () => (long ??= {
   ru: [new Intl.DateTimeFormat("ru-RU", { timeZone: "UTC", day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit" }), "МСК"],
   en: [new Intl.DateTimeFormat("en-GB", { timeZone: "UTC", day: "numeric", month: "long", year: "numeric", hour: "2-digit", minute: "2-digit" }), "Moscow time"],
-};
+});
 
 /** "24 ноября 2026 г. в 07:15 МСК" / "24 November 2026 at 07:15 Moscow time": labelled, so that nobody guesses the zone. */
 export function formatMoscowLong(instant: string | number, lang: Lang): string {
-  const [format, zone] = LONG[lang];
+  const [format, zone] = longFormats()[lang];
   return `${format.format(moscowWallClock(instant))} ${zone}`;
 }

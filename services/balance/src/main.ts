@@ -31,7 +31,7 @@ const consumer = await consumeEvents(
     return effect;
   },
   log,
-  PAYMENT_EVENT_BATCH,
+  { ackWaitMs: cfg.BALANCE_ACK_WAIT, concurrency: PAYMENT_EVENT_BATCH },
 );
 const refundConsumer = await consumeEvents(
   nc,
@@ -42,6 +42,7 @@ const refundConsumer = await consumeEvents(
     return effect;
   },
   log,
+  { ackWaitMs: cfg.BALANCE_ACK_WAIT },
 );
 // Without its consumers the ledger goes stale.
 svc.essential("payment events", consumer);

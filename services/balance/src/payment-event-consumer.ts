@@ -5,11 +5,6 @@ import type { z } from "zod";
 
 export const BALANCE_DURABLE = "balance";
 export const BALANCE_REFUNDS_DURABLE = "balance-refunds";
-/**
- * Applying an event takes well under a millisecond, so an unacked event almost surely belongs to a
- * process that died; this is how long its events wait before they are delivered again.
- */
-const ACK_WAIT_MS = 10_000;
 const NS_PER_MS = 1_000_000;
 
 /** One of the balance's durable consumers of the PAYMENTS stream: which events, under which name. */
@@ -52,22 +47,24 @@ export const PAYMENT_EVENT_BATCH = 256;
 /**
  * A durable pull consumer of the feed's events, from the start of the stream. `concurrency` events
  * are with the sink at once: 1, each its own short transaction (refund ends), or a batch's worth
- * for a sink that gathers them (payment events, Batcher).
+ * for a sink that gathers them (payment events, Batcher). `ackWaitMs` (BALANCE_ACK_WAIT) is how
+ * long a message not acked waits before it is delivered again.
  */
 export async function consumeEvents<S extends z.ZodType>(
   nc: NatsConnection,
   feed: EventFeed<S>,
   sink: EventSink<z.output<S>>,
   log: Logger,
-  concurrency = 1,
+  opts: { ackWaitMs: number; concurrency?: number },
 ): Promise<RunningLoop> {
+  const { ackWaitMs, concurrency = 1 } = opts;
   const jsm = await ensurePaymentsStream(nc);
   await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: feed.durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: feed.filterSubject,
-    ack_wait: ACK_WAIT_MS * NS_PER_MS,
+    ack_wait: ackWaitMs * NS_PER_MS,
     max_ack_pending: 1000,
   }, log);
   const consumer = await durableConsumer(nc, PAYMENTS_STREAM, feed.durable);

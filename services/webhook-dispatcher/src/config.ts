@@ -29,6 +29,11 @@ export const dispatcherEnv = {
     .default(1_000_000),
   /** How long an attempt may go unanswered before JetStream hands the delivery out again (a crashed dispatcher). */
   WEBHOOK_ACK_WAIT: duration("60s"),
+  /**
+   * How long a payment event taken by the intake may go unacked before JetStream hands it out again
+   * (a crashed dispatcher). Intake only writes a row, so a short wait is plenty.
+   */
+  WEBHOOK_INTAKE_ACK_WAIT: duration("30s"),
 };
 
 export type DispatcherConfig = ReturnType<typeof loadDispatcherConfig>;

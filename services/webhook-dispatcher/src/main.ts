@@ -41,7 +41,7 @@ svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
 const shop = (shopId: string) => directory.shopOrRead(shopId);
 
-const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
+const streamSettings = { replicas: cfg.NATS_REPLICAS, ackWaitMs: cfg.WEBHOOK_ACK_WAIT, intakeAckWaitMs: cfg.WEBHOOK_INTAKE_ACK_WAIT, maxAckPending: cfg.WEBHOOK_MAX_ACK_PENDING, log };
 const js = await ensureStreams(nc, streamSettings, async () => {
   const requeued = await store.requeuePending();
   if (requeued > 0) log.warn({ requeued }, "dispatch stream missing; its pending deliveries will be published again");

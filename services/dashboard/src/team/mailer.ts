@@ -1,4 +1,4 @@
-import { createTransport } from "nodemailer";
+import type { Transporter } from "nodemailer";
 
 /** One plain-text mail. */
 export type Mail = { to: string; subject: string; text: string };
@@ -10,10 +10,18 @@ export type Mailer = { send(mail: Mail): Promise<void> };
  */
 const SMTP_TIMEOUT_MS = 10_000;
 
-/** Mails through the SMTP server of SMTP_URL (nodemailer: STARTTLS when offered, smtps:// for TLS from the start). */
+/**
+ * Mails through the SMTP server of SMTP_URL (nodemailer: STARTTLS when offered, smtps:// for TLS
+ * from the start). nodemailer is loaded at the first mail: 650 KiB of source that a dashboard
+ * sending no mail would keep resident (docs/performance.md, "Memory").
+ */
 export function smtpMailer(url: string, from: string): Mailer {
-  const transport = createTransport({ url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS });
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import("nodemailer").then(({ createTransport }) =>
+      createTransport({ url, connectionTimeout: SMTP_TIMEOUT_MS, greetingTimeout: SMTP_TIMEOUT_MS, socketTimeout: SMTP_TIMEOUT_MS }),
+    ));
   return {
-    send: async (mail) => void (await transport.sendMail({ from, ...mail })),
+    send: async (mail) => void (await (await transporter()).sendMail({ from, ...mail })),
   };
 }

@@ -1,6 +1,5 @@
 import { DomainError } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
-import { Secret, TOTP } from "otpauth";
 import type { TeamRow, UserRow } from "../store/schema.ts";
 import type { UserOps, UserStore } from "../store/user-store.ts";
 
@@ -17,10 +16,16 @@ export const RECOVERY_CODES = 10;
 /** No 0/o, 1/l/i: a code copied from paper is read right. 10 of 31 letters: ~50 bits each. */
 const RECOVERY_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789";
 
-const totp = (secret: string, label = "") => new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: 6, period: PERIOD_S, secret: Secret.fromBase32(secret) });
+/** otpauth, loaded at the first two-factor step rather than at start (docs/performance.md, "Memory"); require() is synchronous in Bun. */
+const otpauth = () => require("otpauth") as typeof import("otpauth");
+
+const totp = (secret: string, label = "") => {
+  const { Secret, TOTP } = otpauth();
+  return new TOTP({ issuer: ISSUER, label, algorithm: "SHA1", digits: 6, period: PERIOD_S, secret: Secret.fromBase32(secret) });
+};
 
 /** 160 random bits (RFC 4226's recommendation), base32 as apps take it. */
-export const newTotpSecret = () => new Secret({ size: 20 }).base32;
+export const newTotpSecret = () => new (otpauth().Secret)({ size: 20 }).base32;
 
 /** The otpauth:// URI the enrolment QR code carries: the app names the entry "payaccept: email". */
 export const enrolmentUri = (secret: string, email: string) => totp(secret, email).toString();

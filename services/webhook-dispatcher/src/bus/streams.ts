@@ -26,10 +26,8 @@ export type DispatchCommand = z.infer<typeof DispatchCommand>;
 const NS_PER_MS = 1_000_000;
 /** Long enough for a restarted dispatcher to re-publish a series it had not marked as queued. */
 const DUPLICATE_WINDOW_MS = 24 * 3600 * 1000;
-/** Intake only writes a row, so a short ack wait is plenty. */
-const INTAKE_ACK_WAIT_MS = 30_000;
-
-export type StreamSettings = { replicas: number; ackWaitMs: number; maxAckPending: number; log: Logger };
+/** ackWaitMs: the dispatch consumer's (WEBHOOK_ACK_WAIT); intakeAckWaitMs: the intake consumer's (WEBHOOK_INTAKE_ACK_WAIT). */
+export type StreamSettings = { replicas: number; ackWaitMs: number; intakeAckWaitMs: number; maxAckPending: number; log: Logger };
 
 /**
  * Creates what is missing. onDispatchStreamMissing runs before the dispatch stream is created (a
@@ -44,7 +42,7 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
-    ack_wait: INTAKE_ACK_WAIT_MS * NS_PER_MS,
+    ack_wait: s.intakeAckWaitMs * NS_PER_MS,
     max_ack_pending: 1000,
     max_deliver: -1,
   }, s.log);

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { schemaDrift } from "@payaccept/platform";
+import { schemaDrift } from "@payaccept/platform/schema-drift";
 import { tables } from "./schema.ts";
 
 test("the tables are the same on SQLite and PostgreSQL: columns, kinds, defaults, keys, indexes and their conditions, foreign keys, CHECKs and triggers", () => {
