@@ -92,9 +92,10 @@ describe.each([-60_000, -5_000, 5_000, 60_000])("a caller whose clock is %d ms o
     // machine, tens of them on a loaded one; half a second still tells the offsets apart.
     expect(Math.abs((await gauge(caller.clocks.label))! - offsetMs / 1000)).toBeLessThan(0.5);
     expect(Math.abs((await gauge(responder.clocks.label))! + offsetMs / 1000)).toBeLessThan(0.5);
+    // The warning carries the estimate of its moment, within the same half second (closeTo's 0 digits).
     const warned = (lines: Line[], peer: string) => lines.find((l) => l.level === 40 && l.peer === peer);
-    expect(warned(responder.lines, caller.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(offsetMs / 1000, 1) });
-    expect(warned(caller.lines, responder.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(-offsetMs / 1000, 1) });
+    expect(warned(responder.lines, caller.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(offsetMs / 1000, 0) });
+    expect(warned(caller.lines, responder.clocks.label)).toMatchObject({ offsetSeconds: expect.closeTo(-offsetMs / 1000, 0) });
   });
 
   test("a request that arrives after its caller's deadline on the caller's clock is dropped, known caller or not", async () => {
