@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { startNatsServer } from "../infra/launcher/nats-server.ts";
 import { freePort } from "../tests/harness/ports.ts";
 import { benchEnv, loadSettingsFromEnv, measureLoad } from "./lib/measure.ts";
-import { listeningPort, stopServers, type BenchServer } from "./lib/spawn.ts";
+import { listeningPort, startBenchServer, stopServers } from "./lib/spawn.ts";
 import { quantile } from "./lib/stats.ts";
 
 const trees = process.argv.slice(2).map((t) => resolve(t));
@@ -22,22 +22,14 @@ const median = (values: number[]) => quantile(values, 0.5);
 const rounds = benchEnv("BENCH_AB_ROUNDS", 6);
 const load = { ...loadSettingsFromEnv(), seconds: benchEnv("BENCH_SECONDS", 4), warmupSeconds: benchEnv("BENCH_WARMUP_SECONDS", 1) };
 
-/** A bench server of `tree` (its bench/servers/<file>), resolved with the first line it prints. */
-async function serverOf(tree: string, file: string, natsUrl: string): Promise<{ proc: BenchServer; line: string }> {
-  const proc: BenchServer = Bun.spawn(["bun", join(tree, "bench/servers", file)], { cwd: tree, env: { ...process.env, NATS_URL: natsUrl }, stdout: "pipe", stderr: "inherit" });
-  const { value } = await proc.stdout.getReader().read();
-  if (!value) throw new Error(`${tree}: bench/servers/${file} exited before it was ready`);
-  return { proc, line: new TextDecoder().decode(value).trim() };
-}
-
 const dataDir = mkdtempSync(join(tmpdir(), "payaccept-ceiling-ab-"));
 const nats = await startNatsServer({ port: await freePort(), dataDir });
 const runs = new Map<string, { rps: number; µs: number[] }[]>(trees.map((t) => [t, []]));
 try {
   for (let round = 1; round <= rounds; round++) {
     for (const tree of trees) {
-      const responder = await serverOf(tree, "nats-responder.ts", nats.url);
-      const front = await serverOf(tree, "nats-front.ts", nats.url);
+      const responder = await startBenchServer("nats-responder.ts", { NATS_URL: nats.url }, undefined, tree);
+      const front = await startBenchServer("nats-front.ts", { NATS_URL: nats.url }, undefined, tree);
       try {
         const pids = { front: front.proc.pid, responder: responder.proc.pid, "nats-server": nats.proc.pid };
         const run = { url: `http://127.0.0.1:${listeningPort(front.line)}/`, script: ["static"] };

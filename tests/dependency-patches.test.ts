@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { headers, Match, MsgHdrsImpl } from "@nats-io/nats-core/internal";
 import { ROOT } from "../infra/launcher/services.ts";
 
 /**
@@ -34,3 +35,24 @@ for (const [dependency, patchFile] of patches) {
     expect(missing).toEqual([]);
   });
 }
+
+test("@nats-io/nats-core's headers behave as unpatched: exact and case-insensitive look-ups, set replacing, invalid names refused every time", () => {
+  const h = headers();
+  h.set("Payaccept-Deadline", "1");
+  h.append("Payaccept-Deadline", "2");
+  h.set("x-request-id", "r");
+  expect(h.get("Payaccept-Deadline")).toBe("1");
+  expect(h.values("Payaccept-Deadline")).toEqual(["1", "2"]);
+  expect(h.get("payaccept-deadline")).toBe(""); // exact by default
+  expect(h.get("PAYACCEPT-DEADLINE", Match.IgnoreCase)).toBe("1");
+  expect(h.has("X-Request-Id", Match.CanonicalMIME)).toBe(false); // stored as given: "x-request-id"
+  h.set("Payaccept-Deadline", "3");
+  expect(h.values("Payaccept-Deadline")).toEqual(["3"]);
+  h.delete("x-request-id");
+  expect(h.has("x-request-id")).toBe(false);
+  // A name is checked on every use, not only the first time (the patch remembers valid names only).
+  for (let i = 0; i < 2; i++) expect(() => h.set("bad name", "v")).toThrow();
+  // What travels: the encoding a decoder reads back.
+  const back = MsgHdrsImpl.decode((h as MsgHdrsImpl).encode());
+  expect(back.values("Payaccept-Deadline")).toEqual(["3"]);
+});

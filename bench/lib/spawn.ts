@@ -6,12 +6,13 @@ export type BenchServer = Subprocess<"ignore", "pipe", "inherit">;
 
 /**
  * A bench server (bench/servers/<file>) as its own Bun process, from the repository root so the
- * workspace resolves. Resolves with the process and the first line it printed, which each bench
- * server prints once it is ready (`listening <port>`, `serving`).
+ * workspace resolves (`root`: another checkout's, to compare two versions). Resolves with the
+ * process and the first line it printed, which each bench server prints once it is ready
+ * (`listening <port>`, `serving`).
  */
-export async function startBenchServer(file: string, env: Record<string, string> = {}, timeoutMs = 10_000): Promise<{ proc: BenchServer; line: string }> {
-  const proc: BenchServer = Bun.spawn(["bun", join(ROOT, "bench/servers", file)], {
-    cwd: ROOT,
+export async function startBenchServer(file: string, env: Record<string, string> = {}, timeoutMs = 10_000, root = ROOT): Promise<{ proc: BenchServer; line: string }> {
+  const proc: BenchServer = Bun.spawn(["bun", join(root, "bench/servers", file)], {
+    cwd: root,
     env: { ...(process.env as Record<string, string>), ...env },
     stdout: "pipe",
     stderr: "inherit",

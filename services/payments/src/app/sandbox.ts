@@ -16,13 +16,19 @@ import { applyResult, type ProviderResult, type SavedByProvider } from "./provid
 
 type Outcome = z.infer<typeof SandboxOutcome>;
 
+/** The status an outcome leads to (a hold's SUCCESS is AUTHORIZED): a repeated click, a repeated call. */
+const outcomeStatus = (row: PaymentRow, outcome: Outcome) => (outcome === "SUCCESS" ? (row.hold ? "AUTHORIZED" : "SUCCESS") : outcome);
+
+/** The decline a FAILED outcome stands for: its failureCode, by default the card declined. */
+const failureOf = (req: SandboxOutcomeRequest) => req.failureCode ?? "CARD_DECLINED";
+
 /** The bank's answer a sandbox outcome stands for; null for the clock's expiry of an unpaid payment. */
 function sandboxResult(d: PaymentsDeps, row: PaymentRow, req: SandboxOutcomeRequest, consent: boolean): ProviderResult | null {
   const now = d.now();
   const saved: SavedByProvider | null = consent ? { methodId: "", status: "ACTIVE", revokedBy: null, ...sandboxMethodOf(row.method ?? "CARD", now) } : null;
   if (req.outcome === "SUCCESS") return row.hold ? { kind: "authorized", holdExpiresAt: now + d.captureTtlMs, savedMethod: saved } : { kind: "paid", paidAt: now, amountKopecks: null, savedMethod: saved };
   if (req.outcome === "EXPIRED") return row.status === "AUTHORIZED" ? { kind: "voided", heldTooLong: true } : null;
-  const reason = req.failureCode ?? "CARD_DECLINED";
+  const reason = failureOf(req);
   if (reason === "AUTHENTICATION_REQUIRED" && row.merchantInitiated) return { kind: "challenge", authenticationUrl: payUrlOf(d.paypageUrl, row.id) };
   // A charge declined as revoked or expired ends its method, as the bank's decline does.
   const ended: SavedByProvider | null =
@@ -50,9 +56,7 @@ async function applySandbox(d: PaymentsDeps, row: PaymentRow, req: SandboxOutcom
  * does not take.
  */
 function reached(row: PaymentRow, req: SandboxOutcomeRequest): boolean {
-  if (req.outcome === "SUCCESS") return row.status === "SUCCESS" || (row.hold && row.status === "AUTHORIZED");
-  if (req.outcome === "FAILED") return row.status === "FAILED" && row.failureCode === (req.failureCode ?? "CARD_DECLINED");
-  return row.status === "EXPIRED";
+  return row.status === outcomeStatus(row, req.outcome) && (req.outcome !== "FAILED" || row.failureCode === failureOf(req));
 }
 
 /**
@@ -75,9 +79,6 @@ export async function completeSandbox(d: PaymentsDeps, shopId: string, id: strin
   if (reached(now, req)) return toPayment(now, d.paypageUrl);
   throw new DomainError("SANDBOX_OUTCOME_NOT_APPLICABLE", { status: now.status, outcome: req.outcome });
 }
-
-/** The status a page outcome leads to, for a repeated click. */
-const outcomeStatus = (row: PaymentRow, outcome: Outcome) => (outcome === "SUCCESS" ? (row.hold ? "AUTHORIZED" : "SUCCESS") : outcome);
 
 /**
  * The tester's pick on a sandbox payment page: it decides only a PENDING payment, or a charge
