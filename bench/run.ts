@@ -32,7 +32,7 @@ import { saveBenchCard } from "./lib/saved-card.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
 import { measureCpu, rssMiB } from "./lib/proc.ts";
 import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
-import { apiVerdicts, engineVerdicts, webhookVerdicts } from "./lib/targets.ts";
+import { apiVerdicts, engineVerdicts, tracingVerdicts, WEBHOOK_RATE_OF_B, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
 import { ensureWrk } from "./lib/wrk.ts";
@@ -44,7 +44,8 @@ const cfg = {
   warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
   connections: env("BENCH_CONNECTIONS", 64),
   threads: env("BENCH_WRK_THREADS", 1),
-  webhookRate: env("BENCH_WEBHOOK_RATE", 500),
+  /** The offered webhook rate; unset, WEBHOOK_RATE_OF_B × ceiling (b) of the run. */
+  webhookRate: process.env.BENCH_WEBHOOK_RATE === undefined ? undefined : Number(process.env.BENCH_WEBHOOK_RATE),
   webhookSeconds: env("BENCH_WEBHOOK_SECONDS", 10),
   burst: env("BENCH_WEBHOOK_BURST", 20_000),
   shops: env("BENCH_WEBHOOK_SHOPS", 16),
@@ -53,9 +54,11 @@ const cfg = {
   tracing: process.env.BENCH_TRACING !== "0",
   tracingRounds: env("BENCH_TRACING_ROUNDS", 2),
 };
+/** The most a run offers per second when the rate follows ceiling (b): 0.05 × (b) on the fastest machine measured. */
+const MAX_WEBHOOK_RATE = 2000;
 /** Seeded payments each use takes (the sample is spread evenly over the whole shop); a small BENCH_ROWS shrinks them all alike. */
 const POOLS = (() => {
-  const wanted = { webhook: cfg.webhookRate * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
+  const wanted = { webhook: (cfg.webhookRate ?? MAX_WEBHOOK_RATE) * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
   const scale = Math.min(1, cfg.rows / Object.values(wanted).reduce((a, b) => a + b, 0));
   return Object.fromEntries(Object.entries(wanted).map(([k, n]) => [k, Math.max(1, Math.floor(n * scale))])) as typeof wanted;
 })();
@@ -135,12 +138,13 @@ try {
     cpuRows.push({ key, label: `webhooks: ${label}`, rps: w.perSecond, p50Ms: w.p50Ms, p99Ms: w.p99Ms, errors: w.failedRequests, cpu: m.cpu });
     return { key, label, result: { ...w, deferrals: deferrals!, attemptMs: (attemptSeconds! / attempts!) * 1000 } };
   };
+  const rate = Math.round(cfg.webhookRate ?? Math.min(MAX_WEBHOOK_RATE, WEBHOOK_RATE_OF_B * ceilingB.rps));
+  const offered = Math.min(POOLS.webhook, rate * cfg.webhookSeconds);
   const shops = await createShops(bench.stack, cfg.shops, clock.url);
-  const spread = await createPaymentsThroughApi(gatewayUrl, shops, Math.ceil(POOLS.webhook / cfg.shops));
-  const rate = cfg.webhookRate;
+  const spread = await createPaymentsThroughApi(gatewayUrl, shops, Math.ceil(offered / cfg.shops));
   const webhookRows = [
     await webhookRun("rate", `${rate}/s offered: API cancels, ${cfg.shops} shops`, () => cancelsAtRate({ clock, gatewayUrl, payments: spread, ratePerSecond: rate })),
-    await webhookRun("rate-1", `${rate}/s offered: API cancels, one shop`, () => cancelsAtRate({ clock, gatewayUrl, payments: oneShopPayments, ratePerSecond: rate })),
+    await webhookRun("rate-1", `${rate}/s offered: API cancels, one shop`, () => cancelsAtRate({ clock, gatewayUrl, payments: oneShopPayments.slice(0, offered), ratePerSecond: rate })),
     await webhookRun("max", `max: ${cfg.burst.toLocaleString("en-US")} events at once, ${cfg.shops} shops`, () =>
       publishedEvents({ clock, nc: bench.stack.nc, shops: shops.map((s) => s.record), n: cfg.burst }),
     ),
@@ -160,10 +164,10 @@ try {
       "",
       loadTable(rows, ceilingA, ceilingB, apiVerdicts(rows, ceilingB)),
       "",
-      webhookTable(webhookVerdicts(webhookRows), ceilingB),
+      webhookTable(webhookVerdicts(webhookRows, ceilingB), ceilingB),
       "",
       pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
-      traced ? `${tracingTable(traced.runs, cfg.tracingRounds)}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
+      traced ? `${tracingTable(traced.runs, cfg.tracingRounds, tracingVerdicts(traced.runs))}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
       `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
         `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",
