@@ -21,20 +21,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiPhases } from "./lib/api-phases.ts";
-import { createPaymentsThroughApi, createShops, startBenchStack } from "./lib/bench-stack.ts";
+import { startBenchStack } from "./lib/bench-stack.ts";
 import { startBareHttp, startNatsRoundTrip } from "./lib/ceilings.ts";
 import { deepPageTotal, shuffle, slicer, waitDrained } from "./lib/helpers.ts";
-import { metricValue } from "./lib/metrics.ts";
 import { overviewLatency } from "./lib/overview-rpc.ts";
 import { measureLoad } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { saveBenchCard } from "./lib/saved-card.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
-import { measureCpu, rssMiB } from "./lib/proc.ts";
-import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
+import { rssMiB } from "./lib/proc.ts";
+import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow } from "./lib/report.ts";
 import { apiVerdicts, engineVerdicts, tracingVerdicts, WEBHOOK_RATE_OF_B, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
-import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
+import { webhookRows } from "./lib/webhook-rows.ts";
 import { ensureWrk } from "./lib/wrk.ts";
 
 const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
@@ -127,28 +126,16 @@ try {
 
   say("waiting until the webhooks of the cancels are delivered");
   const drained = await waitDrained(bench.stack.url("payments"), clock, 180_000);
-  const dispatcherUrl = bench.stack.url("webhook-dispatcher");
-  const webhookRun = async (key: string, label: string, scenario: () => Promise<WebhookResult>): Promise<WebhookRow> => {
-    say(`webhooks: ${label}`);
-    const counters = ["webhook_deferrals_total", "webhook_attempt_duration_seconds_sum", "webhook_attempt_duration_seconds_count"];
-    const before = await Promise.all(counters.map((c) => metricValue(dispatcherUrl, c)));
-    const m = await measureCpu({ ...bench.pids, receiver: clock.pid }, async () => ({ result: await scenario() }));
-    const [deferrals, attemptSeconds, attempts] = (await Promise.all(counters.map((c) => metricValue(dispatcherUrl, c)))).map((v, i) => v - before[i]!);
-    const w = m.result;
-    cpuRows.push({ key, label: `webhooks: ${label}`, rps: w.perSecond, p50Ms: w.p50Ms, p99Ms: w.p99Ms, errors: w.failedRequests, cpu: m.cpu });
-    return { key, label, result: { ...w, deferrals: deferrals!, attemptMs: (attemptSeconds! / attempts!) * 1000 } };
-  };
   const rate = Math.round(cfg.webhookRate ?? Math.min(MAX_WEBHOOK_RATE, WEBHOOK_RATE_OF_B * ceilingB.rps));
-  const offered = Math.min(POOLS.webhook, rate * cfg.webhookSeconds);
-  const shops = await createShops(bench.stack, cfg.shops, clock.url);
-  const spread = await createPaymentsThroughApi(gatewayUrl, shops, Math.ceil(offered / cfg.shops));
-  const webhookRows = [
-    await webhookRun("rate", `${rate}/s offered: API cancels, ${cfg.shops} shops`, () => cancelsAtRate({ clock, gatewayUrl, payments: spread, ratePerSecond: rate })),
-    await webhookRun("rate-1", `${rate}/s offered: API cancels, one shop`, () => cancelsAtRate({ clock, gatewayUrl, payments: oneShopPayments.slice(0, offered), ratePerSecond: rate })),
-    await webhookRun("max", `max: ${cfg.burst.toLocaleString("en-US")} events at once, ${cfg.shops} shops`, () =>
-      publishedEvents({ clock, nc: bench.stack.nc, shops: shops.map((s) => s.record), n: cfg.burst }),
-    ),
-  ];
+  const webhooks = await webhookRows({
+    stack: bench.stack,
+    pids: bench.pids,
+    clock,
+    oneShop: oneShopPayments,
+    settings: { rate, seconds: cfg.webhookSeconds, burst: cfg.burst, shops: cfg.shops },
+    say,
+  });
+  cpuRows.push(...webhooks.cpuRows);
 
   // The SQLite stack is stopped first, so that its leftover work (webhooks still being delivered) takes no CPU from the PostgreSQL rows.
   await stopSqliteStack();
@@ -164,7 +151,7 @@ try {
       "",
       loadTable(rows, ceilingA, ceilingB, apiVerdicts(rows, ceilingB)),
       "",
-      webhookTable(webhookVerdicts(webhookRows, ceilingB), ceilingB),
+      webhookTable(webhookVerdicts(webhooks.rows, ceilingB), ceilingB),
       "",
       pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
       traced ? `${tracingTable(traced.runs, cfg.tracingRounds, tracingVerdicts(traced.runs))}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
