@@ -229,7 +229,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       // The span carries the count JetStream gave the delivery. nats-server 2.9 (Debian's 2.9.10,
       // which the tests run on) sometimes numbers a redelivery 1: a nak'd message falling due just as
       // the consumer's only pull request expires is rewound and delivered as new (nats-io/nats-server#5305,
-      // fixed in April 2024; docs/operations.md "Traces"). Releases from 2.10.17 on surely have the fix.
+      // fixed in April 2024; docs/observability.md "Traces"). Releases from 2.10.17 on surely have the fix.
       const redeliveryCounts = Bun.semver.order(stack.nc.info!.version, "2.10.17") < 0 ? [2, 1] : [2];
       expect(deliveries[0]!.attributes["messaging.nats.delivery_count"]).toBe(1);
       expect(redeliveryCounts).toContain(deliveries[1]!.attributes["messaging.nats.delivery_count"] as number);

@@ -4,7 +4,7 @@ import type * as Semconv from "@opentelemetry/semantic-conventions";
 import type { TracingConfig } from "./config.ts";
 
 /**
- * Traces with OpenTelemetry (docs/operations.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
+ * Traces with OpenTelemetry (docs/observability.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
  * (or …_TRACES_ENDPOINT) is set: then `tracer` stays undefined, every hook below returns at its
  * first line and no span, context or header is ever made, so the hot path pays one comparison.
  */
@@ -171,7 +171,7 @@ export function endPublishSpan(span: Span | undefined, result: { duplicate: bool
 /**
  * Runs a consumer's handler for one message inside its consumer span, a child of the publish span
  * (the message's headers): every delivery of the message, redeliveries included, is a child of
- * the one publish, so a payment's trace shows each try (docs/operations.md, "Traces").
+ * the one publish, so a payment's trace shows each try (docs/observability.md, "Traces").
  */
 export async function inConsumeSpan(
   m: { subject: string; seq: number; headers?: HeaderBag; info: { deliveryCount: number } },

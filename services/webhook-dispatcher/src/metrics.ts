@@ -3,7 +3,7 @@ import { prom, registry } from "@payaccept/platform";
 /**
  * By shop too, for the per-shop failure ratio an on-call engineer is paged on: one series per shop
  * that had attempts on this replica and outcome, which Prometheus holds easily up to some
- * thousands of shops (docs/operations.md, "Metrics").
+ * thousands of shops (docs/observability.md, "Metrics").
  */
 export const webhookAttempts = new prom.Counter({
   name: "webhook_attempts_total",
