@@ -88,6 +88,25 @@ export function annotateSpan(attributes: Attributes): void {
   if (tracer) api.trace.getActiveSpan()?.setAttributes(attributes);
 }
 
+/** The spans already linked by linkTrace, so that work reading its object twice links once. */
+const linked = new WeakSet<Span>();
+
+/**
+ * Marks the current span as work on one object (`attributes`: its id, what a trace search finds
+ * it by) and links it to the span `origin` names when that is another trace: the trace that made
+ * the object (a payment's create), so that work done on it later in traces of its own (a buyer's
+ * page, a bank's callback) leads back to it.
+ */
+export function linkTrace(origin: TraceCarrier | null | undefined, attributes: Attributes): void {
+  const span = tracer && api.trace.getActiveSpan();
+  if (!span) return;
+  span.setAttributes(attributes);
+  const context = origin && api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, origin, recordGetter));
+  if (!context || context.traceId === span.spanContext().traceId || linked.has(span)) return;
+  span.addLink({ context });
+  linked.add(span);
+}
+
 /**
  * Ends a span with its outcome: `ok`, or an error code (the transport's or the reply's) with the
  * reason; `failed` marks the span as an error (its status), which a trace viewer shows in red.
