@@ -136,7 +136,7 @@ describe("Grafana: provisioning and dashboards", () => {
       "job:http_requests_5xx:ratio_rate5m",
       "payaccept:api_request_duration_seconds:p99_5m",
       "webhook_attempts_total",
-      "shop:webhook_attempts_failed:ratio_rate1h",
+      "webhook_failing_shop_ratio",
       "payments_outbox_oldest_unpublished_age_seconds",
       "jetstream_consumer_pending_messages",
       "payments_transitions_kopecks_total",
