@@ -12,8 +12,8 @@
  * 5. create, get, the deep page and cancel again on a second stack whose payments (and balance)
  *    keep their rows on a throwaway PostgreSQL seeded the same way, next to the SQLite figures
  *    (BENCH_POSTGRES=0 leaves it out; `bun bench/payments-postgres.ts` runs it alone).
- * 6. create, get and cancel with tracing off and on (every span exported over OTLP/HTTP to a local
- *    sink), alternating, BENCH_TRACING_ROUNDS rounds each (BENCH_TRACING=0 leaves it out;
+ * 6. create, get and cancel with tracing off and on (exported over OTLP/HTTP to a local sink at the
+ *    default sampling), alternating, BENCH_TRACING_ROUNDS rounds each (BENCH_TRACING=0 leaves it out;
  *    `bun bench/tracing.ts` runs it alone).
  * All traffic is on 127.0.0.1; every loop is bounded in count and time. Settings: BENCH_* below.
  */
@@ -154,7 +154,7 @@ try {
       webhookTable(webhookVerdicts(webhooks.rows, ceilingB), ceilingB),
       "",
       pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
-      traced ? `${tracingTable(traced.runs, cfg.tracingRounds, tracingVerdicts(traced.runs))}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
+      traced ? `${tracingTable(traced.runs, cfg.tracingRounds, tracingVerdicts(traced.runs))}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP)\n` : "",
       `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
         `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",

@@ -25,7 +25,7 @@ try {
       `seeded shop: ${rows.toLocaleString("en-US")} payments, Bun ${Bun.version}`,
       "",
       tracingTable(traced.runs, rounds, tracingVerdicts(traced.runs)),
-      `(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)`,
+      `(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP)`,
     ].join("\n"),
   );
 } finally {
