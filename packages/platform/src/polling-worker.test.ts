@@ -76,3 +76,19 @@ test("stop() waits for the running round, and none runs after it", async () => {
   expect(finished).toBe(true);
   expect(rounds).toBe(1);
 });
+
+test("a round that finds something due but nothing to do lets the process's sockets and timers run between rounds", async () => {
+  let rounds = 0;
+  const w = worker(async () => {
+    rounds++;
+    // Due already (a row another part of the process has in hand); after 1,000 rounds it says
+    // nothing is due, so that a worker that never yields still ends its run of rounds.
+    return rounds < 1000 ? Date.now() - 1 : null;
+  });
+  let seenAtRound: number | undefined;
+  w.start();
+  setImmediate(() => (seenAtRound = rounds));
+  await until(() => seenAtRound !== undefined);
+  expect(seenAtRound!).toBeLessThan(10);
+  await w.stop();
+});

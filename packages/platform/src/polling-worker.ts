@@ -52,6 +52,10 @@ export class PollingWorker {
         wait = this.opts.idleMs;
       }
       if (wait > 0 && !this.stopped && !this.woken) await this.sleep(wait);
+      // Never round after round within one turn of the event loop: a round that finds rows due but
+      // nothing to do (rows another part of the process has in hand) would otherwise starve every
+      // socket and timer of the process, the ones that would end that work included.
+      else await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
 
