@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs, type Payment } from "@payaccept/contracts";
+import { MerchantLoad, PAYOUT } from "./money-load-fixtures.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed } from "./balance-fixtures.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { BankApp } from "./payments-fixtures.ts";
 import { pairKey, receivedPairs, UNLIMITED_RATES } from "./replica-fixtures.ts";
 
 /**
@@ -25,19 +25,12 @@ const PROMOTE_AFTER_MS = 2_000;
 const AFTER_PROMOTE_MS = 5_000;
 /** Bound on each worker's orders, whatever the machine's speed. */
 const MAX_ORDERS_PER_WORKER = 150;
-const AMOUNT = 10_000;
-const PAYOUT = 1_000;
 const FUNDED = 5_000_000;
-
-type Attempt = { op: string; at: number; ok: boolean; status: number };
-type Order = { orderId: string; payment?: Payment; refundId?: string; payoutId?: string };
 
 let stack: Stack;
 let receiver: Receiver;
-let bank: BankApp;
 let shop: ShopCreated;
-const attempts: Attempt[] = [];
-const orders: Order[] = [];
+let load: MerchantLoad;
 
 beforeAll(async () => {
   stack = await Stack.start({
@@ -46,53 +39,16 @@ beforeAll(async () => {
     env: { ...UNLIMITED_RATES, BALANCE_ACK_WAIT: "2s", WEBHOOK_INTAKE_ACK_WAIT: "3s", REFUND_RETRY_MS: "500", OUTBOX_SWEEP_MS: "500" },
   });
   receiver = startReceiver();
-  bank = new BankApp(stack);
   shop = await stack.createShop({ name: "Failover shop", methods: ["SBP"], webhookUrl: receiver.url });
   await (await BalanceFeed.open(stack)).fund(shop.accountId, FUNDED);
   await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
+  load = new MerchantLoad(stack, shop);
 });
 
 afterAll(async () => {
   receiver?.stop();
   await stack?.stop();
 });
-
-/**
- * One merchant call, sent again with the same Idempotency-Key until it is answered (bounded): each
- * try is recorded, a failed one counting towards the outage.
- */
-async function answered<T>(op: string, path: string, init: { method?: string; json?: unknown; key?: string }, ok = (s: number) => s === 200 || s === 201): Promise<T> {
-  for (let n = 0; n < 120; n++) {
-    let status = 0;
-    try {
-      const res = await stack.api(shop.apiKey, path, { method: init.method, json: init.json, headers: init.key ? { "Idempotency-Key": init.key } : {} });
-      status = res.status;
-      if (ok(status)) {
-        attempts.push({ op, at: performance.now(), ok: true, status });
-        return (await res.json()) as T;
-      }
-      await res.body?.cancel();
-    } catch {
-      // The connection failed: a failed request like any other.
-    }
-    attempts.push({ op, at: performance.now(), ok: false, status });
-    await Bun.sleep(200);
-  }
-  throw new Error(`${op} ${path} never answered`);
-}
-
-/** A payment through its life: created, paid in the bank app, refunded in full, and a payout beside it. */
-async function runOrder(order: Order): Promise<void> {
-  order.payment = await answered<Payment>("create", "/v1/payments", { method: "POST", key: `create-${order.orderId}`, json: { orderId: order.orderId, amountKopecks: AMOUNT, method: "SBP" } });
-  const id = order.payment.id;
-  const view = await eventually(() => stack.call(rpcs.payments.start, { id, method: "SBP" }), 30_000, 200);
-  await eventually(() => bank.sbp(view.sbp!.qrPayload, "pay").then(() => true), 30_000, 200);
-  await eventually(async () => (await answered<Payment>("read", `/v1/payments/${id}`, {})).status === "SUCCESS", 60_000, 200);
-  const refund = await answered<{ id: string }>("refund", `/v1/payments/${id}/refunds`, { method: "POST", key: `refund-${order.orderId}`, json: {} });
-  order.refundId = refund.id;
-  const payout = await answered<{ id: string }>("payout", "/v1/payouts", { method: "POST", key: `payout-${order.orderId}`, json: { amountKopecks: PAYOUT } });
-  order.payoutId = payout.id;
-}
 
 test("the primary lost under load, the standby promoted: every answered create, refund and payout kept once, webhooks and the ledger go on, the outage measured", async () => {
   const started = performance.now();
@@ -107,18 +63,11 @@ test("the primary lost under load, the standby promoted: every answered create, 
     stack.pgPair!.standby.promote();
     promotedAt = performance.now();
   })();
-  await Promise.all(
-    Array.from({ length: WORKERS }, async (_, w) => {
-      for (let i = 0; i < MAX_ORDERS_PER_WORKER && performance.now() < endAt; i++) {
-        const order: Order = { orderId: `failover-${w}-${i}` };
-        orders.push(order);
-        await runOrder(order);
-      }
-    }),
-  );
+  await load.workers(WORKERS, "failover", () => performance.now() >= endAt, MAX_ORDERS_PER_WORKER, () => true);
   await failover;
+  const { orders, attempts } = load;
   // Orders were both finished before the kill and started after the promotion.
-  expect(orders.filter((o) => attempts.some((a) => a.op === "create" && a.ok && a.at < killedAt)).length).toBeGreaterThan(0);
+  expect(attempts.filter((a) => a.op === "create" && a.ok && a.at < killedAt).length).toBeGreaterThan(0);
   const createdAfter = attempts.filter((a) => a.op === "create" && a.ok && a.at > promotedAt).length;
   expect(createdAfter).toBeGreaterThan(0);
 

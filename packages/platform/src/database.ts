@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import { importSqliteIntoPg } from "./sqlite-import.ts";
 import { PrimaryPool, reconnectingClient } from "./pg-reconnect.ts";
 import { registerStoreProbe } from "./store-readiness.ts";
+import { registerBackupSource } from "./store-backup.ts";
 import { followServerClock } from "./store-clock.ts";
 
 /**
@@ -158,7 +159,12 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
     const pooled = reconnectingClient(primary ?? client, choice.pool, log);
     const db = drizzle({ client: pooled, schema });
     await migrateLocked(current(), () => migrate(db, { migrationsFolder, migrationsSchema: choice.schema }), db, choice.schema);
-    const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    const unregisterProbe = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    const unregisterBackup = registerBackupSource({ engine: "postgres", variable: choice.variable });
+    const unregister = () => {
+      unregisterProbe();
+      unregisterBackup();
+    };
     const stopClock = await followServerClock(
       async () => Number((await pooled.unsafe("select extract(epoch from clock_timestamp()) * 1000 as ms"))[0].ms),
       `postgres:${choice.variable}`,
