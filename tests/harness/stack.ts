@@ -30,6 +30,11 @@ export type StackOptions = {
    * services given the URL that lists both (`pgPair`).
    */
   postgres?: boolean | "replicated";
+  /**
+   * Another release's executable (tests/harness/release.ts): every service starts from it, as
+   * `<it> <service>`, until upgrade() replaces it with this checkout's build.
+   */
+  executable?: string;
   /** A PostgreSQL already running (shared with another stack, a second "host"): like `postgres`, but not started or stopped here. */
   postgresUrl?: string;
 };
@@ -117,6 +122,7 @@ export class Stack {
         log: () => {},
         output: join(dataDir, "logs", `${name}.log`),
         readyWaitMs: READY_WAIT_MS,
+        command: opts.executable ? [opts.executable, name] : undefined,
       });
       stack.services.set(name, svc);
       svc.start();
@@ -180,6 +186,21 @@ export class Stack {
     } catch {
       return "";
     }
+  }
+
+  /**
+   * One step of a rolling deploy: the service's process stopped as an orchestrator stops it
+   * (SIGTERM: the work in hand finishes), then this checkout's build of it started in its place on
+   * the same port and store, and waited for. Its log is `<name>.upgraded.log` (log(name) goes on
+   * reading the old process's).
+   */
+  async upgrade(name: ServiceName): Promise<ServiceProcess> {
+    await this.service(name).stop("SIGTERM");
+    const next = new ServiceProcess(name, this.env, { restart: false, log: () => {}, output: join(this.dataDir, "logs", `${name}.upgraded.log`), readyWaitMs: READY_WAIT_MS });
+    this.services.set(name, next);
+    next.start();
+    await next.waitReady();
+    return next;
   }
 
   /** Kill (default SIGKILL: a crash) and optionally start again, waiting until ready. */
