@@ -20,7 +20,9 @@ import type { Logger } from "./log.ts";
  *
  * Each stale connection fails once and is dropped, and a statement may land on several of them in
  * turn, so a statement is tried up to pool size + 1 times; a server still down answers
- * "connection refused", which is not retried.
+ * "connection refused", which is not retried. With several hosts (PrimaryPool) a failure that
+ * may mean the primary moved makes the pool look for it, and what cannot have taken effect is
+ * sent to the new primary too: twice as many tries, a move adding its new pool's.
  */
 const SERVER_ENDED_SESSION = /^(57P0[1-3]|08...)$/;
 const CONNECTION_CLOSED = "ERR_POSTGRES_CONNECTION_CLOSED";
