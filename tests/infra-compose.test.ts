@@ -94,17 +94,21 @@ describe("compose.yaml", () => {
   test("the standby is made from the primary by pg_basebackup, streams from it, and is the one the primary's commits wait for", () => {
     const primary = compose.services.postgres!;
     const standby = compose.services["postgres-standby"]!;
-    const settings = Object.fromEntries(primary.command!.filter((_, i, all) => all[i - 1] === "-c").map((kv) => kv.split("=") as [string, string]));
+    // Written once, when the primary's data directory is made: replication from the compose network,
+    // and the settings in postgresql.conf (not on the command line, which ALTER SYSTEM cannot override).
+    const init = readFileSync(join(INFRA, primary.volumes!.find((v) => v.includes("/docker-entrypoint-initdb.d/"))!.split(":")[0]!), "utf8");
+    expect(init).toContain("host replication ${POSTGRES_USER} all scram-sha-256");
+    const settings = Object.fromEntries([...init.matchAll(/^(\w+) = '?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]));
     expect(settings).toMatchObject({ wal_level: "replica", synchronous_commit: "on", synchronous_standby_names: "postgres-standby" });
-    // The primary lets the compose network replicate, once, when its data directory is created.
-    const init = primary.volumes!.find((v) => v.includes("/docker-entrypoint-initdb.d/"))!;
-    expect(readFileSync(join(INFRA, init.split(":")[0]!), "utf8")).toContain("host replication ${POSTGRES_USER} all scram-sha-256");
+    expect((primary as { command?: string[] }).command).toBeUndefined();
     expect(standby.image).toBe(primary.image);
     expect(standby.volumes![0]).toBe("postgres-standby-data:/var/lib/postgresql/data");
     expect(Object.keys(compose.volumes)).toContain("postgres-standby-data");
     const script = readFileSync(join(INFRA, standby.volumes!.find((v) => v.endsWith(":/standby.sh:ro"))!.split(":")[0]!), "utf8");
     expect(script).toContain("pg_basebackup -h postgres ");
     expect(script).toContain(" -R ");
+    // A promoted standby waits for no standby of its own until one is made.
+    expect(script).toContain(`echo "synchronous_standby_names = ''" >> "\${PGDATA}/postgresql.conf"`);
     // The name it reports to the primary is the one the primary waits for.
     expect(script).toContain(`cluster_name=${settings.synchronous_standby_names}`);
     expect((standby as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });

@@ -9,6 +9,9 @@ if [ ! -s "${PGDATA}/PG_VERSION" ]; then
   until pg_isready -h postgres -U "${POSTGRES_USER}" -q; do sleep 1; done
   export PGPASSWORD="${POSTGRES_PASSWORD}"
   pg_basebackup -h postgres -U "${POSTGRES_USER}" -D "${PGDATA}" -X stream -R -C -S standby --checkpoint=fast
+  # The copy has the primary's postgresql.conf: once promoted, this server has no standby to wait for
+  # until one is made and named (the runbook's last step).
+  echo "synchronous_standby_names = ''" >> "${PGDATA}/postgresql.conf"
   chmod 0700 "${PGDATA}"
 fi
 exec postgres -c cluster_name=postgres-standby -c hot_standby=on

@@ -1,4 +1,4 @@
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { appendFileSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
@@ -55,10 +55,13 @@ const THROWAWAY = "-c fsync=off -c synchronous_commit=off -c full_page_writes=of
 /**
  * A primary as docs/operations-database.md runs one: a commit is answered once the standby named
  * `standby` has its WAL (`synchronous_commit=on` with `synchronous_standby_names`), so a commit
- * answered before the primary is lost is on the standby. No fsync: the tests kill processes, not
- * hosts, so what a process wrote is in the OS's cache either way.
+ * answered before the primary is lost is on the standby. In postgresql.conf, not on the command
+ * line: the runbook's `ALTER SYSTEM` must be able to change them (a command-line setting wins over
+ * postgresql.auto.conf). No fsync: the tests kill processes, not hosts, so what a process wrote
+ * is in the OS's cache either way.
  */
-const SYNCHRONOUS_PRIMARY = "-c fsync=off -c full_page_writes=off -c synchronous_commit=on -c synchronous_standby_names=standby";
+const SYNCHRONOUS_PRIMARY = ["synchronous_commit = on", "synchronous_standby_names = 'standby'"];
+const NO_FSYNC = "-c fsync=off -c full_page_writes=off";
 
 /**
  * An initdb'd cluster to copy, made once per machine and server version: initdb costs 1.3 CPU-s,
@@ -85,7 +88,9 @@ function clusterTemplate(bin: string, user: ReturnType<typeof asServerUser>): st
  * loopback port (its socket in the same folder, so nothing outside it is touched); resolves once the server accepts
  * connections. stop() shuts it down fast and removes the folder (once; again does nothing).
  */
-export async function startPostgres(opts: { settings?: string; from?: (db: string, user: ReturnType<typeof asServerUser>, bin: string) => void } = {}): Promise<Postgres> {
+export async function startPostgres(
+  opts: { settings?: string; conf?: string[]; from?: (db: string, user: ReturnType<typeof asServerUser>, bin: string) => void } = {},
+): Promise<Postgres> {
   const bin = findPostgresBin();
   const user = asServerUser();
   const dir = mkdtempSync(join(tmpdir(), "payaccept-pg-"));
@@ -98,6 +103,7 @@ export async function startPostgres(opts: { settings?: string; from?: (db: strin
   try {
     if (opts.from) opts.from(db, user, bin);
     else run([...user.prefix, "cp", "-a", join(clusterTemplate(bin, user), "db"), db], "copying the cluster template");
+    if (opts.conf) appendFileSync(join(db, "postgresql.conf"), `\n${opts.conf.join("\n")}\n`);
     pgCtl("start");
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
@@ -151,11 +157,13 @@ export type ReplicatedPostgres = { primary: Postgres; standby: Postgres; url: st
  * `target_session_attrs=read-write`.
  */
 export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
-  const primary = await startPostgres({ settings: SYNCHRONOUS_PRIMARY });
+  const primary = await startPostgres({ settings: NO_FSYNC, conf: SYNCHRONOUS_PRIMARY });
   let standby: Postgres;
   try {
     standby = await startPostgres({
-      settings: "-c fsync=off -c full_page_writes=off -c cluster_name=standby -c hot_standby=on",
+      settings: `${NO_FSYNC} -c cluster_name=standby -c hot_standby=on`,
+      // pg_basebackup copied the primary's postgresql.conf: once promoted, this server has no standby to wait for.
+      conf: ["synchronous_standby_names = ''"],
       from: (db, user, bin) =>
         run([...user.prefix, join(bin, "pg_basebackup"), "-h", "127.0.0.1", "-p", String(primary.port), "-U", "app", "-D", db, "-X", "stream", "-R", "--checkpoint=fast", "--no-sync"], "pg_basebackup"),
     });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -295,7 +296,31 @@ describe("a PostgreSQL store on a primary and its standby", () => {
       await store.close();
       await pair.stop();
     }
-  });
+  }, 60_000);
+
+  test("the standby lost: a commit waits for it (no timeout ends that wait) until the runbook's step lets the primary commit alone; applied once", async () => {
+    const pair = await startReplicatedPostgres();
+    const store = await openPgStore(choose({ THING_DATABASE_URL: `${pair.url}&schema=alone`, THING_DATABASE_POOL: "2", DATABASE_STATEMENT_TIMEOUT: "1s" }) as PgChoice, {}, dir);
+    const admin = new SQL(pair.primary.url, { max: 1 });
+    try {
+      pair.standby.kill();
+      let settled = false;
+      const write = store.db.execute(sql`insert into hits values ('waiting')`).finally(() => (settled = true));
+      // Past the statement timeout, the commit still waits for the standby's flush.
+      await eventually(async () => ((await admin`select count(*)::int as n from pg_stat_activity where wait_event = 'SyncRep'`) as { n: number }[])[0]!.n === 1, 10_000);
+      await Bun.sleep(1_500);
+      expect(settled).toBe(false);
+      // docs/operations-database.md, "Runbook: the standby is lost", step 2.
+      await admin.unsafe("alter system set synchronous_standby_names = ''");
+      await admin`select pg_reload_conf()`;
+      await write;
+      expect(((await admin`select count(*)::int as n from alone.hits`) as { n: number }[])[0]!.n).toBe(1);
+    } finally {
+      await admin.close();
+      await store.close();
+      await pair.stop();
+    }
+  }, 60_000);
 });
 
 describe("SerialSqlite", () => {

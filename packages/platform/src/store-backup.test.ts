@@ -31,7 +31,8 @@ describe("copyStore", () => {
       expect(existsSync(join(dir, "backups", "nightly", "balance.db-wal"))).toBe(false);
       expect(existsSync(join(dir, "backups", "nightly", "balance.db.partial"))).toBe(false);
       // A copy of the call (a hedged request) finds the first copy and answers it.
-      expect(await copyStore("balance.db", "nightly", join(dir, "backups"))).toMatchObject({ path: copy.path, sha256: (copy as { sha256: string }).sha256, bytes: (copy as { bytes: number }).bytes });
+      const first = copy as { path: string; sha256: string; bytes: number };
+      expect(await copyStore("balance.db", "nightly", join(dir, "backups"))).toMatchObject({ path: first.path, sha256: first.sha256, bytes: first.bytes });
     } finally {
       store.sqlite.close();
     }
