@@ -9,7 +9,10 @@ function toState(doc: CashRegisterDocument): RegisterState {
     const f = doc.fiscal;
     return { documentId: doc.uuid, status: "done", fiscal: { documentNumber: f.fiscalDocumentNumber, fiscalSign: f.fiscalSign, driveNumber: f.fnNumber, registeredAt: f.registeredAt } };
   }
-  if (doc.status === "fail") return { documentId: doc.uuid, status: "fail", error: doc.error ?? "refused by the register" };
+  if (doc.status === "fail") {
+    // The emulator refuses as the tax service does: another document may be taken.
+    return { documentId: doc.uuid, status: "fail", failure: failure("RECEIPT_REFUSED_BY_REGISTER", { detail: doc.error ?? "refused by the register" }), needsPerson: false };
+  }
   return { documentId: doc.uuid, status: "wait" };
 }
 
@@ -58,6 +61,6 @@ export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterP
         items: doc.items,
         totalKopecks: doc.totalKopecks,
       }),
-    state: (documentId) => call("GET", `/v1/documents/${encodeURIComponent(documentId)}`),
+    state: (documentId: string) => call("GET", `/v1/documents/${encodeURIComponent(documentId)}`),
   };
 }

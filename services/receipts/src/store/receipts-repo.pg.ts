@@ -3,7 +3,7 @@ import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import { saleKey } from "../recording.ts";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
-import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
+import { byPaymentOrder, dueOrder, isCurrentOpen, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -43,6 +43,7 @@ function pgOps(db: Runner): ReceiptsOps {
       return at === null || at === undefined ? null : Number(at);
     },
     update: async (id, patch, now) => (await first(db.update(receipts).set({ ...patch, updatedAt: now }).where(eq(receipts.id, id)).returning()))!,
+    updateIfCurrent: (id, generation, patch, now) => first(db.update(receipts).set({ ...patch, updatedAt: now }).where(isCurrentOpen(receipts, id, generation)).returning()),
   };
 }
 

@@ -1,7 +1,7 @@
 import { count, eq, inArray, isNotNull, min } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
-import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
+import { byPaymentOrder, dueOrder, isCurrentOpen, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.sqlite.ts";
 
 /**
@@ -34,6 +34,8 @@ export function openSqliteReceiptsRepo(path: string, migrationsFolder: string): 
     },
     nextDueAt: async () => db.select({ at: min(receipts.nextAttemptAt) }).from(receipts).where(isNotNull(receipts.nextAttemptAt)).get()?.at ?? null,
     update: async (id, patch, now) => db.update(receipts).set({ ...patch, updatedAt: now }).where(eq(receipts.id, id)).returning().get()!,
+    updateIfCurrent: async (id, generation, patch, now) =>
+      db.update(receipts).set({ ...patch, updatedAt: now }).where(isCurrentOpen(receipts, id, generation)).returning().get(),
   };
 
   const outside = serial.outsideTx(ops);

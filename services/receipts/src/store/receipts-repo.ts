@@ -38,6 +38,13 @@ export interface ReceiptsOps {
   /** The earliest moment any receipt is due, or null when none waits. */
   nextDueAt(): Promise<number | null>;
   update(id: string, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow>;
+  /**
+   * The result of an attempt or a callback about document `generation`: applied only while the
+   * receipt is still on its way with that document (isCurrentOpen), in one statement, so the
+   * sender and a callback racing on one receipt never undo each other. The row after it, or
+   * undefined when the receipt had moved on.
+   */
+  updateIfCurrent(id: string, generation: number, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow | undefined>;
 }
 
 export interface ReceiptsRepo extends ReceiptsOps {
