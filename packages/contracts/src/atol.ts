@@ -18,7 +18,7 @@ export const AtolError = z.object({
 export type AtolError = z.infer<typeof AtolError>;
 
 /** Any reply, as far as its error goes: `uuid` names the document an error is about (code 33: the one already there). */
-export const AtolErrorReply = z.object({ error: AtolError.nullish(), uuid: z.string().nullish() });
+export const AtolErrorReply = z.object({ error: AtolError.nullish(), uuid: z.string().nullish(), status: z.string().nullish() });
 
 /** POST <base>/getToken: the token lives 24 hours. */
 export const AtolTokenReply = z.object({ token: z.string().min(1) });

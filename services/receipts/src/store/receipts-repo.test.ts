@@ -41,6 +41,24 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
     expect(await b.nextDueAt()).toBe(99_000);
   });
 
+  test("an answer about a document changes the receipt only while it is on its way with that document: a later or final state is left alone", async () => {
+    const [a, b] = await repos.replicas(engine);
+    const row = (await a.insert(receipt(100), 1000))!;
+    // A callback and a poll about generation 0 at once, on two replicas: one moves it, the other finds it moved.
+    const [x, y] = await Promise.all([
+      a.updateIfCurrent(row.id, 0, { status: "PENDING", generation: 1, attempts: 1 }, 2000),
+      b.updateIfCurrent(row.id, 0, { status: "SENT", registerDocumentId: "doc-0", attempts: 1 }, 2000),
+    ]);
+    expect([x, y].filter((r) => r !== undefined)).toHaveLength(1);
+    const moved = (await a.byId(row.id))!;
+    const current = moved.generation;
+    expect(await b.updateIfCurrent(row.id, current === 1 ? 0 : 1, { attempts: 9 }, 3000)).toBeUndefined();
+    const registered = await b.updateIfCurrent(row.id, current, { status: "REGISTERED", fiscalDocumentNumber: 5, nextAttemptAt: null }, 3000);
+    expect(registered).toMatchObject({ status: "REGISTERED", fiscalDocumentNumber: 5, updatedAt: 3000 });
+    expect(await a.updateIfCurrent(row.id, current, { status: "SENT", attempts: 9 }, 4000)).toBeUndefined();
+    expect(await a.byId(row.id)).toEqual(registered);
+  });
+
   test("refund receipts of one payment recorded at once on two replicas never take back more than the sale", async () => {
     const [a, b] = await repos.replicas(engine);
     const sale = {

@@ -83,13 +83,15 @@ export function atolRegister(o: AtolRegisterOptions): FiscalRegisterPort {
 
   /**
    * The reply in the given shape, or the call failed. A service error (an error object with any
-   * status but 200, or with any status when `errorIsRefusal`) is thrown as АТОЛ sent it; a
-   * report's 200 carries the error of a document that failed, which is its state, not the call's.
+   * status but 200, or with any status when `errorIsRefusal`, or "not processed yet" however it
+   * comes) is thrown as АТОЛ sent it; otherwise a report's 200 carries the error of a document
+   * that failed, which is the document's state, not the call's (its code is the register's own).
    */
   function read<S extends z.ZodType>(schema: S, reply: Reply, errorIsRefusal: boolean): z.output<S> {
     const envelope = AtolErrorReply.safeParse(reply.json);
     const error = envelope.success ? envelope.data.error : undefined;
-    if (error && (reply.httpStatus !== 200 || errorIsRefusal)) throw new AtolReplyError(error, envelope.data?.uuid ?? null);
+    const notYet = error && serviceErrorClass(error.code) === "wait" && envelope.data?.status !== "fail" && envelope.data?.status !== "done";
+    if (error && (reply.httpStatus !== 200 || errorIsRefusal || notYet)) throw new AtolReplyError(error, envelope.data?.uuid ?? null);
     if (reply.httpStatus !== 200) throw new RegisterCallFailed(failure("REGISTER_HTTP_STATUS", { httpStatus: reply.httpStatus }));
     const parsed = schema.safeParse(reply.json);
     if (!parsed.success) throw new RegisterCallFailed(failure("REGISTER_BAD_REPLY"));
