@@ -264,3 +264,19 @@ export const ReceiptSummary = Receipt.pick({ id: true, paymentId: true, kind: tr
   fiscalDocumentNumber: z.number().int().nullable(),
 });
 export type ReceiptSummary = z.infer<typeof ReceiptSummary>;
+
+/** A FAILED receipt as the operators' list has it (receipt:list --failed): whose, what and why, without its lines. */
+export const FailedReceipt = Receipt.pick({
+  id: true,
+  paymentId: true,
+  refundId: true,
+  kind: true,
+  amountKopecks: true,
+  taxation: true,
+  attempts: true,
+  lastError: true,
+  lastErrorCode: true,
+  lastErrorParams: true,
+  createdAt: true,
+}).extend({ shopId: z.string(), failedAt: IsoDateTime });
+export type FailedReceipt = z.infer<typeof FailedReceipt>;

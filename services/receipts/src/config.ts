@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { DEV_CASH_REGISTER_API_KEY, isValidInn, TaxationSystem } from "@payaccept/contracts";
-import { commonEnv, ConfigError, databaseEnv, duration, loadConfig, port, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
+import { commonEnv, ConfigError, databaseEnv, duration, parseConfig, port, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 
 /**
  * One АТОЛ Онлайн account and the seller its registers are registered to (docs/receipts.md,
@@ -104,19 +104,19 @@ export type ReceiptsSettings = ReceiptsConfig & {
 
 /** The receipts service's configuration: the variables over the secrets file's values, checked; exits with one clear line otherwise. */
 export function loadReceiptsConfig(env: Record<string, string | undefined> = process.env): ReceiptsSettings {
-  let file: z.output<typeof AtolSecretsFile> = { shops: {} };
-  const path = env.ATOL_SECRETS_FILE;
-  if (path) {
-    try {
-      file = readSecretsFile(path);
-    } catch (e) {
-      if (!(e instanceof ConfigError)) throw e;
-      console.error(e.message);
-      process.exit(78);
-    }
+  try {
+    return readReceiptsConfig(env);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    console.error(e.message);
+    process.exit(78);
   }
-  const { shops, ...vars } = file;
-  const cfg = loadConfig(receiptsEnv, { ...vars, ...env }, (c) => [...importNeedsPostgres(c), ...atolNeedsAccount(c)]);
+}
+
+/** The same, throwing ConfigError: every problem named by its variable (or its place in the file), never by its value. */
+export function readReceiptsConfig(env: Record<string, string | undefined>): ReceiptsSettings {
+  const { shops, ...vars } = env.ATOL_SECRETS_FILE ? readSecretsFile(env.ATOL_SECRETS_FILE) : { shops: {} };
+  const cfg = parseConfig(receiptsEnv, { ...vars, ...env }, (c) => [...importNeedsPostgres(c), ...atolNeedsAccount(c)]);
   if (cfg.RECEIPTS_REGISTER !== "atol") return cfg;
   // Whole: atolNeedsAccount refused the configuration otherwise.
   const account = Object.fromEntries(Object.keys(atolAccountEnv).map((k) => [k, cfg[k as keyof AtolAccountConfig]])) as AtolAccountConfig;

@@ -93,6 +93,8 @@ async function retry(d: OutcomeDeps, row: ReceiptRow, error: Failure, patch: Par
   if (!after) return undefined;
   const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, via, attempts, error: error.reason, errorParams: error.params };
   if (next === null) d.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");
+  // A document with the register and not fiscalised yet is the normal way of things, not a warning.
+  else if (error.reason === "RECEIPT_NOT_FISCALISED_YET") d.log.info({ ...fields, askInMs: next - now }, "receipt with the register, not fiscalised yet");
   else d.log.warn({ ...fields, retryInMs: next - now }, "receipt not registered yet; will retry");
   return after;
 }

@@ -1,3 +1,4 @@
+import type { Reason } from "@payaccept/contracts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
 
 /** The receipts' store as its users see it, whichever engine holds it; open-receipts-repo.ts opens it. */
@@ -27,6 +28,8 @@ export interface ReceiptsOps {
   /** Oldest first. */
   ofPayment(paymentId: string): Promise<ReceiptRow[]>;
   ofPayments(shopId: string, paymentIds: string[]): Promise<ReceiptRow[]>;
+  /** The FAILED receipts of every shop (of one last error, when given), the latest failed first: what needs an operator. */
+  failed(limit: number, reason?: Reason): Promise<ReceiptRow[]>;
   /** Receipts per status, for the metrics. */
   countsByStatus(): Promise<{ status: ReceiptRowStatus; n: number }[]>;
   /**

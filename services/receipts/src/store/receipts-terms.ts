@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lte } from "drizzle-orm";
+import type { Reason } from "@payaccept/contracts";
 import type { OnEither } from "@payaccept/platform/table";
 import type * as tables from "./schema.ts";
 
@@ -27,3 +28,7 @@ export const isCurrentOpen = (r: Receipts, id: string, generation: number) =>
 /** Receipts whose next attempt is due, and their order: the longest waiting first. */
 export const isDue = (r: Receipts, now: number) => lte(r.nextAttemptAt, now);
 export const dueOrder = (r: Receipts) => asc(r.nextAttemptAt);
+
+/** FAILED receipts (of one last error, when given), the latest failed first (receipts_failed_idx). */
+export const isFailed = (r: Receipts, reason: Reason | undefined) => and(eq(r.status, "FAILED"), reason ? eq(r.lastErrorCode, reason) : undefined);
+export const failedOrder = (r: Receipts) => [desc(r.updatedAt), desc(r.id)];
