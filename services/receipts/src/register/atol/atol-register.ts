@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { AtolErrorReply, AtolRegistrationReply, AtolReport, AtolTokenReply, failure, type AtolError } from "@payaccept/contracts";
-import { tracedFetch, type Logger } from "@payaccept/platform";
+import type { Logger } from "@payaccept/platform";
 import type { AtolAccountConfig } from "../../config.ts";
 import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "../port.ts";
+import { callRegister } from "../register-http.ts";
 import { atolDocument, fromAtolTime } from "./atol-document.ts";
 import { atolFailure, documentErrorClass, serviceErrorClass } from "./atol-errors.ts";
 import { AtolToken } from "./atol-token.ts";
@@ -55,27 +56,13 @@ export function atolRegister(o: AtolRegisterOptions): FiscalRegisterPort {
   };
 
   async function http(method: "GET" | "POST", path: string, body: unknown, token?: string): Promise<Reply> {
-    let res: Response;
-    let text: string;
+    const res = await callRegister(
+      `${o.baseUrl}/${path}`,
+      { method, headers: { "Content-Type": "application/json; charset=utf-8", ...(token ? { Token: token } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) },
+      o.timeoutMs,
+    );
     try {
-      res = await tracedFetch(`${o.baseUrl}/${path}`, {
-        method,
-        headers: { "Content-Type": "application/json; charset=utf-8", ...(token ? { Token: token } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: "manual",
-        signal: AbortSignal.timeout(o.timeoutMs),
-      });
-      text = await res.text();
-    } catch (e) {
-      const err = e as { name?: unknown; code?: unknown };
-      throw new RegisterCallFailed(
-        err.name === "TimeoutError"
-          ? failure("REGISTER_TIMEOUT", { timeoutMs: o.timeoutMs })
-          : failure("REGISTER_UNREACHABLE", { detail: String(typeof err.code === "string" ? err.code : err.name) }),
-      );
-    }
-    try {
-      return { httpStatus: res.status, json: JSON.parse(text) };
+      return { httpStatus: res.status, json: JSON.parse(res.text) };
     } catch {
       throw new RegisterCallFailed(res.status >= 200 && res.status < 300 ? failure("REGISTER_BAD_REPLY") : failure("REGISTER_HTTP_STATUS", { httpStatus: res.status }));
     }
