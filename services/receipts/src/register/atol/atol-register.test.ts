@@ -153,6 +153,14 @@ describe("the token", () => {
     expect(fake.tokenRefusals.slice(refusals)).toEqual([{ code: 11, path: `${MAIN.groupCode}/sell` }]);
   });
 
+  test("calls at once on a fresh connector share one getToken", async () => {
+    const p = port();
+    const before = fake.getTokenCalls;
+    const states = await Promise.all([doc(), doc(), doc(), doc()].map((d) => p.register(d)));
+    expect(states.map((s) => s.status)).toEqual(["wait", "wait", "wait", "wait"]);
+    expect(fake.getTokenCalls).toBe(before + 1);
+  });
+
   test("a token is renewed before it gets old, without АТОЛ having to refuse it", async () => {
     const p = port({ tokenRenewAfterMs: 1 });
     const before = fake.getTokenCalls;
