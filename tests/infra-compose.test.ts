@@ -39,7 +39,7 @@ const SECRETS = {
   GRAFANA_ADMIN_PASSWORD: "g".repeat(24),
 };
 
-/** Prometheus, Grafana and the trace viewer (docs/operations.md, "Looking at it"). */
+/** Prometheus, Grafana and the trace viewer (docs/observability.md, "Prometheus, Grafana, Jaeger"). */
 const OBSERVABILITY = ["prometheus", "grafana", "jaeger"];
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */

@@ -37,7 +37,7 @@ export interface Rpc<Req extends z.ZodType, Res extends z.ZodType> {
   /**
    * Handling two copies of one call has the effect of handling one: a read, or a write that
    * recognises a copy by the call's id (platform's repeatKey) or by a key of its own. The caller
-   * may then send a copy while the first one goes unanswered (docs/operations.md, "A hung node and
+   * may then send a copy while the first one goes unanswered (docs/nats.md, "A hung node and
    * copies of a call"): a request that fell into a hung NATS node is answered by another replica.
    */
   idempotent: boolean;

@@ -21,7 +21,7 @@ const NATS_WAIT_WARNINGS = { firstMs: 3_000, everyMs: 10_000 };
  * Connects and keeps reconnecting forever; a service started before NATS waits for it, saying so
  * (with the servers it tries) within seconds and then every few seconds, never in silence. A server
  * that stops answering (a frozen host, a partition) is given up after NATS_MAX_PINGS_OUT missed
- * pings and the next dial goes to another server (docs/operations.md, "Several hosts").
+ * pings and the next dial goes to another server (docs/nats.md, "How a client moves off a NATS node").
  */
 export async function connectBus(url: string, name: string, log: Logger, tuning: BusTuning = defaultBusTuning()): Promise<NatsConnection> {
   const connecting = connect({

@@ -12,7 +12,7 @@ import { registerStoreProbe } from "./store-readiness.ts";
 import { followServerClock } from "./store-clock.ts";
 
 /**
- * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
+ * Where a service keeps its rows (docs/replicas.md, "Several hosts"). Each service with rows
  * reads its own `<SERVICE>_DATABASE_URL`: unset means its SQLite file under DATA_DIR, a
  * postgres:// URL means PostgreSQL. `?schema=<name>` puts the service's tables in that schema
  * (created on first start), so services may share one database and still each own their store;

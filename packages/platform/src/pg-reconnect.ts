@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import type { Logger } from "./log.ts";
 
 /**
- * What a server restart or a failover does to a pool (docs/operations.md, "Pointing a service at
+ * What a server restart or a failover does to a pool (docs/replicas.md, "Pointing a service at
  * PostgreSQL"): the server ends every session with FATAL 57P01, Bun.SQL keeps that error on each
  * idle pooled connection and hands it to the next statement sent there, then drops the connection.
  * Without a retry, the first statement on each connection that was open fails, however long ago

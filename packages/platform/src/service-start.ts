@@ -13,6 +13,12 @@ export type HttpOptions = {
   fetch: (req: Request, server: Bun.Server<undefined>) => Response | Promise<Response>;
   maxRequestBodySize?: number;
   idleTimeout?: number;
+  /**
+   * Aborted first at shutdown, before the server stops: what holds a response open for minutes (the
+   * payment page's live-status streams) ends on its signal, since the server's stop waits for
+   * every open request.
+   */
+  streams?: AbortController;
 };
 
 /** What every service's configuration has (it spreads commonEnv). */
@@ -103,8 +109,11 @@ export class ServiceStart<C extends CommonConfig> {
 
   /** The HTTP server on HOST; it stops (answering the requests in flight) with the intake at shutdown. */
   listen(options: HttpOptions): Bun.Server<undefined> {
-    const server = Bun.serve({ hostname: this.cfg.HOST, ...options });
+    const { streams, ...serveOptions } = options;
+    const server = Bun.serve({ hostname: this.cfg.HOST, ...serveOptions });
     this.lifecycle.onClose("http", () => server.stop(), "intake");
+    // Registered after the server, so it runs before it (a stage runs its closers in reverse).
+    if (streams) this.lifecycle.onClose("live streams", () => streams.abort(), "intake");
     return server;
   }
 }

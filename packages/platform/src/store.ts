@@ -13,7 +13,7 @@ const MIGRATE_ATTEMPTS = 3;
 /**
  * Opens the owning service's SQLite file (WAL, synchronous=NORMAL, busy timeout) and applies its
  * committed drizzle migrations. Only the owning service ever opens its file; several replicas of
- * that service on one host may share it (docs/operations.md, "Replicas").
+ * that service on one host may share it (docs/replicas.md, "Replicas").
  */
 export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string): Store<S> {
   mkdirSync(dirname(path), { recursive: true });
