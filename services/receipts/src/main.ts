@@ -1,10 +1,8 @@
 import { DEV_CASH_REGISTER_API_KEY, PAYMENTS_STREAM } from "@payaccept/contracts";
 import { createServiceApp, databaseOf, registerConsumerGauges, startService, storeNow } from "@payaccept/platform";
 import { loadReceiptsConfig } from "./config.ts";
-import { atolCallbackRoutes } from "./http/atol-callback-route.ts";
 import { registerReceiptGauges } from "./metrics.ts";
 import { consumeStream, handleStreamMessage, RECEIPTS_DURABLE } from "./event-consumer.ts";
-import { atolRegister } from "./register/atol/atol-register.ts";
 import { cashRegisterHttp } from "./register/cash-register-http.ts";
 import type { FiscalRegisterPort } from "./register/port.ts";
 import { routedRegister } from "./register/routed-register.ts";
@@ -24,9 +22,10 @@ registerReceiptGauges(repo);
 const nc = await svc.bus();
 
 const emulator = cashRegisterHttp({ baseUrl: cfg.CASH_REGISTER_URL, apiKey: cfg.CASH_REGISTER_API_KEY, timeoutMs: cfg.CASH_REGISTER_TIMEOUT });
+// АТОЛ's connector is loaded only by a deployment that registers through it.
 const atol =
   cfg.atol &&
-  atolRegister({
+  (await import("./register/atol/atol-register.ts")).atolRegister({
     ...cfg.atol,
     baseUrl: cfg.ATOL_BASE_URL,
     callbackUrl: cfg.ATOL_CALLBACK_URL,
@@ -55,9 +54,9 @@ await svc.serve((nc) => serveReceiptsRpcs(nc, { repo, log, now, onResend: () => 
 await registerConsumerGauges(nc, [{ stream: PAYMENTS_STREAM, durable: RECEIPTS_DURABLE }], cfg.NATS_REQUEST_TIMEOUT_MS);
 
 const app = createServiceApp(log, svc.readiness({ streamEvents: consumer.isActive }));
-if (atol) app.route("/", atolCallbackRoutes({ repo, register, policy, log, now, onDue: () => sender.poke() }));
+if (atol) app.route("/", (await import("./http/atol-callback-route.ts")).atolCallbackRoutes({ repo, register, policy, log, now, onDue: () => sender.poke() }));
 const server = svc.listen({ port: cfg.RECEIPTS_PORT, fetch: app.fetch });
 log.info(
-  { port: server.port, register: cfg.RECEIPTS_REGISTER, sandboxRegister: cfg.CASH_REGISTER_URL, ...(atol ? { atol: cfg.ATOL_BASE_URL, atolShops: Object.keys(cfg.atol!.shops).length, atolCallbacks: cfg.ATOL_CALLBACK_URL !== undefined } : {}) },
+  { port: server.port, register: cfg.RECEIPTS_REGISTER, sandboxRegister: cfg.CASH_REGISTER_URL, ...(atol ? { atol: cfg.ATOL_BASE_URL, atolShops: Object.keys(cfg.atol?.shops ?? {}).length, atolCallbacks: cfg.ATOL_CALLBACK_URL !== undefined } : {}) },
   "receipts service ready",
 );
