@@ -24,6 +24,7 @@ import { FailedReceipt, Receipt, ReceiptList, ReceiptSummary, ShopReceiptSetting
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
+import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -477,3 +478,10 @@ export const rpcs = {
     replay: rpc("webhooks.v1.replay", ShopScoped.extend({ since: IsoDateTime }), z.object({ requeued: z.number().int() })),
   },
 } as const;
+
+/**
+ * A consistent copy of the service's own store, made by the service (docs/operations-database.md,
+ * "Backups"): one subject per service, served by one of its replicas (they share the file). A copy
+ * of the call finds the first one's finished copy and answers it.
+ */
+export const backupRpc = (service: BackedUpService) => rpc(`ops.v1.backup.${service}`, BackupRequest, StoreCopy, { idempotent: true });
