@@ -3,7 +3,7 @@ import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import { saleKey } from "../recording.ts";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
-import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
+import { byPaymentOrder, dueOrder, failedOrder, isCurrentOpen, isDue, isFailed, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -25,6 +25,7 @@ function pgOps(db: Runner): ReceiptsOps {
         .from(receipts)
         .where(ofShopPayments(receipts, shopId, paymentIds))
         .orderBy(...byPaymentOrder(receipts)),
+    failed: (limit, reason) => db.select().from(receipts).where(isFailed(receipts, reason)).orderBy(...failedOrder(receipts)).limit(limit),
     countsByStatus: async () =>
       (await db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status)).map((c) => ({ status: c.status, n: Number(c.n) })),
     // One statement: the due rows another replica is claiming right now are skipped, not waited for.
@@ -43,6 +44,7 @@ function pgOps(db: Runner): ReceiptsOps {
       return at === null || at === undefined ? null : Number(at);
     },
     update: async (id, patch, now) => (await first(db.update(receipts).set({ ...patch, updatedAt: now }).where(eq(receipts.id, id)).returning()))!,
+    updateIfCurrent: (id, generation, patch, now) => first(db.update(receipts).set({ ...patch, updatedAt: now }).where(isCurrentOpen(receipts, id, generation)).returning()),
   };
 }
 

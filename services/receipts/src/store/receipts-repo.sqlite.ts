@@ -1,7 +1,7 @@
 import { count, eq, inArray, isNotNull, min } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { newReceiptRow, type ReceiptsOps, type ReceiptsRepo } from "./receipts-repo.ts";
-import { byPaymentOrder, dueOrder, isDue, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
+import { byPaymentOrder, dueOrder, failedOrder, isCurrentOpen, isDue, isFailed, ofShopPayments, receiptOrder } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.sqlite.ts";
 
 /**
@@ -25,6 +25,7 @@ export function openSqliteReceiptsRepo(path: string, migrationsFolder: string): 
         .where(ofShopPayments(receipts, shopId, paymentIds))
         .orderBy(...byPaymentOrder(receipts))
         .all(),
+    failed: async (limit, reason) => db.select().from(receipts).where(isFailed(receipts, reason)).orderBy(...failedOrder(receipts)).limit(limit).all(),
     countsByStatus: async () => db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status).all(),
     // Called inside tx(): the file's write lock makes the read and the moves one step for every process.
     claimDue: async (now, limit, leaseUntil) => {
@@ -34,6 +35,8 @@ export function openSqliteReceiptsRepo(path: string, migrationsFolder: string): 
     },
     nextDueAt: async () => db.select({ at: min(receipts.nextAttemptAt) }).from(receipts).where(isNotNull(receipts.nextAttemptAt)).get()?.at ?? null,
     update: async (id, patch, now) => db.update(receipts).set({ ...patch, updatedAt: now }).where(eq(receipts.id, id)).returning().get()!,
+    updateIfCurrent: async (id, generation, patch, now) =>
+      db.update(receipts).set({ ...patch, updatedAt: now }).where(isCurrentOpen(receipts, id, generation)).returning().get(),
   };
 
   const outside = serial.outsideTx(ops);
