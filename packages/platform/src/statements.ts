@@ -29,7 +29,7 @@ export type Runs<E extends Dialect, R> = (E extends "sqlite"
 };
 
 /** A SELECT's rows on PostgreSQL may also be locked; SQLite's write transaction holds the whole file. */
-type SelectRuns<E extends Dialect, R> = Runs<E, R> & (E extends "pg" ? { for(strength: "update" | "share", config?: { noWait?: boolean; skipLocked?: boolean }): Promise<R[]> } : unknown);
+export type SelectRuns<E extends Dialect, R> = Runs<E, R> & (E extends "pg" ? { for(strength: "update" | "share", config?: { noWait?: boolean; skipLocked?: boolean }): Promise<R[]> } : unknown);
 
 type Condition = SQL | undefined;
 type OrderBy = Column | SQL | SQL.Aliased;
@@ -89,3 +89,36 @@ export const sqliteDb = (db: BunSQLiteDatabase<never> | BunSQLiteDatabase<Record
 
 /** The PostgreSQL pool or a transaction of it, for the shared statements: the same object, seen through `Db`. */
 export const pgDb = (db: Pick<BunSQLDatabase<Record<string, unknown>>, "select" | "insert" | "update" | "delete">): Db<"pg"> => db as unknown as Db<"pg">;
+
+/**
+ * How an engine runs a shared statement, for a repository whose methods are async on both engines
+ * (those with `tx(fn)`): its methods can then be written once too, over `Run<E>`, and each engine
+ * file hands over its own. On SQLite the statements run at once (SerialSqlite already holds the
+ * store for the method); on PostgreSQL they are awaited.
+ */
+export type Run<E extends Dialect> = {
+  /** The first row, if any. */
+  one<R>(statement: Runs<E, R>): Promise<R | undefined>;
+  all<R>(statement: Runs<E, R>): Promise<R[]>;
+  /** Runs a statement whose rows nobody reads. */
+  done(statement: Runs<E, unknown>): Promise<void>;
+  /**
+   * The first row, held until the transaction ends: `SELECT … FOR UPDATE` on PostgreSQL; on SQLite
+   * the transaction's BEGIN IMMEDIATE already holds the whole file.
+   */
+  locked<R>(statement: SelectRuns<E, R>): Promise<R | undefined>;
+};
+
+export const sqliteRun: Run<"sqlite"> = {
+  one: async (s) => s.get(),
+  all: async (s) => s.all(),
+  done: async (s) => void s.run(),
+  locked: async (s) => s.get(),
+};
+
+export const pgRun: Run<"pg"> = {
+  one: async (s) => (await s)[0],
+  all: (s) => s,
+  done: async (s) => void (await s),
+  locked: async (s) => (await s.for("update"))[0],
+};
