@@ -75,7 +75,11 @@ type Delete<E extends Dialect, T extends Table> = Runs<E, never> & Returning<E, 
 /** The database (or a transaction) as a statement shared by both engines sees it. */
 export type Db<E extends Dialect> = {
   select(): { from<T extends Table>(table: T): Select<E, Name<T>, Columns<T>, "single", Record<Name<T>, "not-null">> };
-  select<S extends Fields>(fields: S): { from<T extends Table>(table: T): Select<E, Name<T>, S, "partial", Record<Name<T>, "not-null">> };
+  select<S extends Fields>(fields: S): {
+    from<T extends Table>(table: T): Select<E, Name<T>, S, "partial", Record<Name<T>, "not-null">>;
+    /** Fields over a source of its own, e.g. scalar subqueries over a one-row `(select 1) as one`. */
+    from(source: SQL): Select<E, string, S, "partial", Record<string, "not-null">>;
+  };
   insert<T extends Table>(table: T): { values(values: Values<T> | Values<T>[]): Insert<E, T> };
   update<T extends Table>(table: T): { set(values: SetOf<T>): Update<E, T> };
   delete<T extends Table>(table: T): Delete<E, T>;
@@ -107,6 +111,8 @@ export type Run<E extends Dialect> = {
    * the transaction's BEGIN IMMEDIATE already holds the whole file.
    */
   locked<R>(statement: SelectRuns<E, R>): Promise<R | undefined>;
+  /** The rows, held as `locked` holds one; with `skipLocked`, PostgreSQL leaves out rows another transaction holds. */
+  lockedRows<R>(statement: SelectRuns<E, R>, config?: { skipLocked?: boolean }): Promise<R[]>;
 };
 
 export const sqliteRun: Run<"sqlite"> = {
@@ -114,6 +120,7 @@ export const sqliteRun: Run<"sqlite"> = {
   all: async (s) => s.all(),
   done: async (s) => void s.run(),
   locked: async (s) => s.get(),
+  lockedRows: async (s) => s.all(),
 };
 
 export const pgRun: Run<"pg"> = {
@@ -121,4 +128,5 @@ export const pgRun: Run<"pg"> = {
   all: (s) => s,
   done: async (s) => void (await s),
   locked: async (s) => (await s.for("update"))[0],
+  lockedRows: (s, config) => s.for("update", config),
 };
