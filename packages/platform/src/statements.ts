@@ -29,7 +29,7 @@ export type Runs<E extends Dialect, R> = (E extends "sqlite"
 };
 
 /** A SELECT's rows on PostgreSQL may also be locked; SQLite's write transaction holds the whole file. */
-export type SelectRuns<E extends Dialect, R> = Runs<E, R> & (E extends "pg" ? { for(strength: "update" | "share", config?: { noWait?: boolean; skipLocked?: boolean }): Promise<R[]> } : unknown);
+export type SelectRuns<E extends Dialect, R> = Runs<E, R> & (E extends "pg" ? { for(strength: "update" | "share", config?: { noWait?: boolean; skipLocked?: boolean }): Runs<E, R> } : unknown);
 
 type Condition = SQL | undefined;
 type OrderBy = Column | SQL | SQL.Aliased;
@@ -107,26 +107,23 @@ export type Run<E extends Dialect> = {
   /** Runs a statement whose rows nobody reads. */
   done(statement: Runs<E, unknown>): Promise<void>;
   /**
-   * The first row, held until the transaction ends: `SELECT … FOR UPDATE` on PostgreSQL; on SQLite
-   * the transaction's BEGIN IMMEDIATE already holds the whole file.
+   * The SELECT whose rows the transaction holds until it ends, to run or to use as a subquery:
+   * `FOR UPDATE` on PostgreSQL (with `skipLocked`, rows another transaction holds are left out);
+   * on SQLite the statement as it is, the transaction's BEGIN IMMEDIATE already holding the file.
    */
-  locked<R>(statement: SelectRuns<E, R>): Promise<R | undefined>;
-  /** The rows, held as `locked` holds one; with `skipLocked`, PostgreSQL leaves out rows another transaction holds. */
-  lockedRows<R>(statement: SelectRuns<E, R>, config?: { skipLocked?: boolean }): Promise<R[]>;
+  forUpdate<R>(statement: SelectRuns<E, R>, config?: { skipLocked?: boolean }): Runs<E, R>;
 };
 
 export const sqliteRun: Run<"sqlite"> = {
   one: async (s) => s.get(),
   all: async (s) => s.all(),
   done: async (s) => void s.run(),
-  locked: async (s) => s.get(),
-  lockedRows: async (s) => s.all(),
+  forUpdate: (s) => s,
 };
 
 export const pgRun: Run<"pg"> = {
   one: async (s) => (await s)[0],
   all: (s) => s,
   done: async (s) => void (await s),
-  locked: async (s) => (await s.for("update"))[0],
-  lockedRows: (s, config) => s.for("update", config),
+  forUpdate: (s, config) => s.for("update", config),
 };

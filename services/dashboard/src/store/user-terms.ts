@@ -52,7 +52,7 @@ export const throttleStatements = <E extends Dialect>(db: Db<E>, { loginThrottle
 
 /**
  * UserOps on either engine: `db` is the store or the transaction's handle, `run` the engine's way
- * of running a statement. `teamForUpdate` is the one read that locks (Run.locked).
+ * of running a statement. `teamForUpdate` is the one read that locks (Run.forUpdate).
  */
 export function userOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Tables): UserOps {
   const { users, teams, sessions, invites, twoFactor, recoveryCodes, signInChallenges, flashMessages } = t;
@@ -67,7 +67,7 @@ export function userOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Tables): U
         : firstEmailByAccount(await run.all(db.select({ accountId: users.accountId, email: users.email }).from(users).where(ownersOf(users, accountIds)).orderBy(...memberOrder(users)))),
     insertUser: (row) => run.done(db.insert(users).values(row)),
     insertTeam: (row) => run.done(db.insert(teams).values(row)),
-    teamForUpdate: (accountId) => run.locked(db.select().from(teams).where(eq(teams.accountId, accountId))),
+    teamForUpdate: (accountId) => run.one(run.forUpdate(db.select().from(teams).where(eq(teams.accountId, accountId)))),
     setRequireTwoFactor: (accountId, required) => run.done(db.update(teams).set({ requireTwoFactor: required }).where(eq(teams.accountId, accountId))),
     members: async (accountId) =>
       (

@@ -51,7 +51,7 @@ export const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
 /**
  * DirectoryOps on either engine: `db` is the store or the transaction's handle, `run` the engine's
- * way of running a statement; the two reads that lock say so (Run.locked, Run.lockedRows).
+ * way of running a statement; the two reads that lock say so (Run.forUpdate).
  */
 export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTables<typeof tables.tables>): DirectoryOps {
   const { accounts, shops, apiKeys, auditEvents } = t;
@@ -62,7 +62,7 @@ export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Eithe
     insertAccount: (id, createdAt) => run.done(db.insert(accounts).values({ id, createdAt })),
     insertShop: (row) => run.done(db.insert(shops).values(row)),
     shop: (shopId) => run.one(shop(shopId)),
-    shopForUpdate: (shopId) => run.locked(shop(shopId)),
+    shopForUpdate: (shopId) => run.one(run.forUpdate(shop(shopId))),
     saveShop: ({ id, ...rest }) => run.done(db.update(shops).set(rest).where(eq(shops.id, id))),
     allShops: () => run.all(db.select().from(shops)),
     insertApiKey: (row) => run.done(db.insert(apiKeys).values(row)),
@@ -74,7 +74,7 @@ export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Eithe
     retiringKeys: (shopId) => run.all(db.select().from(apiKeys).where(retiringKeysOf(apiKeys, shopId)).orderBy(asc(apiKeys.expiresAt))),
     key: (keyHash) => run.one(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
     // Held until the sweep's transaction ends; another replica's sweep skips them instead of waiting.
-    shopsWithExpiredSecret: (now) => run.lockedRows(db.select().from(shops).where(expiredSecretsAt(shops, now)), { skipLocked: true }),
+    shopsWithExpiredSecret: (now) => run.all(run.forUpdate(db.select().from(shops).where(expiredSecretsAt(shops, now)), { skipLocked: true })),
     insertAudit: async (rows) => (rows.length === 0 ? 0 : (await run.all(db.insert(auditEvents).values(rows).onConflictDoNothing().returning({ id: auditEvents.id }))).length),
     auditPage: (q) => run.all(db.select().from(auditEvents).where(auditWhere(auditEvents, q)).orderBy(...auditOrder(auditEvents)).limit(q.limit)),
     shopsOfAccount: (accountId) =>
