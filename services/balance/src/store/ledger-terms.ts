@@ -19,40 +19,40 @@ type RefundHolds = OnEither<typeof tables.refundHolds>;
 type Value<T> = T | Placeholder;
 
 /** The account's buckets released by now: every Moscow day up to the last released one. */
-export const releasedBuckets = (f: FrozenBuckets, accountId: Value<string>, lastReleasedDay: Value<string>) =>
+const releasedBuckets = (f: FrozenBuckets, accountId: Value<string>, lastReleasedDay: Value<string>) =>
   and(eq(f.accountId, accountId), lte(f.moscowDay, lastReleasedDay));
 
 /** What the released buckets hold together, and how many they are (PostgreSQL sums a bigint as numeric, hence the Number). */
-export const releasedSums = (f: FrozenBuckets) => ({ total: sql`coalesce(sum(${f.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) });
+const releasedSums = (f: FrozenBuckets) => ({ total: sql`coalesce(sum(${f.amountKopecks}), 0)`.mapWith(Number), buckets: sql`count(*)`.mapWith(Number) });
 
 /** The account's bucket of one Moscow day. */
-export const bucketOfDay = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>) => and(eq(f.accountId, accountId), eq(f.moscowDay, moscowDay));
+const bucketOfDay = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>) => and(eq(f.accountId, accountId), eq(f.moscowDay, moscowDay));
 
 /** The check of a take from a bucket, made by the UPDATE itself: the bucket holds the amount. */
-export const bucketCovers = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>, amountKopecks: Value<number>) =>
+const bucketCovers = (f: FrozenBuckets, accountId: Value<string>, moscowDay: Value<string>, amountKopecks: Value<number>) =>
   and(bucketOfDay(f, accountId, moscowDay), gte(f.amountKopecks, amountKopecks));
 
 /** The check of a debit, made by the UPDATE itself, so no interleaving can take the same money twice. */
-export const availableCovers = (a: Accounts, accountId: Value<string>, amountKopecks: Value<number>) =>
+const availableCovers = (a: Accounts, accountId: Value<string>, amountKopecks: Value<number>) =>
   and(eq(a.accountId, accountId), gte(a.availableKopecks, amountKopecks));
 
 /** A bucket's upsert adds to what the day holds. */
-export const addToBucketSet = (f: FrozenBuckets) => ({ amountKopecks: sql`${f.amountKopecks} + excluded.amount_kopecks` });
+const addToBucketSet = (f: FrozenBuckets) => ({ amountKopecks: sql`${f.amountKopecks} + excluded.amount_kopecks` });
 
 /** An account's upsert adds the delta to what is available. */
-export const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` });
+const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.availableKopecks} + excluded.available_kopecks`, updatedAt: sql`excluded.updated_at` });
 
 /** The payment's applied SUCCESS event (its day is the day its money froze). */
-export const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
+const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
 
 /** The payout this idempotency key already made for the account. */
-export const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey: Value<string>) => and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey));
+const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey: Value<string>) => and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey));
 
 /** A payout still PENDING: marking it paid twice changes nothing. */
-export const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));
+const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));
 
 /** What a second putRefundHold of one refund replaces. */
-export const REPLACE_HOLD_FIGURES = {
+const REPLACE_HOLD_FIGURES = {
   state: sql`excluded.state`,
   frozenDay: sql`excluded.frozen_day`,
   frozenKopecks: sql`excluded.frozen_kopecks`,

@@ -14,26 +14,26 @@ type Shops = OnEither<typeof tables.shops>;
 type AuditEvents = OnEither<typeof tables.auditEvents>;
 
 /** What a page shows of a shop's live key: never the key, only its prefix and age. */
-export const liveKeyHintOf = <K extends ApiKeys>(k: K) => ({ displayPrefix: k.displayPrefix as K["displayPrefix"], createdAt: k.createdAt as K["createdAt"] });
+const liveKeyHintOf = <K extends ApiKeys>(k: K) => ({ displayPrefix: k.displayPrefix as K["displayPrefix"], createdAt: k.createdAt as K["createdAt"] });
 
 /**
  * The shop's live key: at most one, the newest (a roll revokes the one before, or gives it an
  * expiry). `shopId` may be the shops' column, for a join.
  */
-export const liveKeyOf = (k: ApiKeys, shopId: string | SQLWrapper) => and(eq(k.shopId, shopId), isNull(k.revokedAt), isNull(k.expiresAt));
+const liveKeyOf = (k: ApiKeys, shopId: string | SQLWrapper) => and(eq(k.shopId, shopId), isNull(k.revokedAt), isNull(k.expiresAt));
 
 /** Keys of the shop in their overlap (all, or the one keyId names). */
-export const retiringKeysOf = (k: ApiKeys, shopId: string, keyId?: string) =>
+const retiringKeysOf = (k: ApiKeys, shopId: string, keyId?: string) =>
   and(eq(k.shopId, shopId), isNull(k.revokedAt), isNotNull(k.expiresAt), keyId === undefined ? undefined : eq(k.id, keyId));
 
 /** Keys whose overlap ran out by `now` and that the sweep has not revoked yet. */
-export const expiredKeysAt = (k: ApiKeys, now: number) => and(isNull(k.revokedAt), lte(k.expiresAt, now));
+const expiredKeysAt = (k: ApiKeys, now: number) => and(isNull(k.revokedAt), lte(k.expiresAt, now));
 
 /** Shops whose retiring secret's overlap ran out by `now`. */
-export const expiredSecretsAt = (s: Shops, now: number) => lte(s.retiringSecretExpiresAt, now);
+const expiredSecretsAt = (s: Shops, now: number) => lte(s.retiringSecretExpiresAt, now);
 
 /** A page of the audit log: the filters, entries older than the cursor (newest first). */
-export function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
+function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
   return and(
     q.accountId === undefined ? undefined : eq(a.accountId, q.accountId),
     q.shopId === undefined ? undefined : eq(a.shopId, q.shopId),
@@ -44,10 +44,10 @@ export function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
     q.before === undefined ? undefined : or(lt(a.at, q.before.at), and(eq(a.at, q.before.at), lt(a.id, q.before.id))),
   );
 }
-export const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
+const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
 
 /** Shops in the order every list shows them: oldest first. */
-export const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
+const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
 /**
  * DirectoryOps on either engine: `db` is the store or the transaction's handle, `run` the engine's

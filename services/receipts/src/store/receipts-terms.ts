@@ -12,15 +12,15 @@ import type * as tables from "./schema.ts";
 type Receipts = OnEither<typeof tables.receipts>;
 
 /** A payment's receipts in the order they were made (sale first). */
-export const receiptOrder = (r: Receipts) => [asc(r.createdAt), asc(r.id)];
+const receiptOrder = (r: Receipts) => [asc(r.createdAt), asc(r.id)];
 
 /** The shop's receipts of these payments, grouped by payment, each payment's in the order they were made. */
-export const ofShopPayments = (r: Receipts, shopId: string, paymentIds: string[]) => and(eq(r.shopId, shopId), inArray(r.paymentId, paymentIds));
-export const byPaymentOrder = (r: Receipts) => [asc(r.paymentId), ...receiptOrder(r)];
+const ofShopPayments = (r: Receipts, shopId: string, paymentIds: string[]) => and(eq(r.shopId, shopId), inArray(r.paymentId, paymentIds));
+const byPaymentOrder = (r: Receipts) => [asc(r.paymentId), ...receiptOrder(r)];
 
 /** Receipts whose next attempt is due, and their order: the longest waiting first. */
-export const isDue = (r: Receipts, now: number) => lte(r.nextAttemptAt, now);
-export const dueOrder = (r: Receipts) => asc(r.nextAttemptAt);
+const isDue = (r: Receipts, now: number) => lte(r.nextAttemptAt, now);
+const dueOrder = (r: Receipts) => asc(r.nextAttemptAt);
 
 /**
  * ReceiptsOps on either engine: `db` is the store or the transaction's handle, `run` the engine's
