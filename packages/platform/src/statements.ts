@@ -1,4 +1,4 @@
-import type { Column, Placeholder, SQL, Table } from "drizzle-orm";
+import { sql, type Column, type Placeholder, type SQL, type Table } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { AppendToNullabilityMap, AppendToResult, JoinNullability, JoinType, SelectMode, SelectResult, SelectResultFields } from "drizzle-orm/query-builders/select.types";
@@ -17,6 +17,12 @@ import type { AnyTable, OnEither } from "./table.ts";
  */
 
 export type Dialect = "sqlite" | "pg";
+
+/** A value a shared statement takes: itself, or a placeholder, for a statement SQLite prepares once. */
+export type Value<T> = T | Placeholder;
+
+/** The values of a prepared statement, each a placeholder filled from the parameter of its name: `{ id: sql.placeholder("id"), … }`. */
+export const placeholders = <K extends string>(...names: K[]) => Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as { [N in K]: Placeholder<N> };
 
 type Params = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { openStore, SerialSqlite, sqliteDb } from "@payaccept/platform";
+import { openStore, placeholders, SerialSqlite, sqliteDb } from "@payaccept/platform";
 import { Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { ledgerStatements } from "./ledger-terms.ts";
 import { schema } from "./schema.sqlite.ts";
@@ -16,19 +16,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
 
   const q = ledgerStatements(sqliteDb(db), schema);
   const insertEvent = q
-    .recordEvents({
-      paymentId: p("paymentId"),
-      status: p("status"),
-      accountId: p("accountId"),
-      shopId: p("shopId"),
-      amountKopecks: p("amountKopecks"),
-      commissionKopecks: p("commissionKopecks"),
-      netKopecks: p("netKopecks"),
-      paidAt: p("paidAt"),
-      moscowDay: p("moscowDay"),
-      occurredAt: p("occurredAt"),
-      appliedAt: p("appliedAt"),
-    })
+    .recordEvents(placeholders("paymentId", "status", "accountId", "shopId", "amountKopecks", "commissionKopecks", "netKopecks", "paidAt", "moscowDay", "occurredAt", "appliedAt"))
     .prepare();
   const addToBucket = q.addToBuckets({ accountId: p("accountId"), moscowDay: p("moscowDay"), amountKopecks: p("amountKopecks") }).prepare();
   const releasedSum = q.releasedSum(p("accountId"), p("lastReleasedDay")).prepare();
@@ -42,30 +30,10 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   const takeFrozen = q.takeFrozen(p("accountId"), p("moscowDay"), p("amountKopecks")).prepare();
   const holdOf = q.refundHold(p("refundId")).prepare();
   const putHold = q
-    .putRefundHold({
-      refundId: p("refundId"),
-      paymentId: p("paymentId"),
-      accountId: p("accountId"),
-      state: p("state"),
-      frozenDay: p("frozenDay"),
-      frozenKopecks: p("frozenKopecks"),
-      availableKopecks: p("availableKopecks"),
-      createdAt: p("createdAt"),
-      settledAt: p("settledAt"),
-    })
+    .putRefundHold(placeholders("refundId", "paymentId", "accountId", "state", "frozenDay", "frozenKopecks", "availableKopecks", "createdAt", "settledAt"))
     .prepare();
-  const insertRefundEvent = q
-    .recordRefundEvent({
-      refundId: p("refundId"),
-      status: p("status"),
-      paymentId: p("paymentId"),
-      accountId: p("accountId"),
-      balanceKopecks: p("balanceKopecks"),
-      occurredAt: p("occurredAt"),
-      appliedAt: p("appliedAt"),
-    })
-    .prepare();
-  const insertPayout = q.insertPayout({ id: p("id"), accountId: p("accountId"), amountKopecks: p("amountKopecks"), idempotencyKey: p("idempotencyKey"), createdAt: p("createdAt") }).prepare();
+  const insertRefundEvent = q.recordRefundEvent(placeholders("refundId", "status", "paymentId", "accountId", "balanceKopecks", "occurredAt", "appliedAt")).prepare();
+  const insertPayout = q.insertPayout(placeholders("id", "accountId", "amountKopecks", "idempotencyKey", "createdAt")).prepare();
   const payoutByKey = q.payoutByKey(p("accountId"), p("idempotencyKey")).prepare();
   const markPaid = q.markPaid(p("id"), p("at")).prepare();
   const payoutById = q.payout(p("id")).prepare();

@@ -1,5 +1,5 @@
-import { and, desc, eq, gt, gte, lt, lte, sql, type Placeholder } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Values } from "@payaccept/platform";
+import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
+import type { Db, Dialect, EitherTables, Value, Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type * as tables from "./schema.ts";
 
@@ -16,7 +16,6 @@ type FrozenBuckets = OnEither<typeof tables.frozenBuckets>;
 type Payouts = OnEither<typeof tables.payouts>;
 type AppliedRefundEvents = OnEither<typeof tables.appliedRefundEvents>;
 type RefundHolds = OnEither<typeof tables.refundHolds>;
-type Value<T> = T | Placeholder;
 
 /** The account's buckets released by now: every Moscow day up to the last released one. */
 const releasedBuckets = (f: FrozenBuckets, accountId: Value<string>, lastReleasedDay: Value<string>) =>

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import { unionAll } from "drizzle-orm/sqlite-core";
 import { IDEMPOTENCY_TTL_MS, type DailyStatsRow, type FinalStatus, type ListPaymentsQuery, type PaymentStatus, type StatusTotal } from "@payaccept/contracts";
-import { GroupCommit, openStore, sqliteDb, type Store } from "@payaccept/platform";
+import { GroupCommit, openStore, placeholders, sqliteDb, type Store } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
@@ -79,9 +79,7 @@ const immediate = <T>({ db }: SqliteStore, fn: () => T): T => db.transaction(fn,
 function keyStatements(store: SqliteStore) {
   const q = statementsOf(store);
   const liveQ = q.liveKey(ph("shopId"), ph("key"), ph("cutoff")).prepare();
-  const putQ = q
-    .putKeys({ shopId: ph("shopId"), key: ph("key"), fingerprint: ph("fingerprint"), status: ph("status"), body: ph("body"), callId: ph("callId"), createdAt: ph("createdAt") }, ph("cutoff"))
-    .prepare();
+  const putQ = q.putKeys(placeholders("shopId", "key", "fingerprint", "status", "body", "callId", "createdAt"), ph("cutoff")).prepare();
   return {
     /** The key's live row, read at `now`. */
     live: (shopId: string, key: string, now: number): IdempotencyKeyRow | undefined => liveQ.get({ shopId, key, cutoff: now - IDEMPOTENCY_TTL_MS }),
@@ -105,36 +103,12 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const lastOfShopQ = q.lastOfShop(ph("shopId")).prepare();
   const insertQ = q
     .insertPayments({
-      id: ph("id"),
-      shopId: ph("shopId"),
-      accountId: ph("accountId"),
-      seq: ph("seq"),
-      orderId: ph("orderId"),
-      status: ph("status"),
-      amountKopecks: ph("amountKopecks"),
-      commissionKopecks: ph("commissionKopecks"),
-      description: ph("description"),
-      email: ph("email"),
-      method: ph("method"),
-      methodFixed: ph("methodFixed"),
-      telegramId: ph("telegramId"),
-      metadata: ph("metadata"),
-      receipt: ph("receipt"),
-      createCallId: ph("createCallId"),
-      successUrl: ph("successUrl"),
-      failUrl: ph("failUrl"),
-      isTest: ph("isTest"),
-      createdAt: ph("createdAt"),
+      ...placeholders(
+        "id", "shopId", "accountId", "seq", "orderId", "status", "amountKopecks", "commissionKopecks", "description", "email", "method", "methodFixed", "telegramId", "metadata",
+        "receipt", "createCallId", "successUrl", "failUrl", "isTest", "createdAt", "expiresAt", "chargeRetryAt", "customerId", "saveMethod", "hold", "heldKopecks", "savedMethodId",
+        "paymentMethod", "merchantInitiated",
+      ),
       updatedAt: ph("createdAt"),
-      expiresAt: ph("expiresAt"),
-      chargeRetryAt: ph("chargeRetryAt"),
-      customerId: ph("customerId"),
-      saveMethod: ph("saveMethod"),
-      hold: ph("hold"),
-      heldKopecks: ph("heldKopecks"),
-      savedMethodId: ph("savedMethodId"),
-      paymentMethod: ph("paymentMethod"),
-      merchantInitiated: ph("merchantInitiated"),
     })
     .prepare();
   const bumpCountQ = q.bumpCounts({ shopId: ph("shopId"), status: ph("status"), count: ph("delta") }).prepare();
@@ -146,9 +120,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const dueQ = q.dueForExpiry(ph("now"), ph("limit")).prepare();
   const dueChargesQ = q.dueCharges(ph("now"), ph("limit")).prepare();
   const claimChargeQ = q.claimCharge(ph("id"), ph("now"), ph("until")).prepare();
-  const insertOutboxQ = q
-    .insertEvents({ eventId: ph("eventId"), paymentId: ph("paymentId"), status: ph("status"), payload: ph("payload"), requestId: ph("requestId"), traceContext: ph("traceContext"), createdAt: ph("createdAt") })
-    .prepare();
+  const insertOutboxQ = q.insertEvents(placeholders("eventId", "paymentId", "status", "payload", "requestId", "traceContext", "createdAt")).prepare();
 
   // A move is one UPDATE … RETURNING per payment here (PostgreSQL writes a batch's moves as one
   // UPDATE … FROM (VALUES …) instead, updateRows). A move without extra fields (cancel, expire,

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, sql, type Column, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, ne, sql, type Column, type SQL } from "drizzle-orm";
 import { FINAL_STATUSES, paymentEventId, type FinalStatus, type PaymentStatus } from "@payaccept/contracts";
-import type { Db, Dialect, EitherTables, SetOf, Values } from "@payaccept/platform";
+import type { Db, Dialect, EitherTables, SetOf, Value, Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import { isFinal } from "../domain/state-machine.ts";
 import type { BrowseFilter, ExportFilter, PaymentRow } from "./payments-store.ts";
@@ -21,7 +21,6 @@ type Outbox = OnEither<typeof tables.outbox>;
 type StatusCounts = OnEither<typeof tables.statusCounts>;
 type SavedMethods = OnEither<typeof tables.savedMethods>;
 type IdempotencyKeys = OnEither<typeof tables.idempotencyKeys>;
-type Value<T> = T | Placeholder;
 
 /** The CSV export's keyset page: the period, the statuses, and everything after the last row sent. */
 const exportConditions = (p: Payments, shopId: string, f: ExportFilter) =>

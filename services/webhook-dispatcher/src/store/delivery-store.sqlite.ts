@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { openStore, sqliteDb } from "@payaccept/platform";
+import { openStore, placeholders, sqliteDb } from "@payaccept/platform";
 import { healthFigures, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { deliveries, schema } from "./schema.sqlite.ts";
@@ -22,35 +22,14 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   const insertDelivery = q
     .insertDeliveries({
-      id: p("id"),
-      shopId: p("shopId"),
-      paymentId: p("paymentId"),
-      status: p("status"),
-      orderId: p("orderId"),
-      body: p("body"),
-      occurredAt: p("occurredAt"),
-      createdAt: p("createdAt"),
-      traceContext: p("traceContext"),
+      ...placeholders("id", "shopId", "paymentId", "status", "orderId", "body", "occurredAt", "createdAt", "traceContext"),
       nextAttemptAt: p("createdAt"),
       updatedAt: p("createdAt"),
     })
     .prepare();
   const byId = q.byId(p("id")).prepare();
-  const insertAttempt = q
-    .insertAttempt({
-      deliveryId: p("deliveryId"),
-      series: p("series"),
-      attempt: p("attempt"),
-      startedAt: p("startedAt"),
-      durationMs: p("durationMs"),
-      httpStatus: p("httpStatus"),
-      errorCode: p("errorCode"),
-      errorParams: p("errorParams"),
-    })
-    .prepare();
-  const applyAttempt = q
-    .applyAttempt(p("deliveryId"), p("series"), p("attempt"), { result: p("result"), lastErrorCode: p("lastErrorCode"), lastErrorParams: p("lastErrorParams"), nextAttemptAt: p("nextAttemptAt"), at: p("at") })
-    .prepare();
+  const insertAttempt = q.insertAttempt(placeholders("deliveryId", "series", "attempt", "startedAt", "durationMs", "httpStatus", "errorCode", "errorParams")).prepare();
+  const applyAttempt = q.applyAttempt(p("deliveryId"), p("series"), p("attempt"), placeholders("result", "lastErrorCode", "lastErrorParams", "nextAttemptAt", "at")).prepare();
   const restartOne = q.restart(p("shopId"), p("id"), p("at")).prepare();
   const unqueued = q.unqueued(p("limit")).prepare();
   const latestError = q.latestError(p("shopId")).prepare();

@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type Placeholder, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { DeliveryResult, Reason } from "@payaccept/contracts";
-import type { Db, Dialect, EitherTables, Values } from "@payaccept/platform";
+import type { Db, Dialect, EitherTables, Value, Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import { logFilter } from "./delivery-log.ts";
 import type { LogQuery } from "./delivery-store.ts";
@@ -17,7 +17,6 @@ import type * as tables from "./schema.ts";
 type Deliveries = OnEither<typeof tables.deliveries>;
 type Attempts = OnEither<typeof tables.attempts>;
 type HealthDaily = OnEither<typeof tables.healthDaily>;
-type Value<T> = T | Placeholder;
 
 /** A new attempt series: the counter moves on under the row's write, so two resends make two series. */
 const newSeriesSet = (d: Deliveries, at: Value<number>) => ({
