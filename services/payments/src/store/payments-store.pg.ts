@@ -7,46 +7,9 @@ import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
 import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
-import {
-  OrderIdTaken,
-  type BrowseFilter,
-  type EndedRefund,
-  type IdempotencyKeyRow,
-  type IdempotencyKeysRepo,
-  type KeyedCreate,
-  type KeyedInsert,
-  type NewPayment,
-  type NewSavedMethodRow,
-  type OutboxRepo,
-  type PaymentRow,
-  type PaymentsRepo,
-  type PaymentsStore,
-  type RefundsRepo,
-  type SavedMethodsRepo,
-  type StoreHooks,
-  type TransitionOptions,
-  type TransitionResult,
-} from "./payments-store.ts";
+import { OrderIdTaken, type BrowseFilter, type EndedRefund, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type NewPayment, type NewSavedMethodRow, type OutboxRepo, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundsRepo, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { onlyFinal, paymentsStatements, seqRange } from "./payments-terms.ts";
-import {
-  dailyCell,
-  decideFor,
-  endedRefund,
-  insertedState,
-  inSeqOrder,
-  methodEndedFields,
-  methodEventStatus,
-  movedFields,
-  newRefundRow,
-  nextOfShop,
-  paymentEventRow,
-  refundEventRow,
-  seqsOfPage,
-  seqWindowOf,
-  succeededKopecks,
-  toDailyStatsRow,
-  withTrace,
-} from "./rows.ts";
+import { dailyCell, decideFor, endedRefund, insertedState, inSeqOrder, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
 import { idempotencyKeys as k, outbox, payments as p, schema } from "./schema.pg.ts";
 
 /** The pool's database or a transaction's: the statements are the same. */

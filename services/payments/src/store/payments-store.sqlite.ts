@@ -7,54 +7,9 @@ import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
 import { announces, fullyRefunded, isFinal, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
-import {
-  OrderIdTaken,
-  type BrowseFilter,
-  type CommittedTransition,
-  type EndedMethod,
-  type EndedRefund,
-  type ExportFilter,
-  type IdempotencyKeyRow,
-  type IdempotencyKeysRepo,
-  type KeyedCreate,
-  type KeyedInsert,
-  type MethodEnd,
-  type NewPayment,
-  type OutboxRepo,
-  type OutboxRow,
-  type PaymentRow,
-  type PaymentsRepo,
-  type PaymentsStore,
-  type RefundOutcome,
-  type RefundRequest,
-  type RefundRow,
-  type RefundsRepo,
-  type SavedMethodRow,
-  type SavedMethodsRepo,
-  type StoreHooks,
-  type TransitionOptions,
-  type TransitionResult,
-} from "./payments-store.ts";
+import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type EndedMethod, type EndedRefund, type ExportFilter, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type MethodEnd, type NewPayment, type OutboxRepo, type OutboxRow, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundOutcome, type RefundRequest, type RefundRow, type RefundsRepo, type SavedMethodRow, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { onlyFinal, paymentsStatements } from "./payments-terms.ts";
-import {
-  dailyCell,
-  decideFor,
-  endedRefund,
-  insertedState,
-  inSeqOrder,
-  methodEndedFields,
-  methodEventStatus,
-  movedFields,
-  newRefundRow,
-  nextOfShop,
-  paymentEventRow,
-  refundEventRow,
-  seqsOfPage,
-  seqWindowOf,
-  succeededKopecks,
-  toDailyStatsRow,
-  withTrace,
-} from "./rows.ts";
+import { dailyCell, decideFor, endedRefund, insertedState, inSeqOrder, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
 import { payments as p, schema } from "./schema.sqlite.ts";
 
 const MIGRATIONS = join(import.meta.dir, "../../drizzle");
