@@ -127,8 +127,11 @@ export const sqliteRun: Run<"sqlite"> = {
   forUpdate: (s) => s,
 };
 
+/** The first row a PostgreSQL statement answers, if any. */
+export const firstRow = async <R>(rows: PromiseLike<R[]>): Promise<R | undefined> => (await rows)[0];
+
 export const pgRun: Run<"pg"> = {
-  one: async (s) => (await s)[0],
+  one: firstRow,
   all: (s) => s,
   done: async (s) => void (await s),
   forUpdate: (s, config) => s.for("update", config),

@@ -1,6 +1,6 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { pgDb, sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
+import { firstRow as first, pgDb, sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
 import { CallerGone, Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { ledgerStatements } from "./ledger-terms.ts";
 import { accounts, schema } from "./schema.pg.ts";
@@ -9,7 +9,6 @@ type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */
 type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
 
-const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
 const eventKey = (paymentId: string, status: string) => `${paymentId}\u0000${status}`;
 
 /**

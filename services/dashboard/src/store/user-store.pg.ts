@@ -1,20 +1,18 @@
 import { pgDb, pgRun, type PgStore } from "@payaccept/platform";
 import * as pg from "./schema.pg.ts";
-import { SEVERAL_STATEMENTS, type UserOps, type UserStore } from "./user-store.ts";
-import { throttleStatements, userOps } from "./user-terms.ts";
+import type { UserOps, UserStore } from "./user-store.ts";
+import { atomicOps, throttleStatements, userOps } from "./user-terms.ts";
 
 type Db = PgStore<typeof pg.schema>["db"];
 const pgOps = (db: Pick<Db, "select" | "insert" | "update" | "delete">): UserOps => userOps(pgDb(db), pgRun, pg.schema);
 
 /** The dashboard's store on PostgreSQL; locks as UserStore.updateThrottles and UserOps.teamForUpdate say. */
 export function openPgUserStore({ db, close }: PgStore<typeof pg.schema>): UserStore {
-  // Methods of several statements run as one transaction outside tx() too.
-  const atomic = <K extends keyof UserOps>(...names: readonly K[]) =>
-    Object.fromEntries(names.map((name) => [name, (...args: never[]) => db.transaction((tx) => (pgOps(tx)[name] as (...a: never[]) => Promise<unknown>)(...args))])) as Pick<UserOps, K>;
+  const tx: UserStore["tx"] = (fn) => db.transaction((t) => fn(pgOps(t)));
   return {
     ...pgOps(db),
-    ...atomic(...SEVERAL_STATEMENTS),
-    tx: (fn) => db.transaction((tx) => fn(pgOps(tx))),
+    ...atomicOps(tx),
+    tx,
     updateThrottles: (keys, decide) =>
       db.transaction(async (tx) => {
         const throttles = throttleStatements(pgDb(tx), pg.schema);

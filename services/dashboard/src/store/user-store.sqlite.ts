@@ -1,7 +1,7 @@
 import { openStore, SerialSqlite, sqliteDb, sqliteRun } from "@payaccept/platform";
 import { schema } from "./schema.sqlite.ts";
-import { SEVERAL_STATEMENTS, type UserOps, type UserStore } from "./user-store.ts";
-import { throttleStatements, userOps } from "./user-terms.ts";
+import type { UserStore } from "./user-store.ts";
+import { atomicOps, throttleStatements, userOps } from "./user-terms.ts";
 
 /** The dashboard's store on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteUserStore(path: string, migrationsFolder: string): UserStore {
@@ -10,14 +10,12 @@ export function openSqliteUserStore(path: string, migrationsFolder: string): Use
   const ops = userOps(sqliteDb(db), sqliteRun, schema);
   const throttles = throttleStatements(sqliteDb(db), schema);
 
-  // A method of several statements is one IMMEDIATE transaction outside tx() too.
-  const atomic = <K extends keyof UserOps>(...names: readonly K[]) =>
-    Object.fromEntries(names.map((name) => [name, (...args: never[]) => serial.tx(() => (ops[name] as (...a: never[]) => Promise<unknown>)(...args))])) as Pick<UserOps, K>;
+  // The whole file is the lock: every unit runs one at a time, in every process.
+  const tx: UserStore["tx"] = (fn) => serial.tx(() => fn(ops));
   return {
     ...serial.outsideTx(ops),
-    ...atomic(...SEVERAL_STATEMENTS),
-    // The whole file is the lock: every unit runs one at a time, in every process.
-    tx: (fn) => serial.tx(() => fn(ops)),
+    ...atomicOps(tx),
+    tx,
     updateThrottles: (keys, decide) =>
       serial.tx(async () => {
         const rows = throttles.byKeys(keys).all();

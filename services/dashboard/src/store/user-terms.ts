@@ -3,7 +3,7 @@ import type { Db, Dialect, EitherTables, Run } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type * as schema from "./schema.ts";
 import type { ThrottleRow, UserRow } from "./schema.ts";
-import type { Member, SessionWithUser, UserOps } from "./user-store.ts";
+import { SEVERAL_STATEMENTS, type Member, type SessionWithUser, type UserOps, type UserStore } from "./user-store.ts";
 
 /**
  * What both engines' user statements share, on either schema's columns: the terms, and the
@@ -42,6 +42,13 @@ const memberOf = ({ user, enabledAt }: { user: UserRow; enabledAt: number | null
 
 /** A session joined with its user, team and second factor's `enabledAt`, as every page reads it. */
 const sessionOf = ({ enabledAt, ...row }: Omit<SessionWithUser, "twoFactor"> & { enabledAt: number | null }): SessionWithUser => ({ ...row, twoFactor: enabledAt !== null });
+
+/** The methods of several statements, each one transaction outside tx() too, on the engine's `tx`. */
+export const atomicOps = (tx: UserStore["tx"]) =>
+  Object.fromEntries(SEVERAL_STATEMENTS.map((name) => [name, (...args: never[]) => tx((t) => (t[name] as (...a: never[]) => Promise<unknown>)(...args))])) as Pick<
+    UserOps,
+    (typeof SEVERAL_STATEMENTS)[number]
+  >;
 
 /** The throttle's writes of a decision (updateThrottles): the rows it saves, the keys it forgets. */
 export const throttleStatements = <E extends Dialect>(db: Db<E>, { loginThrottle }: Tables) => ({

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gt, inArray, or, sql } from "drizz
 import type { SQL } from "bun";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
-import { pgDb, storeNow, type PgStore } from "@payaccept/platform";
+import { firstRow as first, pgDb, storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
@@ -18,7 +18,6 @@ type Runner = Pick<BunSQLDatabase<Record<string, unknown>>, "select" | "insert" 
 /** The shared statements (payments-terms.ts) on the pool or a transaction. */
 const statementsOn = (db: Runner) => paymentsStatements(pgDb(db), schema);
 
-const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
 
 type Cell = ReturnType<typeof dailyCell>;
 

@@ -1,6 +1,6 @@
 import { asc, inArray, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { pgDb } from "@payaccept/platform";
+import { firstRow as first, pgDb } from "@payaccept/platform";
 import { healthFigures, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { deliveries, schema, type schema as pgSchema } from "./schema.pg.ts";
@@ -30,7 +30,6 @@ export function pgDeliveryStore(db: PgDeliveryDb, close: () => Promise<void>): D
   /** The rows matching `where`, locked in id order: the subquery of every multi-row UPDATE (SQLite's one writer needs none). */
   const lockedInIdOrder = (where: SQL | undefined) =>
     inArray(deliveries.id, db.select({ id: deliveries.id }).from(deliveries).where(where).orderBy(asc(deliveries.id)).for("update"));
-  const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
   const attemptsOf = async (ids: string[]) => (ids.length === 0 ? [] : q.attemptsOf(ids));
 
   return {
