@@ -61,7 +61,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       ...placeholders(
         "id", "shopId", "accountId", "seq", "orderId", "status", "amountKopecks", "commissionKopecks", "description", "email", "method", "methodFixed", "telegramId", "metadata",
         "receipt", "createCallId", "successUrl", "failUrl", "isTest", "createdAt", "expiresAt", "chargeRetryAt", "customerId", "saveMethod", "hold", "heldKopecks", "savedMethodId",
-        "paymentMethod", "merchantInitiated",
+        "paymentMethod", "merchantInitiated", "traceContext",
       ),
       updatedAt: ph("createdAt"),
     })
@@ -165,6 +165,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       savedMethodId: input.savedMethodId ?? null,
       paymentMethod: input.paymentMethod ?? null,
       merchantInitiated: input.merchantInitiated ?? false,
+      traceContext: input.traceContext ?? null,
       methodFixed: input.method != null,
       ...next,
       ...state,
