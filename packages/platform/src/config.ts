@@ -20,6 +20,12 @@ export const commonEnv = {
     .min(1)
     .default("./.data")
     .transform((dir) => resolve(REPO_ROOT, dir)),
+  /** Where a service writes the copies of its store that `bun run admin backup` asks for (default: $DATA_DIR/backups). */
+  BACKUP_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((dir) => (dir === undefined ? undefined : resolve(REPO_ROOT, dir))),
   /** Interface the service's HTTP server binds to. */
   HOST: z.string().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

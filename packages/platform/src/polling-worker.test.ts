@@ -77,18 +77,19 @@ test("stop() waits for the running round, and none runs after it", async () => {
   expect(rounds).toBe(1);
 });
 
-test("a round that finds something due but nothing to do lets the process's sockets and timers run between rounds", async () => {
+test("a round due again at once still lets the event loop turn: the I/O its rows wait on is never starved", async () => {
+  // The round finds its due row in flight and answers its due time, already past, as the acquirer
+  // emulator's dispatcher does while a buyer's callback is on its way.
   let rounds = 0;
+  let landed = false;
   const w = worker(async () => {
     rounds++;
-    // Due already (a row another part of the process has in hand); after 1,000 rounds it says
-    // nothing is due, so that a worker that never yields still ends its run of rounds.
-    return rounds < 1000 ? Date.now() - 1 : null;
+    return landed || rounds > 100_000 ? null : Date.now() - 1;
   });
-  let seenAtRound: number | undefined;
   w.start();
-  setImmediate(() => (seenAtRound = rounds));
-  await until(() => seenAtRound !== undefined);
-  expect(seenAtRound!).toBeLessThan(10);
+  await Bun.sleep(5);
+  landed = true;
+  await until(() => rounds > 0);
   await w.stop();
+  expect(rounds).toBeLessThan(100_000);
 });

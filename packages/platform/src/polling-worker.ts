@@ -51,11 +51,11 @@ export class PollingWorker {
         this.onError(e);
         wait = this.opts.idleMs;
       }
-      if (wait > 0 && !this.stopped && !this.woken) await this.sleep(wait);
-      // Never round after round within one turn of the event loop: a round that finds rows due but
-      // nothing to do (rows another part of the process has in hand) would otherwise starve every
-      // socket and timer of the process, the ones that would end that work included.
-      else await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.stopped) return;
+      // Even a round that runs again at once waits for the next turn of the event loop: a round
+      // that finds its due rows all in flight (a callback sent on a buyer's request) resolves in
+      // microtasks, and a loop of those would starve the I/O those rows wait on, HTTP included.
+      await (wait > 0 && !this.woken ? this.sleep(wait) : new Promise<void>((resolve) => setImmediate(resolve)));
     }
   }
 
