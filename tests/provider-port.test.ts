@@ -4,7 +4,7 @@ import { acquirerHttp } from "../services/payments/src/provider/acquirer-http.ts
 import { readProviderCallback, type ReadCallback } from "../services/payments/src/provider/callback.ts";
 import type { ProviderPort } from "../services/payments/src/provider/port.ts";
 import { AcquirerClient } from "./acquirer-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Real processes take longer than bun's 5 s default; bounded all the same.
 setDefaultTimeout(60_000);
@@ -49,7 +49,7 @@ beforeAll(async () => {
   stack = await Stack.start({ services: ["acquirer-emulator"] });
   acq = new AcquirerClient(stack);
   provider = acquirerHttp({ baseUrl: acq.base, apiKey: DEV_ACQUIRER_API_KEY, callbackUrl: `http://127.0.0.1:${callbackServer.port}/provider/callback`, timeoutMs: 2500 });
-});
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
   callbackServer?.stop(true);
