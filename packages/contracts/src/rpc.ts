@@ -24,6 +24,7 @@ import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./rec
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
+import { ConnectorHealth, ShopConnectors } from "./connectors.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -85,7 +86,11 @@ export const CheckoutView = z.object({
   expiresAt: z.string().nullable(),
   /** Provider session once paying has started. */
   sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
-  card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+  /**
+   * `hosted`: formAction is the acquirer's own payment page, where the buyer goes to enter the card
+   * (T-Bank's PaymentURL); otherwise our page's card form posts to it. Absent from an older payments: false.
+   */
+  card: z.object({ formAction: z.string(), sessionId: z.string(), hosted: z.boolean().default(false) }).nullable(),
   /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
   receiptTo: z.string().nullable().optional(),
   /**
@@ -277,6 +282,11 @@ export const rpcs = {
     ),
     /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set per status. */
     browse: read("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
+    /**
+     * The connectors (acquirers) as the answering payments process sees them: configured or not,
+     * the default, each one's circuit and recent calls (docs/connectors.md, "Health").
+     */
+    connectors: read("payments.v1.connectors", z.object({}), z.object({ connectors: z.array(ConnectorHealth) })),
     exportPage: read(
       "payments.v1.export",
       ShopScoped.extend({
@@ -329,6 +339,8 @@ export const rpcs = {
         failUrl: z.string().nullable().optional(),
         receipts: ShopReceiptSettings.optional(),
         savedMethodConsent: SaveMethodConsent.optional(),
+        /** Operators only (the admin CLI, the dashboard's operator pages): the shop's acquirers per method; null clears. */
+        connectors: ShopConnectors.nullable().optional(),
       }),
       ShopView,
     ),

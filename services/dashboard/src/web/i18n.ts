@@ -1,4 +1,4 @@
-import type { ActorKind, AuditAction, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
+import type { ActorKind, AuditAction, ConnectorId, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
 import type { OverlapChoice } from "./overlap.ts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
@@ -428,6 +428,17 @@ const ru = {
   methodsRequired: "Оставьте хотя бы один способ оплаты.",
   saveMethods: "Сохранить способы",
   saveTariff: "Сохранить комиссию",
+  connectorsTitle: "Эквайеры",
+  connectorsText: "Через каких эквайеров проходят платежи каждым способом, в порядке попыток: следующий берёт платёж, только если предыдущий недоступен и у него ничего не началось.",
+  connectorsSandbox: "Платежи тестового магазина не доходят до банка: эквайеры ему не назначаются.",
+  connectorPosition: (n: number) => (n === 1 ? "Основной" : `Запасной ${n - 1}`),
+  connectorDefault: (id: string) => `по умолчанию (${id})`,
+  connectorNone: "—",
+  connectorNames: { emulator: "Эмулятор эквайера", tbank: "Т-Банк" } satisfies Record<ConnectorId, string>,
+  connectorNotConfigured: "не настроен",
+  connectorsSaved: "Эквайеры магазина сохранены.",
+  connectorsTwice: "Один эквайер указан для способа дважды.",
+  saveConnectors: "Сохранить эквайеров",
 
   notFoundTitle: "Страница не найдена",
   notFoundText: "Такой страницы нет или у вас нет к ней доступа.",
@@ -966,6 +977,17 @@ const en: Messages = {
   methodsRequired: "Keep at least one payment method.",
   saveMethods: "Save methods",
   saveTariff: "Save commission",
+  connectorsTitle: "Acquirers",
+  connectorsText: "Which acquirers take each method's payments, in the order they are tried: the next one takes a payment only when the one before is unavailable and nothing began there.",
+  connectorsSandbox: "A sandbox shop's payments never reach a bank: it takes no acquirers.",
+  connectorPosition: (n: number) => (n === 1 ? "First" : `Fallback ${n - 1}`),
+  connectorDefault: (id: string) => `default (${id})`,
+  connectorNone: "—",
+  connectorNames: { emulator: "Acquirer emulator", tbank: "T-Bank" },
+  connectorNotConfigured: "not configured",
+  connectorsSaved: "The shop's acquirers are saved.",
+  connectorsTwice: "One acquirer is listed twice for a method.",
+  saveConnectors: "Save acquirers",
 
   notFoundTitle: "Page not found",
   notFoundText: "This page does not exist or you have no access to it.",

@@ -1,5 +1,6 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import type { AuditFields, RequestLog } from "@payaccept/platform";
+import type { Connectors } from "../connectors/connectors.ts";
 import type { ProviderPort } from "../provider/port.ts";
 import type { IdempotencyKeysRepo, NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
@@ -23,7 +24,8 @@ export type PaymentsDeps = {
   chargeLeaseMs: number;
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
-  provider: ProviderPort;
+  /** The acquirers this deployment configured, with routing and health (docs/connectors.md). */
+  connectors: Connectors;
   balance: BalancePort;
   /** The service's logger, or while serving a request its RequestLog (every line with the request id). */
   log: Pick<RequestLog, "info" | "warn" | "error">;
@@ -65,6 +67,9 @@ export async function anyPayment(d: PaymentsDeps, id: string): Promise<PaymentRo
   if (!row) throw paymentNotFound();
   return row;
 }
+
+/** The provider port of the connector the payment's session lives at (every call after the first goes there). */
+export const providerOf = (d: PaymentsDeps, row: Pick<PaymentRow, "connector">): ProviderPort => d.connectors.portOf(row.connector);
 
 /** The shop a payment belongs to; payments are only ever created for shops in the directory. */
 export async function shopOf(d: PaymentsDeps, row: PaymentRow): Promise<ShopRecord> {

@@ -72,6 +72,7 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.listMethods, (r, rd) => listMethods(rd, r.shopId, r.query)),
     handle(p.revokeMethod, (r, rd) => revokeMethod(rd, r.shopId, r.id)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
+    handle(p.connectors, () => ({ connectors: d.connectors.health() })),
     handle(p.browse, (r) => browsePayments(d, r)),
     handle(p.history, async (r) => ({
       items: (await d.repo.finalEvents((await ownedPayment(d, r.shopId, r.id)).id)).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),

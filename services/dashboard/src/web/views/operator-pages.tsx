@@ -1,4 +1,4 @@
-import { PAYMENT_METHODS, type ShopDetail } from "@payaccept/contracts";
+import { CONNECTOR_IDS, MAX_CONNECTORS_PER_METHOD, PAYMENT_METHODS, type ConnectorHealth, type ShopDetail } from "@payaccept/contracts";
 import { hundredthsInput } from "../amount-input.ts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, MerchantText, Pager, TextField, When } from "./components.tsx";
@@ -62,8 +62,60 @@ export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; t
   );
 }
 
-/** One shop for an operator: switch it on or off, choose its methods, set its commission. */
-export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEmail: string | undefined; notice?: string; errors?: string[] }) {
+/**
+ * A live shop's acquirers per method, in failover order (docs/connectors.md): one select per
+ * position, the connectors this deployment has not configured marked so. Sandbox shops have none.
+ */
+function ConnectorsCard(props: { page: Page; shop: ShopDetail; connectors: ConnectorHealth[] | null; action: string }) {
+  const { page, shop } = props;
+  const { t } = page;
+  if (shop.sandbox) {
+    return (
+      <section class="card" id="connectors">
+        <h2>{t.connectorsTitle}</h2>
+        <p class="muted">{t.connectorsSandbox}</p>
+      </section>
+    );
+  }
+  const fallback = props.connectors?.find((c) => c.default)?.id;
+  const label = (id: (typeof CONNECTOR_IDS)[number]) => {
+    const known = props.connectors?.find((c) => c.id === id);
+    return known && !known.configured ? `${t.connectorNames[id]} (${t.connectorNotConfigured})` : t.connectorNames[id];
+  };
+  return (
+    <section class="card" id="connectors">
+      <h2>{t.connectorsTitle}</h2>
+      <p class="muted">{t.connectorsText}</p>
+      <form method="post" action={props.action} class="stack">
+        <CsrfField page={page} />
+        {PAYMENT_METHODS.map((m) => (
+          <fieldset class="connectors">
+            <legend>{t.methodNames[m]}</legend>
+            {Array.from({ length: MAX_CONNECTORS_PER_METHOD }, (_, i) => (
+              <label>
+                {t.connectorPosition(i + 1)}{" "}
+                <select name={`${m}.${i + 1}`}>
+                  <option value="">{i === 0 && fallback ? t.connectorDefault(fallback) : t.connectorNone}</option>
+                  {CONNECTOR_IDS.map((id) => (
+                    <option value={id} selected={shop.connectors?.[m]?.[i] === id}>
+                      {label(id)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ))}
+          </fieldset>
+        ))}
+        <button type="submit" class="button primary">
+          {t.saveConnectors}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** One shop for an operator: switch it on or off, choose its methods, its acquirers, set its commission. */
+export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEmail: string | undefined; connectors: ConnectorHealth[] | null; notice?: string; errors?: string[] }) {
   const { page, shop } = props;
   const { t } = page;
   const base = `/ops/shops/${shop.id}`;
@@ -113,6 +165,7 @@ export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEma
           </button>
         </form>
       </section>
+      <ConnectorsCard page={page} shop={shop} connectors={props.connectors} action={`${base}/connectors`} />
       <section class="card">
         <h2>{t.tariff}</h2>
         <form method="post" action={`${base}/tariff`} class="stack">

@@ -1,0 +1,2 @@
+ALTER TABLE `payments` ADD `connector` text;--> statement-breakpoint
+ALTER TABLE `saved_methods` ADD `connector` text;
