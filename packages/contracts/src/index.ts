@@ -16,3 +16,4 @@ export * from "./idempotency.ts";
 export * from "./payments-query.ts";
 export * from "./operations.ts";
 export * from "./connectors.ts";
+export * from "./backup.ts";

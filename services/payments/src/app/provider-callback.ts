@@ -1,7 +1,7 @@
 import type { ConnectorId } from "@payaccept/contracts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { ReadCallback } from "../provider/callback.ts";
-import type { PaymentsDeps } from "./deps.ts";
+import { tracePayment, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfCallback } from "./provider-results.ts";
 import { endMethodAsProviderSays } from "./saved-methods.ts";
 
@@ -31,6 +31,7 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback,
   const row = await d.repo.byId(cb.merchantPaymentId);
   const ignored = (reason: string): CallbackOutcome => ({ result: "ignored", status: row?.status ?? null, reason });
   if (!row) return ignored("unknown payment");
+  tracePayment(row);
   if (row.isTest) return ignored("sandbox payments take no provider results");
   const learning = row.merchantInitiated && row.providerSessionId === null;
   const sessionConnector = learning ? ((await d.methods.byId(row.savedMethodId!))?.connector ?? LEGACY_CONNECTOR) : (row.connector ?? LEGACY_CONNECTOR);
