@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { rpcs } from "@payaccept/contracts";
+import { Kvm } from "@nats-io/kv";
+import { DIRECTORY_BUCKET, rpcs, shopKvKey, ShopRecord, type ShopConnectors } from "@payaccept/contracts";
 import { FakeTBank, TEST_CARDS } from "./fakes/tbank/fake-tbank.ts";
 import { payOnBankForm, submit, TERMINAL } from "./connectors/tbank-driver.ts";
+import { BankApp } from "./payments-fixtures.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 import { Buyer } from "./paypage-buyer.ts";
 import { api, create, getPayment, shopWithReceiver, statusIs, webhookOf, webhooksAre, webhookStatuses, type LiveShop } from "./recurring-fixtures.ts";
@@ -25,7 +27,15 @@ beforeAll(async () => {
   fake = new FakeTBank({ terminals: { [TERMINAL.key]: TERMINAL.password }, sbpRefundMs: 100, notificationRetryMs: [200, 400, 800, 1600, 3200] });
   stack = await Stack.start({
     services: ["directory", "payments", "gateway", "paypage", "webhook-dispatcher", "balance", "acquirer-emulator"],
-    env: { TBANK_TERMINAL_KEY: TERMINAL.key, TBANK_PASSWORD: TERMINAL.password, TBANK_API_URL: fake.apiUrl, REFUND_RETRY_MS: "1000", TIMER_SWEEP_MS: "200" },
+    env: {
+      TBANK_TERMINAL_KEY: TERMINAL.key,
+      TBANK_PASSWORD: TERMINAL.password,
+      TBANK_API_URL: fake.apiUrl,
+      REFUND_RETRY_MS: "1000",
+      TIMER_SWEEP_MS: "200",
+      CONNECTOR_CIRCUIT_FAILURES: "2",
+      CONNECTOR_CIRCUIT_OPEN: "1s",
+    },
   });
   fake.notificationUrl = stack.env.TBANK_NOTIFICATION_URL!;
   shop = await shopWithReceiver(stack);
@@ -33,9 +43,15 @@ beforeAll(async () => {
   const chosen = await stack.admin(["shop:connectors", "--shop", shop.shopId, "--card", "tbank", "--sbp", "tbank", "--json"]);
   expect(chosen.code).toBe(0);
   expect(JSON.parse(chosen.stdout)).toEqual({ shopId: shop.shopId, sandbox: false, connectors: { CARD: ["tbank"], SBP: ["tbank"] } });
-  // The payments process sees the shop's new record (the directory's KV watch) before the cases start.
-  await Bun.sleep(300);
+  await published(shop.shopId, { CARD: ["tbank"], SBP: ["tbank"] });
 });
+
+/** The shop's record with its connectors is in the directory's bucket, and a moment on in payments' copy of it (its KV watch). */
+async function published(shopId: string, connectors: ShopConnectors): Promise<void> {
+  const kv = await new Kvm(stack.nc).open(DIRECTORY_BUCKET);
+  await eventually(async () => JSON.stringify(ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json()).connectors) === JSON.stringify(connectors));
+  await Bun.sleep(500);
+}
 afterAll(async () => {
   shop?.receiver.stop();
   await stack?.stop();
@@ -196,5 +212,54 @@ describe("a live shop on T-Bank (the fake bank's API)", () => {
     expect(fake.calls("Confirm").length).toBe(confirms);
     await webhooksAre(shop, p.id, ["AUTHORIZED", "SUCCESS"]);
     expect((await getPayment(stack, shop, p.id)).status).toBe("SUCCESS");
+  });
+});
+
+describe("routing with failover between connectors", () => {
+  test("T-Bank first, the emulator next: a timeout at T-Bank is never sent on; T-Bank down, the emulator takes the session; its health says so", async () => {
+    const both = await shopWithReceiver(stack);
+    await stack.call(rpcs.directory.updateShop, { shopId: both.shopId, connectors: { CARD: ["tbank", "emulator"] } });
+    await published(both.shopId, { CARD: ["tbank", "emulator"] });
+    // A sandbox shop's payments never reach an acquirer: it takes none.
+    const sandbox = await stack.createShop({ name: "Песочница", sandbox: true });
+    const refused = await stack.admin(["shop:connectors", "--shop", sandbox.shopId, "--card", "tbank"]);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining("CONFLICT: a sandbox shop's payments never reach an acquirer")]);
+
+    // The fate of an Init that timed out is unknown: it is looked up at T-Bank, and the buyer asked to try again, nothing sent elsewhere.
+    const unknown = await create(stack, both, { method: "CARD" });
+    fake.delay("Init", 3500);
+    await expect(stack.call(rpcs.payments.start, { id: unknown.id, method: "CARD" }, 8000)).rejects.toMatchObject({ code: "UNAVAILABLE", reason: "PROVIDER_UNAVAILABLE" });
+    expect((await getPayment(stack, both, unknown.id)).status).toBe("CREATED");
+    expect(fake.calls("CheckOrder").some((b) => b.OrderId === unknown.id)).toBe(true);
+    expect(stack.logLines("payments").some((l) => l.paymentId === unknown.id && l.msg === "connector unavailable before anything began; the next one takes the session")).toBe(false);
+
+    // Nothing answers at T-Bank's address: nothing began there, the emulator takes the buyer's session.
+    await fake.stop();
+    try {
+      const moved = await create(stack, both, { method: "CARD", amountKopecks: 66_600 });
+      const view = await stack.call(rpcs.payments.start, { id: moved.id, method: "CARD" });
+      expect({ ...view.card }).toMatchObject({ hosted: false, formAction: expect.stringContaining("/card/") });
+      expect((await new BankApp(stack).card(view.card!.formAction, "4111 1111 1111 1111")).status).toBe(303);
+      await statusIs(stack, both, moved.id, "SUCCESS");
+      await webhookOf(both, moved.id, "SUCCESS");
+      // A second session: T-Bank's circuit is open by now (two unanswered calls in a row), so it is not even tried.
+      const next = await create(stack, both, { method: "CARD" });
+      expect((await stack.call(rpcs.payments.start, { id: next.id, method: "CARD" })).card!.hosted).toBe(false);
+      const health = (await stack.call(rpcs.payments.connectors, {})).connectors;
+      expect(health.find((c) => c.id === "tbank")).toMatchObject({ configured: true, circuit: "open" });
+      expect(health.find((c) => c.id === "emulator")).toMatchObject({ configured: true, default: true, circuit: "closed", successRatio: 1 });
+      const metrics = await (await fetch(`${stack.url("payments")}/metrics`)).text();
+      expect(metrics).toMatch(/payments_connector_failovers_total\{from="tbank",to="emulator"\} [1-9]/);
+      expect(metrics).toMatch(/payments_connector_circuit_state\{connector="tbank"\} 2/);
+      const cli = await stack.admin(["connectors:health", "--json"]);
+      expect(JSON.parse(cli.stdout).connectors.find((c: { id: string }) => c.id === "tbank")).toMatchObject({ circuit: "open" });
+    } finally {
+      fake.start();
+    }
+    // Back: once its circuit lets a trial call through, T-Bank takes sessions again.
+    await Bun.sleep(1100);
+    const back = await create(stack, both, { method: "CARD" });
+    expect((await stack.call(rpcs.payments.start, { id: back.id, method: "CARD" })).card!.hosted).toBe(true);
+    both.receiver.stop();
   });
 });

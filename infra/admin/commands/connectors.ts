@@ -21,6 +21,11 @@ function listFlag(flags: Flags, name: string): ConnectorId[] | null | undefined 
  * per method, in the order they are tried; the method not named keeps its list.
  */
 export const connectorCommands: Record<string, Command> = {
+  "connectors:health": {
+    usage: "[--json]  (each connector as a payments process sees it: configured, the default, its circuit, its calls, successes and p95 of the last CONNECTOR_HEALTH_WINDOW)",
+    flags: {},
+    run: async ({ nc, timeoutMs, print }) => print(await call(nc, rpcs.payments.connectors, {}, timeoutMs)),
+  },
   "shop:connectors": {
     usage: '--shop ID [--card tbank,emulator] [--sbp tbank] [--json]  (the acquirers of each method in failover order; "" goes back to the default; neither flag: show them)',
     flags: { shop: "string", card: "string", sbp: "string" },

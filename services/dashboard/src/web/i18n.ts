@@ -1,4 +1,4 @@
-import type { ActorKind, AuditAction, ConnectorId, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
+import type { ActorKind, AuditAction, CircuitState, ConnectorId, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
 import type { OverlapChoice } from "./overlap.ts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
@@ -24,6 +24,7 @@ const ru = {
   navBalance: "Баланс",
   navAudit: "Журнал",
   navOperator: "Все магазины",
+  navConnectors: "Эквайеры",
   signOut: "Выйти",
   signedInAs: "Вы вошли как",
 
@@ -439,6 +440,16 @@ const ru = {
   connectorsSaved: "Эквайеры магазина сохранены.",
   connectorsTwice: "Один эквайер указан для способа дважды.",
   saveConnectors: "Сохранить эквайеров",
+  connectorsHealthText: (seconds: number) => `Как их видит один процесс payments: цепь (закрыта — вызовы идут; открыта — сразу отказ, платежи уходят к следующему эквайеру магазина) и вызовы за ${Math.round(seconds / 60)} мин.`,
+  connectorsUnavailable: "Сервис платежей сейчас не отвечает: состояние эквайеров неизвестно.",
+  connectorColumn: "Эквайер",
+  connectorConfigured: "Настроен",
+  connectorCircuit: "Цепь",
+  connectorCalls: "Вызовов",
+  connectorSuccess: "С ответом",
+  connectorP95: "p95",
+  connectorDefaultMark: "по умолчанию",
+  circuitStates: { closed: "закрыта", open: "открыта", "half-open": "пробный вызов" } satisfies Record<CircuitState, string>,
 
   notFoundTitle: "Страница не найдена",
   notFoundText: "Такой страницы нет или у вас нет к ней доступа.",
@@ -575,6 +586,7 @@ const en: Messages = {
   navBalance: "Balance",
   navAudit: "Audit log",
   navOperator: "All shops",
+  navConnectors: "Acquirers",
   signOut: "Sign out",
   signedInAs: "Signed in as",
 
@@ -988,6 +1000,16 @@ const en: Messages = {
   connectorsSaved: "The shop's acquirers are saved.",
   connectorsTwice: "One acquirer is listed twice for a method.",
   saveConnectors: "Save acquirers",
+  connectorsHealthText: (seconds: number) => `As one payments process sees them: the circuit (closed: calls go; open: refused at once, payments go to the shop's next acquirer) and the calls of the last ${Math.round(seconds / 60)} min.`,
+  connectorsUnavailable: "The payments service does not answer now: the acquirers' state is unknown.",
+  connectorColumn: "Acquirer",
+  connectorConfigured: "Configured",
+  connectorCircuit: "Circuit",
+  connectorCalls: "Calls",
+  connectorSuccess: "Answered",
+  connectorP95: "p95",
+  connectorDefaultMark: "default",
+  circuitStates: { closed: "closed", open: "open", "half-open": "trial call" },
 
   notFoundTitle: "Page not found",
   notFoundText: "This page does not exist or you have no access to it.",

@@ -4,7 +4,7 @@ import { parsePercentBp, parseRubles } from "../amount-input.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text, texts, type Form } from "../forms.ts";
-import { OPERATOR_SHOPS_PER_PAGE, OperatorShopPage, OperatorShopsPage } from "../views/operator-pages.tsx";
+import { OPERATOR_SHOPS_PER_PAGE, OperatorConnectorsPage, OperatorShopPage, OperatorShopsPage } from "../views/operator-pages.tsx";
 import { done, noticeOf } from "./action.ts";
 
 /** The commission form → a Tariff, or undefined when any figure is not a number it can be. */
@@ -54,6 +54,8 @@ export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   r.get("/ops/shops/:shopId", async (c) => c.html(await shopPage(c)));
+
+  r.get("/ops/connectors", async (c) => c.html(<OperatorConnectorsPage page={c.get("page")} connectors={await connectors()} />));
 
   r.post("/ops/shops/:shopId/active", async (c) => {
     const shop = await shopOf(c);

@@ -186,3 +186,50 @@ export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEma
     </Layout>
   );
 }
+
+/** The acquirers as a payments process sees them (rpcs.payments.connectors): configured, default, circuit and recent calls. */
+export function OperatorConnectorsPage(props: { page: Page; connectors: ConnectorHealth[] | null }) {
+  const { page } = props;
+  const { t } = page;
+  const percent = (r: number | null) => (r === null ? t.none : `${Math.round(r * 1000) / 10}\u00a0%`);
+  return (
+    <Layout page={page} title={t.connectorsTitle}>
+      <h1>{t.connectorsTitle}</h1>
+      {props.connectors === null ? (
+        <Alert kind="error">{t.connectorsUnavailable}</Alert>
+      ) : (
+        <>
+          <p class="muted">{t.connectorsHealthText(props.connectors[0]?.windowSeconds || 300)}</p>
+          <table class="connectors">
+            <thead>
+              <tr>
+                <th scope="col">{t.connectorColumn}</th>
+                <th scope="col">{t.connectorConfigured}</th>
+                <th scope="col">{t.connectorCircuit}</th>
+                <th scope="col">{t.connectorCalls}</th>
+                <th scope="col">{t.connectorSuccess}</th>
+                <th scope="col">{t.connectorP95}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.connectors.map((c) => (
+                <tr data-connector={c.id}>
+                  <td data-label={t.connectorColumn}>
+                    {t.connectorNames[c.id]} {c.default ? <span class="badge">{t.connectorDefaultMark}</span> : null}
+                  </td>
+                  <td data-label={t.connectorConfigured}>{c.configured ? t.yes : t.no}</td>
+                  <td data-label={t.connectorCircuit} class={`circuit-${c.circuit}`}>
+                    {c.configured ? t.circuitStates[c.circuit] : t.none}
+                  </td>
+                  <td data-label={t.connectorCalls}>{c.calls}</td>
+                  <td data-label={t.connectorSuccess}>{percent(c.successRatio)}</td>
+                  <td data-label={t.connectorP95}>{c.p95Ms === null ? t.none : `${c.p95Ms}\u00a0ms`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Layout>
+  );
+}
