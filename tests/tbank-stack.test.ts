@@ -49,7 +49,7 @@ beforeAll(async () => {
 /** The shop's record with its connectors is in the directory's bucket, and a moment on in payments' copy of it (its KV watch). */
 async function published(shopId: string, connectors: ShopConnectors): Promise<void> {
   const kv = await new Kvm(stack.nc).open(DIRECTORY_BUCKET);
-  await eventually(async () => JSON.stringify(ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json()).connectors) === JSON.stringify(connectors));
+  await eventually(async () => Bun.deepEquals(ShopRecord.parse((await kv.get(shopKvKey(shopId)))!.json()).connectors, connectors));
   await Bun.sleep(500);
 }
 afterAll(async () => {
