@@ -35,6 +35,9 @@ beforeAll(async () => {
       TIMER_SWEEP_MS: "200",
       CONNECTOR_CIRCUIT_FAILURES: "2",
       CONNECTOR_CIRCUIT_OPEN: "1s",
+      // The scheduled reconciliation runs every second, over what has been pending an hour: nothing of these cases.
+      RECONCILE_INTERVAL: "1s",
+      RECONCILE_AFTER: "1h",
     },
   });
   fake.notificationUrl = stack.env.TBANK_NOTIFICATION_URL!;
@@ -261,5 +264,42 @@ describe("routing with failover between connectors", () => {
     const back = await create(stack, both, { method: "CARD" });
     expect((await stack.call(rpcs.payments.start, { id: back.id, method: "CARD" })).card!.hosted).toBe(true);
     both.receiver.stop();
+  });
+});
+
+describe("reconciliation with the acquirer", () => {
+  test("a notification that never came: `admin reconcile` reads the bank's word and applies it, with its webhook, once; the scheduled job runs", async () => {
+    const own = await shopWithReceiver(stack);
+    await stack.call(rpcs.directory.updateShop, { shopId: own.shopId, connectors: { CARD: ["tbank"] } });
+    await published(own.shopId, { CARD: ["tbank"] });
+    const p = await create(stack, own, { method: "CARD", amountKopecks: 33_300 });
+    fake.dropNotificationsOf(p.id);
+    const { formUrl } = await bankFormOf(p.payUrl);
+    expect((await payOnBankForm(formUrl, TEST_CARDS.success)).status).toBe(303);
+    expect(fake.paymentsOf(p.id)[0]!.status).toBe("CONFIRMED");
+    await Bun.sleep(500);
+    expect((await getPayment(stack, own, p.id)).status).toBe("PENDING");
+
+    const run = await stack.admin(["reconcile", "--older-than", "0s", "--shop", own.shopId, "--json"]);
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect({ ...report }).toMatchObject({ checked: 1, unanswered: 0 });
+    expect(report.differences).toEqual([
+      { kind: "payment", paymentId: p.id, refundId: null, shopId: own.shopId, connector: "tbank", ours: "PENDING", theirs: "PAID", action: "applied", status: "SUCCESS", detail: "PENDING → SUCCESS as the acquirer has it" },
+    ]);
+    expect((await getPayment(stack, own, p.id)).status).toBe("SUCCESS");
+    await webhooksAre(own, p.id, ["SUCCESS"]);
+    expect(fake.calls("GetState").some((b) => String(b.PaymentId) === fake.paymentsOf(p.id)[0]!.paymentId)).toBe(true);
+    // Nothing differs any more: a second run finds nothing to look up.
+    expect(JSON.parse((await stack.admin(["reconcile", "--older-than", "0s", "--shop", own.shopId, "--json"])).stdout)).toMatchObject({ checked: 0, differences: [] });
+    expect(webhookStatuses(own, p.id)).toEqual(["SUCCESS"]);
+
+    const metrics = await (await fetch(`${stack.url("payments")}/metrics`)).text();
+    expect(metrics).toMatch(/payments_reconcile_differences_total\{kind="payment",action="applied"\} [1-9]/);
+    // The scheduled job (RECONCILE_INTERVAL) runs besides: its count grows by itself.
+    const runs = async () => Number(/^payments_reconcile_runs_total (\d+)/m.exec(await (await fetch(`${stack.url("payments")}/metrics`)).text())?.[1] ?? 0);
+    const before = await runs();
+    await eventually(async () => (await runs()) >= before + 2);
+    own.receiver.stop();
   });
 });

@@ -1,6 +1,8 @@
 import { ConnectorId, MAX_CONNECTORS_PER_METHOD, PAYMENT_METHODS, rpcs, type PaymentMethod, type ShopConnectors } from "@payaccept/contracts";
-import { call } from "@payaccept/platform";
+import { call, parseDuration } from "@payaccept/platform";
 import { requireFlag, UsageError, type Command, type Flags } from "../cli.ts";
+import { knownShop } from "./known.ts";
+import { positiveIntFlag } from "./money.ts";
 import { optional } from "./shops.ts";
 
 /** --card / --sbp: "tbank,emulator" → the list tried in that order; "" → the deployment's default again; absent → unchanged. */
@@ -21,6 +23,19 @@ function listFlag(flags: Flags, name: string): ConnectorId[] | null | undefined 
  * per method, in the order they are tried; the method not named keeps its list.
  */
 export const connectorCommands: Record<string, Command> = {
+  reconcile: {
+    usage:
+      "[--older-than 10m] [--limit 200] [--shop ID] [--json]  (looks up at their acquirers the payments and refunds pending that long; applies what the acquirer decided, lists the rest)",
+    flags: { "older-than": "string", limit: "string", shop: "string" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const raw = optional(flags, "older-than");
+      const olderThanMs = raw === undefined ? undefined : parseDuration(raw);
+      if (olderThanMs === null) throw new UsageError("--older-than must be a duration such as 10m, 2h or 0s");
+      const limit = optional(flags, "limit") === undefined ? undefined : positiveIntFlag(flags, "limit");
+      const shopId = optional(flags, "shop") === undefined ? undefined : await knownShop(nc, flags, timeoutMs);
+      print(await call(nc, rpcs.payments.reconcile, { olderThanMs, limit, shopId }, Math.max(timeoutMs, 60_000)));
+    },
+  },
   "connectors:health": {
     usage: "[--json]  (each connector as a payments process sees it: configured, the default, its circuit, its calls, successes and p95 of the last CONNECTOR_HEALTH_WINDOW)",
     flags: {},

@@ -24,7 +24,7 @@ import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./rec
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
-import { ConnectorHealth, ShopConnectors } from "./connectors.ts";
+import { ConnectorHealth, ReconcileReport, ReconcileRequest, ShopConnectors } from "./connectors.ts";
 import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
 
 /**
@@ -288,6 +288,13 @@ export const rpcs = {
      * the default, each one's circuit and recent calls (docs/connectors.md, "Health").
      */
     connectors: read("payments.v1.connectors", z.object({}), z.object({ connectors: z.array(ConnectorHealth) })),
+    /**
+     * A reconciliation with the acquirers now (docs/connectors.md, "Reconciliation"): what is
+     * pending or uncertain past olderThanMs (default: the service's RECONCILE_AFTER) looked up, the
+     * acquirer's decisions applied, the rest reported. Only reads at the acquirers and applies
+     * results once: a copy of the call finds nothing more to apply.
+     */
+    reconcile: rpc("payments.v1.reconcile", ReconcileRequest, ReconcileReport, { idempotent: true }),
     exportPage: read(
       "payments.v1.export",
       ShopScoped.extend({

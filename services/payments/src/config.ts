@@ -27,6 +27,10 @@ export const paymentsEnv = {
   CONNECTOR_CIRCUIT_OPEN: duration("30s"),
   /** The window of the connector health figures operators read. */
   CONNECTOR_HEALTH_WINDOW: duration("5m"),
+  /** How often each replica reconciles with the acquirers (0: never; `bun run admin reconcile` runs one by hand). */
+  RECONCILE_INTERVAL: duration("5m"),
+  /** What has been pending or uncertain at least this long is looked up at its acquirer by a reconciliation. */
+  RECONCILE_AFTER: duration("10m"),
   CREATED_TTL: duration("24h"),
   PENDING_TTL: duration("20m"),
   /** How long a hold waits for its capture after the buyer paid it: 7 days, the NSPK rule (docs/payments.md, "Two-stage payments"). */

@@ -14,6 +14,7 @@ import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { retryCharge } from "./app/charges.ts";
 import { expireDue } from "./app/holds.ts";
 import { expireMethod } from "./app/saved-methods.ts";
+import { reconcileNow } from "./app/reconcile.ts";
 import { DueSweeper } from "./timers/due-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
@@ -82,6 +83,7 @@ const deps: PaymentsDeps = {
   createdTtlMs: cfg.CREATED_TTL,
   pendingTtlMs: cfg.PENDING_TTL,
   captureTtlMs: cfg.CAPTURE_TTL,
+  reconcileAfterMs: cfg.RECONCILE_AFTER,
 };
 relay.start();
 svc.onClose("outbox relay", () => relay.stop());
@@ -98,6 +100,11 @@ for (const sweeper of [
 const keySweeper = new Ticker(() => keys.sweep(storeNow() - IDEMPOTENCY_TTL_MS, 1000), cfg.TIMER_SWEEP_MS, (err) => log.error({ err, sweeper: "idempotency keys" }, "sweep failed"));
 keySweeper.start();
 svc.onClose("idempotency keys sweeper", () => keySweeper.stop());
+if (cfg.RECONCILE_INTERVAL > 0) {
+  const reconciler = new Ticker(() => reconcileNow(deps, { olderThanMs: cfg.RECONCILE_AFTER, limit: 200 }), cfg.RECONCILE_INTERVAL, (err) => log.error({ err }, "reconciliation failed"));
+  reconciler.start();
+  svc.onClose("reconciliation", () => reconciler.stop());
+}
 const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
 refundSweeper.start();
 svc.onClose("refund sweeper", () => refundSweeper.stop());

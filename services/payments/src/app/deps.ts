@@ -48,6 +48,8 @@ export type PaymentsDeps = {
   pendingTtlMs: number;
   /** How long a hold waits for its capture (the capture deadline after authorisation). */
   captureTtlMs: number;
+  /** What a reconciliation looks up by default: pending or uncertain at least this long. */
+  reconcileAfterMs: number;
 };
 
 /** What a create's kind (a buyer's payment, a charge) decides: its method and commission, and the fields of its feature. */

@@ -76,6 +76,16 @@ export const finalEventIds = (o: Outbox, paymentId: string) => inArray(o.eventId
 /** The outbox also holds refund events; the ids asked for are payment events only. */
 export const onlyFinal = (e: { status: string; at: number }): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus);
 
+/**
+ * A payment a reconciliation looks up at its acquirer: live, still waiting on the acquirer's word
+ * (PENDING, AUTHORIZED), unchanged since `before`; one shop's when given.
+ */
+export const reconcilable = (p: Payments, before: number, shopId?: string) =>
+  and(inArray(p.status, ["PENDING", "AUTHORIZED"]), eq(p.isTest, false), lte(p.updatedAt, before), shopId === undefined ? undefined : eq(p.shopId, shopId));
+
+/** A refund still PENDING that was opened before `before`. */
+export const refundPendingSince = (r: Refunds, before: number) => and(isNotNull(r.retryAt), lte(r.createdAt, before));
+
 /** PENDING live charges (a lease set) whose lease has run out. */
 export const chargeDue = (p: Payments, now: Value<number>) => and(isNotNull(p.chargeRetryAt), lte(p.chargeRetryAt, now));
 

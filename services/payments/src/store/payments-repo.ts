@@ -23,6 +23,7 @@ import {
   exportOrder,
   finalEventIds,
   onlyFinal,
+  reconcilable,
   refundsDayUpsert,
   rollupConditions,
   rowCount,
@@ -421,6 +422,9 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
 
     /** Ids of PENDING live charges whose driver's lease has run out, oldest first. */
     dueCharges: (now: number, limit: number): string[] => dueChargesQ.all({ now, limit }).map((r) => r.id),
+
+    reconcileDue: (before: number, limit: number, shopId?: string): PaymentRow[] =>
+      db.select().from(p).where(reconcilable(p, before, shopId)).orderBy(asc(p.updatedAt)).limit(limit).all(),
 
     /** Takes a due PENDING charge for leaseMs; undefined when it is not due or no longer PENDING. */
     claimCharge: (id: string, now: number, leaseMs: number): PaymentRow | undefined => claimChargeQ.get({ id, now, until: now + leaseMs }),

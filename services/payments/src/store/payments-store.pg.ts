@@ -52,7 +52,9 @@ import {
   methodsPage,
   onlyFinal,
   promiseRefund,
+  reconcilable,
   refundDue,
+  refundPendingSince,
   refundsDayUpsert,
   rollupConditions,
   rowCount,
@@ -510,6 +512,7 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
       (await db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
     dueCharges: async (now, limit) =>
       (await db.select({ id: p.id }).from(p).where(chargeDue(p, now)).orderBy(asc(p.chargeRetryAt)).limit(limit)).map((x) => x.id),
+    reconcileDue: (before, limit, shopId) => db.select().from(p).where(reconcilable(p, before, shopId)).orderBy(asc(p.updatedAt)).limit(limit),
     // One conditional UPDATE: of two sweepers, on any host, the second finds the lease moved and claims nothing.
     claimCharge: (id, now, leaseMs) => first(db.update(p).set({ chargeRetryAt: now + leaseMs }).where(chargeClaimable(p, id, now)).returning()),
     keepCaptureReceipt: async (id, receipt) => void (await db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id))),
@@ -558,6 +561,7 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
       }),
     pending: async () => (await first(db.select(waiting(r.createdAt)).from(r).where(isNotNull(r.retryAt))))!,
     due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(refundDue(r, now)).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
+    pendingSince: (before, limit) => db.select().from(r).where(refundPendingSince(r, before)).orderBy(asc(r.createdAt)).limit(limit),
     claim: (id, now, leaseMs) => first(db.update(r).set({ retryAt: now + leaseMs }).where(claimable(r, id, now)).returning()),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
     async end(id, outcome, now, requestId) {

@@ -3,7 +3,7 @@ import { refundAmount } from "../domain/refund-rules.ts";
 import { fullyRefunded, refundHasEnded } from "../domain/state-machine.ts";
 import type { SqlitePaymentsRepo, SqliteStore } from "./payments-repo.ts";
 import type { EndedRefund, RefundOutcome, RefundRequest } from "./payments-store.ts";
-import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, settleRefund, takenKopecks, waiting } from "./conditions.ts";
+import { byIdempotencyKey, claimable, holdingAmount, promiseRefund, refundDue, refundPendingSince, settleRefund, takenKopecks, waiting } from "./conditions.ts";
 import { endedRefund, newRefundRow, refundEventRow, succeededKopecks, withTrace } from "./rows.ts";
 import { outbox, payments as p, refunds as r } from "./schema.sqlite.ts";
 import type { PaymentRow, RefundRow } from "./schema.ts";
@@ -81,6 +81,9 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
 
     /** PENDING refunds whose retry time has come, oldest first. */
     due: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((x) => x.id),
+
+    /** Refunds PENDING since before `before`, oldest first. */
+    pendingSince: (before: number, limit: number): RefundRow[] => db.select().from(r).where(refundPendingSince(r, before)).orderBy(asc(r.createdAt)).limit(limit).all(),
 
     /** Takes a due PENDING refund for leaseMs (one driver at a time); undefined when it is not due or has ended. */
     claim: (id: string, now: number, leaseMs: number): RefundRow | undefined => claimQ.get({ id, now, until: now + leaseMs }),

@@ -117,6 +117,8 @@ export const payments = table(
     x.index("payments_shop_amount_idx").on(t.shopId, t.amountKopecks, t.seq, t.status),
     x.index("payments_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
     x.index("payments_charge_retry_idx").on(t.chargeRetryAt).where(sql`${t.chargeRetryAt} IS NOT NULL`),
+    // The reconciliation's candidates (docs/connectors.md): payments still waiting on an acquirer, oldest change first.
+    x.index("payments_reconcile_idx").on(t.updatedAt).where(sql`${t.status} IN ('PENDING', 'AUTHORIZED')`),
   ],
   // refunded + refunding never above the amount. SQLite keeps it with a trigger, because a CHECK
   // added to an existing SQLite table rebuilds the table (drizzle/0002_refund_guard.sql);
