@@ -1,4 +1,4 @@
-import type { ReconcileReport } from "@payaccept/contracts";
+import { RECONCILE_ACTIONS, RECONCILE_KINDS, type ReconcileReport } from "@payaccept/contracts";
 import { prom, registry } from "@payaccept/platform";
 import type { CommittedTransition, EndedRefund, OutboxRepo, RefundsRepo } from "./store/payments-store.ts";
 
@@ -105,7 +105,8 @@ const reconcileDifferences = new prom.Counter({
   labelNames: ["kind", "action"] as const,
   registers: [registry],
 });
-for (const action of ["applied", "reported"]) reconcileDifferences.inc({ kind: "payment", action }, 0);
+// Every series from 0, so the first difference of a kind is an increase the alert sees.
+for (const kind of RECONCILE_KINDS) for (const action of RECONCILE_ACTIONS) reconcileDifferences.inc({ kind, action }, 0);
 
 export function countReconciliation(report: ReconcileReport): void {
   reconcileRuns.inc();
