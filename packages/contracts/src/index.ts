@@ -12,6 +12,8 @@ export * from "./luhn.ts";
 export * from "./card.ts";
 export * from "./receipts.ts";
 export * from "./cash-register.ts";
+export * from "./atol.ts";
+export * from "./inn.ts";
 export * from "./idempotency.ts";
 export * from "./payments-query.ts";
 export * from "./operations.ts";

@@ -194,6 +194,11 @@ export const REASONS = {
   REGISTER_BAD_REPLY: def("BAD_GATEWAY", "the register's reply does not follow the protocol"),
   RECEIPT_NOT_FISCALISED_YET: def("BAD_GATEWAY", "the register has not fiscalised it yet"),
   RECEIPT_REFUSED_BY_REGISTER: def("BAD_GATEWAY", "refused by the register: {detail}", { detail: "text" }),
+  // An online register's own error (АТОЛ Онлайн: its code and type): worth another attempt.
+  REGISTER_ERROR: def("BAD_GATEWAY", "the register answered error {code} ({type}): {text}", { code: "int", type: "text", text: "text" }),
+  // Refused for a reason another attempt cannot cure (credentials, the receipt's data): the receipt is FAILED at once.
+  REGISTER_REFUSED: def("BAD_GATEWAY", "the register refused it, a person must act: error {code} ({type}): {text}", { code: "int", type: "text", text: "text" }),
+  RECEIPT_TAXATION_NOT_REGISTERED: def("BAD_GATEWAY", "the register is not registered for the taxation system {taxation}, a person must act", { taxation: "text" }),
 
   // ── the acquirer ──────────────────────────────────────────────────────────
   SESSION_NOT_FOUND: def("NOT_FOUND", "session not found"),

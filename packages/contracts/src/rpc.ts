@@ -20,7 +20,7 @@ import { PaymentMethodList, SavedPaymentMethod, SaveMethodConsent } from "./paym
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
 import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
-import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
+import { FailedReceipt, Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
@@ -465,6 +465,12 @@ export const rpcs = {
      * status). Without shopId (admin CLI, operators) any shop's receipt; with it only that shop's.
      */
     resend: rpc("receipts.v1.resend", z.object({ id: Uuid, shopId: z.string().optional() }), Receipt),
+    /** The FAILED receipts of every shop (of one last error, when given), the latest failed first (admin CLI: what needs an operator). */
+    failed: read(
+      "receipts.v1.failed",
+      z.object({ limit: z.number().int().min(1).max(1000), reason: ReasonCode.optional() }),
+      z.object({ items: z.array(FailedReceipt) }),
+    ),
   },
   webhooks: {
     /** Newest first; `before` is a delivery id from the previous page. */

@@ -142,6 +142,9 @@ const ru: ReasonTexts = {
   REGISTER_BAD_REPLY: "Ответ кассы не по протоколу.",
   RECEIPT_NOT_FISCALISED_YET: "Касса ещё не фискализировала чек.",
   RECEIPT_REFUSED_BY_REGISTER: "Касса отказала: {detail}.",
+  REGISTER_ERROR: "Касса ответила ошибкой {code} ({type}): {text}.",
+  REGISTER_REFUSED: "Касса отказала, нужно вмешательство: ошибка {code} ({type}): {text}.",
+  RECEIPT_TAXATION_NOT_REGISTERED: "Касса не зарегистрирована для системы налогообложения {taxation}, нужно вмешательство.",
 };
 
 const en: ReasonTexts = {
@@ -265,6 +268,9 @@ const en: ReasonTexts = {
   REGISTER_BAD_REPLY: "The register's reply does not follow the protocol.",
   RECEIPT_NOT_FISCALISED_YET: "The register has not fiscalised the receipt yet.",
   RECEIPT_REFUSED_BY_REGISTER: "The register refused it: {detail}.",
+  REGISTER_ERROR: "The register answered error {code} ({type}): {text}.",
+  REGISTER_REFUSED: "The register refused it, a person must act: error {code} ({type}): {text}.",
+  RECEIPT_TAXATION_NOT_REGISTERED: "The register is not registered for the taxation system {taxation}: a person must act.",
 };
 
 /**

@@ -1,7 +1,7 @@
 import { DomainError, rpcs } from "@payaccept/contracts";
 import { serve, type Logger, type NatsConnection, type Subscription } from "@payaccept/platform";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
-import { toReceipt, toReceiptSummary } from "./views.ts";
+import { toFailedReceipt, toReceipt, toReceiptSummary } from "./views.ts";
 
 export type ReceiptsRpcDeps = { repo: ReceiptsRepo; log: Logger; now: () => number; onResend: () => void };
 
@@ -24,5 +24,6 @@ export function serveReceiptsRpcs(nc: NatsConnection, d: ReceiptsRpcDeps): Subsc
     serve(nc, rpcs.receipts.list, async (req) => ({ items: (await d.repo.ofPayments(req.shopId, req.paymentIds)).map(toReceipt) }), opts),
     serve(nc, rpcs.receipts.summaries, async (req) => ({ items: (await d.repo.ofPayments(req.shopId, req.paymentIds)).map(toReceiptSummary) }), opts),
     serve(nc, rpcs.receipts.resend, (req) => resendReceipt(d, req.id, req.shopId), opts),
+    serve(nc, rpcs.receipts.failed, async (req) => ({ items: (await d.repo.failed(req.limit, req.reason)).map(toFailedReceipt) }), opts),
   ];
 }

@@ -4,7 +4,7 @@ import { detailsOf } from "../domain/saved-methods.ts";
 import { methodChargeable } from "../domain/state-machine.ts";
 import { payUrlOf } from "../domain/views.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
-import type { PaymentRow, SavedMethodRow } from "../store/schema.ts";
+import type { PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { CreateTerms, PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState } from "./provider-results.ts";

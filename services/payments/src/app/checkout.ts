@@ -2,7 +2,7 @@ import { DomainError, type CheckoutView, type ConnectorId, type PaymentMethod, t
 import { commissionFor } from "../domain/commission.ts";
 import { decideStart, type StartDecision } from "../domain/state-machine.ts";
 import { payUrlOf, toCheckoutView } from "../domain/views.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
 import { anyPayment, providerOf, shopOf, type PaymentsDeps } from "./deps.ts";
 import { providerFailure } from "./provider-errors.ts";
 import { ProviderError } from "../provider/port.ts";

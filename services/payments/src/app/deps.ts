@@ -2,8 +2,7 @@ import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopReco
 import { linkTrace, type AuditFields, type RequestLog } from "@payaccept/platform";
 import type { Connectors } from "../connectors/connectors.ts";
 import type { ProviderPort } from "../provider/port.ts";
-import type { IdempotencyKeysRepo, NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { IdempotencyKeysRepo, NewPayment, PaymentRow, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
 export type BalancePort = {

@@ -3,7 +3,7 @@ import { captureReceipt } from "../domain/receipt.ts";
 import { holdLapsed } from "../domain/state-machine.ts";
 import { toPayment } from "../domain/views.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
 import { ownedPayment, providerOf, shopOf, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState, type ProviderResult } from "./provider-results.ts";

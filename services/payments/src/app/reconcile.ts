@@ -2,7 +2,7 @@ import type { ConnectorId, ReconcileDifference, ReconcileReport } from "@payacce
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import { countReconciliation } from "../metrics.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
-import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow } from "../store/payments-store.ts";
 import type { PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState } from "./provider-results.ts";
 

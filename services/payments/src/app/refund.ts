@@ -2,8 +2,7 @@ import { DomainError, type PaymentCredit, type Refund, type RefundList } from "@
 import { settledWithin } from "@payaccept/platform";
 import { toPaymentCredit, toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import type { RefundRequest } from "../store/payments-store.ts";
-import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRequest, RefundRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
 import { ownedPayment, providerOf, type PaymentsDeps } from "./deps.ts";
 

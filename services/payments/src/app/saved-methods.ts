@@ -2,7 +2,7 @@ import { DomainError, type PaymentMethodList, type ProviderSavedMethod, type Sav
 import { methodChargeable } from "../domain/state-machine.ts";
 import { toSavedMethod } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import type { SavedMethodRow } from "../store/schema.ts";
+import type { SavedMethodRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
 import type { PaymentsDeps } from "./deps.ts";
 

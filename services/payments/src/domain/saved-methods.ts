@@ -1,5 +1,5 @@
 import type { PaymentMethod, PaymentMethodDetails, ProviderCardDescription, ProviderSavedMethod } from "@payaccept/contracts";
-import type { NewSavedMethodRow, PaymentRow, SavedMethodRow } from "../store/schema.ts";
+import type { NewSavedMethodRow, PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
 
 /**
  * A card is valid through the last day of its expiry month (UTC), as the acquirer checks it: it

@@ -15,7 +15,7 @@ import {
   type ShopRecord,
   type WebhookExtras,
 } from "@payaccept/contracts";
-import type { PaymentRow, RefundRow, SavedMethodRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow, SavedMethodRow } from "../store/payments-store.ts";
 import { maskedReceiptAddress } from "./receipt.ts";
 import { awaitsAuthentication, methodIsFixed } from "./state-machine.ts";
 

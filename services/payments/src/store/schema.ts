@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bothEngines, table, type NewRow, type Row } from "@payaccept/platform/table";
+import { bothEngines, table } from "@payaccept/platform/table";
 import type {
   AnyReasonParams,
   ConnectorId,
@@ -135,8 +135,6 @@ export const payments = table(
     },
   },
 );
-export type PaymentRow = Row<typeof payments>;
-export type NewPaymentRow = NewRow<typeof payments>;
 
 /** Payments per (shop, status), changed in the same transaction as every insert and transition. */
 export const statusCounts = table(
@@ -181,7 +179,6 @@ export const refunds = table(
     x.check("refunds_amount_positive", sql`${t.amountKopecks} > 0 AND ${t.balanceKopecks} >= 0`),
   ],
 );
-export type RefundRow = Row<typeof refunds>;
 
 /**
  * The dashboard overview's daily rollup: payments created on a Moscow day, by method ("" while the
@@ -241,8 +238,6 @@ export const outbox = table(
   (t, x) => [x.index("outbox_unpublished_idx").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
-export type OutboxRow = Row<typeof outbox>;
-
 /**
  * Cards and SBP accounts buyers agreed to save at a payment (docs/payments.md, "Saved methods").
  * `provider_method_id` is the acquirer's token (null for a sandbox method); a method's end
@@ -278,8 +273,6 @@ export const savedMethods = table(
     x.index("saved_methods_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
   ],
 );
-export type SavedMethodRow = Row<typeof savedMethods>;
-export type NewSavedMethodRow = NewRow<typeof savedMethods>;
 
 /**
  * The Idempotency-Keys of the API's plain creates, kept with the payment in the transaction that
@@ -304,7 +297,6 @@ export const idempotencyKeys = table(
   }),
   (t, x) => [x.primaryKey(t.shopId, t.key), x.index("idempotency_keys_created_idx").on(t.createdAt)],
 );
-export type IdempotencyKeyRow = Row<typeof idempotencyKeys>;
 
 /** payments' tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
 export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods, idempotencyKeys });

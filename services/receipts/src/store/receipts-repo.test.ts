@@ -41,6 +41,37 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
     expect(await b.nextDueAt()).toBe(99_000);
   });
 
+  test("an answer about a document changes the receipt only while it is on its way with that document: a later or final state is left alone", async () => {
+    const [a, b] = await repos.replicas(engine);
+    const row = (await a.insert(receipt(100), 1000))!;
+    // A callback and a poll both told document 0 failed, at once on two replicas: one moves the
+    // receipt to its next document, the other finds it moved on (no document skipped).
+    const [x, y] = await Promise.all([
+      a.updateIfCurrent(row.id, 0, { status: "PENDING", generation: 1, attempts: 1 }, 2000),
+      b.updateIfCurrent(row.id, 0, { status: "PENDING", generation: 1, attempts: 1 }, 2000),
+    ]);
+    expect([x, y].filter((r) => r !== undefined)).toHaveLength(1);
+    expect((await a.byId(row.id))!.generation).toBe(1);
+    expect(await b.updateIfCurrent(row.id, 0, { status: "SENT", registerDocumentId: "doc-0" }, 3000)).toBeUndefined();
+    const registered = await b.updateIfCurrent(row.id, 1, { status: "REGISTERED", fiscalDocumentNumber: 5, nextAttemptAt: null }, 3000);
+    expect(registered).toMatchObject({ status: "REGISTERED", fiscalDocumentNumber: 5, updatedAt: 3000 });
+    expect(await a.updateIfCurrent(row.id, 1, { status: "SENT", attempts: 9 }, 4000)).toBeUndefined();
+    expect(await a.byId(row.id)).toEqual(registered);
+  });
+
+  test("the FAILED receipts, the latest failed first, of one last error when asked", async () => {
+    const [a] = await repos.replicas(engine);
+    const fail = async (n: number, at: number, reason: "REGISTER_REFUSED" | "REGISTER_TIMEOUT") =>
+      (await a.update((await a.insert(receipt(200 + n), 1000))!.id, { status: "FAILED", nextAttemptAt: null, lastErrorCode: reason, lastErrorParams: {} }, at)).id;
+    const older = await fail(1, 5000, "REGISTER_REFUSED");
+    const newer = await fail(2, 6000, "REGISTER_REFUSED");
+    const timeout = await fail(3, 5500, "REGISTER_TIMEOUT");
+    await a.insert(receipt(204), 1000);
+    expect((await a.failed(10)).map((r) => r.id)).toEqual([newer, timeout, older]);
+    expect((await a.failed(10, "REGISTER_REFUSED")).map((r) => r.id)).toEqual([newer, older]);
+    expect((await a.failed(1)).map((r) => r.id)).toEqual([newer]);
+  });
+
   test("refund receipts of one payment recorded at once on two replicas never take back more than the sale", async () => {
     const [a, b] = await repos.replicas(engine);
     const sale = {

@@ -1,3 +1,4 @@
+import type { Reason } from "@payaccept/contracts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
 
 /** The receipts' store as its users see it, whichever engine holds it; open-receipts-repo.ts opens it. */
@@ -27,6 +28,8 @@ export interface ReceiptsOps {
   /** Oldest first. */
   ofPayment(paymentId: string): Promise<ReceiptRow[]>;
   ofPayments(shopId: string, paymentIds: string[]): Promise<ReceiptRow[]>;
+  /** The FAILED receipts of every shop (of one last error, when given), the latest failed first: what needs an operator. */
+  failed(limit: number, reason?: Reason): Promise<ReceiptRow[]>;
   /** Receipts per status, for the metrics. */
   countsByStatus(): Promise<{ status: ReceiptRowStatus; n: number }[]>;
   /**
@@ -38,6 +41,13 @@ export interface ReceiptsOps {
   /** The earliest moment any receipt is due, or null when none waits. */
   nextDueAt(): Promise<number | null>;
   update(id: string, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow>;
+  /**
+   * The result of an attempt or a callback about document `generation`: applied only while the
+   * receipt is still on its way with that document (isCurrentOpen), in one statement, so the
+   * sender and a callback racing on one receipt never undo each other. The row after it, or
+   * undefined when the receipt had moved on.
+   */
+  updateIfCurrent(id: string, generation: number, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow | undefined>;
 }
 
 export interface ReceiptsRepo extends ReceiptsOps {

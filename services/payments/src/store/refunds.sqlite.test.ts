@@ -4,14 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DomainError, RefundEvent } from "@payaccept/contracts";
 import { eq } from "drizzle-orm";
-import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
-import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
-import type { EndedRefund } from "./payments-store.ts";
-import { createRefundsRepo, type SqliteRefundsRepo as RefundsRepo } from "./refunds-repo.ts";
+import { openPaymentsFile as openPaymentsStore, createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore, createRefundsRepo, type SqliteRefundsRepo as RefundsRepo } from "./payments-store.sqlite.ts";
+import type { EndedRefund, PaymentRow } from "./payments-store.ts";
 import { outbox, payments } from "./schema.sqlite.ts";
-import type { PaymentRow } from "./schema.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "refunds-repo-test-"));
+const dir = mkdtempSync(join(tmpdir(), "refunds-sqlite-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let store: PaymentsStore;

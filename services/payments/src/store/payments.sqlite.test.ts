@@ -4,13 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PaymentEvent, type PaymentStatus } from "@payaccept/contracts";
 import { TRANSITIONS, type PaymentTrigger } from "../domain/state-machine.ts";
-import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
-import { createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore, createPaymentsRepo, type SqlitePaymentsRepo as PaymentsRepo, type SqliteStore as PaymentsStore } from "./payments-store.sqlite.ts";
 import { newPayment } from "../../test-support/new-payment.ts";
 import { OrderIdTaken, type CommittedTransition } from "./payments-store.ts";
 import { outbox, statusCounts } from "./schema.sqlite.ts";
 
-const dir = mkdtempSync(join(tmpdir(), "payments-repo-test-"));
+const dir = mkdtempSync(join(tmpdir(), "payments-sqlite-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let store: PaymentsStore;
