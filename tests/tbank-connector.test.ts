@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, type Reason } from "@payaccept/contracts";
 import type { Connector } from "../services/payments/src/connectors/connector.ts";
 import { tbankConnector } from "../services/payments/src/connectors/tbank/index.ts";
 import { ProviderError } from "../services/payments/src/provider/port.ts";
@@ -162,6 +162,49 @@ describe("Cancel means three things at the bank: the status is read before it is
         .catch((e: ProviderError) => e),
     ).toMatchObject({ kind: "rejected", reason: "HOLD_ALREADY_CAPTURED", params: { capturedKopecks: 4000 } });
     expect(fake.calls("Cancel").length).toBe(cancels);
+  });
+});
+
+describe("the bank's error codes", () => {
+  /**
+   * Declines of the bank's error table as a merchant reads them (docs/connectors.md, "T-Bank:
+   * errors"): the reason of our catalogue, or PROVIDER_DECLINED naming the code the catalogue has no word for.
+   */
+  const DECLINES: [string, Reason][] = [
+    ["1051", "INSUFFICIENT_FUNDS"],
+    ["116", "INSUFFICIENT_FUNDS"],
+    ["1054", "CARD_EXPIRED"],
+    ["1033", "CARD_EXPIRED"],
+    ["1061", "CARD_LIMIT_EXCEEDED"],
+    ["1065", "CARD_LIMIT_EXCEEDED"],
+    ["1082", "CARD_DETAILS_INVALID"],
+    ["1014", "CARD_DETAILS_INVALID"],
+    ["101", "AUTHENTICATION_FAILED"],
+    ["1041", "CARD_DECLINED"],
+    ["1043", "CARD_DECLINED"],
+    ["1057", "CARD_DECLINED"],
+    ["3015", "METHOD_REVOKED"],
+    ["1034", "PROVIDER_DECLINED"],
+  ];
+
+  test.each(DECLINES)("a payment the bank declines with %s is DECLINED as %s, by a lookup and by its notification", async (code, reason) => {
+    const paymentId = crypto.randomUUID();
+    const s = await start("CARD", paymentId);
+    if (s.method !== "CARD") throw new Error("card session expected");
+    fake.declineNext(code);
+    await payOnBankForm(s.formAction, TEST_CARDS.success);
+    expect(fake.paymentsOf(paymentId)[0]).toMatchObject({ status: "REJECTED", errorCode: code });
+    const failure = { reason, params: reason === "PROVIDER_DECLINED" ? { detail: `T-Bank error ${code}` } : {} };
+    expect({ ...(await port().session(s.sessionId)) }).toMatchObject({ status: "DECLINED", reason: `tbank_${code}`, failure });
+    const notification = await eventually(() => fake.sent(paymentId).find((n) => n.Status === "REJECTED"));
+    const [read] = await connector.notifications.read({
+      headers: new Headers(),
+      rawBody: JSON.stringify(notification),
+      nowMs: Date.now(),
+      stored: async () => ({ sessionId: s.sessionId, method: "CARD" }),
+    });
+    expect({ ...read!.known }).toMatchObject({ event: "DECLINED", reason: `tbank_${code}` });
+    expect(read!.failure).toEqual(failure);
   });
 });
 

@@ -224,6 +224,10 @@ export class FakeTBank {
   paymentsOf(orderId: string): BankPayment[] {
     return [...this.payments.values()].filter((p) => p.orderId === orderId);
   }
+  /** Notifications sent, each once, whatever their answer. */
+  sent(orderId: string): Record<string, unknown>[] {
+    return [...new Set(this.deliveries.filter((d) => d.body.OrderId === orderId).map((d) => d.body))];
+  }
   /** Notifications answered OK. */
   delivered(orderId?: string): Record<string, unknown>[] {
     return this.deliveries.filter((d) => d.answer === "OK" && d.status === 200 && (orderId === undefined || d.body.OrderId === orderId)).map((d) => d.body);

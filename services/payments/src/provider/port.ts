@@ -90,7 +90,7 @@ export interface ProviderPort {
  * names one of the catalogue, else PROVIDER_REFUSED).
  * `started`: for `unavailable`, whether anything may have begun at the provider. False only when
  * nothing can have: the connection was refused, the provider answered 5xx, or its circuit is open
- * (health.ts); only then may another connector take the operation (routing.ts).
+ * (health.ts); only then may another connector take the session (connectors/connectors.ts).
  */
 export class ProviderError extends Error {
   readonly started: boolean;
