@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { duration } from "@payaccept/platform";
+import { duration, unsetIfEmpty } from "@payaccept/platform";
 import { defineConnector, type Connector } from "../connector.ts";
 import { tbankClient, type TBankClientOptions } from "./client.ts";
 import { tbankLookups } from "./lookups.ts";
@@ -33,13 +33,15 @@ function passwordOf(cfg: { TBANK_PASSWORD?: string; TBANK_PASSWORD_FILE?: string
   return readFileSync(cfg.TBANK_PASSWORD_FILE, "utf8").split("\n")[0]!.trim() || undefined;
 }
 
+const onLoopback = (url: string) => ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname);
+
 export const tbank = defineConnector({
   env: {
     /** The terminal (TerminalKey, up to 20 characters); unset: this deployment has no T-Bank connector. */
-    TBANK_TERMINAL_KEY: z.string().min(1).max(20).optional(),
+    TBANK_TERMINAL_KEY: unsetIfEmpty(z.string().min(1).max(20)),
     /** The terminal's password, which signs every request and notification; or TBANK_PASSWORD_FILE. */
-    TBANK_PASSWORD: z.string().min(1).optional(),
-    TBANK_PASSWORD_FILE: z.string().min(1).optional(),
+    TBANK_PASSWORD: unsetIfEmpty(z.string().min(1)),
+    TBANK_PASSWORD_FILE: unsetIfEmpty(z.string().min(1)),
     /** The bank's production API, or its test environment (https://rest-api-test.tinkoff.ru/v2), or a fake of it. */
     TBANK_API_URL: z
       .url()
@@ -54,6 +56,8 @@ export const tbank = defineConnector({
   check(cfg) {
     if (cfg.TBANK_TERMINAL_KEY === undefined) return [];
     if (cfg.TBANK_PASSWORD !== undefined && cfg.TBANK_PASSWORD_FILE !== undefined) return ["TBANK_PASSWORD_FILE: give the password once, in TBANK_PASSWORD or in this file"];
+    if (!onLoopback(cfg.TBANK_API_URL) && onLoopback(cfg.TBANK_NOTIFICATION_URL))
+      return ["TBANK_NOTIFICATION_URL: the bank cannot reach a loopback address; give payments' /provider/tbank/notification as the bank reaches it"];
     try {
       if (passwordOf(cfg) === undefined) return ["TBANK_PASSWORD: required with TBANK_TERMINAL_KEY (or TBANK_PASSWORD_FILE naming a file that holds it)"];
     } catch (e) {
