@@ -234,7 +234,9 @@ describe("routing with failover between connectors", () => {
     await expect(stack.call(rpcs.payments.start, { id: unknown.id, method: "CARD" }, 8000)).rejects.toMatchObject({ code: "UNAVAILABLE", reason: "PROVIDER_UNAVAILABLE" });
     expect((await getPayment(stack, both, unknown.id)).status).toBe("CREATED");
     expect(fake.calls("CheckOrder").some((b) => b.OrderId === unknown.id)).toBe(true);
-    expect(stack.logLines("payments").some((l) => l.paymentId === unknown.id && l.msg === "connector unavailable before anything began; the next one takes the session")).toBe(false);
+    expect(stack.logLines("payments").some((l) => l.paymentId === unknown.id && l.msg === "connector unavailable before anything began; the next one takes the session")).toBe(
+      false,
+    );
 
     // Nothing answers at T-Bank's address: nothing began there, the emulator takes the buyer's session.
     await fake.stop();
@@ -285,7 +287,18 @@ describe("reconciliation with the acquirer", () => {
     const report = JSON.parse(run.stdout);
     expect({ ...report }).toMatchObject({ checked: 1, unanswered: 0 });
     expect(report.differences).toEqual([
-      { kind: "payment", paymentId: p.id, refundId: null, shopId: own.shopId, connector: "tbank", ours: "PENDING", theirs: "PAID", action: "applied", status: "SUCCESS", detail: "PENDING → SUCCESS as the acquirer has it" },
+      {
+        kind: "payment",
+        paymentId: p.id,
+        refundId: null,
+        shopId: own.shopId,
+        connector: "tbank",
+        ours: "PENDING",
+        theirs: "PAID",
+        action: "applied",
+        status: "SUCCESS",
+        detail: "PENDING → SUCCESS as the acquirer has it",
+      },
     ]);
     expect((await getPayment(stack, own, p.id)).status).toBe("SUCCESS");
     await webhooksAre(own, p.id, ["SUCCESS"]);
