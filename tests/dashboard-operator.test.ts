@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Kvm, type KV } from "@nats-io/kv";
 import { shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -20,7 +20,7 @@ const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKv
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "dashboard", "gateway", "balance"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   kv = await new Kvm(stack.nc).open("directory");
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 describe("operators are made with the admin CLI", () => {
@@ -55,7 +55,7 @@ describe("the operator pages", () => {
     operator = DashboardClient.of(stack);
     const signedIn = await operator.signIn(operatorEmail, OPERATOR_PASSWORD);
     expect(signedIn.location).toBe("/ops/shops");
-  });
+  }, STACK_START_MS);
 
   test("list every shop of every account with its owner; operators have no merchant pages", async () => {
     const other = DashboardClient.of(stack);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { cancelPayment, createPayment, statusOf } from "./browser/shop-fixtures.ts";
 import { Buyer } from "./paypage-buyer.ts";
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
   paypage = stack.url("paypage");
   sandbox = await stack.createShop({ name: "Кофейня «Зерно» <script>", sandbox: true, methods: ["SBP", "CARD"] });
   live = await stack.createShop({ name: "Чайная лавка", sandbox: false, methods: ["SBP", "CARD"] });
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   await stack?.stop();

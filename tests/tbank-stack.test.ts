@@ -4,7 +4,7 @@ import { DIRECTORY_BUCKET, rpcs, shopKvKey, ShopRecord, type ShopConnectors } fr
 import { FakeTBank, TEST_CARDS } from "./fakes/tbank/fake-tbank.ts";
 import { payOnBankForm, submit, TERMINAL } from "./connectors/tbank-driver.ts";
 import { BankApp } from "./payments-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { Buyer } from "./paypage-buyer.ts";
 import { api, create, getPayment, shopWithReceiver, statusIs, webhookOf, webhooksAre, webhookStatuses, type LiveShop } from "./recurring-fixtures.ts";
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   expect(chosen.code).toBe(0);
   expect(JSON.parse(chosen.stdout)).toEqual({ shopId: shop.shopId, sandbox: false, connectors: { CARD: ["tbank"], SBP: ["tbank"] } });
   await published(shop.shopId, { CARD: ["tbank"], SBP: ["tbank"] });
-});
+}, STACK_START_MS);
 
 /** The shop's record with its connectors is in the directory's bucket, and a moment on in payments' copy of it (its KV watch). */
 async function published(shopId: string, connectors: ShopConnectors): Promise<void> {

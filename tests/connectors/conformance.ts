@@ -3,7 +3,7 @@ import type { ConnectorId, PaymentMethod, ProviderSession } from "@payaccept/con
 import type { Connector, StoredSession } from "../../services/payments/src/connectors/connector.ts";
 import type { ReadCallback } from "../../services/payments/src/provider/callback.ts";
 import { ProviderError, type ProviderPort, type RefundLedger } from "../../services/payments/src/provider/port.ts";
-import { eventually } from "../harness/stack.ts";
+import { eventually, STACK_START_MS } from "../harness/stack.ts";
 
 /**
  * The conformance suite of docs/connectors.md, "Conformance": what payments relies on from any
@@ -89,10 +89,11 @@ export function connectorConformance(driver: ConformanceDriver): void {
     const sink = new NotificationSink();
     let port: ProviderPort;
 
+    // A driver may start a stack (the emulator's).
     beforeAll(async () => {
       sink.connector = await driver.start(sink.base);
       port = sink.connector.port;
-    });
+    }, STACK_START_MS);
     afterAll(async () => {
       await driver.stop();
       sink.stop();
