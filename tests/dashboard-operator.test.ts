@@ -102,6 +102,23 @@ describe("the operator pages", () => {
     expect(text((await merchant.get(`/shops/${shop.shopId}`)).html)).toContain("Карта: 2,75\u00a0%");
   });
 
+  test("a live shop's acquirers per method are chosen in failover order and published; a sandbox shop takes none", async () => {
+    const page = `/ops/shops/${shop.shopId}`;
+    expect((await operator.submit(page, `${page}/connectors`, { "CARD.1": "tbank", "CARD.2": "emulator", "CARD.3": "", "SBP.1": "", "SBP.2": "", "SBP.3": "" })).status).toBe(303);
+    expect((await shopInKv(shop.shopId)).connectors).toEqual({ CARD: ["tbank", "emulator"] });
+    const twice = await operator.submit(page, `${page}/connectors`, { "CARD.1": "tbank", "CARD.2": "tbank" });
+    expect(twice.status).toBe(400);
+    expect(text(twice.html)).toContain("Один эквайер указан для способа дважды.");
+    expect((await operator.submit(page, `${page}/connectors`, {})).status).toBe(303);
+    expect((await shopInKv(shop.shopId)).connectors).toBeUndefined();
+
+    const sandbox = await merchant.createShop("Operated sandbox", "sandbox");
+    expect(text((await operator.get(`/ops/shops/${sandbox.shopId}`)).html)).toContain("Платежи тестового магазина не доходят до банка");
+    // This stack runs no payments service: the acquirers' page says their state is unknown rather than failing.
+    const health = await operator.get("/ops/connectors");
+    expect([health.status, text(health.html)]).toEqual([200, expect.stringContaining("Сервис платежей сейчас не отвечает")]);
+  });
+
   test("operator forms need the CSRF token like every other", async () => {
     await operator.get(`/ops/shops/${shop.shopId}`);
     expect((await operator.post(`/ops/shops/${shop.shopId}/active`, { active: "0" }, { csrf: null })).status).toBe(403);

@@ -40,6 +40,7 @@ const shopRow = (id: string, name: string): ShopRow => ({
   failUrl: null,
   receipts: null,
   savedMethodConsent: null,
+  connectors: null,
   retiringSecret: null,
   retiringSecretExpiresAt: null,
   createdAt: 1,

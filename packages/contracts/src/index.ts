@@ -17,4 +17,5 @@ export * from "./inn.ts";
 export * from "./idempotency.ts";
 export * from "./payments-query.ts";
 export * from "./operations.ts";
+export * from "./connectors.ts";
 export * from "./backup.ts";

@@ -102,6 +102,8 @@ export const REASONS = {
   CARD_DECLINED: def("BAD_GATEWAY", "the bank declined the card"),
   INSUFFICIENT_FUNDS: def("BAD_GATEWAY", "the bank declined: not enough money on the card or account"),
   CARD_EXPIRED: def("BAD_GATEWAY", "the card has expired"),
+  CARD_LIMIT_EXCEEDED: def("BAD_GATEWAY", "the bank declined: a limit of the card or account was reached"),
+  CARD_DETAILS_INVALID: def("BAD_GATEWAY", "the bank declined: the card's details are wrong"),
   METHOD_REVOKED: def("BAD_GATEWAY", "the saved payment method was revoked"),
   AUTHENTICATION_REQUIRED: def("BAD_GATEWAY", "the bank asks the buyer to confirm the payment"),
   AUTHENTICATION_FAILED: def("BAD_GATEWAY", "the buyer did not pass the bank's confirmation (3-D Secure)"),
@@ -155,6 +157,7 @@ export const REASONS = {
 
   // ── shops, accounts, users ───────────────────────────────────────────────
   SHOP_NOT_FOUND: def("NOT_FOUND", "shop not found"),
+  CONNECTORS_NOT_FOR_SANDBOX: def("CONFLICT", "a sandbox shop's payments never reach an acquirer: it takes no connectors"),
   ACCOUNT_NOT_FOUND: def("NOT_FOUND", "no such account"),
   ACCOUNT_HAS_USER: def("CONFLICT", "this account already has its team: its owner invites more members from the dashboard"),
   EMAIL_TAKEN: def("CONFLICT", "a user with this email already exists"),

@@ -24,6 +24,7 @@ import { FailedReceipt, Receipt, ReceiptList, ReceiptSummary, ShopReceiptSetting
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { IdempotencyKey } from "./idempotency.ts";
+import { ConnectorHealth, ReconcileReport, ReconcileRequest, ShopConnectors } from "./connectors.ts";
 import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
 
 /**
@@ -86,7 +87,11 @@ export const CheckoutView = z.object({
   expiresAt: z.string().nullable(),
   /** Provider session once paying has started. */
   sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
-  card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+  /**
+   * `hosted`: formAction is the acquirer's own payment page, where the buyer goes to enter the card
+   * (T-Bank's PaymentURL); otherwise our page's card form posts to it. Absent from an older payments: false.
+   */
+  card: z.object({ formAction: z.string(), sessionId: z.string(), hosted: z.boolean().default(false) }).nullable(),
   /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
   receiptTo: z.string().nullable().optional(),
   /**
@@ -278,6 +283,18 @@ export const rpcs = {
     ),
     /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set per status. */
     browse: read("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
+    /**
+     * The connectors (acquirers) as the answering payments process sees them: configured or not,
+     * the default, each one's circuit and recent calls (docs/connectors.md, "Health").
+     */
+    connectors: read("payments.v1.connectors", z.object({}), z.object({ connectors: z.array(ConnectorHealth) })),
+    /**
+     * A reconciliation with the acquirers now (docs/connectors.md, "Reconciliation"): what is
+     * pending or uncertain past olderThanMs (default: the service's RECONCILE_AFTER) looked up, the
+     * acquirer's decisions applied, the rest reported. Only reads at the acquirers and applies
+     * results once: a copy of the call finds nothing more to apply.
+     */
+    reconcile: rpc("payments.v1.reconcile", ReconcileRequest, ReconcileReport, { idempotent: true }),
     exportPage: read(
       "payments.v1.export",
       ShopScoped.extend({
@@ -330,6 +347,8 @@ export const rpcs = {
         failUrl: z.string().nullable().optional(),
         receipts: ShopReceiptSettings.optional(),
         savedMethodConsent: SaveMethodConsent.optional(),
+        /** Operators only (the admin CLI, the dashboard's operator pages): the shop's acquirers per method; null clears. */
+        connectors: ShopConnectors.nullable().optional(),
       }),
       ShopView,
     ),

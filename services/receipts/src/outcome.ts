@@ -1,7 +1,7 @@
 import type { Failure } from "@payaccept/contracts";
 import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
 import type { FiscalDocument, RegisterState } from "./register/port.ts";
-import type { ReceiptsRepo } from "./store/receipts-repo.ts";
+import type { ReceiptsStore } from "./store/receipts-store.ts";
 import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
 
 /**
@@ -11,7 +11,7 @@ import type { NewReceiptRow, ReceiptRow } from "./store/schema.ts";
  * poll and a callback, on one replica or two) never undo each other: the first wins, the other
  * finds the receipt moved on and changes nothing.
  */
-export type OutcomeDeps = { repo: ReceiptsRepo; policy: RetryPolicy; log: Logger; now: () => number };
+export type OutcomeDeps = { store: ReceiptsStore; policy: RetryPolicy; log: Logger; now: () => number };
 
 /** Where the answer came from, for the log line: the sender's own call, or the register's callback. */
 export type Via = "attempt" | "callback";
@@ -43,7 +43,7 @@ export async function applyState(d: OutcomeDeps, row: ReceiptRow, state: Registe
   const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, via };
   if (state.status === "done") {
     const { fiscal } = state;
-    const done = await d.repo.updateIfCurrent(
+    const done = await d.store.updateIfCurrent(
       row.id,
       row.generation,
       {
@@ -70,7 +70,7 @@ export async function applyState(d: OutcomeDeps, row: ReceiptRow, state: Registe
   // Refused: that document will never be fiscalised, so whatever comes next is a new one.
   const next = { generation: row.generation + 1, registerDocumentId: null };
   if (!state.needsPerson) return retry(d, row, state.failure, { status: "PENDING", ...next }, via);
-  const failed = await d.repo.updateIfCurrent(
+  const failed = await d.store.updateIfCurrent(
     row.id,
     row.generation,
     { ...next, status: "FAILED", attempts: row.attempts + 1, nextAttemptAt: null, lastErrorCode: state.failure.reason, lastErrorParams: state.failure.params },
@@ -89,7 +89,7 @@ async function retry(d: OutcomeDeps, row: ReceiptRow, error: Failure, patch: Par
   const delay = retryDelayMs(d.policy, attempts);
   const next = delay === null ? null : now + Math.max(delay, minDelayMs);
   const failed = next === null ? { status: "FAILED" as const } : {};
-  const after = await d.repo.updateIfCurrent(row.id, row.generation, { ...patch, attempts, lastErrorCode: error.reason, lastErrorParams: error.params, nextAttemptAt: next, ...failed }, now);
+  const after = await d.store.updateIfCurrent(row.id, row.generation, { ...patch, attempts, lastErrorCode: error.reason, lastErrorParams: error.params, nextAttemptAt: next, ...failed }, now);
   if (!after) return undefined;
   const fields = { receiptId: row.id, paymentId: row.paymentId, kind: row.kind, via, attempts, error: error.reason, errorParams: error.params };
   if (next === null) d.log.error(fields, "receipt not registered after its last attempt; an operator can resend it");

@@ -3,7 +3,7 @@ import { PollingWorker, type Logger, type RetryPolicy, type RoundResult } from "
 import { applyCallFailure, applyState, toDocument, type OutcomeDeps } from "./outcome.ts";
 import { saleKey } from "./recording.ts";
 import { RegisterCallFailed, type FiscalRegisterPort, type RegisterState } from "./register/port.ts";
-import type { ReceiptsRepo } from "./store/receipts-repo.ts";
+import type { ReceiptsStore } from "./store/receipts-store.ts";
 import type { ReceiptRow } from "./store/schema.ts";
 
 const BATCH = 16;
@@ -19,7 +19,7 @@ const SALE_WAIT_MS = 1000;
  * has passed (plus a margin), which is also how long a row waits after a process died holding it.
  * `now`: the store's clock (storeNow), which the lease of a claimed receipt is compared on by every replica.
  */
-export type SenderDeps = { repo: ReceiptsRepo; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger; now: () => number };
+export type SenderDeps = { store: ReceiptsStore; register: FiscalRegisterPort; policy: RetryPolicy; callTimeoutMs: number; log: Logger; now: () => number };
 
 /**
  * Works through the receipts that are due (the outbox): sends a PENDING one to the register, asks
@@ -53,9 +53,9 @@ export class ReceiptSender {
   /** One round of claimed attempts, each finished before the round ends. */
   private async scan(): Promise<RoundResult> {
     const now = this.deps.now();
-    const claimed = await this.deps.repo.claimDue(now, BATCH, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS);
+    const claimed = await this.deps.store.claimDue(now, BATCH, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS);
     await Promise.all(claimed.map((row) => this.attempt(row)));
-    return claimed.length === BATCH ? "more" : await this.deps.repo.nextDueAt();
+    return claimed.length === BATCH ? "more" : await this.deps.store.nextDueAt();
   }
 
   private async attempt(row: ReceiptRow): Promise<void> {
@@ -64,7 +64,7 @@ export class ReceiptSender {
     // A возврат прихода goes after its приход: while the sale receipt is still on its way, the
     // refund waits without spending attempts (a FAILED sale no longer holds it back).
     if (row.kind === "REFUND" && (await this.saleInFlight(row.paymentId))) {
-      await this.deps.repo.updateIfCurrent(row.id, row.generation, { nextAttemptAt: this.deps.now() + SALE_WAIT_MS }, this.deps.now());
+      await this.deps.store.updateIfCurrent(row.id, row.generation, { nextAttemptAt: this.deps.now() + SALE_WAIT_MS }, this.deps.now());
       return;
     }
     const doc = toDocument(row);
@@ -80,7 +80,7 @@ export class ReceiptSender {
   }
 
   private async saleInFlight(paymentId: string): Promise<boolean> {
-    const sale = await this.deps.repo.statusOf(saleKey(paymentId));
+    const sale = await this.deps.store.statusOf(saleKey(paymentId));
     return sale === "PENDING" || sale === "SENT";
   }
 }

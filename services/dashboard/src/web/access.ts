@@ -145,4 +145,6 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /ops/shops/:shopId/active": OPERATOR,
   "POST /ops/shops/:shopId/methods": OPERATOR,
   "POST /ops/shops/:shopId/tariff": OPERATOR,
+  "POST /ops/shops/:shopId/connectors": OPERATOR,
+  "GET /ops/connectors": OPERATOR,
 };

@@ -26,6 +26,7 @@ export type NoticeKey =
   | "activityChanged"
   | "methodsSaved"
   | "tariffSaved"
+  | "connectorsSaved"
   | "roleChanged"
   | "memberRemoved"
   | "inviteRevoked"

@@ -31,7 +31,7 @@ export async function revokeMethod(d: PaymentsDeps, shopId: string, id: string):
   if (!methodChargeable(row.status)) return toSavedMethod(row);
   if (row.providerMethodId !== null) {
     try {
-      await d.provider.revokeMethod(row.providerMethodId);
+      await d.connectors.portOf(row.connector).revokeMethod(row.providerMethodId);
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
       if (e.kind === "unavailable") throw new DomainError("PROVIDER_UNAVAILABLE");

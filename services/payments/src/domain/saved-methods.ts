@@ -25,6 +25,7 @@ export function newSavedMethod(payment: PaymentRow, saved: Pick<ProviderSavedMet
     customerId: payment.customerId,
     paymentId: payment.id,
     providerMethodId,
+    connector: payment.connector,
     method: saved.method,
     status: "ACTIVE",
     card: saved.card,

@@ -392,6 +392,7 @@ function paymentsRepo(store: PgStore<typeof schema>, hooks: StoreHooks): Payment
     exportPage: (shopId, f) => q.exportPage(shopId, f),
     dueForExpiry: async (now, limit) => (await q.dueForExpiry(now, limit)).map((x) => x.id),
     dueCharges: async (now, limit) => (await q.dueCharges(now, limit)).map((x) => x.id),
+    reconcileDue: (before, limit, shopId) => q.reconcileDue(before, limit, shopId),
     claimCharge: (id, now, leaseMs) => first(q.claimCharge(id, now, now + leaseMs)),
     keepCaptureReceipt: async (id, receipt) => void (await q.keepCaptureReceipt(id, receipt)),
   };
@@ -420,6 +421,7 @@ function refundsRepo(db: PgStore<typeof schema>["db"], hooks: StoreHooks): Refun
       }),
     pending: async () => (await first(q.pendingRefunds()))!,
     due: async (now, limit) => (await q.dueRefunds(now, limit)).map((x) => x.id),
+    pendingSince: (before, limit) => q.refundsPendingSince(before, limit),
     claim: (id, now, leaseMs) => first(q.claimRefund(id, now, now + leaseMs)),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
     async end(id, outcome, now, requestId) {

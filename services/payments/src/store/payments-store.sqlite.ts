@@ -318,6 +318,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     exportPage: (shopId: string, f: ExportFilter): PaymentRow[] => q.exportPage(shopId, f).all(),
     dueForExpiry: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((r) => r.id),
     dueCharges: (now: number, limit: number): string[] => dueChargesQ.all({ now, limit }).map((r) => r.id),
+    reconcileDue: (before: number, limit: number, shopId?: string): PaymentRow[] => q.reconcileDue(before, limit, shopId).all(),
     claimCharge: (id: string, now: number, leaseMs: number): PaymentRow | undefined => claimChargeQ.get({ id, now, until: now + leaseMs }),
     keepCaptureReceipt(id: string, receipt: NonNullable<PaymentRow["captureReceipt"]>): void {
       q.keepCaptureReceipt(id, receipt).run();
@@ -365,6 +366,7 @@ export function createRefundsRepo(store: SqliteStore, payments: SqlitePaymentsRe
 
     pending: (): { count: number; oldest: number | null } => pendingQ.get() ?? { count: 0, oldest: null },
     due: (now: number, limit: number): string[] => dueQ.all({ now, limit }).map((x) => x.id),
+    pendingSince: (before: number, limit: number): RefundRow[] => q.refundsPendingSince(before, limit).all(),
     claim: (id: string, now: number, leaseMs: number): RefundRow | undefined => claimQ.get({ id, now, until: now + leaseMs }),
 
     end(id: string, outcome: RefundOutcome, now: number, requestId?: string): RefundRow {

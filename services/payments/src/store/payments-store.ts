@@ -107,6 +107,8 @@ export interface PaymentsRepo {
   dueForExpiry(now: number, limit: number): Promise<string[]>;
   /** Ids of PENDING live charges whose driver's lease has run out, oldest first. */
   dueCharges(now: number, limit: number): Promise<string[]>;
+  /** Live PENDING and AUTHORIZED payments unchanged since `before`, oldest change first: the reconciliation's candidates. */
+  reconcileDue(before: number, limit: number, shopId?: string): Promise<PaymentRow[]>;
   /** Takes a due PENDING charge for leaseMs (one driver at a time); undefined when it is not due or no longer PENDING. */
   claimCharge(id: string, now: number, leaseMs: number): Promise<PaymentRow | undefined>;
   /** Keeps the receipt lines a partial capture asked for, while the payment is AUTHORIZED (for a capture its callback commits). */
@@ -152,6 +154,8 @@ export interface RefundsRepo {
   pending(): Promise<{ count: number; oldest: number | null }>;
   /** PENDING refunds whose retry time has come, oldest first. */
   due(now: number, limit: number): Promise<string[]>;
+  /** Refunds PENDING since before `before`, oldest first (the reconciliation reports them). */
+  pendingSince(before: number, limit: number): Promise<RefundRow[]>;
   /** Takes a due PENDING refund for leaseMs (one driver at a time); undefined when it is not due or has ended. */
   claim(id: string, now: number, leaseMs: number): Promise<RefundRow | undefined>;
   /**

@@ -77,6 +77,13 @@ const finalEventIds = (o: Outbox, paymentId: string) => inArray(o.eventId, FINAL
 /** The outbox also holds refund events; the ids asked for are payment events only. */
 export const onlyFinal = (e: { status: string; at: number }): e is { status: FinalStatus; at: number } => isFinal(e.status as PaymentStatus);
 
+/**
+ * A payment a reconciliation looks up at its acquirer: live, still waiting on the acquirer's word
+ * (PENDING, AUTHORIZED), unchanged since `before`; one shop's when given.
+ */
+const reconcilable = (p: Payments, before: number, shopId?: string) =>
+  and(inArray(p.status, ["PENDING", "AUTHORIZED"]), eq(p.isTest, false), lte(p.updatedAt, before), shopId === undefined ? undefined : eq(p.shopId, shopId));
+
 /** PENDING live charges (a lease set) whose lease has run out. */
 const chargeDue = (p: Payments, now: Value<number>) => and(isNotNull(p.chargeRetryAt), lte(p.chargeRetryAt, now));
 
@@ -107,6 +114,9 @@ const byIdempotencyKey = (r: Refunds, paymentId: Value<string>, key: Value<strin
 
 /** PENDING refunds (a retry time set) whose retry time has come. */
 const refundDue = (r: Refunds, now: Value<number>) => and(isNotNull(r.retryAt), lte(r.retryAt, now));
+
+/** A refund still PENDING (a retry time set) that was opened before `before`. */
+const refundPendingSince = (r: Refunds, before: number) => and(isNotNull(r.retryAt), lte(r.createdAt, before));
 
 /**
  * The claim decision, made by the UPDATE itself: the refund is still PENDING and its lease has run
@@ -260,6 +270,8 @@ export function paymentsStatements<E extends Dialect>(db: Db<E>, t: EitherTables
     exportPage: (shopId: string, f: ExportFilter) => db.select().from(p).where(exportConditions(p, shopId, f)).orderBy(...exportOrder(p)).limit(f.limit),
     dueForExpiry: (now: Value<number>, limit: Value<number>) => db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit),
     dueCharges: (now: Value<number>, limit: Value<number>) => db.select({ id: p.id }).from(p).where(chargeDue(p, now)).orderBy(asc(p.chargeRetryAt)).limit(limit),
+    /** The reconciliation's candidates (docs/connectors.md, "Reconciliation"), oldest change first. */
+    reconcileDue: (before: number, limit: number, shopId?: string) => db.select().from(p).where(reconcilable(p, before, shopId)).orderBy(asc(p.updatedAt)).limit(limit),
     /** One conditional UPDATE: of two sweepers, on any host, the second finds the lease moved and claims nothing. */
     claimCharge: (id: Value<string>, now: Value<number>, until: Value<number>) => db.update(p).set({ chargeRetryAt: until }).where(chargeClaimable(p, id, now)).returning(),
     keepCaptureReceipt: (id: string, receipt: NonNullable<PaymentRow["captureReceipt"]>) => db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id)),
@@ -290,6 +302,8 @@ export function paymentsStatements<E extends Dialect>(db: Db<E>, t: EitherTables
     settleRefund: (paymentId: string, amountKopecks: number, succeededKopecks: number, now: number) =>
       db.update(p).set(settleRefund(p, amountKopecks, succeededKopecks, now)).where(eq(p.id, paymentId)).returning(),
     dueRefunds: (now: Value<number>, limit: Value<number>) => db.select({ id: r.id }).from(r).where(refundDue(r, now)).orderBy(asc(r.retryAt)).limit(limit),
+    /** Refunds PENDING since before `before`, oldest first (the reconciliation reports them). */
+    refundsPendingSince: (before: number, limit: number) => db.select().from(r).where(refundPendingSince(r, before)).orderBy(asc(r.createdAt)).limit(limit),
     /** One conditional UPDATE: of two sweepers the second finds retry_at moved and claims nothing. */
     claimRefund: (id: Value<string>, now: Value<number>, until: Value<number>) => db.update(r).set({ retryAt: until }).where(claimable(r, id, now)).returning(),
     pendingRefunds: () => db.select(waiting(r.createdAt)).from(r).where(isNotNull(r.retryAt)),

@@ -24,7 +24,7 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
 }
 
 /** A new payment's columns as its INSERT writes them: the create's, its numbering and its first state. */
-export type InsertedValues = Omit<PaymentRow, "paidAt" | "updatedAt" | "providerSessionId" | "sbpQrPayload" | "sbpDeepLink" | "cardFormAction" | "refundedKopecks" | "refundingKopecks" | "saveConsent" | "captureReceipt" | "failureCode" | "failureParams" | "authentication">;
+export type InsertedValues = Omit<PaymentRow, "paidAt" | "updatedAt" | "providerSessionId" | "connector" | "sbpQrPayload" | "sbpDeepLink" | "cardFormAction" | "refundedKopecks" | "refundingKopecks" | "saveConsent" | "captureReceipt" | "failureCode" | "failureParams" | "authentication">;
 
 /**
  * The row a payment's INSERT stored, without reading it back (RETURNING cost SQLite a row to
@@ -36,6 +36,7 @@ export const insertedRow = (values: InsertedValues): PaymentRow => ({
   paidAt: null,
   updatedAt: values.createdAt,
   providerSessionId: null,
+  connector: null,
   sbpQrPayload: null,
   sbpDeepLink: null,
   cardFormAction: null,

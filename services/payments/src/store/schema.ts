@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bothEngines, table } from "@payaccept/platform/table";
 import type {
   AnyReasonParams,
+  ConnectorId,
   PaymentEventStatus,
   PaymentMethod,
   PaymentMethodDetails,
@@ -50,6 +51,12 @@ export const payments = table(
     /** When the timer sweeper moves it to EXPIRED; null once nothing is pending. */
     expiresAt: k.bigint("expires_at"),
     providerSessionId: k.text("provider_session_id"),
+    /**
+     * The connector (acquirer) the session was opened at, or the charge sent to (docs/connectors.md):
+     * every later call for the payment goes there. Null before the first session, and on rows made
+     * before connectors existed, which were all the emulator's.
+     */
+    connector: k.text("connector").$type<ConnectorId>(),
     sbpQrPayload: k.text("sbp_qr_payload"),
     sbpDeepLink: k.text("sbp_deep_link"),
     cardFormAction: k.text("card_form_action"),
@@ -110,6 +117,8 @@ export const payments = table(
     x.index("payments_shop_amount_idx").on(t.shopId, t.amountKopecks, t.seq, t.status),
     x.index("payments_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
     x.index("payments_charge_retry_idx").on(t.chargeRetryAt).where(sql`${t.chargeRetryAt} IS NOT NULL`),
+    // The reconciliation's candidates (docs/connectors.md): payments still waiting on an acquirer, oldest change first.
+    x.index("payments_reconcile_idx").on(t.updatedAt).where(sql`${t.status} IN ('PENDING', 'AUTHORIZED')`),
   ],
   // refunded + refunding never above the amount. SQLite keeps it with a trigger, because a CHECK
   // added to an existing SQLite table rebuilds the table (drizzle/0002_refund_guard.sql);
@@ -244,6 +253,8 @@ export const savedMethods = table(
     /** The payment that saved it: one method per payment. */
     paymentId: k.text("payment_id").notNull().unique(),
     providerMethodId: k.text("provider_method_id").unique(),
+    /** The connector whose token providerMethodId is: its charges go there (null: the emulator's, from before connectors). */
+    connector: k.text("connector").$type<ConnectorId>(),
     method: k.text("method").$type<PaymentMethod>().notNull(),
     status: k.text("status").$type<SavedMethodStatus>().notNull(),
     card: k.json("card").$type<ProviderCardDescription>(),

@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, inArray, isNotNull, lte, min } from "drizzle
 import type { Reason } from "@payaccept/contracts";
 import type { Db, Dialect, EitherTables, Run } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
-import { newReceiptRow, type ReceiptsOps } from "./receipts-repo.ts";
+import { newReceiptRow, type ReceiptsOps } from "./receipts-store.ts";
 import type * as tables from "./schema.ts";
 
 /**
@@ -50,7 +50,7 @@ export function receiptsOps<E extends Dialect>(db: Db<E>, run: Run<E>, { receipt
     failed: (limit, reason) => run.all(db.select().from(receipts).where(isFailed(receipts, reason)).orderBy(...failedOrder(receipts)).limit(limit)),
     countsByStatus: () => run.all(db.select({ status: receipts.status, n: count() }).from(receipts).groupBy(receipts.status)),
     // One statement: on PostgreSQL the due rows another replica is claiming right now are skipped,
-    // not waited for; on SQLite the caller's transaction holds the file (ReceiptsRepo.claimDue).
+    // not waited for; on SQLite the caller's transaction holds the file (ReceiptsStore.claimDue).
     claimDue: (now, limit, leaseUntil) => {
       const due = db.select({ id: receipts.id }).from(receipts).where(isDue(receipts, now)).orderBy(dueOrder(receipts)).limit(limit);
       return run.all(db.update(receipts).set({ nextAttemptAt: leaseUntil }).where(inArray(receipts.id, run.forUpdate(due, { skipLocked: true }))).returning());

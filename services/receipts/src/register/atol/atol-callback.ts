@@ -20,7 +20,7 @@ export async function handleAtolCallback(d: CallbackDeps, body: unknown): Promis
   if (!parsed.success) throw invalidRequest(parsed.error);
   const documentId = parsed.data.uuid;
   const named = parseExternalId(parsed.data.external_id);
-  const row = named && (await d.repo.byId(named.id));
+  const row = named && (await d.store.byId(named.id));
   // Sandbox receipts never go to АТОЛ.
   if (!named || !row || row.isTest) return { result: "unknown", documentId };
   const receipt = { receiptId: row.id, documentId };

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { ENGINES, repositoriesPerFile } from "../../../../tests/harness/engines.ts";
 import { recordRefundEvent, recordSale } from "../recording.ts";
-import { openReceiptsRepo } from "./open-receipts-repo.ts";
-import type { NewReceipt } from "./receipts-repo.ts";
+import { openReceiptsStore } from "./open-receipts-store.ts";
+import type { NewReceipt } from "./receipts-store.ts";
 
-const repos = repositoriesPerFile((choice) => openReceiptsRepo(choice), "receipts.db");
+const repos = repositoriesPerFile((choice) => openReceiptsStore(choice), "receipts.db");
 
 const line = { name: "Товар", quantity: 1, priceKopecks: 1000, amountKopecks: 1000, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" } as const;
 
@@ -123,17 +123,17 @@ describe.each(ENGINES)("receipts store shared by two replicas (%s)", (engine) =>
 
 test("moving to PostgreSQL: the old receipts.db is copied once, rows as they were, and its receipts still on their way stay due", async () => {
   const file = await repos.stores.next("sqlite", "receipts.db");
-  const old = await openReceiptsRepo(file);
+  const old = await openReceiptsStore(file);
   const pending = (await old.insert(receipt(1), 1000))!;
   const done = await old.update((await old.insert({ ...receipt(2), perLine: [1000] }, 1000))!.id, { status: "REGISTERED", fiscalDocumentNumber: 7, fiscalSign: "123", fnNumber: "999", registeredAt: 1500, nextAttemptAt: null }, 1500);
   await old.close();
   if (file.engine !== "sqlite") throw new Error("unreachable");
 
-  const moved = repos.track(await openReceiptsRepo(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
+  const moved = repos.track(await openReceiptsStore(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
   expect(await moved.byId(pending.id)).toEqual(pending);
   expect(await moved.byId(done.id)).toEqual(done);
   expect((await moved.claimDue(2000, 10, 9000)).map((r) => r.id)).toEqual([pending.id]);
   // Never again from that file: a store lost later is not refilled with the old snapshot.
-  const again = repos.track(await openReceiptsRepo(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
+  const again = repos.track(await openReceiptsStore(await repos.stores.next("postgres", "receipts.db"), { importFrom: file.path }));
   expect(await again.ofPayment("p1")).toEqual([]);
 });

@@ -1,7 +1,7 @@
 import type { Reason } from "@payaccept/contracts";
 import type { NewReceiptRow, ReceiptRow, ReceiptRowStatus } from "./schema.ts";
 
-/** The receipts' store as its users see it, whichever engine holds it; open-receipts-repo.ts opens it. */
+/** The receipts' store as its users see it, whichever engine holds it; open-receipts-store.ts opens it. */
 
 export type NewReceipt = Omit<NewReceiptRow, "id" | "status" | "attempts" | "generation" | "nextAttemptAt" | "createdAt" | "updatedAt">;
 
@@ -50,12 +50,12 @@ export interface ReceiptsOps {
   updateIfCurrent(id: string, generation: number, patch: Partial<NewReceiptRow>, now: number): Promise<ReceiptRow | undefined>;
 }
 
-export interface ReceiptsRepo extends ReceiptsOps {
+export interface ReceiptsStore extends ReceiptsOps {
   /**
    * One atomic unit of work on one payment's receipts (a refund receipt reads the sale and the
    * earlier refunds it depends on), serialised with every other unit on that payment from any
    * process on any host: on SQLite by the file's write lock (BEGIN IMMEDIATE), on PostgreSQL by
-   * the payment's sale receipt row (SELECT … FOR UPDATE). The body uses `t`, never the repo.
+   * the payment's sale receipt row (SELECT … FOR UPDATE). The body uses `t`, never the store.
    */
   forPayment<T>(paymentId: string, fn: (t: ReceiptsOps) => Promise<T>): Promise<T>;
   close(): Promise<void>;

@@ -1,5 +1,5 @@
 import { openStore, SerialSqlite, sqliteDb, sqliteRun } from "@payaccept/platform";
-import type { ReceiptsRepo } from "./receipts-repo.ts";
+import type { ReceiptsStore } from "./receipts-store.ts";
 import { receiptsOps } from "./receipts-terms.ts";
 import { schema } from "./schema.sqlite.ts";
 
@@ -7,7 +7,7 @@ import { schema } from "./schema.sqlite.ts";
  * The receipts in their SQLite file, queued by SerialSqlite so that a transaction's statements
  * are the only ones inside it; replicas on one host share the file through its write lock.
  */
-export function openSqliteReceiptsRepo(path: string, migrationsFolder: string): ReceiptsRepo {
+export function openSqliteReceiptsStore(path: string, migrationsFolder: string): ReceiptsStore {
   const { sqlite, db } = openStore(path, schema, migrationsFolder);
   const serial = new SerialSqlite(sqlite);
   const ops = receiptsOps(sqliteDb(db), sqliteRun, schema);

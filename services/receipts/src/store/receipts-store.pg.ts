@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { pgDb, pgRun, type PgStore } from "@payaccept/platform";
 import { saleKey } from "../recording.ts";
-import type { ReceiptsOps, ReceiptsRepo } from "./receipts-repo.ts";
+import type { ReceiptsOps, ReceiptsStore } from "./receipts-store.ts";
 import { receiptsOps } from "./receipts-terms.ts";
 import { receipts, schema } from "./schema.pg.ts";
 
@@ -9,7 +9,7 @@ type Db = PgStore<typeof schema>["db"];
 /** The receipts on PostgreSQL (docs/receipts.md, "Locks"): statements on the runner given (the pool, or the open transaction). */
 const pgOps = (db: Pick<Db, "select" | "insert" | "update" | "delete">): ReceiptsOps => receiptsOps(pgDb(db), pgRun, schema);
 
-export function openPgReceiptsRepo({ db, close }: PgStore<typeof schema>): ReceiptsRepo {
+export function openPgReceiptsStore({ db, close }: PgStore<typeof schema>): ReceiptsStore {
   return {
     ...pgOps(db),
     forPayment: (paymentId, fn) =>
