@@ -21,6 +21,9 @@ export class ChangeNotices {
     heartbeatMs = PAYMENT_CHANGES_HEARTBEAT_MS,
   ) {
     this.heartbeat = setInterval(() => this.publish([]), heartbeatMs);
+    // Heard at once, before this process serves a read: a reader drops what it kept when a process
+    // starts (its store may have been restored from a backup).
+    this.publish([]);
   }
 
   changed(paymentId: string): void {
