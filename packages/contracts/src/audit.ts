@@ -75,6 +75,8 @@ export const AUDIT_ACTIONS = [
   // money moved on someone's request (payments, balance)
   "refund.created",
   "payout.created",
+  // who the account is and where its payouts go (directory)
+  "account.details_changed",
   // holds, merchant-initiated charges and saved methods (payments, issue 18)
   "payment.captured",
   "payment.voided",

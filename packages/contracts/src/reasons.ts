@@ -276,6 +276,20 @@ export const ISSUE_RULE_PARAMS = {
   TOTAL_SUM: ["totalKopecks"],
   WITH_PAYMENT_METHOD_ID: [],
   FAILURE_CODE_WITHOUT_FAILED: [],
+  // legal and bank details (bank-details.ts)
+  DIGITS_COUNT: ["digits"],
+  INN_CHECKSUM: [],
+  OGRN_KIND: [],
+  OGRN_CHECKSUM: [],
+  KPP_REQUIRED: [],
+  KPP_NOT_FOR_ENTREPRENEUR: [],
+  KPP_FORMAT: [],
+  BIK_FORMAT: [],
+  CORRESPONDENT_ACCOUNT_KIND: [],
+  CORRESPONDENT_ACCOUNT_BIK: ["bikEnd"],
+  CONTROL_KEY: [],
+  SETTLEMENT_ACCOUNT_KIND: ["prefixes"],
+  ACCOUNT_NOT_RUBLES: [],
 } as const satisfies Record<string, readonly string[]>;
 export const ISSUE_RULES = Object.keys(ISSUE_RULE_PARAMS) as (keyof typeof ISSUE_RULE_PARAMS)[];
 export type IssueRule = keyof typeof ISSUE_RULE_PARAMS;

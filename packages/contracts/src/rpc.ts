@@ -18,7 +18,8 @@ import {
 } from "./api.ts";
 import { PaymentMethodList, SavedPaymentMethod, SaveMethodConsent } from "./payment-methods.ts";
 import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
-import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
+import { AccountDetailsView, MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
+import { AccountDetailsInput, PayoutAccountInput } from "./bank-details.ts";
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
 import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
@@ -357,6 +358,21 @@ export const rpcs = {
     createAccount: rpc("directory.v1.account.create", z.object({}), z.object({ accountId: z.string(), createdAt: z.number().int() })),
     /** NOT_FOUND when the account does not exist. */
     getAccount: read("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
+    /** The account's legal and bank details (details null before they are entered). NOT_FOUND for an unknown account. */
+    getAccountDetails: read("directory.v1.account.details.get", z.object({ accountId: z.string() }), AccountDetailsView),
+    /** The details of several accounts at once (the balance's payout rails); accounts without details are left out. */
+    detailsOfAccounts: read("directory.v1.account.details.many", z.object({ accountIds: z.array(z.string()).min(1).max(500) }), z.object({ items: z.array(AccountDetailsView) })),
+    /**
+     * Enters or replaces the account's details (VALIDATION_FAILED names every problem at its
+     * field). A new payout account holds payouts for PAYOUT_ACCOUNT_HOLD: `payoutAccountChanged`
+     * (with the account it replaced) tells the caller to let the account's owners know. Recorded
+     * in the audit log.
+     */
+    setAccountDetails: rpc(
+      "directory.v1.account.details.set",
+      z.object({ accountId: z.string(), details: AccountDetailsInput }),
+      AccountDetailsView.extend({ payoutAccountChanged: z.boolean(), previousPayoutAccount: PayoutAccountInput.nullable() }),
+    ),
     /** The audit log, newest first, a page at a time; `before` is the last entry of the previous page. */
     auditLog: read(
       "directory.v1.audit.list",

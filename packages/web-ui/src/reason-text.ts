@@ -336,6 +336,19 @@ const ruRules: Record<IssueRule, string> = {
   TOTAL_SUM: "должно быть суммой позиций ({totalKopecks} коп.)",
   WITH_PAYMENT_METHOD_ID: "не указывается вместе с paymentMethodId: его задаёт сохранённый способ",
   FAILURE_CODE_WITHOUT_FAILED: "указывается только с исходом FAILED",
+  DIGITS_COUNT: "должно состоять из {digits} цифр",
+  INN_CHECKSUM: "не сходится контрольное число — вероятно, опечатка в одной из цифр",
+  OGRN_KIND: "ОГРН организации начинается с 1 или 5, ОГРНИП предпринимателя — с 3; похоже, это номер другой записи реестра",
+  OGRN_CHECKSUM: "не сходится контрольная цифра — вероятно, опечатка в одной из цифр",
+  KPP_REQUIRED: "у организации КПП обязателен",
+  KPP_NOT_FOR_ENTREPRENEUR: "у индивидуального предпринимателя КПП нет — оставьте поле пустым",
+  KPP_FORMAT: "9 знаков: 4 цифры, 2 цифры или заглавные латинские буквы, 3 цифры",
+  BIK_FORMAT: "БИК российского банка начинается с 04",
+  CORRESPONDENT_ACCOUNT_KIND: "корреспондентский счёт банка начинается с 30101",
+  CORRESPONDENT_ACCOUNT_BIK: "последние три цифры должны совпадать с последними цифрами БИК ({bikEnd})",
+  CONTROL_KEY: "не сходится контрольный ключ с БИК — опечатка в счёте, или БИК другого банка",
+  SETTLEMENT_ACCOUNT_KIND: "нужен расчётный счёт для этой формы: он начинается с {prefixes}",
+  ACCOUNT_NOT_RUBLES: "нужен рублёвый счёт: цифры с 6-й по 8-ю — 810",
 };
 
 const enRules: Record<IssueRule, string> = {
@@ -363,6 +376,19 @@ const enRules: Record<IssueRule, string> = {
   TOTAL_SUM: "must be the sum of the items ({totalKopecks} kopecks)",
   WITH_PAYMENT_METHOD_ID: "must not be sent with paymentMethodId: the saved method decides it",
   FAILURE_CODE_WITHOUT_FAILED: "only with outcome FAILED",
+  DIGITS_COUNT: "must be {digits} digits",
+  INN_CHECKSUM: "the check digits do not match: probably one digit is mistyped",
+  OGRN_KIND: "a company's OGRN starts with 1 or 5, an entrepreneur's OGRNIP with 3: this looks like the number of another register entry",
+  OGRN_CHECKSUM: "the check digit does not match: probably one digit is mistyped",
+  KPP_REQUIRED: "a company's KPP is required",
+  KPP_NOT_FOR_ENTREPRENEUR: "an individual entrepreneur has no KPP: leave it empty",
+  KPP_FORMAT: "9 characters: 4 digits, 2 digits or capital Latin letters, 3 digits",
+  BIK_FORMAT: "a Russian bank's BIK starts with 04",
+  CORRESPONDENT_ACCOUNT_KIND: "a bank's correspondent account starts with 30101",
+  CORRESPONDENT_ACCOUNT_BIK: "its last three digits must be the BIK's last three ({bikEnd})",
+  CONTROL_KEY: "the control key does not match the BIK: a digit of the account is mistyped, or the BIK is another bank's",
+  SETTLEMENT_ACCOUNT_KIND: "a settlement account of this legal form is needed: it starts with {prefixes}",
+  ACCOUNT_NOT_RUBLES: "a ruble account is needed: its 6th to 8th digits are 810",
 };
 
 type Names = {
@@ -418,6 +444,15 @@ const ruNames: Names = {
     from: "С",
     to: "По",
     status: "Статус",
+    legalForm: "Форма",
+    inn: "ИНН",
+    ogrn: "ОГРН / ОГРНИП",
+    kpp: "КПП",
+    "payout.bik": "БИК банка",
+    "payout.bankName": "Банк получателя",
+    "payout.correspondentAccount": "Корреспондентский счёт банка",
+    "payout.account": "Расчётный счёт",
+    "payout.recipientName": "Получатель",
   },
 };
 
@@ -464,6 +499,15 @@ const enNames: Names = {
     from: "From",
     to: "To",
     status: "Status",
+    legalForm: "Legal form",
+    inn: "INN",
+    ogrn: "OGRN / OGRNIP",
+    kpp: "KPP",
+    "payout.bik": "Bank's BIK",
+    "payout.bankName": "Recipient's bank",
+    "payout.correspondentAccount": "Bank's correspondent account",
+    "payout.account": "Settlement account",
+    "payout.recipientName": "Recipient",
   },
 };
 

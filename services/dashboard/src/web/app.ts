@@ -12,6 +12,7 @@ import { accountRoutes } from "./routes/account.tsx";
 import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
+import { detailsRoutes } from "./routes/details.tsx";
 import { inviteRoutes } from "./routes/invite.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
 import { overviewRoutes } from "./routes/overview.tsx";
@@ -32,7 +33,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
   const pages = new Hono<WebEnv>();
   pages.use("*", accessGuard(deps));
-  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
+  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, detailsRoutes, auditRoutes, teamRoutes, operatorRoutes];
   for (const routes of groups) pages.route("/", routes(deps));
   return pages;
 }

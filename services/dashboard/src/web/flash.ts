@@ -14,7 +14,9 @@ export type FlashMessage =
   | { kind: "invite"; email: string; link: string; mail: "sent" | "failed" | "off" }
   /** Recovery codes, shown once when made. */
   | { kind: "recoveryCodes"; codes: string[] }
-  | { kind: "recoveryCodeUsed"; left: number };
+  | { kind: "recoveryCodeUsed"; left: number }
+  /** Details saved: until when payouts wait (a new payout account), how many owners were mailed. */
+  | { kind: "detailsSaved"; heldUntil: number | null; mailed: number };
 
 export type NoticeKey =
   | "shopCreated"

@@ -1,4 +1,4 @@
-import type { ActorKind, AuditAction, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
+import type { ActorKind, AuditAction, LegalForm, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
 import type { OverlapChoice } from "./overlap.ts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
@@ -271,6 +271,7 @@ const ru = {
     "signing_secret.expired": "Прежний секрет перестал подписывать",
     "refund.created": "Возврат",
     "payout.created": "Выплата",
+    "account.details_changed": "Реквизиты изменены",
     "payment.captured": "Списание удержанных денег",
     "payment.voided": "Отмена удержания",
     "charge.created": "Списание без покупателя",
@@ -408,6 +409,45 @@ const ru = {
   payoutsTitle: "История выплат",
   noPayouts: "Выплат пока не было.",
   payoutStatuses: { PENDING: "В обработке", PAID: "Выплачено", FAILED: "Не выплачено" } as Record<string, string>,
+
+  detailsTitle: "Реквизиты для выплат",
+  detailsCompany: "Кому платим",
+  detailsPayoutAccount: "Счёт для выплат",
+  legalForm: "Форма",
+  legalForms: { company: "Организация (ООО, АО и другие)", entrepreneur: "Индивидуальный предприниматель" } satisfies Record<LegalForm, string>,
+  detailsName: "Полное наименование",
+  detailsNameHint: "Как в ЕГРЮЛ; у ИП — фамилия, имя и отчество.",
+  inn: "ИНН",
+  innHint: "10 цифр у организации, 12 — у ИП.",
+  ogrn: "ОГРН / ОГРНИП",
+  ogrnHint: "ОГРН организации — 13 цифр, ОГРНИП предпринимателя — 15.",
+  kpp: "КПП",
+  kppHint: "Только у организации: 9 знаков. У ИП оставьте пустым.",
+  bik: "БИК банка",
+  bikHint: "9 цифр, начинается с 04.",
+  bankName: "Банк получателя",
+  bankNameHint: "Как в реквизитах банка, например: АО «ТБанк», г. Москва.",
+  correspondentAccount: "Корреспондентский счёт банка",
+  correspondentAccountHint: "20 цифр, начинается с 30101.",
+  settlementAccount: "Расчётный счёт",
+  settlementAccountHint: "20 цифр: у организации начинается с 40702 (40701, 40703), у ИП — с 40802.",
+  recipientName: "Получатель",
+  recipientNameHint: "Как в платёжном поручении: наименование организации или «ИП Фамилия Имя Отчество».",
+  detailsSave: "Сохранить реквизиты",
+  detailsHoldWarning:
+    "После смены счёта выплаты приостанавливаются на срок, заданный оператором платформы (обычно 24 часа), и всем владельцам кабинета приходит письмо: так чужой, получивший доступ к кабинету, не выведет деньги на свой счёт.",
+  detailsNeedTwoFactor: "Менять реквизиты можно только со вторым фактором входа.",
+  detailsTurnOnTwoFactor: "Включить двухфакторный вход",
+  detailsFieldsInvalid: "Проверьте реквизиты: ошибки указаны у полей.",
+  detailsNone: "Реквизиты ещё не указаны — без них выплаты не отправляются.",
+  detailsEdit: "Изменить реквизиты",
+  detailsEnter: "Указать реквизиты",
+  payoutsGoTo: (recipient: string, tail: string, bank: string) => `Выплаты уходят на счёт ${tail} в ${bank}, получатель — ${recipient}.`,
+  payoutsHeld: (until: string, since: string) => `Выплаты приостановлены до ${until}: счёт для выплат изменён ${since}.`,
+  detailsSaved: (heldUntil: number | null, mailed: number) =>
+    heldUntil === null
+      ? "Реквизиты сохранены."
+      : `Реквизиты сохранены. Счёт для выплат новый: выплаты приостановлены до срока ниже${mailed > 0 ? `, владельцам кабинета отправлено писем: ${mailed}` : ""}.`,
 
   operatorTitle: "Все магазины",
   owner: "Владелец",
@@ -810,6 +850,7 @@ const en: Messages = {
     "signing_secret.expired": "Previous secret stopped signing",
     "refund.created": "Refund",
     "payout.created": "Payout",
+    "account.details_changed": "Details changed",
     "payment.captured": "Hold captured",
     "payment.voided": "Hold voided",
     "charge.created": "Charge without the buyer",
@@ -946,6 +987,45 @@ const en: Messages = {
   payoutsTitle: "Payouts",
   noPayouts: "No payouts yet.",
   payoutStatuses: { PENDING: "Processing", PAID: "Paid", FAILED: "Failed" },
+
+  detailsTitle: "Payout details",
+  detailsCompany: "Who is paid",
+  detailsPayoutAccount: "Payout account",
+  legalForm: "Legal form",
+  legalForms: { company: "Company (OOO, AO and others)", entrepreneur: "Individual entrepreneur" },
+  detailsName: "Full name",
+  detailsNameHint: "As in the state register; an entrepreneur's full name.",
+  inn: "INN",
+  innHint: "10 digits for a company, 12 for an entrepreneur.",
+  ogrn: "OGRN / OGRNIP",
+  ogrnHint: "A company's OGRN has 13 digits, an entrepreneur's OGRNIP 15.",
+  kpp: "KPP",
+  kppHint: "Companies only: 9 characters. Leave it empty for an entrepreneur.",
+  bik: "Bank's BIK",
+  bikHint: "9 digits, starting with 04.",
+  bankName: "Recipient's bank",
+  bankNameHint: "As in the bank's details, e.g. АО «ТБанк», г. Москва.",
+  correspondentAccount: "Bank's correspondent account",
+  correspondentAccountHint: "20 digits, starting with 30101.",
+  settlementAccount: "Settlement account",
+  settlementAccountHint: "20 digits: a company's start with 40702 (40701, 40703), an entrepreneur's with 40802.",
+  recipientName: "Recipient",
+  recipientNameHint: "As on a payment order: the company's name, or «ИП Surname Name Patronymic».",
+  detailsSave: "Save details",
+  detailsHoldWarning:
+    "A new payout account holds payouts for the time the platform's operator set (usually 24 hours) and every owner of the account is mailed: someone who got into the dashboard cannot send the money to their own account.",
+  detailsNeedTwoFactor: "The details can be changed only with a second sign-in factor.",
+  detailsTurnOnTwoFactor: "Turn on two-factor sign-in",
+  detailsFieldsInvalid: "Check the details: each problem is shown at its field.",
+  detailsNone: "No details yet: payouts are not sent without them.",
+  detailsEdit: "Change details",
+  detailsEnter: "Enter details",
+  payoutsGoTo: (recipient, tail, bank) => `Payouts go to account ${tail} at ${bank}, recipient ${recipient}.`,
+  payoutsHeld: (until, since) => `Payouts are held until ${until}: the payout account was changed ${since}.`,
+  detailsSaved: (heldUntil, mailed) =>
+    heldUntil === null
+      ? "Details saved."
+      : `Details saved. The payout account is new: payouts are held until the time below${mailed > 0 ? `; mails sent to the account's owners: ${mailed}` : ""}.`,
 
   operatorTitle: "All shops",
   owner: "Owner",

@@ -1,11 +1,11 @@
-import { asc, count, eq, isNull, sql } from "drizzle-orm";
+import { asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PgStore } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
-import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, retiringKeysOf, shopOrder } from "./directory-terms.ts";
+import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, REPLACE_DETAILS, retiringKeysOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyIntoPg } from "./legacy-import.ts";
 import * as pg from "./schema.pg.ts";
-import { accounts, apiKeys, auditEvents, shops } from "./schema.pg.ts";
+import { accountDetails, accounts, apiKeys, auditEvents, shops } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof pg.schema>;
 /** The pool's database or a transaction's: the statements are the same. */
@@ -17,6 +17,10 @@ const liveKeyHint = liveKeyHintOf(apiKeys);
 function pgOps(db: Runner): DirectoryOps {
   return {
     account: (accountId) => first(db.select().from(accounts).where(eq(accounts.id, accountId))),
+    accountForUpdate: (accountId) => first(db.select().from(accounts).where(eq(accounts.id, accountId)).for("update")),
+    accountDetails: (accountId) => first(db.select().from(accountDetails).where(eq(accountDetails.accountId, accountId))),
+    detailsOfAccounts: async (ids) => (ids.length === 0 ? [] : db.select().from(accountDetails).where(inArray(accountDetails.accountId, [...ids]))),
+    putAccountDetails: async (row) => void (await db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: REPLACE_DETAILS })),
     insertAccount: async (id, createdAt) => void (await db.insert(accounts).values({ id, createdAt })),
     insertShop: async (row) => void (await db.insert(shops).values(row)),
     shop: (shopId) => first(db.select().from(shops).where(eq(shops.id, shopId))),

@@ -1,9 +1,9 @@
-import { asc, count, eq, isNull, sql } from "drizzle-orm";
+import { asc, count, eq, inArray, isNull, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
-import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, retiringKeysOf, shopOrder } from "./directory-terms.ts";
+import { auditOrder, auditWhere, expiredKeysAt, expiredSecretsAt, liveKeyHintOf, liveKeyOf, REPLACE_DETAILS, retiringKeysOf, shopOrder } from "./directory-terms.ts";
 import { importLegacyDirectory } from "./legacy-import.ts";
-import { accounts, apiKeys, auditEvents, schema, shops } from "./schema.sqlite.ts";
+import { accountDetails, accounts, apiKeys, auditEvents, schema, shops } from "./schema.sqlite.ts";
 
 /** The directory on its SQLite file, every statement queued by SerialSqlite. */
 export function openSqliteDirectoryStore(path: string, migrationsFolder: string): DirectoryStore {
@@ -12,8 +12,13 @@ export function openSqliteDirectoryStore(path: string, migrationsFolder: string)
   const liveKeyHint = liveKeyHintOf(apiKeys);
   const shop = async (shopId: string) => db.select().from(shops).where(eq(shops.id, shopId)).get();
 
+  const account = async (accountId: string) => db.select().from(accounts).where(eq(accounts.id, accountId)).get();
   const ops: DirectoryOps = {
-    account: async (accountId) => db.select().from(accounts).where(eq(accounts.id, accountId)).get(),
+    account,
+    accountForUpdate: account,
+    accountDetails: async (accountId) => db.select().from(accountDetails).where(eq(accountDetails.accountId, accountId)).get(),
+    detailsOfAccounts: async (ids) => (ids.length === 0 ? [] : db.select().from(accountDetails).where(inArray(accountDetails.accountId, [...ids])).all()),
+    putAccountDetails: async (row) => void db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: REPLACE_DETAILS }).run(),
     insertAccount: async (id, createdAt) => void db.insert(accounts).values({ id, createdAt }).run(),
     insertShop: async (row) => void db.insert(shops).values(row).run(),
     shop,

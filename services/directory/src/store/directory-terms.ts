@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, isNotNull, isNull, lt, lte, or, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type { OnEither } from "@payaccept/platform/table";
 import type { AuditQuery } from "./directory-store.ts";
 import type * as tables from "./schema.ts";
@@ -47,3 +47,19 @@ export const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
 
 /** Shops in the order every list shows them: oldest first. */
 export const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
+
+/** What a second putAccountDetails of one account replaces: every column but the key. */
+export const REPLACE_DETAILS = {
+  legalForm: sql`excluded.legal_form`,
+  name: sql`excluded.name`,
+  inn: sql`excluded.inn`,
+  ogrn: sql`excluded.ogrn`,
+  kpp: sql`excluded.kpp`,
+  bik: sql`excluded.bik`,
+  bankName: sql`excluded.bank_name`,
+  correspondentAccount: sql`excluded.correspondent_account`,
+  settlementAccount: sql`excluded.settlement_account`,
+  recipientName: sql`excluded.recipient_name`,
+  payoutAccountChangedAt: sql`excluded.payout_account_changed_at`,
+  updatedAt: sql`excluded.updated_at`,
+};

@@ -18,11 +18,12 @@ export function balanceRoutes(deps: WebDeps): Hono<WebEnv> {
 
   const page = async (c: Context<WebEnv>, form: PayoutForm, notice?: string) => {
     const accountId = accountOf(c);
-    const [balance, payouts] = await Promise.all([
+    const [balance, payouts, details] = await Promise.all([
       loaded(deps.backend.call(rpcs.balance.get, { accountId })),
       loaded(deps.backend.call(rpcs.balance.listPayouts, { accountId, limit: PAYOUT_HISTORY }).then((p) => p.items)),
+      loaded(deps.backend.call(rpcs.directory.getAccountDetails, { accountId })),
     ]);
-    return <BalancePage page={c.get("page")} balance={balance} payouts={payouts} form={form} notice={notice} now={deps.now()} />;
+    return <BalancePage page={c.get("page")} balance={balance} payouts={payouts} details={details} form={form} notice={notice} now={deps.now()} />;
   };
   // Each rendering of the form gets its own key, so a double submit pays out once.
   const freshForm = (): PayoutForm => ({ amount: "", idempotencyKey: randomToken(16), errors: [] });

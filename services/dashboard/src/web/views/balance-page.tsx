@@ -1,9 +1,10 @@
-import type { Balance, Payout } from "@payaccept/contracts";
+import type { AccountDetailsView, Balance, Payout } from "@payaccept/contracts";
 import { moscowDay, releaseDayOf } from "@payaccept/domain";
 import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
 import { allows, type Page } from "../page.ts";
 import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";
+import { DetailsSummary } from "./details-page.tsx";
 import { Layout } from "./layout.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 
@@ -49,7 +50,15 @@ function Payouts(props: { page: Page; payouts: Payout[] }) {
 }
 
 /** The account's balance (the figures of GET /v1/balance), the hold in words, payouts. */
-export function BalancePage(props: { page: Page; balance: Loaded<Balance>; payouts: Loaded<Payout[]>; form: PayoutForm; notice?: string; now: number }) {
+export function BalancePage(props: {
+  page: Page;
+  balance: Loaded<Balance>;
+  payouts: Loaded<Payout[]>;
+  details: Loaded<AccountDetailsView>;
+  form: PayoutForm;
+  notice?: string;
+  now: number;
+}) {
   const { page, form } = props;
   const { t } = page;
   return (
@@ -57,6 +66,12 @@ export function BalancePage(props: { page: Page; balance: Loaded<Balance>; payou
       <h1>{t.balanceTitle}</h1>
       {props.notice ? <Alert kind="ok">{props.notice}</Alert> : null}
       <section class="card">{props.balance.ok ? <Figures page={page} balance={props.balance.value} now={props.now} /> : <Unavailable page={page} service={props.balance.service} />}</section>
+      {allows(page, "details.view") ? (
+        <section class="card" aria-labelledby="details-title">
+          <h2 id="details-title">{t.detailsTitle}</h2>
+          <DetailsSummary page={page} view={props.details} />
+        </section>
+      ) : null}
       {allows(page, "payouts.create") ? (
       <section class="card" aria-labelledby="payout-title">
         <h2 id="payout-title">{t.payoutTitle}</h2>
