@@ -10,6 +10,7 @@ import {
   PAYMENT_STATUSES,
   PaymentMethod,
   PaymentStatus,
+  PayoutStatus,
   ReturnUrl,
   Text,
   Uuid,
@@ -305,12 +306,38 @@ export const ErrorBody = z.object({
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 // ── payouts (API and balance ledger) ────────────────────────────────────────
+/** The payment order that carries a payout to the bank, from the moment it is sent. */
+export const PaymentOrderInfo = z.object({
+  /** The order's number and date, as the bank statement shows them. */
+  number: z.number().int(),
+  date: z.string(),
+  /** Also in the order's purpose, so a statement line or a return is matched to its payout. */
+  reference: z.string(),
+  /** How it went to the bank: "exchange-file" (1C exchange file the operator uploads) or a bank's API ("tbank"). */
+  rail: z.string(),
+  recipientName: z.string(),
+  bik: z.string(),
+  account: z.string(),
+  purpose: z.string(),
+});
+export type PaymentOrderInfo = z.infer<typeof PaymentOrderInfo>;
+
 export const Payout = z.object({
   id: z.string(),
   accountId: z.string(),
   amountKopecks: z.number().int(),
-  status: z.enum(["PENDING", "PAID", "FAILED"]),
+  status: PayoutStatus,
   createdAt: z.string(),
+  /** Made by the account's payout schedule rather than on someone's request. */
+  scheduled: z.boolean(),
+  order: PaymentOrderInfo.nullable(),
+  sentAt: z.string().nullable(),
+  paidAt: z.string().nullable(),
+  /** When it failed or came back (FAILED, RETURNED): its amount was put back on the available balance then. */
+  failedAt: z.string().nullable(),
+  returnedAt: z.string().nullable(),
+  /** Why the bank refused or returned it, in the bank's words. */
+  failureReason: z.string().nullable(),
 });
 export type Payout = z.infer<typeof Payout>;
 /** POST /v1/payouts */

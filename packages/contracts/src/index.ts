@@ -10,6 +10,7 @@ export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";
 export * from "./bank-details.ts";
+export * from "./payout-rails.ts";
 export * from "./card.ts";
 export * from "./receipts.ts";
 export * from "./cash-register.ts";

@@ -1,9 +1,10 @@
-import { and, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
 import { CallerGone, Patience, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.pg.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
+import { pgPayoutOps } from "./payout-store.pg.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, refundHolds, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */
@@ -93,22 +94,7 @@ function pgOps(db: Runner): LedgerOps {
     },
     recordRefundEvent: async (e) =>
       (await db.insert(appliedRefundEvents).values(e).onConflictDoNothing().returning({ id: appliedRefundEvents.refundId })).length > 0,
-    insertPayout: async (r) => (await first(db.insert(payouts).values({ ...r, status: "PENDING" }).returning()))!,
-    payoutByKey: (accountId, idempotencyKey) =>
-      first(db.select().from(payouts).where(payoutOfKey(payouts, accountId, idempotencyKey))),
-    markPaid: async (id, at) => {
-      await db.update(payouts).set({ status: "PAID", paidAt: at }).where(pendingPayout(payouts, id));
-    },
-    payout: (id) => first(db.select().from(payouts).where(eq(payouts.id, id))),
-    pendingPayoutIds: async () => (await db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING"))).map((r) => r.id),
-    // No "~" sentinel here: under a non-C collation punctuation does not sort after hex digits.
-    latestPayouts: (accountId, limit, before) =>
-      db
-        .select()
-        .from(payouts)
-        .where(before === undefined ? eq(payouts.accountId, accountId) : and(eq(payouts.accountId, accountId), lt(payouts.id, before)))
-        .orderBy(desc(payouts.id))
-        .limit(limit),
+    ...pgPayoutOps(db),
   };
 }
 

@@ -1,8 +1,9 @@
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { openStore, SerialSqlite } from "@payaccept/platform";
 import { Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, payoutOfKey, pendingPayout, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, payouts, refundHolds, schema } from "./schema.sqlite.ts";
+import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
+import { sqlitePayoutOps } from "./payout-store.sqlite.ts";
+import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, refundHolds, schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
 
@@ -117,34 +118,6 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     appliedAt: p("appliedAt"),
   }).onConflictDoNothing().returning({ refundId: appliedRefundEvents.refundId }).prepare();
 
-  const insertPayout = db.insert(payouts).values({
-    id: p("id"),
-    accountId: p("accountId"),
-    amountKopecks: p("amountKopecks"),
-    status: sql`'PENDING'`,
-    idempotencyKey: p("idempotencyKey"),
-    createdAt: p("createdAt"),
-  }).returning().prepare();
-  const payoutByKey = db
-    .select()
-    .from(payouts)
-    .where(payoutOfKey(payouts, p("accountId"), p("idempotencyKey")))
-    .prepare();
-  const markPaid = db
-    .update(payouts)
-    .set({ status: "PAID", paidAt: sql`${p("at")}` })
-    .where(pendingPayout(payouts, p("id")))
-    .prepare();
-  const payoutById = db.select().from(payouts).where(eq(payouts.id, p("id"))).prepare();
-  const pendingPayouts = db.select({ id: payouts.id }).from(payouts).where(eq(payouts.status, "PENDING")).prepare();
-  const latestPayouts = db
-    .select()
-    .from(payouts)
-    .where(and(eq(payouts.accountId, p("accountId")), lt(payouts.id, p("before"))))
-    .orderBy(desc(payouts.id))
-    .limit(p("limit"))
-    .prepare();
-
   const ops: LedgerOps = {
     // In-process statements: one each costs microseconds, the batch's gain is its one commit.
     recordEvents: async (es) => es.map((e) => insertEvent.get(e) !== undefined),
@@ -162,13 +135,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     refundHold: async (refundId) => holdOf.get({ refundId }),
     putRefundHold: async (h) => void putHold.run(h),
     recordRefundEvent: async (e) => insertRefundEvent.get(e) !== undefined,
-    insertPayout: async (r) => insertPayout.get(r)!,
-    payoutByKey: async (accountId, idempotencyKey) => payoutByKey.get({ accountId, idempotencyKey }),
-    markPaid: async (id, at) => void markPaid.run({ id, at }),
-    payout: async (id) => payoutById.get({ id }),
-    pendingPayoutIds: async () => pendingPayouts.all().map((r) => r.id),
-    // Ids are UUIDv7 in lowercase hex: "~" sorts after every one of them (SQLite compares bytes).
-    latestPayouts: async (accountId, limit, before) => latestPayouts.all({ accountId, limit, before: before ?? "~" }),
+    ...sqlitePayoutOps(db),
   };
 
   return {

@@ -11,7 +11,6 @@ import type * as tables from "./schema.ts";
 type Accounts = OnEither<typeof tables.accounts>;
 type AppliedEvents = OnEither<typeof tables.appliedEvents>;
 type FrozenBuckets = OnEither<typeof tables.frozenBuckets>;
-type Payouts = OnEither<typeof tables.payouts>;
 type Value<T> = T | Placeholder;
 
 /** The account's buckets released by now: every Moscow day up to the last released one. */
@@ -40,12 +39,6 @@ export const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.
 
 /** The payment's applied SUCCESS event (its day is the day its money froze). */
 export const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
-
-/** The payout this idempotency key already made for the account. */
-export const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey: Value<string>) => and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey));
-
-/** A payout still PENDING: marking it paid twice changes nothing. */
-export const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));
 
 /** What a second putRefundHold of one refund replaces. */
 export const REPLACE_HOLD_FIGURES = {
