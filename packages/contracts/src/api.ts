@@ -280,31 +280,6 @@ export const WebhookExtras = PaymentExtras.extend({
 });
 export type WebhookExtras = z.infer<typeof WebhookExtras>;
 
-/** §2.5, and the extras of a payment that uses saved methods, charges or holds. */
-export const WebhookBody = z.object({
-  id: z.string(),
-  orderId: z.string(),
-  status: z.string(),
-  amountKopecks: z.number().int(),
-  telegramId: z.string().nullable(),
-  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
-  test: z.boolean().optional(),
-  ...WebhookExtras.shape,
-});
-export type WebhookBody = z.infer<typeof WebhookBody>;
-
-/** §2.6 */
-export const ErrorBody = z.object({
-  statusCode: z.number().int(),
-  message: z.union([z.string(), z.array(z.string())]),
-  error: z.string().optional(),
-  /** The reason (reasons.ts): stable, for programs; `message` is English for people and may be reworded. */
-  code: ReasonCode,
-  /** The reason's figures (amounts in kopecks); for VALIDATION_FAILED, `issues`: one per problem. */
-  params: ReasonParams,
-});
-export type ErrorBody = z.infer<typeof ErrorBody>;
-
 // ── payouts (API and balance ledger) ────────────────────────────────────────
 /** The payment order that carries a payout to the bank, from the moment it is sent. */
 export const PaymentOrderInfo = z.object({
@@ -350,6 +325,33 @@ export const PayoutsQuery = z.object({
 });
 export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
 export type PayoutList = z.infer<typeof PayoutList>;
+
+/** §2.5, and the extras of a payment that uses saved methods, charges or holds. */
+export const WebhookBody = z.object({
+  id: z.string(),
+  orderId: z.string(),
+  status: z.string(),
+  amountKopecks: z.number().int(),
+  telegramId: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  test: z.boolean().optional(),
+  ...WebhookExtras.shape,
+  /** A payout's webhook (status PAYOUT_<status>): the payout as it stood then (docs/webhooks.md, "Payouts"). */
+  payout: Payout.optional(),
+});
+export type WebhookBody = z.infer<typeof WebhookBody>;
+
+/** §2.6 */
+export const ErrorBody = z.object({
+  statusCode: z.number().int(),
+  message: z.union([z.string(), z.array(z.string())]),
+  error: z.string().optional(),
+  /** The reason (reasons.ts): stable, for programs; `message` is English for people and may be reworded. */
+  code: ReasonCode,
+  /** The reason's figures (amounts in kopecks); for VALIDATION_FAILED, `issues`: one per problem. */
+  params: ReasonParams,
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
 
 // ── webhook deliveries ──────────────────────────────────────────────────────
 export const WebhookAttempt = z.object({
