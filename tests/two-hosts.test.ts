@@ -3,7 +3,7 @@ import { rpcs, type Payment, type PaymentStatus } from "@payaccept/contracts";
 import { createClient, PayacceptError, type PayacceptClient } from "@payaccept/sdk";
 import type { ServiceName } from "../infra/launcher/services.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { ROW_SERVICES, sqliteOnly, STORE_FILES, TwoHosts } from "./harness/hosts.ts";
 import { eventually, type ShopCreated } from "./harness/stack.ts";
 import { BankApp } from "./payments-fixtures.ts";
@@ -73,6 +73,7 @@ beforeAll(async () => {
   bank = new BankApp(hosts.stack);
   live = await hosts.stack.createShop({ name: "Live shop", methods: ["SBP"], webhookUrl: receiver.url });
   sandbox = await hosts.stack.createShop({ name: "Sandbox shop", sandbox: true, webhookUrl: receiver.url, accountId: live.accountId });
+  await enterPayoutDetails(hosts.stack, live.accountId);
   clients = new Map(
     [live, sandbox].map((shop) => [
       shop.shopId,

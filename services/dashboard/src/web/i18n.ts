@@ -1,4 +1,4 @@
-import type { ActorKind, AuditAction, LegalForm, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
+import type { ActorKind, AuditAction, LegalForm, PayoutStatus, PaymentSort, MethodEventStatus, PaymentStatus, SaveMethodConsent } from "@payaccept/contracts";
 import type { OverlapChoice } from "./overlap.ts";
 import type { Child } from "hono/jsx";
 import type { Lang } from "@payaccept/web-ui";
@@ -409,7 +409,11 @@ const ru = {
   payoutAmountInvalid: "Укажите сумму в рублях, например 1500 или 1500,50.",
   payoutsTitle: "История выплат",
   noPayouts: "Выплат пока не было.",
-  payoutStatuses: { PENDING: "В обработке", PAID: "Выплачено", FAILED: "Не выплачено" } as Record<string, string>,
+  payoutStatuses: { PENDING: "Ждёт отправки в банк", SENT: "Отправлена в банк", PAID: "Выплачено", FAILED: "Не выплачено", RETURNED: "Возвращена банком" } satisfies Record<PayoutStatus, string> as Record<string, string>,
+  payoutScheduled: "по расписанию",
+  payoutOrder: (number: number, date: string, tail: string, reference: string) => `п/п № ${number} от ${date} на счёт ${tail}, ${reference}`,
+  payoutBack: (reason: string | null) => `Деньги вернулись на баланс${reason ? `. Банк: ${reason}` : "."}`,
+  payoutNeedsDetails: "Чтобы выводить деньги, сначала укажите реквизиты для выплат.",
 
   detailsTitle: "Реквизиты для выплат",
   detailsCompany: "Кому платим",
@@ -988,7 +992,11 @@ const en: Messages = {
   payoutAmountInvalid: "Enter an amount in rubles, e.g. 1500 or 1500.50.",
   payoutsTitle: "Payouts",
   noPayouts: "No payouts yet.",
-  payoutStatuses: { PENDING: "Processing", PAID: "Paid", FAILED: "Failed" },
+  payoutStatuses: { PENDING: "Waiting to be sent", SENT: "Sent to the bank", PAID: "Paid", FAILED: "Not paid", RETURNED: "Returned by the bank" },
+  payoutScheduled: "by schedule",
+  payoutOrder: (number, date, tail, reference) => `payment order no. ${number} of ${date} to account ${tail}, ${reference}`,
+  payoutBack: (reason) => `The money is back on the balance${reason ? `. The bank: ${reason}` : "."}`,
+  payoutNeedsDetails: "To pay out, enter the payout details first.",
 
   detailsTitle: "Payout details",
   detailsCompany: "Who is paid",

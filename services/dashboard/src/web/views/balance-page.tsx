@@ -1,4 +1,4 @@
-import type { AccountDetailsView, Balance, Payout } from "@payaccept/contracts";
+import { accountTail, type AccountDetailsView, type Balance, type Payout } from "@payaccept/contracts";
 import { moscowDay, releaseDayOf } from "@payaccept/domain";
 import { formatDay, formatRubles } from "@payaccept/web-ui";
 import type { Loaded } from "../backend.ts";
@@ -37,14 +37,24 @@ function Figures(props: { page: Page; balance: Balance; now: number }) {
   );
 }
 
+const PAYOUT_TONE: Record<Payout["status"], MoneyMove["tone"]> = { PENDING: "neutral", SENT: "neutral", PAID: "ok", FAILED: "bad", RETURNED: "bad" };
+
+/** Payouts with what an accountant looks for: the payment order (number, date, account, reference), a refusal's reason, the schedule's. */
 function Payouts(props: { page: Page; payouts: Payout[] }) {
   const { page } = props;
   const { t } = page;
   const moves = props.payouts.map((p): MoneyMove => ({
     at: p.createdAt,
     amountKopecks: p.amountKopecks,
-    tone: p.status === "PAID" ? "ok" : p.status === "FAILED" ? "bad" : "neutral",
+    tone: PAYOUT_TONE[p.status],
     status: t.payoutStatuses[p.status] ?? p.status,
+    notes: (
+      <>
+        {p.scheduled ? <span class="small muted block">{t.payoutScheduled}</span> : null}
+        {p.order ? <span class="small muted block payout-order">{t.payoutOrder(p.order.number, formatDay(p.order.date, page.lang), accountTail(p.order.account), p.order.reference)}</span> : null}
+        {p.status === "FAILED" || p.status === "RETURNED" ? <span class="small block payout-back">{t.payoutBack(p.failureReason)}</span> : null}
+      </>
+    ),
   }));
   return <MoneyMoves page={page} class="payouts" timeLabel={t.created} moves={moves} empty={t.noPayouts} />;
 }
@@ -72,7 +82,12 @@ export function BalancePage(props: {
           <DetailsSummary page={page} view={props.details} />
         </section>
       ) : null}
-      {allows(page, "payouts.create") ? (
+      {allows(page, "payouts.create") && props.details.ok && props.details.value.details === null ? (
+        <section class="card" aria-labelledby="payout-title">
+          <h2 id="payout-title">{t.payoutTitle}</h2>
+          <p>{t.payoutNeedsDetails}</p>
+        </section>
+      ) : allows(page, "payouts.create") ? (
       <section class="card" aria-labelledby="payout-title">
         <h2 id="payout-title">{t.payoutTitle}</h2>
         {form.errors.length ? <Alert kind="error" title={t.actionRefused} items={form.errors} /> : null}
