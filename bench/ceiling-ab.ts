@@ -4,7 +4,7 @@
  * BENCH_AB_ROUNDS rounds, on one nats-server; prints per tree the median req/s and the median CPU
  * µs per call of the front, the responder and nats-server. On a machine whose speed moves by a
  * quarter within minutes, one run of each says nothing; alternated rounds and medians tell a change
- * of the RPC path (docs/performance.md, "The RPC path on today's machine"). Settings: BENCH_SECONDS
+ * of the RPC path (docs/performance.md, "Reading the figures on a shared machine"). Settings: BENCH_SECONDS
  * (4 here), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (64), BENCH_AB_ROUNDS (6).
  */
 import { mkdtempSync, rmSync } from "node:fs";

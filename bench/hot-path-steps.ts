@@ -1,6 +1,6 @@
 /**
  * `bun bench/hot-path-steps.ts [iterations]`: the cost of each step of the API's hot path in
- * isolation (issue 21), in one process, with the code the gateway and payments run: what a create
+ * isolation, in one process, with the code the gateway and payments run: what a create
  * and a get do besides Bun's HTTP server and the NATS round trip. Each step runs `iterations`
  * times (default 200,000) after a tenth as many of warm-up; the figure is the median of five
  * such rounds, in ns per call; payments' store writes, which grow the file, run a fixed number of

@@ -1,5 +1,5 @@
 /**
- * `bun bench/hot-path.ts`: the rows of issue 21 only, for comparing one change of the request
+ * `bun bench/hot-path.ts`: the hot path's rows only, for comparing one change of the request
  * path with the code before it on a shared machine: ceiling (b), create, the SDK's create (with
  * an Idempotency-Key), get and cancel on one stack, BENCH_HOT_ROUNDS rounds (ceiling (b) measured
  * again in each), and each process's CPU per request, which the machine's other load moves less

@@ -1,6 +1,6 @@
 /**
  * `bun bench/pg-create-batch.ts [checkout…]`: payments' PostgreSQL create batch in isolation, for
- * an A/B of two versions of the store on a shared machine (docs/performance.md, issue 21). One
+ * an A/B of two versions of the store on a shared machine (docs/performance.md). One
  * throwaway PostgreSQL; each checkout's store (its own `payments-store.pg.ts`) in turn, BENCH_PG_ROUNDS
  * rounds, alternated: BENCH_PG_CREATES creates in batches of exactly BENCH_PG_BATCH (all queued
  * in one tick, one batch after another), so every version does the same work per batch whatever

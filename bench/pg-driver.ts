@@ -1,5 +1,5 @@
 /**
- * Which PostgreSQL driver the stores use (docs/performance.md, "PostgreSQL driver"): Bun's built-in
+ * Which PostgreSQL driver the stores use (docs/performance.md, "What the figures decided"): Bun's built-in
  * Bun.SQL through drizzle-orm/bun-sql against postgres.js through drizzle-orm/postgres-js, on a
  * throwaway local PostgreSQL (tests/harness/postgres.ts). For each: a prepared single-row insert
  * and a prepared point select by primary key, through one connection and through a pool of 8,

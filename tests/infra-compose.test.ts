@@ -39,7 +39,7 @@ const SECRETS = {
   GRAFANA_ADMIN_PASSWORD: "g".repeat(24),
 };
 
-/** Prometheus, Grafana and the trace viewer (docs/operations.md, "Looking at it"). */
+/** Prometheus, Grafana and the trace viewer (docs/observability.md, "Prometheus, Grafana, Jaeger"). */
 const OBSERVABILITY = ["prometheus", "grafana", "jaeger"];
 
 /** The environment variables a service reads: its config shape plus raw process.env reads. */
@@ -68,12 +68,12 @@ function dockerCompose(files: string[], env: Record<string, string>) {
 
 describe("compose.yaml", () => {
   test("runs NATS, PostgreSQL, exactly the launcher's services, and what looks at them", () => {
-    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", ...SERVICE_NAMES, ...OBSERVABILITY].sort());
+    expect(Object.keys(compose.services).sort()).toEqual(["nats", "postgres", "postgres-standby", ...SERVICE_NAMES, ...OBSERVABILITY].sort());
   });
 
   test("PostgreSQL keeps its data on a volume, has a health check, and the converted services each use their own schema of it", () => {
     const pg = compose.services.postgres!;
-    expect(pg.volumes).toEqual(["postgres-data:/var/lib/postgresql/data"]);
+    expect(pg.volumes![0]).toBe("postgres-data:/var/lib/postgresql/data");
     expect(pg.healthcheck!.test).toContain("pg_isready");
     expect(pg.environment!.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?/);
     const converted = [
@@ -84,9 +84,34 @@ describe("compose.yaml", () => {
       ["webhook-dispatcher", "WEBHOOKS", "webhooks"],
     ] as const;
     for (const [name, prefix, schema] of converted) {
-      expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(`postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432/payaccept?schema=${schema}`);
+      expect(app(name).environment![`${prefix}_DATABASE_URL`]).toBe(
+        `postgres://payaccept:\${POSTGRES_PASSWORD}@postgres:5432,postgres-standby:5432/payaccept?target_session_attrs=read-write&schema=${schema}`,
+      );
       expect((app(name) as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });
     }
+  });
+
+  test("the standby is made from the primary by pg_basebackup, streams from it, and is the one the primary's commits wait for", () => {
+    const primary = compose.services.postgres!;
+    const standby = compose.services["postgres-standby"]!;
+    // Written once, when the primary's data directory is made: replication from the compose network,
+    // and the settings in postgresql.conf (not on the command line, which ALTER SYSTEM cannot override).
+    const init = readFileSync(join(INFRA, primary.volumes!.find((v) => v.includes("/docker-entrypoint-initdb.d/"))!.split(":")[0]!), "utf8");
+    expect(init).toContain("host replication ${POSTGRES_USER} all scram-sha-256");
+    const settings = Object.fromEntries([...init.matchAll(/^(\w+) = '?([^'\n]*)'?$/gm)].map((m) => [m[1], m[2]]));
+    expect(settings).toMatchObject({ wal_level: "replica", synchronous_commit: "on", synchronous_standby_names: "postgres-standby" });
+    expect((primary as { command?: string[] }).command).toBeUndefined();
+    expect(standby.image).toBe(primary.image);
+    expect(standby.volumes![0]).toBe("postgres-standby-data:/var/lib/postgresql/data");
+    expect(Object.keys(compose.volumes)).toContain("postgres-standby-data");
+    const script = readFileSync(join(INFRA, standby.volumes!.find((v) => v.endsWith(":/standby.sh:ro"))!.split(":")[0]!), "utf8");
+    expect(script).toContain("pg_basebackup -h postgres ");
+    expect(script).toContain(" -R ");
+    // A promoted standby waits for no standby of its own until one is made.
+    expect(script).toContain(`echo "synchronous_standby_names = ''" >> "\${PGDATA}/postgresql.conf"`);
+    // The name it reports to the primary is the one the primary waits for.
+    expect(script).toContain(`cluster_name=${settings.synchronous_standby_names}`);
+    expect((standby as { depends_on?: unknown }).depends_on).toEqual({ postgres: { condition: "service_healthy" } });
   });
 
   test.each(SERVICE_NAMES)("%s is built from the shared Dockerfile with its own folder", (name) => {

@@ -9,7 +9,7 @@ setDefaultTimeout(300_000);
 /**
  * A hung NATS node (a frozen host, a partition: SIGSTOP here) rather than a dead one. The gateway
  * and payments (and the directory and the dispatcher) are connected to the node that is paused,
- * under a steady load of creates. Promised in docs/operations.md, "Several hosts": the creates fail
+ * under a steady load of creates. Promised in docs/nats.md, "What each failure costs": the creates fail
  * for at most 5 s in a row, and the failed ones add up to no more than 5 s of the load: after the
  * clients have moved, the requests that the peers still route to the frozen node's stale queue
  * members are answered by copies (hedging), not lost for as long as the node stays frozen.

@@ -9,7 +9,7 @@ setDefaultTimeout(300_000);
  * The event path's worst placement for a hung node: the node that is paused (SIGSTOP) leads the
  * PAYMENTS stream and the dispatcher's consumer of it, the dispatcher's own WEBHOOKS stream and
  * consumer, and every service is connected to it. A payment canceled while it is frozen still gets
- * its signed webhook, exactly once, before the node resumes (docs/operations.md, "What each
+ * its signed webhook, exactly once, before the node resumes (docs/nats.md, "What each
  * failure costs", has the measured times; tests/nats-failover.test.ts leaves placement to chance).
  */
 const HELD_BY_THE_HUNG_NODE: RaftAsset[] = [

@@ -7,7 +7,7 @@ import { paymentEvent } from "../services/balance/src/testing.ts";
 setDefaultTimeout(60_000);
 
 /**
- * A service on PostgreSQL across a server restart and an outage (docs/operations.md, "Pointing a
+ * A service on PostgreSQL across a server restart and an outage (docs/replicas.md, "Pointing a
  * service at PostgreSQL"): balance as a real process, its ledger on a throwaway PostgreSQL.
  */
 describe("balance on PostgreSQL when the server restarts or goes away", () => {

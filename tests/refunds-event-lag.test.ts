@@ -9,7 +9,7 @@ import { BankApp, createShop, eventsOf, newOrderId, refundEventsOf, type TestSho
 /**
  * A merchant refunds a live payment in the very request after it became SUCCESS, before the
  * balance has read the payment's SUCCESS event from the stream (docs/balance.md, "A refund before
- * the payment's event"). The refund is never refused for that lag, and the ledger stays exact: the
+ * its payment's event"). The refund is never refused for that lag, and the ledger stays exact: the
  * payment is credited once whichever of the hold and the stream event comes first.
  */
 setDefaultTimeout(180_000);

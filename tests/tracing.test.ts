@@ -57,6 +57,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
   let otlp: ReturnType<typeof startOtlpReceiver>;
   let merchant: Receiver;
   let shop: ShopCreated;
+  let expiring: { payment: Payment; requestId: string };
 
   beforeAll(async () => {
     otlp = startOtlpReceiver();
@@ -67,9 +68,11 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       // A retry a moment after a failed attempt, so that a redelivery is seen within the test. No
       // copies of slow calls (NATS_HEDGE_AFTER 0): on a busy machine a copy's server span would
       // stand beside the first under one client span, and the tree's shape is what is checked here.
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_RETRY_DELAYS: "200ms", NATS_HEDGE_AFTER: "0" },
+      // An unstarted payment expires in seconds: the last test's, made here, expires while the others run.
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_RETRY_DELAYS: "200ms", NATS_HEDGE_AFTER: "0", CREATED_TTL: "8s" },
     });
     shop = await stack.createShop({ name: "Traced shop", sandbox: false, methods: ["SBP"], webhookUrl: merchant.url });
+    expiring = await createThroughApi();
   });
   afterAll(async () => {
     await stack?.stop();
@@ -133,8 +136,14 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     expect([served.attributes["error.type"], served.statusCode]).toEqual(["PAYMENT_NOT_FOUND", 0]);
   });
 
-  test("a buyer's payment is one trace from the bank's page to the webhook, the ledger and the receipt", async () => {
-    const { payment } = await createThroughApi();
+  test("a buyer's payment is one trace from the bank's page to the webhook, the ledger and the receipt; its start and its callback lead back to its create", async () => {
+    const { payment, requestId } = await createThroughApi();
+    // The create's trace: payments' span there carries the payment's id, what one search finds it all by.
+    const createTrace = gatewayTraceOf(requestId);
+    await exportedBy(createTrace, "gateway", "payments");
+    const created = traceOf(createTrace).spans.find((s) => s.service === "payments" && s.kind === SPAN_KIND.server && s.name === rpcs.payments.create.subject)!;
+    expect(created.attributes["payaccept.payment.id"]).toBe(payment.id);
+    const toCreate = [expect.objectContaining({ traceId: createTrace, spanId: created.spanId })];
     // The buyer chooses SBP on the payment page: paypage → payments → the acquirer's API.
     await startOnPaymentPage(stack, payment.payUrl, "SBP");
     const started = await eventually(() =>
@@ -145,6 +154,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     start.isOneTree();
     expect(start.root.spanId).toBe(started.spanId);
     const startCall = start.child(start.child(start.root, "paypage", SPAN_KIND.client, rpcs.payments.start.subject), "payments", SPAN_KIND.server, rpcs.payments.start.subject);
+    expect([startCall.attributes["payaccept.payment.id"], startCall.links]).toEqual([payment.id, toCreate]);
     const toAcquirer = start.child(startCall, "payments", SPAN_KIND.client, "POST");
     expect([toAcquirer.attributes["url.full"], toAcquirer.attributes["http.response.status_code"]]).toEqual([`${stack.env.ACQUIRER_URL}/v1/sessions`, 201]);
     start.child(toAcquirer, "acquirer-emulator", SPAN_KIND.server, "POST /v1/sessions");
@@ -167,6 +177,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     expect([paid.root.service, paid.root.kind]).toEqual(["acquirer-emulator", SPAN_KIND.server]);
     const callback = paid.child(paid.root, "acquirer-emulator", SPAN_KIND.client, "POST");
     const received = paid.child(callback, "payments", SPAN_KIND.server, "POST /provider/callback");
+    expect([received.attributes["payaccept.payment.id"], received.links]).toEqual([payment.id, toCreate]);
     const published = paid.child(received, "payments", SPAN_KIND.producer, "publish payments.events.SUCCESS");
     expect(published.attributes["messaging.message.id"]).toBe(`${payment.id}:SUCCESS`);
     for (const service of ["balance", "receipts"]) {
@@ -229,7 +240,7 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       // The span carries the count JetStream gave the delivery. nats-server 2.9 (Debian's 2.9.10,
       // which the tests run on) sometimes numbers a redelivery 1: a nak'd message falling due just as
       // the consumer's only pull request expires is rewound and delivered as new (nats-io/nats-server#5305,
-      // fixed in April 2024; docs/operations.md "Traces"). Releases from 2.10.17 on surely have the fix.
+      // fixed in April 2024; docs/observability.md "Traces"). Releases from 2.10.17 on surely have the fix.
       const redeliveryCounts = Bun.semver.order(stack.nc.info!.version, "2.10.17") < 0 ? [2, 1] : [2];
       expect(deliveries[0]!.attributes["messaging.nats.delivery_count"]).toBe(1);
       expect(redeliveryCounts).toContain(deliveries[1]!.attributes["messaging.nats.delivery_count"] as number);
@@ -241,6 +252,15 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
     } finally {
       flaky.stop();
     }
+  });
+
+  // The outbox row's context is chosen by code both engines share (rows.ts): one engine waits out the expiry.
+  sqliteRunOnly(engine, () => {
+    test("an event no trace caused (a payment's expiry, by the timer) continues the payment's create trace", async () => {
+      const { payment, requestId } = expiring;
+      const expired = await eventually(async () => (await eventsOf(stack, payment.id)).find((e) => e.event.status === "EXPIRED"), 30_000, 500);
+      expect(expired.traceparent?.split("-")[1]).toBe(gatewayTraceOf(requestId));
+    });
   });
 
   // Who may start a trace is decided at the HTTP edge, the same on either engine.

@@ -4,7 +4,7 @@ import { deepPageTotal, shuffle, slicer } from "./helpers.ts";
 import { measureLoad, type LoadSettings } from "./measure.ts";
 import type { LoadRow } from "./report.ts";
 
-/** The operations compared across engines (issue 10, item 7; the SDK's create, issue 21). */
+/** The operations compared across engines. */
 const COMPARED = ["create", "sdk-create", "get", "list", "cancel"];
 
 /**

@@ -1,6 +1,6 @@
 import type { LoadRow, Verdict, WebhookRow } from "./report.ts";
 
-/** The targets of the API rows (issue 21), by row key: throughput as a share of ceiling (b), the deep page's latency. */
+/** The targets of the API rows, by row key: throughput as a share of ceiling (b), the deep page's latency. */
 export function apiVerdicts(rows: LoadRow[], ceilingB: LoadRow): Map<string, Verdict> {
   const verdicts = new Map<string, Verdict>();
   const share = (key: string, factor: number) => {
@@ -25,7 +25,7 @@ export function webhookVerdicts(rows: WebhookRow[]): WebhookRow[] {
   });
 }
 
-/** PostgreSQL's share of SQLite's throughput (issue 21: create ≥ 0.7 ×, cancel ≥ 0.5 ×); the deep page's p50 < 20 ms on both engines (issue 10). */
+/** PostgreSQL's share of SQLite's throughput (create ≥ 0.7 ×, cancel ≥ 0.5 ×); the deep page's p50 < 20 ms on both engines. */
 export function engineVerdicts(sqlite: LoadRow[], pg: LoadRow[]): Map<string, Verdict> {
   const verdicts = new Map<string, Verdict>();
   const at = (rows: LoadRow[], key: string) => rows.find((x) => x.key === key);

@@ -31,7 +31,8 @@ export class ServiceProcess {
   constructor(
     readonly name: ServiceName,
     private readonly env: Record<string, string>,
-    private readonly opts: { restart: boolean; log: SupervisorLog; output?: "inherit" | string; readyWaitMs?: number },
+    /** `command`: how this process starts instead of serviceCommand (another release's executable, in an upgrade test). */
+    private readonly opts: { restart: boolean; log: SupervisorLog; output?: "inherit" | string; readyWaitMs?: number; command?: string[] },
   ) {}
 
   get port(): number {
@@ -56,7 +57,7 @@ export class ServiceProcess {
   private spawn(mode: "w" | "a"): void {
     const out = !this.opts.output || this.opts.output === "inherit" ? "inherit" : openSync(this.opts.output, mode);
     this.startedAt = Date.now();
-    const proc = Bun.spawn(serviceCommand(this.name), {
+    const proc = Bun.spawn(this.opts.command ?? serviceCommand(this.name), {
       cwd: join(ROOT, SERVICES[this.name].dir),
       env: this.env,
       stdout: out,

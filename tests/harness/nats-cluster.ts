@@ -92,11 +92,11 @@ export async function payCancelAndHear(
   beforeWebhook: () => Promise<void> = async () => {},
 ): Promise<Payment> {
   // More recovery rounds than the SDK's default 3: while a node hangs, some requests keep failing
-  // (docs/operations.md, "Several hosts"), and a merchant's client rides that out the same way.
+  // (docs/nats.md, "How a client moves off a NATS node"), and a merchant's client rides that out the same way.
   const sdk = createClient({ baseUrl: gateway, apiKey: shop.apiKey, timeoutMs: 5000, recoveryAttempts: 8, recoveryDelayMs: 200 });
   // A new shop reaches the gateway through the directory bucket: wait until its key is accepted.
   // A liveness bound: after a node resumes, nats-server 2.9.10 has left the bucket without a
-  // stream leader for ~25 s (docs/operations.md, "What each failure costs").
+  // stream leader for ~25 s (docs/nats.md, "What each failure costs").
   await eventually(() => sdk.findPaymentByOrderId("none").then(() => true), 60_000, 200);
   const payment = await sdk.createPayment({ orderId: `cluster-${Bun.randomUUIDv7()}`, amountKopecks: 30000 });
   expect(payment.status).toBe("CREATED");
@@ -108,7 +108,7 @@ export async function payCancelAndHear(
   // that node resumes only once nats.js notices the missed heartbeats (30-45 s with its defaults).
   const canceledAt = Date.now();
   const webhook = await eventually(() => receiver.requests.find((r) => JSON.parse(r.body).id === payment.id), 90_000);
-  // The figure docs/operations.md reports for each failure ("What each failure costs").
+  // The figure docs/nats.md reports for each failure ("What each failure costs").
   console.log(`webhook heard ${((webhook.at - canceledAt) / 1000).toFixed(1)} s after the cancel`);
   const verified = verifyWebhook(webhook.body, webhook.headers, shop.signingSecret);
   expect(verified.ok).toBe(true);

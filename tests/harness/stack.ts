@@ -10,7 +10,7 @@ import { startNatsServer, type NatsProcess } from "../../infra/launcher/nats-ser
 import { ROOT, SERVICES, SERVICE_NAMES, stackUrls, type ServiceName } from "../../infra/launcher/services.ts";
 import { adminCommand, ServiceProcess } from "../../infra/launcher/supervisor.ts";
 import { freePort } from "./ports.ts";
-import { startPostgres, type Postgres } from "./postgres.ts";
+import { startPostgres, startReplicatedPostgres, type Postgres, type ReplicatedPostgres } from "./postgres.ts";
 
 // Tests and benches find it here, beside the stack they start.
 export { freePort };
@@ -26,8 +26,15 @@ export type StackOptions = {
   /**
    * Start one throwaway PostgreSQL for the stack and point every service that can use it
    * (POSTGRES_SERVICES) at its own schema of it; the others keep SQLite under DATA_DIR.
+   * `"replicated"`: a primary and its synchronous standby instead (startReplicatedPostgres), the
+   * services given the URL that lists both (`pgPair`).
    */
-  postgres?: boolean;
+  postgres?: boolean | "replicated";
+  /**
+   * Another release's executable (tests/harness/release.ts): every service starts from it, as
+   * `<it> <service>`, until upgrade() replaces it with this checkout's build.
+   */
+  executable?: string;
   /** A PostgreSQL already running (shared with another stack, a second "host"): like `postgres`, but not started or stopped here. */
   postgresUrl?: string;
 };
@@ -58,7 +65,7 @@ export const TEST_CSRF_SECRET = "test-csrf-secret-shared-by-every-dashboard-repl
 /** `<PREFIX>_DATABASE_URL` of every service of POSTGRES_SERVICES, each on its own schema of the server. */
 export function postgresUrls(serverUrl: string): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(POSTGRES_SERVICES).map(([name, prefix]) => [`${prefix}_DATABASE_URL`, `${serverUrl}?schema=${name.replace(/-/g, "_")}`]),
+    Object.entries(POSTGRES_SERVICES).map(([name, prefix]) => [`${prefix}_DATABASE_URL`, `${serverUrl}${serverUrl.includes("?") ? "&" : "?"}schema=${name.replace(/-/g, "_")}`]),
   );
 }
 
@@ -76,6 +83,8 @@ export class Stack {
   nats!: NatsProcess;
   /** The stack's PostgreSQL when started with `postgres: true`. */
   pg?: Postgres;
+  /** The stack's primary and standby when started with `postgres: "replicated"`. */
+  pgPair?: ReplicatedPostgres;
   env: Record<string, string> = {};
 
   private constructor(
@@ -99,8 +108,9 @@ export class Stack {
       DASHBOARD_PASSWORD_MEMORY_KIB: "19456",
       ...ports,
     };
-    if (opts.postgres) stack.pg = await startPostgres();
-    const pgUrl = stack.pg?.url ?? opts.postgresUrl;
+    if (opts.postgres === "replicated") stack.pgPair = await startReplicatedPostgres();
+    else if (opts.postgres) stack.pg = await startPostgres();
+    const pgUrl = stack.pgPair?.url ?? stack.pg?.url ?? opts.postgresUrl;
     if (pgUrl) Object.assign(base, postgresUrls(pgUrl), { DASHBOARD_CSRF_SECRET: TEST_CSRF_SECRET });
     const merged = { ...base, ...opts.env };
     stack.env = { ...merged, ...stackUrls(merged), ...opts.env };
@@ -112,6 +122,7 @@ export class Stack {
         log: () => {},
         output: join(dataDir, "logs", `${name}.log`),
         readyWaitMs: READY_WAIT_MS,
+        command: opts.executable ? [opts.executable, name] : undefined,
       });
       stack.services.set(name, svc);
       svc.start();
@@ -175,6 +186,21 @@ export class Stack {
     } catch {
       return "";
     }
+  }
+
+  /**
+   * One step of a rolling deploy: the service's process stopped as an orchestrator stops it
+   * (SIGTERM: the work in hand finishes), then this checkout's build of it started in its place on
+   * the same port and store, and waited for. Its log is `<name>.upgraded.log` (log(name) goes on
+   * reading the old process's).
+   */
+  async upgrade(name: ServiceName): Promise<ServiceProcess> {
+    await this.service(name).stop("SIGTERM");
+    const next = new ServiceProcess(name, this.env, { restart: false, log: () => {}, output: join(this.dataDir, "logs", `${name}.upgraded.log`), readyWaitMs: READY_WAIT_MS });
+    this.services.set(name, next);
+    next.start();
+    await next.waitReady();
+    return next;
   }
 
   /** Kill (default SIGKILL: a crash) and optionally start again, waiting until ready. */
@@ -266,6 +292,7 @@ export class Stack {
     await this.nc?.close().catch(() => {});
     await this.nats?.stop();
     await this.pg?.stop();
+    await this.pgPair?.stop();
     if (!process.env.KEEP_TEST_DATA) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -17,3 +17,4 @@ export * from "./cash-register.ts";
 export * from "./idempotency.ts";
 export * from "./payments-query.ts";
 export * from "./operations.ts";
+export * from "./backup.ts";

@@ -26,6 +26,7 @@ import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { PayoutBatch, PayoutExport, StatementReport } from "./payout-rails.ts";
 import { IdempotencyKey } from "./idempotency.ts";
+import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
 
 /**
  * A request/reply operation on the bus: one subject, one request schema, one reply schema.
@@ -39,7 +40,7 @@ export interface Rpc<Req extends z.ZodType, Res extends z.ZodType> {
   /**
    * Handling two copies of one call has the effect of handling one: a read, or a write that
    * recognises a copy by the call's id (platform's repeatKey) or by a key of its own. The caller
-   * may then send a copy while the first one goes unanswered (docs/operations.md, "A hung node and
+   * may then send a copy while the first one goes unanswered (docs/nats.md, "A hung node and
    * copies of a call"): a request that fell into a hung NATS node is answered by another replica.
    */
   idempotent: boolean;
@@ -521,3 +522,10 @@ export const rpcs = {
     replay: rpc("webhooks.v1.replay", ShopScoped.extend({ since: IsoDateTime }), z.object({ requeued: z.number().int() })),
   },
 } as const;
+
+/**
+ * A consistent copy of the service's own store, made by the service (docs/operations-database.md,
+ * "Backups"): one subject per service, served by one of its replicas (they share the file). A copy
+ * of the call finds the first one's finished copy and answers it.
+ */
+export const backupRpc = (service: BackedUpService) => rpc(`ops.v1.backup.${service}`, BackupRequest, StoreCopy, { idempotent: true });

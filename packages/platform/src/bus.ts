@@ -9,6 +9,7 @@ import { Hedger } from "./hedge.ts";
 import { natsRequestCopies, natsRequestDuration, rpcCopiesJoined, rpcDuration, rpcHandled } from "./metrics.ts";
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
+import { databaseUnavailable } from "./pg-reconnect.ts";
 import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
 import { endPublishSpan, endRpcClientSpan, endRpcServerSpan, inRpcServerSpan, noteCopy, startPublishSpan, startRpcClientSpan, tracingOn, type TraceCarrier } from "./tracing.ts";
 import type { Span } from "@opentelemetry/api";
@@ -21,7 +22,7 @@ const NATS_WAIT_WARNINGS = { firstMs: 3_000, everyMs: 10_000 };
  * Connects and keeps reconnecting forever; a service started before NATS waits for it, saying so
  * (with the servers it tries) within seconds and then every few seconds, never in silence. A server
  * that stops answering (a frozen host, a partition) is given up after NATS_MAX_PINGS_OUT missed
- * pings and the next dial goes to another server (docs/operations.md, "Several hosts").
+ * pings and the next dial goes to another server (docs/nats.md, "How a client moves off a NATS node").
  */
 export async function connectBus(url: string, name: string, log: Logger, tuning: BusTuning = defaultBusTuning()): Promise<NatsConnection> {
   const connecting = connect({
@@ -444,6 +445,11 @@ export function serve<R extends Rpc<z.ZodType, z.ZodType>>(
       return { body: { ok: true, data: await handler(parsed.data as z.output<R["request"]>, msg) }, outcome: "ok" };
     } catch (e) {
       if (e instanceof DomainError) return { body: { ok: false, error: e.toRpc() }, outcome: e.code };
+      // A database that cannot be reached (down, or its primary moving) is a missing dependency: 503, retried by the caller.
+      if (databaseUnavailable(e)) {
+        opts.log.warn({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed: the database is unavailable");
+        return { body: { ok: false, error: new DomainError("SERVICE_UNAVAILABLE", { service: "database" }).toRpc() }, outcome: "UNAVAILABLE" };
+      }
       opts.log.error({ err: e, subject: rpc.subject, requestId: requestIdOf(msg) }, "rpc handler failed");
       return { body: { ok: false, error: new DomainError("INTERNAL").toRpc() }, outcome: "INTERNAL" };
     }

@@ -17,6 +17,12 @@ export const commonEnv = {
     .min(1)
     .default("./.data")
     .transform((dir) => resolve(REPO_ROOT, dir)),
+  /** Where a service writes the copies of its store that `bun run admin backup` asks for (default: $DATA_DIR/backups). */
+  BACKUP_DIR: z
+    .string()
+    .min(1)
+    .optional()
+    .transform((dir) => (dir === undefined ? undefined : resolve(REPO_ROOT, dir))),
   /** Interface the service's HTTP server binds to. */
   HOST: z.string().min(1).default("0.0.0.0"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -31,8 +37,8 @@ export const commonEnv = {
 };
 
 /**
- * How the NATS connection notices a hung server and moves on (docs/operations.md, "Several
- * hosts"): a server that answers no ping for NATS_MAX_PINGS_OUT intervals is given up, and a
+ * How the NATS connection notices a hung server and moves on (docs/nats.md, "How a client
+ * moves off a NATS node"): a server that answers no ping for NATS_MAX_PINGS_OUT intervals is given up, and a
  * server that sends no handshake within NATS_CONNECT_TIMEOUT is passed over for the next one.
  * A declaration, so that commonEnv above can spread it.
  */
@@ -63,7 +69,7 @@ export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
 }
 
 /**
- * OpenTelemetry's standard variables, as far as traces go (tracing.ts, docs/operations.md
+ * OpenTelemetry's standard variables, as far as traces go (tracing.ts, docs/observability.md
  * "Traces"): without an endpoint nothing is set up and no span is ever made. Only OTLP over HTTP
  * is exported; gRPC is refused at start rather than silently sending nothing.
  */

@@ -30,7 +30,7 @@ export async function runConsumerLoop(
   // died or hangs is noticed after two missed heartbeats, instead of the default 30 s expiry. nats.js
   // then asks for the consumer's info until a new leader answers, pausing between tries for
   // half to one and a half times the expiry: with 5 s pulls, events waited in the stream about 5 s
-  // after the new leader was there (docs/operations.md, "Events while a node hangs"). The cost is
+  // after the new leader was there (docs/nats.md, "Events while a node hangs"). The cost is
   // one pull request every 2 s and a heartbeat a second per idle consumer.
   const messages = await consumer.consume({
     max_messages: Math.max(opts.concurrency, 16),

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startPostgres, type Postgres } from "../../../tests/harness/postgres.ts";
+import { startPostgres, startReplicatedPostgres, type Postgres } from "../../../tests/harness/postgres.ts";
 import { commonEnv, parseConfig } from "./config.ts";
 import { sql } from "drizzle-orm";
 import { databaseEnv, databaseOf, DatabaseUnreachable, openPgStore, type PgChoice, type PgStore } from "./database.ts";
@@ -36,7 +37,24 @@ describe("the engine a service picks by its own URL variable", () => {
     expect(choose({ THING_DATABASE_URL: "postgresql://db/pay" })).toMatchObject({ schema: "public", pool: 10, statementTimeoutMs: 5000 });
   });
 
-  test.each(["mysql://db/pay", "postgres://db", "not a url", "postgres://u:secret@db/pay?schema=Bad-Name"])("%p is refused at start, naming the variable and not the password", (url) => {
+  test("a URL listing a primary and its standbys (libpq's form): one URL per host, the first named first, target_session_attrs left out", () => {
+    expect(choose({ THING_DATABASE_URL: "postgres://u:p@db-a:5432,db-b,10.0.0.3:5433/pay?target_session_attrs=read-write&schema=thing&sslmode=require" })).toMatchObject({
+      url: "postgres://u:p@db-a:5432/pay?sslmode=require",
+      otherHosts: ["postgres://u:p@db-b/pay?sslmode=require", "postgres://u:p@10.0.0.3:5433/pay?sslmode=require"],
+      schema: "thing",
+    });
+    expect(choose({ THING_DATABASE_URL: "postgres://u@db/pay?target_session_attrs=primary" })).toEqual(expect.not.objectContaining({ otherHosts: expect.anything() }));
+  });
+
+  test.each([
+    "mysql://db/pay",
+    "postgres://db",
+    "not a url",
+    "postgres://u:secret@db/pay?schema=Bad-Name",
+    // Every service writes: a session that may land on a standby is refused at start.
+    "postgres://u:secret@db-a,db-b/pay?target_session_attrs=any",
+    "postgres://u:secret@db-a,/pay",
+  ])("%p is refused at start, naming the variable and not the password", (url) => {
     const message = String((() => {
       try {
         choose({ THING_DATABASE_URL: url });
@@ -233,6 +251,76 @@ describe("a PostgreSQL store", () => {
     expect(String(error)).toContain("THING_DATABASE_URL: PostgreSQL at 127.0.0.1");
     expect(String(error)).toContain('database "nowhere" does not exist');
   });
+});
+
+/**
+ * A URL naming a primary and its synchronous standby (docs/operations-database.md, "Failover"):
+ * the store starts on whichever takes writes, and follows the standby once it is promoted.
+ */
+describe("a PostgreSQL store on a primary and its standby", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "pg-failover-test-"));
+    mkdirSync(join(dir, "meta"), { recursive: true });
+    writeFileSync(join(dir, "meta", "_journal.json"), JSON.stringify({ version: "7", dialect: "postgresql", entries: [{ idx: 0, version: "7", when: 1, tag: "0000_hits", breakpoints: true }] }));
+    writeFileSync(join(dir, "0000_hits.sql"), "CREATE TABLE hits (id text PRIMARY KEY);");
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("the primary killed and the standby promoted: statements and transactions go to the new primary without a restart, every answered write kept", async () => {
+    const pair = await startReplicatedPostgres();
+    // The standby named first: the store must still find the primary.
+    const [primaryHost, standbyHost] = [pair.primary, pair.standby].map((s) => `127.0.0.1:${s.port}`);
+    const parsed = choose({ THING_DATABASE_URL: `postgres://app@${standbyHost},${primaryHost}/postgres?target_session_attrs=read-write&schema=fo`, THING_DATABASE_POOL: "3" });
+    const store = await openPgStore(parsed as PgChoice, {}, dir);
+    try {
+      const kept: string[] = [];
+      const write = async (id: string, inTx: boolean) => {
+        await (inTx ? store.db.transaction(async (tx) => void (await tx.execute(sql`insert into hits values (${id})`))) : store.db.execute(sql`insert into hits values (${id})`));
+        kept.push(id);
+      };
+      await Promise.all(Array.from({ length: 6 }, (_, i) => write(`before-${i}`, i % 2 === 0)));
+      pair.primary.kill();
+      // While no server takes writes, a write fails (a missing dependency, not a hang).
+      const during = await write("during", false).catch((e) => e);
+      expect(during).toBeInstanceOf(Error);
+      pair.standby.promote();
+      // A search for the primary that found none stands for a quarter of a second (no probe storm), so the first write may have to wait out that.
+      await eventually(() => write("promoted", false).then(() => true), 5_000);
+      await Promise.all(Array.from({ length: 6 }, (_, i) => write(`after-${i}`, i % 2 === 0)));
+      const rows = (await store.db.execute(sql`select id from hits order by id`)) as unknown as { id: string }[];
+      expect(rows.map((r) => r.id)).toEqual([...kept].sort());
+      expect(store.client).toBeDefined();
+      expect(Number((await store.client`select count(*)::int as n from hits`)[0].n)).toBe(13);
+    } finally {
+      await store.close();
+      await pair.stop();
+    }
+  }, 60_000);
+
+  test("the standby lost: a commit waits for it (no timeout ends that wait) until the runbook's step lets the primary commit alone; applied once", async () => {
+    const pair = await startReplicatedPostgres();
+    const store = await openPgStore(choose({ THING_DATABASE_URL: `${pair.url}&schema=alone`, THING_DATABASE_POOL: "2", DATABASE_STATEMENT_TIMEOUT: "1s" }) as PgChoice, {}, dir);
+    const admin = new SQL(pair.primary.url, { max: 1 });
+    try {
+      pair.standby.kill();
+      let settled = false;
+      const write = store.db.execute(sql`insert into hits values ('waiting')`).finally(() => (settled = true));
+      // Past the statement timeout, the commit still waits for the standby's flush.
+      await eventually(async () => ((await admin`select count(*)::int as n from pg_stat_activity where wait_event = 'SyncRep'`) as { n: number }[])[0]!.n === 1, 10_000);
+      await Bun.sleep(1_500);
+      expect(settled).toBe(false);
+      // docs/operations-database.md, "Runbook: the standby is lost", step 2.
+      await admin.unsafe("alter system set synchronous_standby_names = ''");
+      await admin`select pg_reload_conf()`;
+      await write;
+      expect(((await admin`select count(*)::int as n from alone.hits`) as { n: number }[])[0]!.n).toBe(1);
+    } finally {
+      await admin.close();
+      await store.close();
+      await pair.stop();
+    }
+  }, 60_000);
 });
 
 describe("SerialSqlite", () => {

@@ -7,12 +7,13 @@ import type { PgTable } from "drizzle-orm/pg-core";
 import { duration } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { importSqliteIntoPg } from "./sqlite-import.ts";
-import { reconnectingClient } from "./pg-reconnect.ts";
+import { PrimaryPool, reconnectingClient } from "./pg-reconnect.ts";
 import { registerStoreProbe } from "./store-readiness.ts";
+import { registerBackupSource } from "./store-backup.ts";
 import { followServerClock } from "./store-clock.ts";
 
 /**
- * Where a service keeps its rows (docs/operations.md, "Several hosts"). Each service with rows
+ * Where a service keeps its rows (docs/replicas.md, "Several hosts"). Each service with rows
  * reads its own `<SERVICE>_DATABASE_URL`: unset means its SQLite file under DATA_DIR, a
  * postgres:// URL means PostgreSQL. `?schema=<name>` puts the service's tables in that schema
  * (created on first start), so services may share one database and still each own their store;
@@ -38,23 +39,47 @@ const postgresUrl = z
   .optional()
   .refine((v) => v === undefined || v === "" || parsePostgresUrl(v) !== null, {
     // The value itself is not repeated: it may hold a password.
-    message: "must be a postgres://user:password@host:port/database[?schema=name] URL (or unset for SQLite under DATA_DIR)",
+    message:
+      "must be a postgres://user:password@host:port[,host2:port2…]/database[?schema=name][&target_session_attrs=read-write] URL (or unset for SQLite under DATA_DIR)",
   });
 
-/** The URL without our own `schema` parameter (the driver would pass it on), and that schema. */
-function parsePostgresUrl(value: string): { url: string; schema: string } | null {
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    return null;
+/**
+ * What a URL may ask of the session with `target_session_attrs`: every service writes, so only the
+ * server that takes writes will do (libpq's `read-write`, or `primary`, which is the same here).
+ */
+const WRITABLE_SESSION = new Set(["read-write", "primary"]);
+
+/**
+ * The URL without our own `schema` parameter (the driver would pass it on), and that schema. A
+ * URL listing several hosts (`host1:5432,host2:5432`, as libpq takes them) becomes one URL per
+ * host: Bun.SQL takes one host, and the platform follows the one that takes writes (PrimaryPool).
+ */
+function parsePostgresUrl(value: string): { url: string; schema: string; otherHosts?: string[] } | null {
+  const parts = /^(postgres(?:ql)?:\/\/)([^@/?#]*@)?([^/?#]+)(.*)$/.exec(value);
+  if (!parts) return null;
+  const [, scheme, user = "", hosts, rest] = parts;
+  const urls: URL[] = [];
+  for (const host of hosts!.split(",")) {
+    let u: URL;
+    try {
+      u = new URL(`${scheme}${user}${host}${rest}`);
+    } catch {
+      return null;
+    }
+    if (!u.hostname || u.pathname.length <= 1) return null;
+    urls.push(u);
   }
-  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") return null;
-  if (!u.hostname || u.pathname.length <= 1) return null;
-  const schema = u.searchParams.get("schema") ?? "public";
+  const first = urls[0]!;
+  const schema = first.searchParams.get("schema") ?? "public";
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) return null;
-  u.searchParams.delete("schema");
-  return { url: u.toString(), schema };
+  const attrs = first.searchParams.get("target_session_attrs");
+  if (attrs !== null && !WRITABLE_SESSION.has(attrs)) return null;
+  for (const u of urls) {
+    u.searchParams.delete("schema");
+    u.searchParams.delete("target_session_attrs");
+  }
+  const [url, ...others] = urls.map(String);
+  return others.length ? { url: url!, schema, otherHosts: others } : { url: url!, schema };
 }
 
 /** The engine a service's rows live on, as its configuration chose it. */
@@ -64,6 +89,8 @@ export type DatabaseChoice =
       engine: "postgres";
       variable: string;
       url: string;
+      /** The other hosts a URL listed (a primary and its standbys): the pool follows whichever takes writes. */
+      otherHosts?: string[];
       schema: string;
       pool: number;
       statementTimeoutMs: number;
@@ -113,18 +140,31 @@ const RETRY_PAUSE_MS = 1000;
  */
 export async function openPgStore<S extends Record<string, unknown>>(choice: PgChoice, schema: S, migrationsFolder: string, log?: Logger): Promise<PgStore<S>> {
   const [{ drizzle }, { migrate }] = await Promise.all([import("drizzle-orm/bun-sql"), import("drizzle-orm/bun-sql/migrator")]);
-  const client = new SQL(choice.url, {
-    max: choice.pool,
-    connectionTimeout: Math.max(1, Math.ceil(Math.min(choice.connectTimeoutMs, 10_000) / 1000)),
-    idleTimeout: 60,
-    connection: { search_path: choice.schema, statement_timeout: choice.statementTimeoutMs, application_name: choice.variable.replace(/_DATABASE_URL$/, "").toLowerCase() },
-  });
+  const name = choice.variable.replace(/_DATABASE_URL$/, "").toLowerCase();
+  const open = (url: string) =>
+    new SQL(url, {
+      max: choice.pool,
+      connectionTimeout: Math.max(1, Math.ceil(Math.min(choice.connectTimeoutMs, 10_000) / 1000)),
+      idleTimeout: 60,
+      connection: { search_path: choice.schema, statement_timeout: choice.statementTimeoutMs, application_name: name },
+    });
+  // Several hosts listed: the pool goes where writes are taken, and follows a promoted standby.
+  const primary = choice.otherHosts?.length
+    ? new PrimaryPool([choice.url, ...choice.otherHosts], open, (url) => new SQL(url, { max: 1, connectionTimeout: 2, idleTimeout: 1, connection: { application_name: `${name}-probe` } }), log)
+    : undefined;
+  const current = () => primary?.current ?? client;
+  const client = primary?.current ?? open(choice.url);
   try {
-    await waitForServer(client, choice, log);
-    const pooled = reconnectingClient(client, choice.pool, log);
+    await waitForServer(current, choice, log, primary);
+    const pooled = reconnectingClient(primary ?? client, choice.pool, log);
     const db = drizzle({ client: pooled, schema });
-    await migrateLocked(client, () => migrate(db, { migrationsFolder, migrationsSchema: choice.schema }), db, choice.schema);
-    const unregister = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    await migrateLocked(current(), () => migrate(db, { migrationsFolder, migrationsSchema: choice.schema }), db, choice.schema);
+    const unregisterProbe = registerStoreProbe(choice.variable, () => pooled.unsafe("select 1"), log);
+    const unregisterBackup = registerBackupSource({ engine: "postgres", variable: choice.variable });
+    const unregister = () => {
+      unregisterProbe();
+      unregisterBackup();
+    };
     const stopClock = await followServerClock(
       async () => Number((await pooled.unsafe("select extract(epoch from clock_timestamp()) * 1000 as ms"))[0].ms),
       `postgres:${choice.variable}`,
@@ -132,26 +172,29 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
       choice.clockOffsetWarnMs,
     );
     return {
-      client,
+      get client() {
+        return current();
+      },
       db,
       close: () => {
         stopClock();
         unregister();
-        return client.close();
+        return current().close();
       },
     };
   } catch (e) {
-    await client.close();
+    await current().close();
     throw e;
   }
 }
 
-async function waitForServer(client: SQL, choice: PgChoice, log?: Logger): Promise<void> {
+async function waitForServer(client: () => SQL, choice: PgChoice, log?: Logger, primary?: PrimaryPool): Promise<void> {
   const deadline = Date.now() + choice.connectTimeoutMs;
-  const where = `${new URL(choice.url).hostname}:${new URL(choice.url).port || 5432}`;
+  const where = [choice.url, ...(choice.otherHosts ?? [])].map((u) => `${new URL(u).hostname}:${new URL(u).port || 5432}`).join(",");
   for (;;) {
     try {
-      await client`select 1`;
+      await primary?.locate();
+      await client()`select 1`;
       return;
     } catch (e) {
       const { code, errno } = e as { code?: string; errno?: string };

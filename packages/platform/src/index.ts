@@ -24,6 +24,7 @@ export * from "./store-readiness.ts";
 export * from "./serial-sqlite.ts";
 export * from "./sqlite-import.ts";
 export * from "./ticker.ts";
+export * from "./polling-worker.ts";
 export * from "./hedge.ts";
 export * from "./copies.ts";
 export * from "./peer-clocks.ts";

@@ -134,7 +134,7 @@ export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Pro
 /**
  * The directory bucket as its writer opens it: reads ask the stream's leader, not any replica. A
  * direct get is a queue-group request, and while a node hangs its peers still route a share of
- * them to the frozen replica, where they vanish (docs/operations.md, "A hung node and copies of a
+ * them to the frozen replica, where they vanish (docs/nats.md, "A hung node and copies of a
  * call"); the directory reads an entry before each write and all of them in a resync, so with
  * direct gets a shop created during a freeze sometimes reached the bucket only when the node
  * resumed. Its writes need the leader (and a quorum) anyway, so this costs it no availability.

@@ -48,3 +48,36 @@ test("errors keep pino's serialization", () => {
   createLogger("test", "info", stream).error({ err: new Error("boom") }, "failed");
   expect(lines[0]).toMatchObject({ err: { type: "Error", message: "boom" }, msg: "failed" });
 });
+
+test("with tracing on, every line carries only its own fields: none of an earlier line's, outside a span or in one", () => {
+  // Tracing is started once per process and stays on, so it runs in a process of its own.
+  const script = `
+    import { createLogger } from "./log.ts";
+    import { inHttpServerSpan, startTracing } from "./tracing.ts";
+    startTracing("test", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY: 60000, OTEL_SDK_DISABLED: false });
+    const log = createLogger("test", "info");
+    log.info({ requestId: "probe-1", path: "/readyz", status: 503 }, "request");
+    log.info({ receiptId: "r-1" }, "receipt registered");
+    await inHttpServerSpan(new Request("http://127.0.0.1/x"), "continue", async () => {
+      log.info({ requestId: "req-2" }, "inside");
+      return { route: "/x", status: 200 };
+    });
+    log.info({}, "service ready");
+    process.exit(0);
+  `;
+  const run = Bun.spawnSync([process.execPath, "-e", script], { cwd: import.meta.dir, stdout: "pipe", stderr: "pipe", env: { ...process.env, LOG_LEVEL: "info" } });
+  expect(run.stderr.toString()).toBe("");
+  const lines = run.stdout.toString().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const own = (msg: string) => {
+    const { level, time, pid, hostname, service, msg: _, ...fields } = lines.find((l) => l.msg === msg)!;
+    return fields;
+  };
+  expect(own("request")).toEqual({ requestId: "probe-1", path: "/readyz", status: 503 });
+  expect(own("receipt registered")).toEqual({ receiptId: "r-1" });
+  const inside = own("inside");
+  expect(inside.requestId).toBe("req-2");
+  expect(inside.traceId).toMatch(/^[0-9a-f]{32}$/);
+  expect(inside.spanId).toMatch(/^[0-9a-f]{16}$/);
+  expect(Object.keys(inside).sort()).toEqual(["requestId", "spanId", "traceId"]);
+  expect(own("service ready")).toEqual({});
+});

@@ -35,18 +35,18 @@ export function redactSecrets(obj: Record<string, unknown>, depth = 0): Record<s
   return out;
 }
 
-const NO_FIELDS = {};
-
 /**
  * Structured JSON, one line per request or event; secrets and card data are redacted by key.
  * Services log to stdout; "stderr" is for a command whose stdout is its output (the admin CLI's
  * `--json`), written synchronously so that no line is lost when the command exits. While tracing
  * is on (a logger made after startTracing), every line written inside a span carries its
- * `traceId` and `spanId`; off, no mixin is installed at all.
+ * `traceId` and `spanId`; off, no mixin is installed at all. pino merges each line's fields INTO
+ * the object the mixin returns, so it must be a new object every time: one shared `{}` for lines
+ * outside a span gathered every such line's fields and handed them to the next.
  */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? "info", destination?: pino.DestinationStream | "stderr"): Logger {
   const options: pino.LoggerOptions = { level, base: { service }, timestamp: pino.stdTimeFunctions.isoTime, formatters: { log: redactSecrets } };
-  if (tracingOn()) options.mixin = () => currentTraceIds() ?? NO_FIELDS;
+  if (tracingOn()) options.mixin = () => currentTraceIds() ?? {};
   if (destination === "stderr") return pino(options, pino.destination({ dest: 2, sync: true }));
   return destination ? pino(options, destination) : pino(options);
 }

@@ -5,7 +5,7 @@ import { clockOffset } from "./metrics.ts";
 
 /**
  * How far apart the clocks of this process and the processes it talks to are, and whether a
- * request's caller is still waiting for it (docs/operations.md, "Clocks across hosts").
+ * request's caller is still waiting for it (docs/clocks.md, "Clocks across hosts").
  *
  * Every request carries its caller's deadline on the caller's clock (Payaccept-Deadline). A
  * responder used to compare it with its own clock, so a caller whose clock was behind by more than

@@ -119,6 +119,29 @@ describe("startService", () => {
     expect(seen.atStoreClose).toEqual({ natsClosed: true, rows: [{ n: 7 }] });
   });
 
+  test("a response held open (a live stream) ends at shutdown before the server stops, which waits for it", async () => {
+    const svc = startService("order-test", config());
+    const streams = new AbortController();
+    const server = svc.listen({
+      port: 0,
+      streams,
+      fetch: () =>
+        new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("open\n"));
+              streams.signal.addEventListener("abort", () => controller.close());
+            },
+          }),
+        ),
+    });
+    const res = await fetch(`http://127.0.0.1:${server.port}/`);
+    const body = res.text();
+    await svc.lifecycle.close();
+    expect(streams.signal.aborted).toBe(true);
+    expect(await body).toBe("open\n");
+  });
+
   test("/readyz's nats check: not ready while the connection is reconnecting, ready again after", async () => {
     const svc = startService("order-test", config());
     expect(Object.keys(svc.readiness({ own: () => true }))).toEqual(["own"]);

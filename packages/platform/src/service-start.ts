@@ -1,11 +1,14 @@
+import { join } from "node:path";
 import type { z } from "zod";
-import { connectBus, natsReadiness, servingConfirmed, stopServing, type NatsConnection } from "./bus.ts";
+import { BACKED_UP_STORES, backupRpc, type BackedUpService } from "@payaccept/contracts";
+import { connectBus, natsReadiness, serve, servingConfirmed, stopServing, type NatsConnection } from "./bus.ts";
 import { commonEnv, resolveNatsUrl } from "./config.ts";
 import { orExit } from "./database.ts";
 import type { ReadinessCheck } from "./readiness.ts";
 import { Lifecycle } from "./lifecycle.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { startTracing } from "./tracing.ts";
+import { copyStore } from "./store-backup.ts";
 
 /** What a service chooses of its HTTP server; the interface is HOST. */
 export type HttpOptions = {
@@ -13,6 +16,12 @@ export type HttpOptions = {
   fetch: (req: Request, server: Bun.Server<undefined>) => Response | Promise<Response>;
   maxRequestBodySize?: number;
   idleTimeout?: number;
+  /**
+   * Aborted first at shutdown, before the server stops: what holds a response open for minutes (the
+   * payment page's live-status streams) ends on its signal, since the server's stop waits for
+   * every open request.
+   */
+  streams?: AbortController;
 };
 
 /** What every service's configuration has (it spreads commonEnv). */
@@ -92,6 +101,12 @@ export class ServiceStart<C extends CommonConfig> {
     const nc = this.nc;
     if (!nc) throw new Error(`${this.name}: serve() needs bus() first`);
     register(nc);
+    // Every service that keeps rows copies its own store when asked (docs/operations-database.md, "Backups").
+    const file = BACKED_UP_STORES[this.name as BackedUpService];
+    if (file) {
+      const dir = this.cfg.BACKUP_DIR ?? join(this.cfg.DATA_DIR, "backups");
+      serve(nc, backupRpc(this.name as BackedUpService), (req) => copyStore(file, req.label, dir), { queue: `${this.name}-backup`, log: this.log });
+    }
     this.lifecycle.onClose("rpc", () => stopServing(nc), "intake");
     await servingConfirmed(nc);
   }
@@ -103,8 +118,11 @@ export class ServiceStart<C extends CommonConfig> {
 
   /** The HTTP server on HOST; it stops (answering the requests in flight) with the intake at shutdown. */
   listen(options: HttpOptions): Bun.Server<undefined> {
-    const server = Bun.serve({ hostname: this.cfg.HOST, ...options });
+    const { streams, ...serveOptions } = options;
+    const server = Bun.serve({ hostname: this.cfg.HOST, ...serveOptions });
     this.lifecycle.onClose("http", () => server.stop(), "intake");
+    // Registered after the server, so it runs before it (a stage runs its closers in reverse).
+    if (streams) this.lifecycle.onClose("live streams", () => streams.abort(), "intake");
     return server;
   }
 }

@@ -8,7 +8,7 @@ import { OffsetReport } from "./peer-clocks.ts";
  * session's end, the day a hold is released, the createdAt a merchant lists by), so they must read
  * them on one clock: with each replica's own, a host a few seconds off took over leases early,
  * expired payments before the time they showed, released holds before HOLD_HOUR and gave payments
- * createdAt values out of order (docs/operations.md, "Clocks across hosts"). A process on SQLite
+ * createdAt values out of order (docs/clocks.md, "Clocks across hosts"). A process on SQLite
  * has its replicas on its own host, so its clock is the host's (Date.now()).
  */
 const SAMPLE_EVERY_MS = 30_000;

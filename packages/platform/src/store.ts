@@ -4,6 +4,7 @@ import { basename, dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { registerStoreProbe } from "./store-readiness.ts";
+import { registerBackupSource } from "./store-backup.ts";
 
 export type Store<S extends Record<string, unknown>> = { sqlite: Database; db: BunSQLiteDatabase<S> };
 
@@ -13,7 +14,7 @@ const MIGRATE_ATTEMPTS = 3;
 /**
  * Opens the owning service's SQLite file (WAL, synchronous=NORMAL, busy timeout) and applies its
  * committed drizzle migrations. Only the owning service ever opens its file; several replicas of
- * that service on one host may share it (docs/operations.md, "Replicas").
+ * that service on one host may share it (docs/replicas.md, "Replicas").
  */
 export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string): Store<S> {
   mkdirSync(dirname(path), { recursive: true });
@@ -32,6 +33,7 @@ export function openStore<S extends Record<string, unknown>>(path: string, schem
 /** The file, part of the process's /readyz (store-readiness.ts) from opening to close. */
 class ProbedDatabase extends Database {
   private readonly unregister: () => void;
+  private readonly unregisterBackup: () => void;
 
   constructor(path: string) {
     super(path, { create: true, strict: true });
@@ -39,10 +41,12 @@ class ProbedDatabase extends Database {
     // another replica migrates a fresh file, before openStore has set the busy timeout.
     let selectOne: ReturnType<Database["prepare"]> | undefined;
     this.unregister = registerStoreProbe(`SQLite ${basename(path)}`, () => (selectOne ??= this.prepare("SELECT 1")).get());
+    this.unregisterBackup = registerBackupSource({ engine: "sqlite", path });
   }
 
   override close(throwOnError?: boolean): void {
     this.unregister();
+    this.unregisterBackup();
     super.close(throwOnError);
   }
 }

@@ -4,7 +4,7 @@ import type * as Semconv from "@opentelemetry/semantic-conventions";
 import type { TracingConfig } from "./config.ts";
 
 /**
- * Traces with OpenTelemetry (docs/operations.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
+ * Traces with OpenTelemetry (docs/observability.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
  * (or …_TRACES_ENDPOINT) is set: then `tracer` stays undefined, every hook below returns at its
  * first line and no span, context or header is ever made, so the hot path pays one comparison.
  */
@@ -86,6 +86,25 @@ export const traceIdOf = (carrier: TraceCarrier | null | undefined): string | un
 /** Adds attributes to the current span (what only the code inside it knows: a delivery id, an attempt number). */
 export function annotateSpan(attributes: Attributes): void {
   if (tracer) api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
+/** The spans already linked by linkTrace, so that work reading its object twice links once. */
+const linked = new WeakSet<Span>();
+
+/**
+ * Marks the current span as work on one object (`attributes`: its id, what a trace search finds
+ * it by) and links it to the span `origin` names when that is another trace: the trace that made
+ * the object (a payment's create), so that work done on it later in traces of its own (a buyer's
+ * page, a bank's callback) leads back to it.
+ */
+export function linkTrace(origin: TraceCarrier | null | undefined, attributes: Attributes): void {
+  const span = tracer && api.trace.getActiveSpan();
+  if (!span) return;
+  span.setAttributes(attributes);
+  const context = origin && api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, origin, recordGetter));
+  if (!context || context.traceId === span.spanContext().traceId || linked.has(span)) return;
+  span.addLink({ context });
+  linked.add(span);
 }
 
 /**
@@ -171,7 +190,7 @@ export function endPublishSpan(span: Span | undefined, result: { duplicate: bool
 /**
  * Runs a consumer's handler for one message inside its consumer span, a child of the publish span
  * (the message's headers): every delivery of the message, redeliveries included, is a child of
- * the one publish, so a payment's trace shows each try (docs/operations.md, "Traces").
+ * the one publish, so a payment's trace shows each try (docs/observability.md, "Traces").
  */
 export async function inConsumeSpan(
   m: { subject: string; seq: number; headers?: HeaderBag; info: { deliveryCount: number } },

@@ -1,4 +1,4 @@
-import { DomainError, rpcs, UNNAMED_CALLER, type AccountDetailsView } from "@payaccept/contracts";
+import { DomainError, isReason, rpcs, UNNAMED_CALLER, type AccountDetailsView } from "@payaccept/contracts";
 import { actorOf, answerWithinMs, call, repeatKey, requestIdOf, serve, type AuditTrail, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { readBalance } from "./balance.ts";
 import { payerOf, type DetailsOf, type OrderSettings } from "./payment-orders.ts";
@@ -62,7 +62,14 @@ export function serveBalanceRpcs(nc: NatsConnection, deps: BalanceDeps): Subscri
     serve(nc, rpcs.balance.get, (req) => readBalance(store, req.accountId, clock(), holdHour), opts),
     serve(nc, rpcs.balance.createPayout, async (req, msg) => {
       // Money is taken only for an account whose details say where it goes (docs/balance.md, "Payouts").
-      if ((await deps.accountDetails(req.accountId)).details === null) throw new DomainError("PAYOUT_DETAILS_MISSING");
+      // A directory that does not answer (down, or the release before it during a rolling upgrade)
+      // does not stop payouts: the rail checks the details again before anything is sent.
+      const view = await deps.accountDetails(req.accountId).catch((e: unknown) => {
+        if (!isReason(e, "SERVICE_UNAVAILABLE")) throw e;
+        log.warn({ requestId: requestIdOf(msg), accountId: req.accountId }, "directory did not answer: payout made without checking its details now; it is sent only once they exist");
+        return undefined;
+      });
+      if (view?.details === null) throw new DomainError("PAYOUT_DETAILS_MISSING");
       const { payout: made, created } = await whileAwaited(msg, { op: "payout", accountId: req.accountId, amountKopecks: req.amountKopecks }, (waitMs) =>
         createPayout(store, { ...req, idempotencyKey: repeatKey(req.idempotencyKey, msg) }, clock(), holdHour, waitMs),
       );

@@ -27,8 +27,7 @@ const app = createPaypageApp({
   closing: closing.signal,
   readiness: svc.readiness(),
 });
-// Live-status streams stay open for minutes: the idle timeout only has to outlast their pings.
-const server = svc.listen({ port: cfg.PAYPAGE_PORT, fetch: app.fetch, idleTimeout: 60 });
-// Part of the intake, and before the server's stop, which waits for every open request to end.
-svc.lifecycle.onClose("live streams", () => closing.abort(), "intake");
+// Live-status streams stay open for minutes: the idle timeout only has to outlast their pings, and
+// they end first at shutdown (`streams`).
+const server = svc.listen({ port: cfg.PAYPAGE_PORT, fetch: app.fetch, idleTimeout: 60, streams: closing });
 log.info({ port: server.port }, "payment page listening");

@@ -1,5 +1,5 @@
 import { failure, type Failure } from "@payaccept/contracts";
-import { retryDelayMs, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { PollingWorker, retryDelayMs, type Logger, type RetryPolicy, type RoundResult } from "@payaccept/platform";
 import { saleKey } from "./recording.ts";
 import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./register/port.ts";
 import type { ReceiptsRepo } from "./store/receipts-repo.ts";
@@ -42,62 +42,34 @@ function toDocument(row: ReceiptRow): FiscalDocument {
  * register's idempotency by external id makes a repeated send after a crash harmless.
  */
 export class ReceiptSender {
-  private readonly inFlight = new Set<Promise<void>>();
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly worker: PollingWorker;
 
-  constructor(private readonly deps: SenderDeps) {}
+  constructor(private readonly deps: SenderDeps) {
+    // A store that is briefly away (a PostgreSQL failover) costs a round, not the sender.
+    this.worker = new PollingWorker(() => this.scan(), { idleMs: IDLE_SCAN_MS, now: deps.now }, (err) =>
+      deps.log.error({ err }, "receipt sender could not read the store; trying again"),
+    );
+  }
 
   start(): void {
-    this.loop = this.run();
+    this.worker.start();
   }
 
   /** Something became due now (a new receipt, a resend): look at once instead of at the next scan. */
   poke(): void {
-    this.wake?.();
+    this.worker.wake();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
-    await Promise.all(this.inFlight);
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      let wait: number;
-      try {
-        wait = await this.scan();
-      } catch (e) {
-        // A store that is briefly away (a PostgreSQL failover) costs a scan, not the sender.
-        this.deps.log.error({ err: e }, "receipt sender could not read the store; trying again");
-        wait = IDLE_SCAN_MS;
-      }
-      if (wait > 0) await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  /** One round of claimed attempts; how long to sleep after it. */
-  private async scan(): Promise<number> {
+  /** One round of claimed attempts, each finished before the round ends. */
+  private async scan(): Promise<RoundResult> {
     const now = this.deps.now();
     const claimed = await this.deps.repo.claimDue(now, BATCH, now + this.deps.callTimeoutMs + LEASE_MARGIN_MS);
-    await Promise.all(claimed.map((row) => this.track(this.attempt(row))));
-    if (claimed.length === BATCH) return 0;
-    const next = await this.deps.repo.nextDueAt();
-    return next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - this.deps.now(), IDLE_SCAN_MS));
-  }
-
-  private track(p: Promise<void>): Promise<void> {
-    this.inFlight.add(p);
-    return p.finally(() => this.inFlight.delete(p));
+    await Promise.all(claimed.map((row) => this.attempt(row)));
+    return claimed.length === BATCH ? "more" : await this.deps.repo.nextDueAt();
   }
 
   private async attempt(row: ReceiptRow): Promise<void> {

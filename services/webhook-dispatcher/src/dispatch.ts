@@ -3,7 +3,7 @@ import { annotateSpan, type Logger, type Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome, WebhookRequest } from "./delivery/send.ts";
 import { signingSecretsOf } from "./delivery/signature.ts";
-import { webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
+import { shopFailures, webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
 import { nextStep } from "./schedule.ts";
 import type { ShopConcurrency } from "./shop-concurrency.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
@@ -111,7 +111,9 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
     deps.log.warn(fields, "webhook attempt already logged by a concurrent copy; this one is not counted");
     return untilDue(await deps.store.get(delivery.id), delivery.series, deps.now()) ?? { kind: "nak", delayMs: 0 };
   }
-  webhookAttempts.inc({ outcome: metricOutcome(outcome), shop: delivery.shopId });
+  const counted = metricOutcome(outcome);
+  webhookAttempts.inc({ outcome: counted });
+  if (counted !== "no_url") shopFailures.record(delivery.shopId, counted !== "delivered");
   webhookAttemptDuration.observe(outcome.durationMs / 1000);
   if (step.result !== "pending") webhookSeriesFinished.inc({ result: step.result });
   if (outcome.kind === "delivered") deps.log.info(fields, "webhook delivered");

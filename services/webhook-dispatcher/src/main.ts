@@ -15,6 +15,7 @@ import { dispatchPublisher, DISPATCH_STREAM, DURABLE, ensureStreams } from "./bu
 import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook, type WebhookRequest } from "./delivery/send.ts";
 import { createDispatcher } from "./dispatch.ts";
+import { registerShopFailureGauges } from "./metrics.ts";
 import { handlePaymentEventMessage, handlePayoutEventMessage, INTAKE_BATCH, paymentEventRecorder } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
@@ -105,6 +106,7 @@ await registerConsumerGauges(
   ],
   cfg.NATS_REQUEST_TIMEOUT_MS,
 );
+registerShopFailureGauges();
 
 const app = createServiceApp(log, svc.readiness({ paymentEvents: intake.isActive, payoutEvents: payoutIntake.isActive, dispatch: dispatcher.isActive }));
 const server = svc.listen({ port: cfg.WEBHOOKS_PORT, fetch: app.fetch });

@@ -1,4 +1,4 @@
-import { retryDelayMs, tracedFetch, type Logger, type RetryPolicy } from "@payaccept/platform";
+import { PollingWorker, retryDelayMs, tracedFetch, type Logger, type RetryPolicy, type RoundResult } from "@payaccept/platform";
 import type { AcquirerDb } from "../store/db.ts";
 import type { CallbackRow } from "../store/schema.ts";
 import { dueCallbacks, markDelivered, markFailed, nextDueAt, pendingCallback } from "./outbox.ts";
@@ -23,14 +23,16 @@ export type DispatcherDeps = {
  */
 export class CallbackDispatcher {
   private readonly inFlight = new Map<string, Promise<boolean>>();
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
+  private readonly worker: PollingWorker;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    this.worker = new PollingWorker(() => this.round(), { idleMs: IDLE_SCAN_MS, now: Date.now }, (err) =>
+      deps.log.error({ err }, "callback dispatcher could not read its store; trying again"),
+    );
+  }
 
   start(): void {
-    this.loop = this.run();
+    this.worker.start();
   }
 
   /** One attempt right now (a buyer is waiting for the redirect); false when it did not land. */
@@ -41,31 +43,18 @@ export class CallbackDispatcher {
 
   /** Look for due callbacks now rather than at the next scan (another part of the emulator wrote some). */
   poke(): void {
-    this.wake?.();
+    this.worker.wake();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake?.();
-    await this.loop;
+    await this.worker.stop();
     await Promise.all(this.inFlight.values());
   }
 
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      const due = dueCallbacks(this.deps.db, Date.now(), BATCH).filter((c) => !this.inFlight.has(c.id));
-      await Promise.all(due.map((c) => this.attempt(c)));
-      if (due.length === BATCH) continue;
-      const next = nextDueAt(this.deps.db);
-      const wait = next === null ? IDLE_SCAN_MS : Math.max(0, Math.min(next - Date.now(), IDLE_SCAN_MS));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+  private async round(): Promise<RoundResult> {
+    const due = dueCallbacks(this.deps.db, Date.now(), BATCH).filter((c) => !this.inFlight.has(c.id));
+    await Promise.all(due.map((c) => this.attempt(c)));
+    return due.length === BATCH ? "more" : nextDueAt(this.deps.db);
   }
 
   private attempt(row: CallbackRow): Promise<boolean> {

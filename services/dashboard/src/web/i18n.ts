@@ -5,13 +5,13 @@ import type { Lang } from "@payaccept/web-ui";
 import type { AccountRole, UserRole } from "../store/schema.ts";
 import type { CommissionState } from "./commission.ts";
 
-/** Russian plural forms: 1 платёж, 2 платежа, 5 платежей (11–14 take the third). */
+/** Made at its first use: an Intl object loads its locale's data (docs/performance.md, "Memory"). */
+let ruPlurals: Intl.PluralRules | undefined;
+
+/** Russian plural forms by CLDR's rule (Intl.PluralRules): 1 платёж, 2 платежа, 5 платежей, 11 платежей, 21 платёж. */
 export function pluralRu(n: number, one: string, few: string, many: string): string {
-  const mod10 = n % 10;
-  const mod100 = n % 100;
-  if (mod10 === 1 && mod100 !== 11) return one;
-  if (mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14)) return few;
-  return many;
+  const form = (ruPlurals ??= new Intl.PluralRules("ru")).select(n);
+  return form === "one" ? one : form === "few" ? few : many;
 }
 
 const ru = {

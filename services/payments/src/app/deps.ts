@@ -1,5 +1,5 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
-import type { AuditFields, RequestLog } from "@payaccept/platform";
+import { linkTrace, type AuditFields, type RequestLog } from "@payaccept/platform";
 import type { ProviderPort } from "../provider/port.ts";
 import type { IdempotencyKeysRepo, NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 import type { PaymentRow } from "../store/schema.ts";
@@ -53,16 +53,24 @@ export type CreateTerms = Pick<NewPayment, "method" | "commissionKopecks"> & Par
 
 export const paymentNotFound = () => new DomainError("PAYMENT_NOT_FOUND");
 
+/**
+ * The current span works on this payment: it carries the payment's id and links to the trace of
+ * its create, so that one search by the id finds the payment's whole life (docs/observability.md, "Traces").
+ */
+export const tracePayment = (row: Pick<PaymentRow, "id" | "traceContext">): void => linkTrace(row.traceContext, { "payaccept.payment.id": row.id });
+
 /** The payment, if it belongs to the shop; another shop's payment does not exist for it (§5.1). */
 export async function ownedPayment(d: PaymentsDeps, shopId: string, id: string): Promise<PaymentRow> {
   const row = await d.repo.byId(id);
   if (!row || row.shopId !== shopId) throw paymentNotFound();
+  tracePayment(row);
   return row;
 }
 
 export async function anyPayment(d: PaymentsDeps, id: string): Promise<PaymentRow> {
   const row = await d.repo.byId(id);
   if (!row) throw paymentNotFound();
+  tracePayment(row);
   return row;
 }
 

@@ -16,7 +16,7 @@ import {
   type PaymentStatus,
   type ShopRecord,
 } from "@payaccept/contracts";
-import { settledWithin } from "@payaccept/platform";
+import { settledWithin, traceCarrier } from "@payaccept/platform";
 import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
@@ -25,7 +25,7 @@ import { OrderIdTaken, type IdempotencyKeyRow, type NewPayment } from "../store/
 import type { PaymentRow } from "../store/schema.ts";
 import { recordAction } from "./audit.ts";
 import { chargeInFlight, chargeOnce, chargeTerms } from "./charges.ts";
-import { ownedPayment, paymentNotFound, type CreateTerms, type PaymentsDeps } from "./deps.ts";
+import { ownedPayment, paymentNotFound, tracePayment, type CreateTerms, type PaymentsDeps } from "./deps.ts";
 import { voidHold } from "./holds.ts";
 
 /**
@@ -77,6 +77,7 @@ async function newPayment(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentR
     customerId: req.customerId ?? null,
     hold: req.capture === false,
     heldKopecks: req.capture === false ? req.amountKopecks : null,
+    traceContext: traceCarrier() ?? null,
     ...terms,
   };
   // A live charge's row is leased to this request while it charges; anything else expires.
@@ -91,8 +92,11 @@ async function activeShop(d: PaymentsDeps, shopId: string): Promise<ShopRecord> 
   return shop;
 }
 
-const logCreated = (d: PaymentsDeps, row: PaymentRow, charge: boolean) =>
+/** A new payment's log line, and its id on the create's span. */
+function noteCreated(d: PaymentsDeps, row: PaymentRow, charge: boolean): void {
+  tracePayment(row);
   d.log.info({ paymentId: row.id, shopId: row.shopId, orderId: row.orderId, amountKopecks: row.amountKopecks, isTest: row.isTest, merchantInitiated: charge, hold: row.hold }, "payment created");
+}
 
 /**
  * A payment for the buyer to pay on payUrl, or (with `paymentMethodId`) a charge of a saved
@@ -116,7 +120,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     if (earlier) return toPayment(earlier, d.paypageUrl);
     throw new DomainError("ORDER_ID_TAKEN");
   }
-  logCreated(d, row, charge);
+  noteCreated(d, row, charge);
   if (!charge) return toPayment(row, d.paypageUrl);
   // Money taken without the buyer, in the caller's name, before the acquirer is asked (as a refund is).
   recordAction(d, "charge.created", { type: "payment", id: row.id }, row, row.createdAt, {
@@ -160,7 +164,7 @@ export async function createKeyed(d: PaymentsDeps, shopId: string, req: CreatePa
       throw e instanceof OrderIdTaken ? new DomainError("ORDER_ID_TAKEN") : e;
     });
     if (made.kind === "existing") return answerOf(d, made.key, keyed);
-    logCreated(d, made.row, charge);
+    noteCreated(d, made.row, charge);
     return { status, body: made.body, replayed: false };
   } catch (e) {
     if (!(e instanceof DomainError) || e.reason === "IDEMPOTENCY_KEY_REUSED" || ERROR_HTTP_STATUS[e.code] >= 500) throw e;

@@ -1,5 +1,5 @@
 import type { ReadCallback } from "../provider/callback.ts";
-import type { PaymentsDeps } from "./deps.ts";
+import { tracePayment, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfCallback } from "./provider-results.ts";
 import { endMethodAsProviderSays } from "./saved-methods.ts";
 
@@ -27,6 +27,7 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback)
   const row = await d.repo.byId(cb.merchantPaymentId);
   const ignored = (reason: string): CallbackOutcome => ({ result: "ignored", status: row?.status ?? null, reason });
   if (!row) return ignored("unknown payment");
+  tracePayment(row);
   if (row.isTest) return ignored("sandbox payments take no provider results");
   const learning = row.merchantInitiated && row.providerSessionId === null;
   if (row.providerSessionId !== cb.sessionId && !learning) return ignored("not the payment's provider session");

@@ -98,6 +98,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       savedMethodId: ph("savedMethodId"),
       paymentMethod: ph("paymentMethod"),
       merchantInitiated: ph("merchantInitiated"),
+      traceContext: ph("traceContext"),
     })
     // The UNIQUE index (shop_id, order_id) decides a taken order id: no row comes back.
     .onConflictDoNothing({ target: [p.shopId, p.orderId] })
@@ -271,6 +272,7 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       savedMethodId: input.savedMethodId ?? null,
       paymentMethod: input.paymentMethod ?? null,
       merchantInitiated: input.merchantInitiated ?? false,
+      traceContext: input.traceContext ?? null,
       methodFixed: input.method != null,
       ...next,
       ...state,

@@ -55,7 +55,10 @@ export const movedFields = (to: PaymentStatus, now: number, patch?: Partial<Paym
   ...(isFinal(to) ? { expiresAt: null } : {}),
 });
 
-/** The outbox row of a payment event, with the trace context of the work that made it: a move into a notified status, or a saved method's end (`event`). */
+/**
+ * The outbox row of a payment event, with the trace context of the work that made it (or, for work
+ * outside any trace, a timer's, the payment's create): a move into a notified status, or a saved method's end (`event`).
+ */
 export function paymentEventRow(
   updated: PaymentRow,
   from: PaymentStatus,
@@ -71,7 +74,7 @@ export function paymentEventRow(
     status,
     payload: JSON.stringify(event ? toMethodEvent(updated, event.method, event.status, now) : toPaymentEvent(updated, status, from, now, requestId)),
     requestId: requestId ?? null,
-    traceContext: trace ?? null,
+    traceContext: trace ?? updated.traceContext ?? null,
     createdAt: now,
   };
 }
@@ -83,7 +86,7 @@ export const methodEventStatus = (how: MethodEnd): MethodEventStatus | null =>
 /** The SET of a saved method's end: its status, when, by whom, and no expiry left to sweep. */
 export const methodEndedFields = (how: MethodEnd, now: number) => ({ status: how.status, deactivatedAt: now, revokedBy: how.revokedBy, expiresAt: null });
 
-/** The outbox row of a refund's end. */
+/** The outbox row of a refund's end, in the trace of the work that ended it, else (a sweeper's) the payment's create. */
 export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number, requestId: string | undefined, trace: TraceCarrier | undefined) {
   return {
     eventId: refundEventId(done.id),
@@ -92,7 +95,7 @@ export function refundEventRow(done: RefundRow, payment: PaymentRow, now: number
     status: done.status as RefundEventStatus,
     payload: JSON.stringify(toRefundEvent(done, payment, now, requestId)),
     requestId: requestId ?? null,
-    traceContext: trace ?? null,
+    traceContext: trace ?? payment.traceContext ?? null,
     createdAt: now,
   };
 }

@@ -93,6 +93,11 @@ export const payments = table(
     failureParams: k.json("failure_params").$type<AnyReasonParams>(),
     /** A charge the bank wants the buyer to confirm: where, and until when (epoch ms). */
     authentication: k.json("authentication").$type<{ url: string; expiresAt: number }>(),
+    /**
+     * The trace context (W3C traceparent) of the create: the payment's later work, in traces of its
+     * own (the buyer's page, the bank's callback), links to it, and an event a timer writes continues it.
+     */
+    traceContext: k.json("trace_context").$type<TraceCarrier>(),
   }),
   (t, x) => [
     x.uniqueIndex("payments_shop_order_uq").on(t.shopId, t.orderId),

@@ -1,0 +1,1 @@
+ALTER TABLE "payments" ADD COLUMN "trace_context" jsonb;

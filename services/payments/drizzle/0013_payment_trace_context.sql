@@ -1,0 +1,1 @@
+ALTER TABLE `payments` ADD `trace_context` text;
