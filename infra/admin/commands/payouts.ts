@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { PAYOUT_STATUSES, PayoutStatus, rpcs } from "@payaccept/contracts";
+import { PAYOUT_STATUSES, PayoutSchedule, PayoutStatus, rpcs } from "@payaccept/contracts";
 import { call } from "@payaccept/platform";
 import { requireFlag, requireShaped, UsageError, type Command, type Flags } from "../cli.ts";
 import { knownAccount } from "./known.ts";
@@ -23,6 +23,26 @@ export const payoutCommands: Record<string, Command> = {
     usage: "--account ID [--json]  (its legal and bank details, and whether a new payout account holds its payouts)",
     flags: { account: "string" },
     run: async ({ nc, flags, timeoutMs, print }) => print(await call(nc, rpcs.directory.getAccountDetails, { accountId: await knownAccount(nc, flags, timeoutMs) }, timeoutMs)),
+  },
+  /** Reads the account's payout schedule, or sets it (--daily or --weekly DAY, --at HH:MM, --keep KOPECKS), or turns it off. */
+  "payout:schedule": {
+    usage: "--account ID [--daily | --weekly 1..7] [--at HH:MM] [--keep KOPECKS] [--off] [--json]  (without a change: the schedule and its next payout)",
+    flags: { account: "string", daily: "boolean", weekly: "string", at: "string", keep: "string", off: "boolean" },
+    run: async ({ nc, flags, timeoutMs, print }) => {
+      const accountId = await knownAccount(nc, flags, timeoutMs);
+      const modes = [flags.daily === true, flags.weekly !== undefined, flags.off === true].filter(Boolean).length;
+      if (modes > 1) throw new UsageError("give one of --daily, --weekly DAY, --off");
+      if (modes === 0) return print(await call(nc, rpcs.balance.getSchedule, { accountId }, timeoutMs));
+      if (flags.off === true) return print(await call(nc, rpcs.balance.setSchedule, { accountId, schedule: null }, timeoutMs));
+      const parsed = PayoutSchedule.safeParse({
+        frequency: flags.daily === true ? "daily" : "weekly",
+        weekday: flags.daily === true ? null : Number(flags.weekly),
+        time: optionalFlag(flags, "at") ?? "10:00",
+        minimumKopecks: flags.keep === undefined ? 0 : Number(flags.keep),
+      });
+      if (!parsed.success) throw new UsageError("--weekly takes 1 (Monday) … 7 (Sunday), --at HH:MM (Moscow time), --keep a whole number of kopecks");
+      print(await call(nc, rpcs.balance.setSchedule, { accountId, schedule: parsed.data }, timeoutMs));
+    },
   },
   "payout:queue": {
     usage: `[--status ${PAYOUT_STATUSES.join("|")}] [--limit N] [--json]  (every account's payouts in a status, oldest first; PENDING by default)`,

@@ -326,6 +326,28 @@ export const PayoutsQuery = z.object({
 export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
 export type PayoutList = z.infer<typeof PayoutList>;
 
+/**
+ * An account's payout schedule (docs/balance.md, "Scheduled payouts"): daily, or weekly on a day,
+ * at a Moscow time, a payout of everything available above `minimumKopecks` (which stays on the
+ * balance, for refunds). Set in the dashboard; the API reads it.
+ */
+export const PAYOUT_FREQUENCIES = ["daily", "weekly"] as const;
+export const PayoutSchedule = z
+  .object({
+    frequency: z.enum(PAYOUT_FREQUENCIES),
+    /** ISO weekday of a weekly schedule: 1 Monday … 7 Sunday; null for a daily one. */
+    weekday: z.number().int().min(1).max(7).nullable(),
+    /** Moscow time, HH:MM. */
+    time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "must be a time HH:MM" }),
+    /** What stays on the balance; the payout takes what is available above it. */
+    minimumKopecks: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  })
+  .refine((s) => (s.frequency === "weekly") === (s.weekday !== null), { message: "a weekly schedule has a weekday, a daily one none", path: ["weekday"] });
+export type PayoutSchedule = z.infer<typeof PayoutSchedule>;
+/** GET /v1/payout-schedule: the schedule (null: payouts only on request) and when the next scheduled payout is due. */
+export const PayoutScheduleView = z.object({ schedule: PayoutSchedule.nullable(), nextPayoutAt: z.string().nullable() });
+export type PayoutScheduleView = z.infer<typeof PayoutScheduleView>;
+
 /** §2.5, and the extras of a payment that uses saved methods, charges or holds. */
 export const WebhookBody = z.object({
   id: z.string(),

@@ -77,6 +77,8 @@ export const AUDIT_ACTIONS = [
   "payout.created",
   /** An operator recorded what the bank said of a payout outside a statement (admin CLI). */
   "payout.outcome_recorded",
+  /** The account's payout schedule set or turned off. */
+  "payout_schedule.changed",
   // who the account is and where its payouts go (directory)
   "account.details_changed",
   // holds, merchant-initiated charges and saved methods (payments, issue 18)

@@ -9,6 +9,8 @@ import {
   PaymentListPage,
   Payout,
   PayoutList,
+  PayoutSchedule,
+  PayoutScheduleView,
   Refund,
   RefundList,
   SandboxOutcome,
@@ -430,6 +432,10 @@ export const rpcs = {
       z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
       PayoutList,
     ),
+    /** The account's payout schedule and its next payout (schedule null: payouts only on request). */
+    getSchedule: read("balance.v1.schedule.get", z.object({ accountId: z.string() }), PayoutScheduleView),
+    /** Sets the schedule (null turns it off); the next payout is worked out from now. Recorded in the audit log. */
+    setSchedule: rpc("balance.v1.schedule.set", z.object({ accountId: z.string(), schedule: PayoutSchedule.nullable() }), PayoutScheduleView, { idempotent: true }),
     /** One payout of the account; PAYOUT_NOT_FOUND for another account's, as for none. */
     getPayout: read("balance.v1.payout.get", z.object({ accountId: z.string(), id: z.string() }), Payout),
     /** Operators: every account's payouts in one status, oldest first (what waits to be sent, what waits for the statement). */

@@ -40,6 +40,8 @@ export const balanceEnv = {
    * matched by it), {date}, {inn}, {recipient}; with the VAT words the Bank of Russia requires.
    */
   PAYOUT_PURPOSE: z.string().trim().min(1).max(210).default("Перечисление денежных средств, принятых в пользу клиента, выплата {reference} от {date}. Без налога (НДС)"),
+  /** How often the scheduler looks for payout schedules that are due (every replica looks; each run is made once). */
+  PAYOUT_SCHEDULE_TICK: duration("30s"),
   /** How often the payout events' outbox looks for events a crash or a failed publish left behind (each commit also wakes it). */
   PAYOUT_OUTBOX_SWEEP: duration("2s"),
 };

@@ -7,6 +7,7 @@ import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
 import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_BATCH, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
 import { applyRefundEvent } from "./refunds.ts";
 import { payoutEventPublisher, publishPayoutEvents } from "./payout-outbox.ts";
+import { runDueSchedules } from "./payout-schedule.ts";
 import { directoryDetails, serveBalanceRpcs } from "./rpc-handlers.ts";
 import { openLedgerStore } from "./store/open-ledger-store.ts";
 
@@ -58,9 +59,22 @@ svc.onClose("payout events outbox", () => outbox.stop());
 
 const settings = orderSettingsOf(cfg);
 if (!settings.payer) log.warn("PAYOUT_PAYER_* unset: payouts are made but none can be sent until the platform's own account is configured");
-await svc.serve((nc) =>
-  serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, ...directoryDetails(nc, cfg.NATS_REQUEST_TIMEOUT_MS), published: () => outbox.kick() }),
+const directory = directoryDetails(nc, cfg.NATS_REQUEST_TIMEOUT_MS);
+
+// Scheduled payouts: every replica looks; each run's payout is made once (payout-schedule.ts).
+const scheduler = new Ticker(
+  async () => {
+    const runs = await runDueSchedules(store, { detailsOf: directory.detailsOf, now: clock(), holdHour: cfg.HOLD_HOUR, limit: 100 });
+    for (const run of runs) log.info(run, run.payoutId ? "scheduled payout" : "scheduled payout not made");
+    if (runs.some((r) => r.payoutId)) outbox.kick();
+  },
+  cfg.PAYOUT_SCHEDULE_TICK,
+  (err) => log.warn({ err }, "scheduled payouts not run; the next tick tries again"),
 );
+scheduler.start();
+svc.onClose("payout scheduler", () => scheduler.stop());
+
+await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, ...directory, published: () => outbox.kick() }));
 await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },

@@ -1,7 +1,7 @@
 import { DomainError, type Payout, type PayoutList } from "@payaccept/contracts";
 import { releaseDueReceipts } from "./balance.ts";
 import { movePayout, payoutEvent, toPayout } from "./payout-states.ts";
-import type { LedgerStore } from "./store/ledger-store.ts";
+import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 import type { PayoutWithOrder } from "./store/payout-store.ts";
 
 export type PayoutRequest = { accountId: string; amountKopecks: number; idempotencyKey?: string; scheduled?: boolean };
@@ -14,30 +14,33 @@ export type PayoutRequest = { accountId: string; amountKopecks: number; idempote
  * rail (docs/balance.md, "Payout rails").
  */
 export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
-  return store.tx(req.accountId, async (t) => {
-    if (req.idempotencyKey !== undefined) {
-      const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
-      if (earlier && earlier.amountKopecks !== req.amountKopecks) {
-        throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
-      }
-      if (earlier) return { payout: (await t.payout(earlier.id))!, created: false };
+  return store.tx(req.accountId, (t) => createPayoutIn(t, req, now, holdHour), { waitMs });
+}
+
+/** createPayout's work inside the account's transaction (a scheduled payout moves its schedule on in the same one). */
+export async function createPayoutIn(t: LedgerOps, req: PayoutRequest, now: number, holdHour: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
+  if (req.idempotencyKey !== undefined) {
+    const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
+    if (earlier && earlier.amountKopecks !== req.amountKopecks) {
+      throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
     }
-    await releaseDueReceipts(t, req.accountId, now, holdHour);
-    if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
-      throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
-    }
-    const row = await t.insertPayout({
-      id: Bun.randomUUIDv7(),
-      accountId: req.accountId,
-      amountKopecks: req.amountKopecks,
-      idempotencyKey: req.idempotencyKey ?? null,
-      createdAt: now,
-      scheduled: req.scheduled ?? false,
-    });
-    const payout = { payout: row, order: null };
-    await t.addPayoutEvent({ payoutId: row.id, status: "PENDING", event: payoutEvent(payout, "PENDING", now) });
-    return { payout, created: true };
-  }, { waitMs });
+    if (earlier) return { payout: (await t.payout(earlier.id))!, created: false };
+  }
+  await releaseDueReceipts(t, req.accountId, now, holdHour);
+  if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
+    throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
+  }
+  const row = await t.insertPayout({
+    id: Bun.randomUUIDv7(),
+    accountId: req.accountId,
+    amountKopecks: req.amountKopecks,
+    idempotencyKey: req.idempotencyKey ?? null,
+    createdAt: now,
+    scheduled: req.scheduled ?? false,
+  });
+  const payout = { payout: row, order: null };
+  await t.addPayoutEvent({ payoutId: row.id, status: "PENDING", event: payoutEvent(payout, "PENDING", now) });
+  return { payout, created: true };
 }
 
 /** One payout of the account; another account's is as absent as one that never existed. */

@@ -1,8 +1,9 @@
 import { DomainError, isReason, rpcs, UNNAMED_CALLER, type AccountDetailsView } from "@payaccept/contracts";
-import { actorOf, answerWithinMs, call, repeatKey, requestIdOf, serve, type AuditTrail, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { actorOf, answerWithinMs, call, callIdOf, repeatKey, requestIdOf, serve, type AuditTrail, type Logger, type Msg, type NatsConnection, type Subscription } from "@payaccept/platform";
 import { readBalance } from "./balance.ts";
 import { payerOf, type DetailsOf, type OrderSettings } from "./payment-orders.ts";
 import { toPayout } from "./payout-states.ts";
+import { getSchedule, setSchedule } from "./payout-schedule.ts";
 import { createPayout, getPayout, listPayouts, recordOutcome } from "./payouts.ts";
 import { batchOf, exportPayouts, fileOf } from "./rails/exchange-file/export.ts";
 import { importStatement } from "./rails/exchange-file/statement.ts";
@@ -92,6 +93,24 @@ export function serveBalanceRpcs(nc: NatsConnection, deps: BalanceDeps): Subscri
     }, opts),
     serve(nc, rpcs.balance.listPayouts, (req) => listPayouts(store, req.accountId, req.limit, req.startingAfter), opts),
     serve(nc, rpcs.balance.getPayout, (req) => getPayout(store, req.accountId, req.id), opts),
+    serve(nc, rpcs.balance.getSchedule, (req) => getSchedule(store, req.accountId), opts),
+    serve(nc, rpcs.balance.setSchedule, async (req, msg) => {
+      const { view, before, changed } = await setSchedule(store, req.accountId, req.schedule, clock());
+      if (changed) {
+        log.info({ requestId: requestIdOf(msg), accountId: req.accountId, schedule: req.schedule, nextPayoutAt: view.nextPayoutAt }, "payout schedule set");
+        audit.record({
+          id: `payout_schedule.changed:${callIdOf(msg) ?? Bun.randomUUIDv7()}`,
+          action: "payout_schedule.changed",
+          actor: actorOf(msg) ?? UNNAMED_CALLER,
+          at: clock(),
+          accountId: req.accountId,
+          before: before ? { ...before } : null,
+          after: req.schedule ? { ...req.schedule, nextPayoutAt: view.nextPayoutAt } : null,
+          requestId: requestIdOf(msg),
+        });
+      }
+      return view;
+    }, opts),
     serve(nc, rpcs.balance.payoutsInStatus, async (req) => ({ items: (await store.payoutsInStatus(req.status, req.limit)).map(toPayout) }), opts),
     serve(nc, rpcs.balance.exportPayouts, async (req, msg) => {
       payerOf(deps.settings);

@@ -1,11 +1,11 @@
-import { and, asc, desc, eq, inArray, isNull, lt } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, lte } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { PayoutOps } from "./payout-store.ts";
-import { orderOfPayout, payoutIn, payoutOfKey, sentOn, statementColumn, transitionSet, withOrder } from "./payout-terms.ts";
-import { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, type schema } from "./schema.pg.ts";
+import { orderOfPayout, payoutIn, payoutOfKey, REPLACE_SCHEDULE, scheduleAt, sentOn, statementColumn, transitionSet, withOrder } from "./payout-terms.ts";
+import { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, payoutSchedules, type schema } from "./schema.pg.ts";
 
 /** The pool's database or a transaction's: the statements are the same. */
-type Runner = Pick<BunSQLDatabase<typeof schema>, "select" | "insert" | "update">;
+type Runner = Pick<BunSQLDatabase<typeof schema>, "select" | "insert" | "update" | "delete">;
 
 const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
 
@@ -50,5 +50,11 @@ export function pgPayoutOps(db: Runner): PayoutOps {
     markPayoutEventsPublished: async (seqs, at) => {
       if (seqs.length > 0) await db.update(payoutEvents).set({ publishedAt: at }).where(inArray(payoutEvents.seq, [...seqs]));
     },
+    schedule: (accountId) => first(db.select().from(payoutSchedules).where(eq(payoutSchedules.accountId, accountId))),
+    putSchedule: async (row) => void (await db.insert(payoutSchedules).values(row).onConflictDoUpdate({ target: payoutSchedules.accountId, set: REPLACE_SCHEDULE })),
+    deleteSchedule: async (accountId) => void (await db.delete(payoutSchedules).where(eq(payoutSchedules.accountId, accountId))),
+    dueSchedules: (now, limit) => db.select().from(payoutSchedules).where(lte(payoutSchedules.nextRunAt, now)).orderBy(asc(payoutSchedules.nextRunAt)).limit(limit),
+    // The check and the move are one statement: of two replicas running one schedule, one moves it.
+    advanceSchedule: async (accountId, from, to) => (await db.update(payoutSchedules).set({ nextRunAt: to }).where(scheduleAt(payoutSchedules, accountId, from)).returning({ a: payoutSchedules.accountId })).length > 0,
   };
 }

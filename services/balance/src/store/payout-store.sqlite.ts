@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNull, lt, lte, sql } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { PayoutOps } from "./payout-store.ts";
-import { orderOfPayout, payoutIn, payoutOfKey, sentOn, statementColumn, transitionSet, withOrder } from "./payout-terms.ts";
-import { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, type schema } from "./schema.sqlite.ts";
+import { orderOfPayout, payoutIn, payoutOfKey, REPLACE_SCHEDULE, scheduleAt, sentOn, statementColumn, transitionSet, withOrder } from "./payout-terms.ts";
+import { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, payoutSchedules, type schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
 
@@ -80,5 +80,10 @@ export function sqlitePayoutOps(db: BunSQLiteDatabase<typeof schema>): PayoutOps
     addPayoutEvent: async (e) => addEvent.get(e) !== undefined,
     unpublishedPayoutEvents: async (limit) => unpublished.all({ limit }),
     markPayoutEventsPublished: async (seqs, at) => void (seqs.length === 0 ? undefined : db.update(payoutEvents).set({ publishedAt: at }).where(inArray(payoutEvents.seq, [...seqs])).run()),
+    schedule: async (accountId) => db.select().from(payoutSchedules).where(eq(payoutSchedules.accountId, accountId)).get(),
+    putSchedule: async (row) => void db.insert(payoutSchedules).values(row).onConflictDoUpdate({ target: payoutSchedules.accountId, set: REPLACE_SCHEDULE }).run(),
+    deleteSchedule: async (accountId) => void db.delete(payoutSchedules).where(eq(payoutSchedules.accountId, accountId)).run(),
+    dueSchedules: async (now, limit) => db.select().from(payoutSchedules).where(lte(payoutSchedules.nextRunAt, now)).orderBy(asc(payoutSchedules.nextRunAt)).limit(limit).all(),
+    advanceSchedule: async (accountId, from, to) => db.update(payoutSchedules).set({ nextRunAt: to }).where(scheduleAt(payoutSchedules, accountId, from)).returning({ a: payoutSchedules.accountId }).all().length > 0,
   };
 }

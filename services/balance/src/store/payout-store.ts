@@ -1,6 +1,6 @@
 import type { PayoutStatus } from "@payaccept/contracts";
 import type { NewRow, Row } from "@payaccept/platform/table";
-import type { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts } from "./schema.ts";
+import type { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, payoutSchedules } from "./schema.ts";
 
 /** The payouts' part of the ledger's store (payouts, their payment orders, exchange files, statements, events), on either engine. */
 
@@ -14,6 +14,8 @@ export type PayoutBatchRow = Row<typeof payoutBatches>;
 export type BankStatementRow = Row<typeof bankStatements>;
 export type PayoutEventRow = Row<typeof payoutEvents>;
 export type NewPayoutEvent = Omit<NewRow<typeof payoutEvents>, "seq" | "publishedAt">;
+
+export type PayoutScheduleRow = Row<typeof payoutSchedules>;
 
 /** What a status change sets beside the status: its time column, and the bank's words for a refusal or return. */
 export type PayoutChange = { at: number; failureReason?: string | null };
@@ -53,4 +55,12 @@ export interface PayoutOps {
   /** Not yet published, in commit order. */
   unpublishedPayoutEvents(limit: number): Promise<PayoutEventRow[]>;
   markPayoutEventsPublished(seqs: readonly number[], at: number): Promise<void>;
+  schedule(accountId: string): Promise<PayoutScheduleRow | undefined>;
+  /** Inserts or replaces the account's schedule. */
+  putSchedule(row: PayoutScheduleRow): Promise<void>;
+  deleteSchedule(accountId: string): Promise<void>;
+  /** Schedules due by `now`, the longest due first. */
+  dueSchedules(now: number, limit: number): Promise<PayoutScheduleRow[]>;
+  /** Moves a schedule's next run from `from` to `to`; false when it is no longer `from` (another replica ran it). */
+  advanceSchedule(accountId: string, from: number, to: number): Promise<boolean>;
 }

@@ -1,5 +1,5 @@
 import type { PayoutStatus } from "@payaccept/contracts";
-import { and, eq, inArray, isNull, type Placeholder } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql, type Placeholder } from "drizzle-orm";
 import type { OnEither } from "@payaccept/platform/table";
 import type { PayoutChange } from "./payout-store.ts";
 import type * as tables from "./schema.ts";
@@ -8,6 +8,7 @@ import type * as tables from "./schema.ts";
 
 type Payouts = OnEither<typeof tables.payouts>;
 type Orders = OnEither<typeof tables.paymentOrders>;
+type Schedules = OnEither<typeof tables.payoutSchedules>;
 type Value<T> = T | Placeholder;
 
 /** The payout this idempotency key already made for the account. */
@@ -36,3 +37,16 @@ export const sentOn = (p: Payouts, o: Orders, rail: string, unsubmitted: boolean
 
 /** Which statement column a matched line fills. */
 export const statementColumn = (line: "paid" | "returned") => (line === "paid" ? "paidStatement" : "returnedStatement");
+
+/** A schedule whose next run is still `at`: moving it on checks that in the same statement. */
+export const scheduleAt = (s: Schedules, accountId: string, at: number) => and(eq(s.accountId, accountId), eq(s.nextRunAt, at));
+
+/** What a second putSchedule of one account replaces: every column but the key. */
+export const REPLACE_SCHEDULE = {
+  frequency: sql`excluded.frequency`,
+  weekday: sql`excluded.weekday`,
+  time: sql`excluded.time`,
+  minimumKopecks: sql`excluded.minimum_kopecks`,
+  nextRunAt: sql`excluded.next_run_at`,
+  updatedAt: sql`excluded.updated_at`,
+};

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table } from "@payaccept/platform/table";
-import { PAYOUT_STATUSES, type AccountDetails, type PayoutEvent } from "@payaccept/contracts";
+import { PAYOUT_FREQUENCIES, PAYOUT_STATUSES, type AccountDetails, type PayoutEvent } from "@payaccept/contracts";
 
 /**
  * The money-moving payment events this ledger has applied (live SUCCESS and REFUNDED only).
@@ -205,5 +205,26 @@ export const payoutEvents = table(
   (t, x) => [x.uniqueIndex("payout_events_key").on(t.payoutId, t.status), x.index("payout_events_unpublished").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
+/**
+ * Each account's payout schedule (docs/balance.md, "Scheduled payouts"): when the next scheduled
+ * payout is due (epoch ms), found by the scheduler through its index; moving it on and making the
+ * payout are one transaction, so a run is made once whichever replica runs it.
+ */
+export const payoutSchedules = table(
+  "payout_schedules",
+  (k) => ({
+    accountId: k.text("account_id").primaryKey(),
+    frequency: k.text("frequency", { enum: PAYOUT_FREQUENCIES }).notNull(),
+    /** ISO weekday of a weekly schedule (1 Monday … 7 Sunday). */
+    weekday: k.integer("weekday"),
+    /** Moscow time, HH:MM. */
+    time: k.text("time").notNull(),
+    minimumKopecks: k.bigint("minimum_kopecks").notNull(),
+    nextRunAt: k.bigint("next_run_at").notNull(),
+    updatedAt: k.bigint("updated_at").notNull(),
+  }),
+  (t, x) => [x.index("payout_schedules_due").on(t.nextRunAt)],
+);
+
 /** The ledger's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts, paymentOrders, payoutBatches, bankStatements, payoutEvents });
+export const tables = bothEngines({ appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts, paymentOrders, payoutBatches, bankStatements, payoutEvents, payoutSchedules });

@@ -22,7 +22,7 @@ describe("the role table", () => {
   });
 
   test("keys, secrets, payouts, payout details and the team ask for a fresh proof; only actions (POST) can", () => {
-    expect([...SENSITIVE].sort()).toEqual(["details.edit", "keys.issue", "payouts.create", "secret.reveal", "secret.rotate", "team.invite", "team.roles", "team.settings"]);
+    expect([...SENSITIVE].sort()).toEqual(["details.edit", "keys.issue", "payouts.create", "payouts.schedule", "secret.reveal", "secret.rotate", "team.invite", "team.roles", "team.settings"]);
     const fresh = Object.entries(ROUTE_RULES).filter(([, rule]) => "fresh" in rule && rule.fresh);
     expect(fresh.every(([route]) => route.startsWith("POST "))).toBe(true);
     for (const [route, rule] of Object.entries(ROUTE_RULES)) if (rule.who === "member" && SENSITIVE.has(rule.action)) expect({ route, fresh: "fresh" in rule && rule.fresh }).toEqual({ route, fresh: true });

@@ -34,6 +34,8 @@ export const PERMISSIONS = {
   /** The balance and the payouts made. */
   "balance.view": ["owner", "admin", "accountant", "viewer"],
   "payouts.create": RUNS_TEAM,
+  /** The account's payout schedule: when payouts are made without anyone asking. */
+  "payouts.schedule": RUNS_TEAM,
   /** The account's legal and bank details, where payouts go (read; the accountant checks them). */
   "details.view": ["owner", "admin", "accountant", "viewer"],
   /** Entering or changing them: a new payout account holds payouts and mails the owners. */
@@ -57,7 +59,7 @@ export type Action = keyof typeof PERMISSIONS;
  * code, or their password without a second factor): whoever finds an open session must not
  * take keys, secrets or money, nor let themselves into the team.
  */
-export const SENSITIVE: ReadonlySet<Action> = new Set<Action>(["keys.issue", "secret.reveal", "secret.rotate", "payouts.create", "details.edit", "team.invite", "team.roles", "team.settings"]);
+export const SENSITIVE: ReadonlySet<Action> = new Set<Action>(["keys.issue", "secret.reveal", "secret.rotate", "payouts.create", "payouts.schedule", "details.edit", "team.invite", "team.roles", "team.settings"]);
 
 /**
  * Sensitive actions whose proof must be a second factor: where the money goes. A member without
@@ -141,6 +143,7 @@ export const ROUTE_RULES: Record<string, Rule> = {
 
   "GET /balance": member("balance.view"),
   "POST /balance/payouts": member("payouts.create"),
+  "POST /balance/schedule": member("payouts.schedule"),
   "GET /balance/details": member("details.view"),
   "POST /balance/details": member("details.edit"),
 
@@ -159,4 +162,8 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /ops/shops/:shopId/active": OPERATOR,
   "POST /ops/shops/:shopId/methods": OPERATOR,
   "POST /ops/shops/:shopId/tariff": OPERATOR,
+  "GET /ops/payouts": OPERATOR,
+  "POST /ops/payouts/export": OPERATOR,
+  "GET /ops/payouts/batches/:batchId/file": OPERATOR,
+  "POST /ops/payouts/statement": OPERATOR,
 };

@@ -169,6 +169,10 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
       ({ relay }) =>
       (c) =>
         relay(c, rpcs.balance.getPayout, { accountId: shopOf(c).accountId, id: c.req.valid("param").id }),
+    getPayoutSchedule:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.balance.getSchedule, { accountId: shopOf(c).accountId }),
     getBalance:
       ({ relay }) =>
       (c) =>

@@ -1,14 +1,64 @@
-import { accountTail, type AccountDetailsView, type Balance, type Payout } from "@payaccept/contracts";
+import { accountTail, type AccountDetailsView, type Balance, type Payout, type PayoutSchedule, type PayoutScheduleView } from "@payaccept/contracts";
 import { moscowDay, releaseDayOf } from "@payaccept/domain";
-import { formatDay, formatRubles } from "@payaccept/web-ui";
+import { formatDay, formatMoscow, formatRubles, type Lang } from "@payaccept/web-ui";
+import { hundredthsInput } from "../amount-input.ts";
 import type { Loaded } from "../backend.ts";
 import { allows, type Page } from "../page.ts";
-import { Alert, CsrfField, Money, TextField, Unavailable } from "./components.tsx";
+import { Alert, CsrfField, Money, SelectField, TextField, Unavailable } from "./components.tsx";
 import { DetailsSummary } from "./details-page.tsx";
 import { Layout } from "./layout.tsx";
 import { MoneyMoves, type MoneyMove } from "./money-moves.tsx";
 
 export type PayoutForm = { amount: string; idempotencyKey: string; errors: string[] };
+/** The schedule's form as typed: off, daily or weekly; the weekday (1–7), a Moscow time and the minimum in rubles. */
+export type ScheduleForm = { mode: string; weekday: string; time: string; minimum: string; errors: string[] };
+
+/** The form filled with the schedule in force (or off). */
+export const scheduleFormOf = (s: PayoutSchedule | null, lang: Lang): ScheduleForm => ({
+  mode: s?.frequency ?? "off",
+  weekday: String(s?.weekday ?? 5),
+  time: s?.time ?? "10:00",
+  minimum: s ? hundredthsInput(s.minimumKopecks, lang) : "0",
+  errors: [],
+});
+
+/** The schedule in words, and the next payout's date. */
+function ScheduleText(props: { page: Page; view: PayoutScheduleView }) {
+  const { page, view } = props;
+  const { t } = page;
+  const s = view.schedule;
+  if (!s) return <p class="schedule">{t.scheduleOff}</p>;
+  return (
+    <>
+      <p class="schedule">{t.scheduleText(s.weekday === null ? t.everyDay : t.everyWeekday[s.weekday - 1]!, s.time, formatRubles(s.minimumKopecks, page.lang))}</p>
+      {view.nextPayoutAt ? <p class="next-payout">{t.nextPayout(`${formatMoscow(view.nextPayoutAt, page.lang)}\u00A0${t.msk}`)}</p> : null}
+    </>
+  );
+}
+
+function Schedule(props: { page: Page; view: Loaded<PayoutScheduleView>; form: ScheduleForm }) {
+  const { page, form } = props;
+  const { t } = page;
+  return (
+    <section class="card" aria-labelledby="schedule-title">
+      <h2 id="schedule-title">{t.scheduleTitle}</h2>
+      {props.view.ok ? <ScheduleText page={page} view={props.view.value} /> : <Unavailable page={page} service={props.view.service} />}
+      {allows(page, "payouts.schedule") ? (
+        <form method="post" action="/balance/schedule" class="stack">
+          <CsrfField page={page} />
+          {form.errors.length ? <Alert kind="error" title={t.actionRefused} items={form.errors} /> : null}
+          <SelectField name="mode" label={t.scheduleMode} value={form.mode} options={[["off", t.scheduleModes.off], ["daily", t.scheduleModes.daily], ["weekly", t.scheduleModes.weekly]]} />
+          <SelectField name="weekday" label={t.scheduleWeekday} value={form.weekday} options={t.weekdays.map((d, i): [string, string] => [String(i + 1), d])} />
+          <TextField name="time" label={t.scheduleTime} value={form.time} hint={t.scheduleTimeHint} maxlength={5} />
+          <TextField name="minimum" label={t.scheduleMinimum} value={form.minimum} hint={t.scheduleMinimumHint} inputmode="decimal" maxlength={20} />
+          <button type="submit" class="button primary">
+            {t.scheduleSave}
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
 
 function Figures(props: { page: Page; balance: Balance; now: number }) {
   const { page, balance } = props;
@@ -65,6 +115,8 @@ export function BalancePage(props: {
   balance: Loaded<Balance>;
   payouts: Loaded<Payout[]>;
   details: Loaded<AccountDetailsView>;
+  schedule: Loaded<PayoutScheduleView>;
+  scheduleForm: ScheduleForm;
   form: PayoutForm;
   notice?: string;
   now: number;
@@ -109,6 +161,7 @@ export function BalancePage(props: {
         </form>
       </section>
       ) : null}
+      <Schedule page={page} view={props.schedule} form={props.scheduleForm} />
       <section class="card">
         <h2>{t.payoutsTitle}</h2>
         {props.payouts.ok ? <Payouts page={page} payouts={props.payouts.value} /> : <Unavailable page={page} service={props.payouts.service} />}
