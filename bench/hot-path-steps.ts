@@ -16,9 +16,8 @@ import pino from "pino";
 import { SlidingWindowLimiter } from "../services/gateway/src/http/rate-limiter.ts";
 import { canonicalJson } from "../services/gateway/src/idempotency/middleware.ts";
 import { toPayment } from "../services/payments/src/domain/views.ts";
-import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
+import { createPaymentsRepo, openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import type { NewPayment } from "../services/payments/src/store/payments-store.ts";
-import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 
 const iterations = Number(process.argv[2] ?? 200_000);
 

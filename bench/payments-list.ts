@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ListPaymentsQuery, PAYMENT_STATUSES, type PaymentStatus } from "@payaccept/contracts";
-import { createPaymentsRepo } from "../services/payments/src/store/payments-repo.ts";
-import { openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
+import { createPaymentsRepo, openPaymentsFile } from "../services/payments/src/store/payments-store.sqlite.ts";
 import { quantile, sampleMs } from "./lib/stats.ts";
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);

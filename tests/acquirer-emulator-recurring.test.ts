@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ProviderSavedMethod, ProviderSession, ProviderSessionState } from "@payaccept/contracts";
 import { AcquirerClient, CallbackReceiver } from "./acquirer-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Real processes take longer than bun's 5 s default; bounded all the same.
 setDefaultTimeout(60_000);
@@ -22,7 +22,7 @@ beforeAll(async () => {
   receiver = new CallbackReceiver();
   stack = await Stack.start({ services: ["acquirer-emulator"], env: { ACQUIRER_CALLBACK_RETRY_BASE: "50ms", ACQUIRER_CALLBACK_RETRY_CAP: "200ms" } });
   acq = new AcquirerClient(stack);
-});
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
   receiver?.stop();
@@ -293,7 +293,7 @@ describe("the acquirer's own hold deadline", () => {
   let short: Stack;
   beforeAll(async () => {
     short = await Stack.start({ services: ["acquirer-emulator"], env: { ACQUIRER_HOLD_TTL: "1s", ACQUIRER_CALLBACK_RETRY_BASE: "50ms", ACQUIRER_CALLBACK_RETRY_CAP: "200ms" } });
-  });
+  }, STACK_START_MS);
   afterAll(() => short?.stop());
 
   test("a hold nobody captures is voided at the deadline with a VOIDED callback; a capture after it is refused", async () => {

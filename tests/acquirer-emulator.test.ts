@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ProviderCallback, ProviderRefund, ProviderSession } from "@payaccept/contracts";
 import { AcquirerClient, CallbackReceiver, signatureOf, type Received } from "./acquirer-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Real processes (and a real browser) take longer than bun's 5 s default; bounded all the same.
 setDefaultTimeout(60_000);
@@ -27,7 +27,7 @@ beforeAll(async () => {
   client = new AcquirerClient(stack);
   acquirer = client.base;
   publicOrigin = client.publicOrigin;
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   await stack?.stop();

@@ -2,11 +2,10 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BACKED_UP_STORES, BackupManifest, rpcs, type BackedUpService } from "@payaccept/contracts";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { MerchantLoad, net, PAYOUT, type Order } from "./money-load-fixtures.ts";
-import { pairKey, receivedPairs, UNLIMITED_RATES } from "./replica-fixtures.ts";
+import type { Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { eventually, type ShopCreated, type Stack, STACK_START_MS } from "./harness/stack.ts";
+import { MerchantLoad, net, PAYOUT, type Order, startMoneyStack, type MoneyStack } from "./money-load-fixtures.ts";
+import { pairKey, receivedPairs } from "./replica-fixtures.ts";
 
 /**
  * A stack restored from a backup taken in the middle of the load (docs/operations-database.md,
@@ -28,22 +27,14 @@ let receiver: Receiver;
 let shop: ShopCreated;
 let load: MerchantLoad;
 
-beforeAll(async () => {
-  stack = await Stack.start({
-    services: ["directory", "gateway", "payments", "balance", "webhook-dispatcher", "acquirer-emulator"],
-    env: { ...UNLIMITED_RATES, BALANCE_ACK_WAIT: "2s", WEBHOOK_INTAKE_ACK_WAIT: "3s", REFUND_RETRY_MS: "500", OUTBOX_SWEEP_MS: "500" },
-  });
-  receiver = startReceiver();
-  shop = await stack.createShop({ name: "Restored shop", methods: ["SBP"], webhookUrl: receiver.url });
-  await (await BalanceFeed.open(stack)).fund(shop.accountId, FUNDED);
-  await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
-  load = new MerchantLoad(stack, shop);
-});
+let money: MoneyStack;
 
-afterAll(async () => {
-  receiver?.stop();
-  await stack?.stop();
-});
+beforeAll(async () => {
+  money = await startMoneyStack("Restored shop", FUNDED, {});
+  ({ stack, receiver, shop, load } = money);
+}, STACK_START_MS);
+
+afterAll(() => money?.stop());
 
 async function admin(args: string[]): Promise<unknown> {
   const { stdout, stderr, code } = await stack.admin([...args, "--json"]);

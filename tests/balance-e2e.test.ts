@@ -3,7 +3,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { Balance, PAYMENTS_STREAM, paymentEventSubject, Refund, rpcs } from "@payaccept/contracts";
 import { BalanceFeed } from "./balance-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 /**
  * Real money through every piece: a live SBP payment paid in the acquirer emulator's bank app,
@@ -20,7 +20,7 @@ describe.each(ENGINES)("money end to end on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance", "gateway"], postgres: engine === "postgres" });
     feed = await BalanceFeed.open(stack);
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   /** The buyer presses Pay in the emulator's bank app (a form post with the page's token, from its origin). */

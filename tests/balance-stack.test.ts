@@ -7,7 +7,7 @@ import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { ENGINES, holdOf, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
 import { call } from "@payaccept/platform";
 import { BalanceFeed, justNow, longAgo, newAccount, payableAccount } from "./balance-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 /**
  * The balance service as a real process behind a real nats-server, fed exactly as payments feeds
@@ -30,7 +30,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     // ack wait: the crash tests wait for what the killed process held to be delivered again.
     stack = await Stack.start({ services: ["balance", "directory"], env: { HOLD_HOUR: "12", BALANCE_ACK_WAIT: "2s" }, postgres: engine === "postgres" });
     feed = await BalanceFeed.open(stack);
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   const balanceOf = (accountId: string) => feed.balanceOf(accountId);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { sha256Hex } from "@payaccept/platform";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { ENGINES } from "./harness/engines.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test drives a real dashboard process; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -11,7 +11,7 @@ let stack: Stack;
 describe.each(ENGINES)("the dashboard on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1" }, postgres: engine === "postgres" });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   describe("sign-up and sign-in", () => {

@@ -5,7 +5,7 @@ import { formatRubles } from "@payaccept/web-ui";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 import { BalanceFeed, enterPayoutDetails, justNow } from "./balance-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -32,7 +32,7 @@ beforeAll(async () => {
   await feed.fund(accountId, 150_000);
   await feed.publish(paymentEvent({ accountId, shopId: shop.shopId, paidAt: justNow(), amountKopecks: 40_000, commissionKopecks: 280 }));
   await feed.consumed();
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 describe("balance", () => {

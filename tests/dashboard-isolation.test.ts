@@ -4,7 +4,7 @@ import { rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -45,7 +45,7 @@ beforeAll(async () => {
   intruder = DashboardClient.of(stack);
   await intruder.signUp(uniqueEmail("intruder"));
   b = await intruder.createShop("Intruder's shop");
-});
+}, STACK_START_MS);
 afterAll(async () => {
   receiver?.stop();
   await stack?.stop();

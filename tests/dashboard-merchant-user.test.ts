@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { DomainError, rpcs } from "@payaccept/contracts";
 import { DashboardClient } from "./dashboard-client.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "dashboard"] });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const createMerchant = (req: { email: string; password: string; accountId: string }) =>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Kvm, type KV } from "@nats-io/kv";
 import { shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // One real stack for the file; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -20,7 +20,7 @@ const shopInKv = async (shopId: string) => ShopRecord.parse((await kv.get(shopKv
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "dashboard", "gateway", "balance"], env: { TRUSTED_PROXIES: "127.0.0.1" } });
   kv = await new Kvm(stack.nc).open("directory");
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 describe("operators are made with the admin CLI", () => {
@@ -55,7 +55,7 @@ describe("the operator pages", () => {
     operator = DashboardClient.of(stack);
     const signedIn = await operator.signIn(operatorEmail, OPERATOR_PASSWORD);
     expect(signedIn.location).toBe("/ops/shops");
-  });
+  }, STACK_START_MS);
 
   test("list every shop of every account with its owner; operators have no merchant pages", async () => {
     const other = DashboardClient.of(stack);
@@ -100,6 +100,23 @@ describe("the operator pages", () => {
       tariff: { SBP: { percentBp: 150, fixedKopecks: 1000, minKopecks: 2000 }, CARD: { percentBp: 275, fixedKopecks: 0, minKopecks: 0 } },
     });
     expect(text((await merchant.get(`/shops/${shop.shopId}`)).html)).toContain("Карта: 2,75\u00a0%");
+  });
+
+  test("a live shop's acquirers per method are chosen in failover order and published; a sandbox shop takes none", async () => {
+    const page = `/ops/shops/${shop.shopId}`;
+    expect((await operator.submit(page, `${page}/connectors`, { "CARD.1": "tbank", "CARD.2": "emulator", "CARD.3": "", "SBP.1": "", "SBP.2": "", "SBP.3": "" })).status).toBe(303);
+    expect((await shopInKv(shop.shopId)).connectors).toEqual({ CARD: ["tbank", "emulator"] });
+    const twice = await operator.submit(page, `${page}/connectors`, { "CARD.1": "tbank", "CARD.2": "tbank" });
+    expect(twice.status).toBe(400);
+    expect(text(twice.html)).toContain("Один эквайер указан для способа дважды.");
+    expect((await operator.submit(page, `${page}/connectors`, {})).status).toBe(303);
+    expect((await shopInKv(shop.shopId)).connectors).toBeUndefined();
+
+    const sandbox = await merchant.createShop("Operated sandbox", "sandbox");
+    expect(text((await operator.get(`/ops/shops/${sandbox.shopId}`)).html)).toContain("Платежи тестового магазина не доходят до банка");
+    // This stack runs no payments service: the acquirers' page says their state is unknown rather than failing.
+    const health = await operator.get("/ops/connectors");
+    expect([health.status, text(health.html)]).toEqual([200, expect.stringContaining("Сервис платежей сейчас не отвечает")]);
   });
 
   test("operator forms need the CSRF token like every other", async () => {

@@ -5,7 +5,7 @@ import { startReceiver, type Receiver } from "../services/webhook-dispatcher/tes
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 /**
  * The merchant's payments pages over the real services, once with every store on SQLite and once
@@ -26,7 +26,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
     receiver = startReceiver();
     merchant = DashboardClient.of(stack);
     await merchant.signUp(uniqueEmail("payments"));
-  });
+  }, STACK_START_MS);
   afterAll(async () => {
     receiver?.stop();
     await stack?.stop();
@@ -61,7 +61,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
       shop = await merchant.createShop("Paged shop");
       payments = await createMany(shop.apiKey, 55, (i) => `list-${String(i).padStart(3, "0")}`);
       for (const p of payments.slice(0, 3)) await cancelPayment(stack, shop.apiKey, p.id);
-    });
+    }, STACK_START_MS);
 
     /** The order numbers of a list page, top to bottom. */
     const orders = (html: string) => [...html.matchAll(/\/payments\/[0-9a-f-]{36}">([^<]+)<\/a>/g)].map((m) => m[1]);
@@ -128,7 +128,7 @@ describe.each(ENGINES)("the dashboard's payments pages with payments on %s", (en
     beforeAll(async () => {
       shop = await merchant.createShop("Detail shop");
       await merchant.submit(`/shops/${shop.shopId}/webhook`, `/shops/${shop.shopId}/webhook/url`, { webhookUrl: receiver.url });
-    });
+    }, STACK_START_MS);
 
     test("its page shows every field of the spec's Payment", async () => {
       const payment = await createPayment(stack, shop.apiKey, {

@@ -4,7 +4,7 @@ import { DomainError, rpcs } from "@payaccept/contracts";
 import { ROOT } from "../infra/launcher/services.ts";
 import { apiKeyIn, DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { ENGINES } from "./harness/engines.ts";
-import { Stack, TEST_CSRF_SECRET } from "./harness/stack.ts";
+import { Stack, TEST_CSRF_SECRET, STACK_START_MS } from "./harness/stack.ts";
 import { Rotation } from "./replica-fixtures.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -27,7 +27,7 @@ describe.each(ENGINES)("two dashboard replicas on %s", (engine) => {
     });
     const second = await stack.addReplica("dashboard");
     rotation = new Rotation([stack.url("dashboard"), second.url]);
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   const person = (address?: string) => new DashboardClient(stack.url("dashboard"), address, rotation.fetch);

@@ -6,7 +6,7 @@ import { startReceiver, type Receiver } from "../services/webhook-dispatcher/tes
 import { cancelPayment, createPayment } from "./browser/shop-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Real stacks: the Webhook tab's writes (directory, deliveries) on both engines; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -31,7 +31,7 @@ describe.each(ENGINES)("Webhook tab on a stack whose receivers run on loopback, 
     await merchant.signUp(uniqueEmail("hooks"));
     shop = await merchant.createShop("Hooked shop");
     tab = `/shops/${shop.shopId}/webhook`;
-  });
+  }, STACK_START_MS);
   afterAll(async () => {
     receiver?.stop();
     await stack?.stop();
@@ -203,7 +203,7 @@ describe("Webhook URL rules (private addresses not allowed)", () => {
     stack = await Stack.start({ services: ["directory", "dashboard"], env: { TRUSTED_PROXIES: "127.0.0.1", WEBHOOK_ALLOW_PRIVATE: "0" } });
     merchant = DashboardClient.of(stack);
     await merchant.signUp(uniqueEmail("rules"));
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   test("a live shop needs a public https address; every problem is listed next to the field, in Russian", async () => {

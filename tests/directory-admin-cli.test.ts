@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { Kvm, type KV } from "@nats-io/kv";
 import { apiKeyKvKey, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -12,7 +12,7 @@ let kv: KV;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory"] });
   kv = await new Kvm(stack.nc).open("directory");
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const admin = (...args: string[]) => stack.admin(args);

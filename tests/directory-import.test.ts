@@ -8,7 +8,7 @@ import { openStore, randomToken, sha256Hex, sqliteTables } from "@payaccept/plat
 import { issueApiKey } from "../services/directory/src/credentials.ts";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { DashboardClient, text } from "./dashboard-client.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(90_000);
 
@@ -67,7 +67,7 @@ beforeAll(async () => {
   // The new release starts on the old data: the dashboard first (its migration must keep the old tables).
   await stack.addReplica("dashboard");
   directory = await stack.addReplica("directory");
-});
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -129,7 +129,7 @@ describe("moving to PostgreSQL", () => {
     pgStack = await Stack.start({ services: ["gateway"], postgres: true, env: { DIRECTORY_IMPORT_FROM: legacyFile, DASHBOARD_IMPORT_FROM: legacyFile } });
     await pgStack.addReplica("directory");
     await pgStack.addReplica("dashboard");
-  });
+  }, STACK_START_MS);
   afterAll(() => pgStack?.stop());
 
   test("shops, keys, users and sessions come over once; the old key works and the merchant stays signed in", async () => {

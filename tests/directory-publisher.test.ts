@@ -7,7 +7,7 @@ import { openDirectoryStore } from "../services/directory/src/store/open-directo
 import type { DirectoryStore } from "../services/directory/src/store/directory-store.ts";
 import type { ShopRow } from "../services/directory/src/store/schema.ts";
 import { ENGINES, storesPerFile } from "./harness/engines.ts";
-import { Stack, testLog } from "./harness/stack.ts";
+import { Stack, testLog, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
@@ -21,7 +21,7 @@ const stores = storesPerFile();
 beforeAll(async () => {
   stack = await Stack.start({ services: [] });
   bucket = await openDirectoryBucket(stack.nc);
-});
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
 });
@@ -40,6 +40,7 @@ const shopRow = (id: string, name: string): ShopRow => ({
   failUrl: null,
   receipts: null,
   savedMethodConsent: null,
+  connectors: null,
   retiringSecret: null,
   retiringSecretExpiresAt: null,
   createdAt: 1,
@@ -72,7 +73,7 @@ describe.each(ENGINES)("over the directory's store (%s)", (engine) => {
   let store: DirectoryStore;
   beforeAll(async () => {
     store = await openDirectoryStore(await stores.next(engine, "directory.db"));
-  });
+  }, STACK_START_MS);
   afterAll(() => store?.close());
 
   test("a replica that read the store before another's change does not publish over it", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Kvm } from "@nats-io/kv";
 import { apiKeyKvKey, rpcs, shopKvKey } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory"] });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const entry = async (key: string) => {

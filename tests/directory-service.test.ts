@@ -4,7 +4,7 @@ import { apiKeyKvKey, rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { ENGINES } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -20,7 +20,7 @@ describe.each(ENGINES)("on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments", "gateway"], postgres: engine === "postgres" });
     kv = await new Kvm(stack.nc).open("directory");
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   /** A body that fails validation: a 400 proves the key was accepted. */
@@ -54,7 +54,7 @@ describe.each(ENGINES)("on %s", (engine) => {
     let second: ServiceProcess;
     beforeAll(async () => {
       second = await stack.addReplica("directory");
-    });
+    }, STACK_START_MS);
 
     const handled = async (url: string, subject: string) => {
       const text = await (await fetch(`${url}/metrics`)).text();

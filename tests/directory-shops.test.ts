@@ -3,7 +3,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { apiKeyKvKey, DEFAULT_TARIFF, DomainError, rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
 import { ENGINES } from "./harness/engines.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -15,7 +15,7 @@ describe.each(ENGINES)("the directory on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory"], env: { WEBHOOK_ALLOW_PRIVATE: "0" }, postgres: engine === "postgres" });
     kv = await new Kvm(stack.nc).open("directory");
-  });
+  }, STACK_START_MS);
   afterAll(() => stack.stop());
 
   const shopInKv = async (shopId: string) => {

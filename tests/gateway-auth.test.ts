@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -8,7 +8,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "gateway"] });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const UNAUTHORIZED = { statusCode: 401, message: "missing or invalid API key", error: "Unauthorized", code: "API_KEY_INVALID", params: {} };
@@ -25,7 +25,7 @@ describe("X-Api-Key", () => {
   let shop: ShopCreated;
   beforeAll(async () => {
     shop = await stack.createShop();
-  });
+  }, STACK_START_MS);
 
   test("a valid key passes", async () => {
     expect((await createWith(shop.apiKey)).status).toBe(400);

@@ -2,14 +2,14 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(90_000);
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments", "gateway"] });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const list = (key: string) => stack.api(key, "/v1/payments").then((r) => r.status);

@@ -5,7 +5,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { ErrorBody, IDEMPOTENCY_BUCKET, IdempotencyRecord, operations, Payment, Refund, rpcs } from "@payaccept/contracts";
 import type { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
 import { bucketKey, canonicalJson, requestFingerprint } from "../services/gateway/src/idempotency/middleware.ts";
 
@@ -28,7 +28,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
     stack = await Stack.start({ services: ["directory", "payments", "gateway"], postgres: engine === "postgres" });
     shop = await stack.createShop({ name: "Idempotent shop", sandbox: true });
     bucket = await new Kvm(stack.nc).open(IDEMPOTENCY_BUCKET);
-  });
+  }, STACK_START_MS);
   afterAll(() => stack.stop());
 
   let n = 0;
@@ -312,7 +312,7 @@ describe.each(ENGINES)("Idempotency-Key with payments on %s", (engine) => {
     let replica: ServiceProcess;
     beforeAll(async () => {
       replica = await stack.addReplica("gateway");
-    });
+    }, STACK_START_MS);
 
     test("a key recorded by one replica is replayed by the other, also after both restart", async () => {
       const key = newKey();

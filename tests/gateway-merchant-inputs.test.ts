@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody, Payment, PaymentListPage } from "@payaccept/contracts";
 import { ENGINES } from "./harness/engines.ts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
@@ -18,7 +18,7 @@ describe.each(ENGINES)("merchant inputs with payments on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments", "balance", "gateway"], postgres: engine === "postgres" });
     shop = await stack.createShop({ name: "Inputs shop", sandbox: true });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack.stop());
 
   let n = 0;

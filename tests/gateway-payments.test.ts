@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Balance, ErrorBody, Payment, PaymentListPage, rpcs } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -12,7 +12,7 @@ beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments", "balance", "gateway"] });
   shop = await stack.createShop({ name: "Gateway shop", sandbox: true });
   other = await stack.createShop({ name: "Other shop" });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 let n = 0;

@@ -18,7 +18,7 @@ import {
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { eventsOf, paidSandbox, refundEventsOf } from "./payments-fixtures.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(90_000);
@@ -35,7 +35,7 @@ beforeAll(async () => {
   shop = await stack.createShop({ name: "Payout shop", sandbox: true, webhookUrl: receiver.url });
   other = await stack.createShop({ name: "Other shop", sandbox: true, webhookUrl: receiver.url });
   await Promise.all([enterPayoutDetails(stack, shop.accountId), enterPayoutDetails(stack, other.accountId)]);
-});
+}, STACK_START_MS);
 afterAll(async () => {
   receiver?.stop();
   await stack?.stop();
@@ -167,7 +167,7 @@ describe("webhook deliveries", () => {
       const { items } = await json(await request(shop.apiKey, "GET", `/v1/payments/${created.id}/webhooks`), 200, WebhookDeliveryList);
       return items.find((d) => d.result === "delivered");
     });
-  });
+  }, STACK_START_MS);
 
   test("a payment's deliveries come with their attempts; another shop's payment is a 404", async () => {
     expect(delivery).toMatchObject({ paymentId: canceled.id, status: "CANCELED", attemptCount: 1, attempts: [{ series: 1, attempt: 1, httpStatus: 200 }] });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { ROOT } from "../infra/launcher/services.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { Rotation } from "./replica-fixtures.ts";
 
 setDefaultTimeout(60_000);
@@ -23,7 +23,7 @@ beforeAll(async () => {
   });
   const second = await stack.addReplica("gateway");
   rotation = new Rotation([stack.service("gateway").url, second.url]);
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 let nextIp = 1;
@@ -46,7 +46,7 @@ describe("rate limits over two gateway replicas (GATEWAY_REPLICAS=2)", () => {
     shop = await stack.createShop();
     // Both replicas know the key before counting starts (a 503 from each: authenticated, no payments service).
     await eventually(async () => (await through(2, freshIp(), shop.apiKey, "/v1/payments")).every((r) => r.status === 503));
-  });
+  }, STACK_START_MS);
 
   test("per key and method: the client gets exactly its total of 10 a minute, spread over both", async () => {
     const responses = await through(14, freshIp(), shop.apiKey, `/v1/payments/${Bun.randomUUIDv7()}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody, rpcs } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -17,7 +17,7 @@ beforeAll(async () => {
     services: ["directory", "gateway"],
     env: { RATE_LIMIT_PER_METHOD: "3", RATE_LIMIT_BALANCE: "2", RATE_LIMIT_PER_IP: "8", TRUSTED_PROXIES: "127.0.0.1/32, ::1" },
   });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 let nextIp = 1;
@@ -54,7 +54,7 @@ describe("per key and API method (600/min in production)", () => {
   let shop: ShopCreated;
   beforeAll(async () => {
     shop = await stack.createShop();
-  });
+  }, STACK_START_MS);
 
   test("the fourth call of one method is refused; headers count down; other methods and keys are separate", async () => {
     const ip = freshIp();
@@ -149,7 +149,7 @@ describe("without trusted proxies", () => {
   let direct: Stack;
   beforeAll(async () => {
     direct = await Stack.start({ services: ["directory", "gateway"], env: { RATE_LIMIT_PER_IP: "3" } });
-  });
+  }, STACK_START_MS);
   afterAll(() => direct.stop());
 
   test("X-Forwarded-For is ignored and the connection's address is counted", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 /**
  * The merchant API's answers, byte for byte, against a set recorded before the hot path was made
@@ -22,7 +22,7 @@ let shop: ShopCreated;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments", "balance", "gateway"] });
   shop = await stack.createShop({ name: "Recorded shop", sandbox: true });
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;

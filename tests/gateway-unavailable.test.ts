@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -10,7 +10,7 @@ let shop: ShopCreated;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments", "gateway"], env: { NATS_REQUEST_TIMEOUT_MS: "1000" } });
   shop = await stack.createShop();
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 /** Aborted after 10 s: a hang fails the test instead of stalling it. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ErrorBody } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
 // Each test starts real processes; bunfig's [test] timeout is not applied by this Bun.
 setDefaultTimeout(60_000);
@@ -14,7 +14,7 @@ let shop: ShopCreated;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "gateway"] });
   shop = await stack.createShop();
-});
+}, STACK_START_MS);
 afterAll(() => stack.stop());
 
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>

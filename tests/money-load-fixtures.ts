@@ -1,6 +1,10 @@
 import { rpcs, type Payment } from "@payaccept/contracts";
-import { eventually, type ShopCreated, type Stack } from "./harness/stack.ts";
+import type { ServiceName } from "../infra/launcher/services.ts";
+import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
+import { eventually, Stack, type ShopCreated, type StackOptions } from "./harness/stack.ts";
 import { BankApp } from "./payments-fixtures.ts";
+import { UNLIMITED_RATES } from "./replica-fixtures.ts";
 
 /**
  * Shared by tests/postgres-failover.test.ts and tests/backup-restore.test.ts: a merchant's money
@@ -93,3 +97,37 @@ export class MerchantLoad {
 
 /** A payment's net receipt in the ledger: its amount less the commission (docs/balance.md). */
 export const net = (p: Payment) => p.amountKopecks - p.commissionKopecks;
+
+/** The services a merchant's money goes through: the API, payments and the bank, the balance, webhooks. */
+export const MONEY_SERVICES: ServiceName[] = ["directory", "gateway", "payments", "balance", "webhook-dispatcher", "acquirer-emulator"];
+
+export type MoneyStack = { stack: Stack; receiver: Receiver; shop: ShopCreated; load: MerchantLoad; stop: () => Promise<void> };
+
+/**
+ * A stack of MONEY_SERVICES with short redelivery and sweep timers (the breakage under test makes
+ * them wait on those), one live SBP shop funded with `funded` kopecks whose webhooks go to a real
+ * receiver and its payout details entered, and the merchant load on it, once the gateway knows the shop.
+ */
+export async function startMoneyStack(shopName: string, funded: number, opts: StackOptions = {}): Promise<MoneyStack> {
+  const stack = await Stack.start({
+    services: MONEY_SERVICES,
+    ...opts,
+    env: { ...UNLIMITED_RATES, BALANCE_ACK_WAIT: "2s", WEBHOOK_INTAKE_ACK_WAIT: "3s", REFUND_RETRY_MS: "500", OUTBOX_SWEEP_MS: "500", ...opts.env },
+  });
+  const receiver = startReceiver();
+  const shop = await stack.createShop({ name: shopName, methods: ["SBP"], webhookUrl: receiver.url });
+  await (await BalanceFeed.open(stack)).fund(shop.accountId, funded);
+  // The last release's directory keeps no payout details: the rolling upgrade enters them once it is upgraded.
+  if (!opts.executable) await enterPayoutDetails(stack, shop.accountId);
+  await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
+  return {
+    stack,
+    receiver,
+    shop,
+    load: new MerchantLoad(stack, shop),
+    stop: async () => {
+      receiver.stop();
+      await stack.stop();
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { OpenAPIObject, OperationObject, ResponseObject } from "openapi3-ts/oas31";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   const res = await stack.api(null, "/openapi.json", { signal: AbortSignal.timeout(10_000) });
   expect(res.status).toBe(200);
   doc = (await res.json()) as OpenAPIObject;
-});
+}, STACK_START_MS);
 afterAll(async () => {
   await stack?.stop();
 });

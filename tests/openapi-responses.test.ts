@@ -17,7 +17,7 @@ import {
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { documentFor, documentValidator } from "./openapi-validate.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
 
@@ -38,7 +38,7 @@ beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "gateway", "payments", "balance", "webhook-dispatcher"], env: { RATE_LIMIT_BALANCE: "2" } });
   receiver = startReceiver(() => new Response("ok"));
   shop = await stack.createShop({ name: "OpenAPI shop", sandbox: true, webhookUrl: receiver.url });
-});
+}, STACK_START_MS);
 afterAll(async () => {
   receiver?.stop();
   await stack?.stop();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, PaymentMethodList, Refund, RefundList, rpcs, SavedPaymentMethod } from "@payaccept/contracts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
 setDefaultTimeout(60_000);
@@ -11,7 +11,7 @@ let shop: TestShop;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "payments"] });
   shop = await createShop(stack, { sandbox: true });
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 const admin = (...args: string[]) => stack.admin(args);

@@ -4,7 +4,7 @@ import { Payment, Refund, rpcs, type Rpc, type RpcReply, type RpcRequest } from 
 import { CALL_ID_HEADER, DEADLINE_HEADER, decodeJson, encodeJson } from "@payaccept/platform";
 import type { z } from "zod";
 import { ENGINES } from "./harness/engines.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createShop, newOrderId, paidSandbox, type TestShop } from "./payments-fixtures.ts";
 
 setDefaultTimeout(60_000);
@@ -24,7 +24,7 @@ describe.each(ENGINES)("copies of one call to payments on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments"], postgres: engine === "postgres" });
     shop = await createShop(stack, { sandbox: true });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   /** The replies to `copies` requests that share one call id, sent together. */

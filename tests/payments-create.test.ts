@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Payment, PaymentExtras, rpcs } from "@payaccept/contracts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createPayment, createShop, failure, newOrderId, type TestShop } from "./payments-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
 
@@ -15,7 +15,7 @@ describe.each(ENGINES)("payments create and reads on %s", (engine) => {
     stack = await Stack.start({ services: ["directory", "payments"], postgres: engine === "postgres" });
     shop = await createShop(stack, { sandbox: true });
     other = await createShop(stack, { sandbox: false, methods: ["SBP"] });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   describe("create", () => {

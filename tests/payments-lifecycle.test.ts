@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { CheckoutView, paymentEventId, paymentEventSubject, rpcs } from "@payaccept/contracts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createPayment, createShop, eventsOf, failure, type TestShop } from "./payments-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
 
@@ -13,7 +13,7 @@ describe.each(ENGINES)("payments lifecycle on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments"], postgres: engine === "postgres" });
     sandbox = await createShop(stack, { sandbox: true, successUrl: "https://shop.example/thanks", failUrl: "https://shop.example/sorry" });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   const cancel = (id: string, shopId = sandbox.shopId) => stack.call(rpcs.payments.cancel, { shopId, id });

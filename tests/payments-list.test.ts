@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs, type Payment, type PaymentStatus } from "@payaccept/contracts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createPayment, createShop, failure, listPage, type TestShop } from "./payments-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
 
@@ -35,7 +35,7 @@ describe.each(ENGINES)("payments list and export on %s", (engine) => {
       }
     }
     all = await current();
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   describe("list", () => {

@@ -6,7 +6,7 @@ import { SQL } from "bun";
 import { jetstream } from "@nats-io/jetstream";
 import { paymentEventId, paymentEventSubject, rpcs, type Payment } from "@payaccept/contracts";
 import { ENGINES } from "./harness/engines.ts";
-import { eventually, READY_WAIT_MS, Stack } from "./harness/stack.ts";
+import { eventually, READY_WAIT_MS, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { ServiceProcess } from "../infra/launcher/supervisor.ts";
 import { createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
@@ -25,7 +25,7 @@ describe.each(ENGINES)("the outbox across a crash on %s", (engine) => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["directory", "payments"], env: { OUTBOX_RELAY_DELAY_MS: "1h" }, postgres: engine === "postgres" });
     shop = await createShop(stack, { sandbox: true });
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   const afterCrashLog = () => join(stack.dataDir, "logs", "payments-after-crash.log");

@@ -3,7 +3,7 @@ import { DEV_ACQUIRER_CALLBACK_SECRET, ErrorBody, rpcs, rublesAndKopecks, type P
 import { hmacSha256Hex } from "@payaccept/platform";
 import { formatRubles } from "@payaccept/web-ui";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 import { enterPayoutDetails } from "./balance-fixtures.ts";
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
   live = await createShop(stack, { sandbox: false });
   await enterPayoutDetails(stack, live.accountId);
   bank = new BankApp(stack);
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 const get = (id: string, shopId = live.shopId) => stack.call(rpcs.payments.get, { shopId, id });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { ErrorBody, Refund, RefundList, rpcs, WebhookBody } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
 import { ENGINES, sqliteRunOnly } from "./harness/engines.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { createShop, eventsOf, failure, paidSandbox, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
 
 /**
@@ -23,7 +23,7 @@ describe.each(ENGINES)("refunds on %s", (engine) => {
     receiver = startReceiver();
     shop = await createShop(stack, { sandbox: true });
     await stack.call(rpcs.directory.updateShop, { shopId: shop.shopId, webhookUrl: receiver.url });
-  });
+  }, STACK_START_MS);
   afterAll(async () => {
     receiver?.stop();
     await stack?.stop();

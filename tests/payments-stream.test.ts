@@ -2,14 +2,14 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, refundEventSubject } from "@payaccept/contracts";
 import { ensurePaymentsStream } from "@payaccept/platform";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: [] });
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 test("a PAYMENTS stream made before refund events gains their subject at the next start, keeping its messages", async () => {

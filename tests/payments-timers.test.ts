@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, type TestShop } from "./payments-fixtures.ts";
 
 /**
@@ -21,7 +21,7 @@ beforeAll(async () => {
     env: { CREATED_TTL: `${TTL_MS}ms`, PENDING_TTL: `${PENDING_TTL_MS}ms`, TIMER_SWEEP_MS: "100" },
   });
   shop = await createShop(stack, { sandbox: true });
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 const get = (id: string) => stack.call(rpcs.payments.get, { shopId: shop.shopId, id });

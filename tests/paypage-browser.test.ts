@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
 import { scanQr } from "./browser/qr.ts";
 import { cancelPayment, createPayment, statusOf } from "./browser/shop-fixtures.ts";
@@ -26,7 +26,7 @@ beforeAll(async () => {
   [stack, browser] = await Promise.all([Stack.start(), launchBrowser()]);
   sandbox = await stack.createShop({ name: "Кофейня «Зерно»", sandbox: true, methods: ["SBP", "CARD"] });
   live = await stack.createShop({ name: "Чайная лавка", sandbox: false, methods: ["SBP", "CARD"] });
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   for (const c of contexts) await c.close();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { DEV_ACQUIRER_API_KEY, rpcs } from "@payaccept/contracts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { DESKTOP, launchBrowser, screenshot } from "./browser/browser.ts";
 import { createPayment, statusOf } from "./browser/shop-fixtures.ts";
 import { BankApp, eventsOf } from "./payments-fixtures.ts";
@@ -29,7 +29,7 @@ beforeAll(async () => {
     }),
     launchBrowser(),
   ]);
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   await browser?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser } from "playwright-core";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 import { DESKTOP, launchBrowser, screenshot } from "./browser/browser.ts";
 import { scanQr } from "./browser/qr.ts";
 import { createPayment, statusOf } from "./browser/shop-fixtures.ts";
@@ -19,7 +19,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([Stack.start({ env: { PENDING_TTL: "6s" } }), launchBrowser()]);
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   await browser?.close();

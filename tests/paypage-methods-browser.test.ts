@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { MAX_AMOUNT_KOPECKS, rpcs } from "@payaccept/contracts";
-import { Stack, type ShopCreated } from "./harness/stack.ts";
+import { Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { collectPageErrors, DESKTOP, launchBrowser, PHONE, screenshot } from "./browser/browser.ts";
 import { createPayment, statusOf } from "./browser/shop-fixtures.ts";
 import { formatMoscowLong } from "@payaccept/web-ui";
@@ -28,7 +28,7 @@ beforeAll(async () => {
   // A switch made in another tab is no payment event: the open page sees it on the stream's re-read.
   [stack, browser] = await Promise.all([Stack.start({ env: { PAYPAGE_STATUS_RECHECK: "1s" } }), launchBrowser()]);
   live = await stack.createShop({ name: "Чайная лавка", sandbox: false, methods: ["SBP", "CARD"] });
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   for (const c of contexts) await c.close();

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
+import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { cancelPayment, createPayment, statusOf } from "./browser/shop-fixtures.ts";
+import { Buyer } from "./paypage-buyer.ts";
 
 // Real processes (and a real browser) take longer than bun's 5 s default; bounded all the same.
 setDefaultTimeout(60_000);
@@ -10,41 +11,6 @@ setDefaultTimeout(60_000);
  * The payment page over plain HTTP against the whole real stack: what a browser without JS, or a
  * hostile client, gets. The real browser flows are in paypage-browser.test.ts.
  */
-
-/** A buyer's browser reduced to what matters here: one cookie jar, no redirects followed. */
-class Buyer {
-  private cookies = new Map<string, string>();
-  constructor(private readonly base: string) {}
-
-  async get(path: string): Promise<Response> {
-    return this.keep(await fetch(`${this.base}${path}`, { headers: this.headers(), redirect: "manual" }));
-  }
-
-  async post(path: string, form: Record<string, string> | string, contentType = "application/x-www-form-urlencoded"): Promise<Response> {
-    const body = typeof form === "string" ? form : new URLSearchParams(form).toString();
-    return this.keep(await fetch(`${this.base}${path}`, { method: "POST", body, headers: { ...this.headers(), "Content-Type": contentType }, redirect: "manual" }));
-  }
-
-  /** The page's HTML and the CSRF token of its forms. */
-  async page(path: string): Promise<{ res: Response; html: string; csrf: string | undefined }> {
-    const res = await this.get(path);
-    const html = await res.text();
-    return { res, html, csrf: /name="csrf" value="([0-9a-f]{64})"/.exec(html)?.[1] };
-  }
-
-  private headers(): Record<string, string> {
-    return this.cookies.size ? { Cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ") } : {};
-  }
-
-  private keep(res: Response): Response {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-    }
-    return res;
-  }
-}
 
 let stack: Stack;
 let sandbox: ShopCreated;
@@ -56,7 +22,7 @@ beforeAll(async () => {
   paypage = stack.url("paypage");
   sandbox = await stack.createShop({ name: "Кофейня «Зерно» <script>", sandbox: true, methods: ["SBP", "CARD"] });
   live = await stack.createShop({ name: "Чайная лавка", sandbox: false, methods: ["SBP", "CARD"] });
-});
+}, STACK_START_MS);
 
 afterAll(async () => {
   await stack?.stop();

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs, type Payment } from "@payaccept/contracts";
-import { MerchantLoad, PAYOUT } from "./money-load-fixtures.ts";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { pairKey, receivedPairs, UNLIMITED_RATES } from "./replica-fixtures.ts";
+import { MerchantLoad, PAYOUT, startMoneyStack, type MoneyStack } from "./money-load-fixtures.ts";
+import type { Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { eventually, type ShopCreated, type Stack, STACK_START_MS } from "./harness/stack.ts";
+import { pairKey, receivedPairs } from "./replica-fixtures.ts";
 
 /**
  * The primary PostgreSQL lost under load and its synchronous standby promoted
@@ -32,23 +31,14 @@ let receiver: Receiver;
 let shop: ShopCreated;
 let load: MerchantLoad;
 
-beforeAll(async () => {
-  stack = await Stack.start({
-    services: ["directory", "gateway", "payments", "balance", "webhook-dispatcher", "acquirer-emulator"],
-    postgres: "replicated",
-    env: { ...UNLIMITED_RATES, BALANCE_ACK_WAIT: "2s", WEBHOOK_INTAKE_ACK_WAIT: "3s", REFUND_RETRY_MS: "500", OUTBOX_SWEEP_MS: "500" },
-  });
-  receiver = startReceiver();
-  shop = await stack.createShop({ name: "Failover shop", methods: ["SBP"], webhookUrl: receiver.url });
-  await (await BalanceFeed.open(stack)).fund(shop.accountId, FUNDED);
-  await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
-  load = new MerchantLoad(stack, shop);
-});
+let money: MoneyStack;
 
-afterAll(async () => {
-  receiver?.stop();
-  await stack?.stop();
-});
+beforeAll(async () => {
+  money = await startMoneyStack("Failover shop", FUNDED, { postgres: "replicated" });
+  ({ stack, receiver, shop, load } = money);
+}, STACK_START_MS);
+
+afterAll(() => money?.stop());
 
 test("the primary lost under load, the standby promoted: every answered create, refund and payout kept once, webhooks and the ledger go on, the outage measured", async () => {
   const started = performance.now();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
 import { BalanceFeed, longAgo, newAccount, payableAccount } from "./balance-fixtures.ts";
-import { eventually, Stack } from "./harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 
 setDefaultTimeout(60_000);
@@ -16,7 +16,7 @@ describe("balance on PostgreSQL when the server restarts or goes away", () => {
   beforeAll(async () => {
     stack = await Stack.start({ services: ["balance", "directory"], postgres: true });
     feed = await BalanceFeed.open(stack);
-  });
+  }, STACK_START_MS);
   afterAll(() => stack?.stop());
 
   const readyz = async () => {

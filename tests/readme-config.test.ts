@@ -14,6 +14,10 @@ function declaredVariables(): Set<string> {
     // A service with rows spreads databaseEnv("<SERVICE>"): its own URL and pool, and the shared timeouts.
     for (const m of text.matchAll(/databaseEnv\("([A-Z]+)"\)/g)) for (const name of Object.keys(databaseEnv(m[1]!))) names.add(name);
   }
+  // Payments spreads each connector's own variables (services/payments/src/connectors/<name>/index.ts).
+  for (const file of new Glob("services/payments/src/connectors/*/index.ts").scanSync(ROOT)) {
+    for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/^\s+([A-Z][A-Z0-9_]{2,}):/gm)) names.add(m[1]!);
+  }
   return names;
 }
 

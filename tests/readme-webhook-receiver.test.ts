@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../infra/launcher/services.ts";
-import { eventually, freePort, Stack } from "./harness/stack.ts";
+import { eventually, freePort, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
@@ -21,7 +21,7 @@ let receiver: Bun.Subprocess<"ignore", "pipe", "pipe"> | undefined;
 let receiverFile: string | undefined;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "webhook-dispatcher"] });
-});
+}, STACK_START_MS);
 afterAll(async () => {
   receiver?.kill();
   if (receiverFile) rmSync(receiverFile, { force: true });

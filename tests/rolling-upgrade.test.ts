@@ -3,12 +3,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { rpcs } from "@payaccept/contracts";
 import type { ServiceName } from "../infra/launcher/services.ts";
-import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
+import type { Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
+import { enterPayoutDetails } from "./balance-fixtures.ts";
 import { previousRelease, type Release } from "./harness/release.ts";
-import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { MerchantLoad, PAYOUT } from "./money-load-fixtures.ts";
-import { pairKey, receivedPairs, UNLIMITED_RATES } from "./replica-fixtures.ts";
+import { eventually, type ShopCreated, type Stack, STACK_START_MS } from "./harness/stack.ts";
+import { MerchantLoad, PAYOUT, startMoneyStack, type MoneyStack } from "./money-load-fixtures.ts";
+import { pairKey, receivedPairs } from "./replica-fixtures.ts";
 
 /**
  * A rolling upgrade (docs/upgrades.md): the stack starts on the last release's build (the commit
@@ -30,24 +30,15 @@ let receiver: Receiver;
 let shop: ShopCreated;
 let load: MerchantLoad;
 
+let money: MoneyStack;
+
 beforeAll(async () => {
   release = await previousRelease();
-  stack = await Stack.start({
-    services: ROLLOUT,
-    executable: release.executable,
-    env: { ...UNLIMITED_RATES, BALANCE_ACK_WAIT: "2s", WEBHOOK_INTAKE_ACK_WAIT: "3s", REFUND_RETRY_MS: "500", OUTBOX_SWEEP_MS: "500" },
-  });
-  receiver = startReceiver();
-  shop = await stack.createShop({ name: "Upgraded shop", methods: ["SBP"], webhookUrl: receiver.url });
-  await (await BalanceFeed.open(stack)).fund(shop.accountId, FUNDED);
-  await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
-  load = new MerchantLoad(stack, shop);
-});
+  money = await startMoneyStack("Upgraded shop", FUNDED, { services: ROLLOUT, executable: release.executable });
+  ({ stack, receiver, shop, load } = money);
+}, STACK_START_MS);
 
-afterAll(async () => {
-  receiver?.stop();
-  await stack?.stop();
-});
+afterAll(() => money?.stop());
 
 /** Requests a process refused for their shape, by subject (its /metrics). */
 async function refused(name: ServiceName): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
 import { ApiError, createClient, type PayacceptClient } from "../packages/sdk/src/index.ts";
-import { Stack } from "./harness/stack.ts";
+import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
 setDefaultTimeout(60_000);
 
@@ -14,7 +14,7 @@ setDefaultTimeout(60_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await Stack.start({ services: ["directory", "gateway", "payments", "balance"] });
-});
+}, STACK_START_MS);
 afterAll(() => stack?.stop());
 
 let n = 0;

@@ -3,8 +3,7 @@ import { ShopRecord, shopKvKey } from "@payaccept/contracts";
 import { createLogger, openDirectoryBucket, type NatsConnection, type PgChoice } from "@payaccept/platform";
 import { createPayment } from "../../services/payments/src/app/merchant.ts";
 import type { PaymentsDeps } from "../../services/payments/src/app/deps.ts";
-import { createPaymentsRepo, type SqlitePaymentsRepo } from "../../services/payments/src/store/payments-repo.ts";
-import { openPaymentsFile } from "../../services/payments/src/store/payments-store.sqlite.ts";
+import { createPaymentsRepo, type SqlitePaymentsRepo, openPaymentsFile } from "../../services/payments/src/store/payments-store.sqlite.ts";
 import { openPaymentsStore } from "../../services/payments/src/store/open-payments-store.ts";
 import type { PaymentsRepo } from "../../services/payments/src/store/payments-store.ts";
 

@@ -9,10 +9,11 @@ import { payoutCommands } from "./commands/payouts.ts";
 import { receiptCommands } from "./commands/receipts.ts";
 import { auditCommands } from "./commands/audit.ts";
 import { methodCommands } from "./commands/methods.ts";
+import { connectorCommands } from "./commands/connectors.ts";
 import { backupCommands } from "./commands/backup.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...webhookCommands, ...moneyCommands, ...payoutCommands, ...receiptCommands, ...methodCommands, ...auditCommands, ...backupCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...connectorCommands, ...webhookCommands, ...moneyCommands, ...payoutCommands, ...receiptCommands, ...methodCommands, ...auditCommands, ...backupCommands };
 
 const [name, ...argv] = process.argv.slice(2);
 const json = argv.includes("--json") || name === "--json";

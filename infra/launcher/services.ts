@@ -60,6 +60,7 @@ export function stackUrls(env: Record<string, string | undefined>): Record<strin
     ACQUIRER_URL: env.ACQUIRER_URL ?? local("acquirer-emulator"),
     ACQUIRER_PUBLIC_URL: env.ACQUIRER_PUBLIC_URL ?? local("acquirer-emulator", "localhost"),
     PAYMENTS_CALLBACK_URL: env.PAYMENTS_CALLBACK_URL ?? `${local("payments")}/provider/callback`,
+    TBANK_NOTIFICATION_URL: env.TBANK_NOTIFICATION_URL ?? `${local("payments")}/provider/tbank/notification`,
     CASH_REGISTER_URL: env.CASH_REGISTER_URL ?? local("cash-register-emulator"),
   };
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
+import { BACKED_UP_STORES } from "@payaccept/contracts";
 import { SERVICE_NAMES, type ServiceName } from "../../infra/launcher/services.ts";
 import type { ServiceProcess } from "../../infra/launcher/supervisor.ts";
 import { Rotation } from "../replica-fixtures.ts";
@@ -10,14 +11,7 @@ import { startPostgres, type Postgres } from "./postgres.ts";
 import { freePort, POSTGRES_SERVICES, Stack } from "./stack.ts";
 
 /** The services that keep rows of their own, with their SQLite file under DATA_DIR (unused once on PostgreSQL). */
-export const STORE_FILES: Partial<Record<ServiceName, string>> = {
-  directory: "directory.db",
-  dashboard: "dashboard.db",
-  payments: "payments.db",
-  balance: "balance.db",
-  "webhook-dispatcher": "webhooks.db",
-  receipts: "receipts.db",
-};
+export const STORE_FILES: Partial<Record<ServiceName, string>> = BACKED_UP_STORES;
 export const ROW_SERVICES = Object.keys(STORE_FILES) as ServiceName[];
 /**
  * Stand-ins for third parties (the bank's acquirer, the provider's online cash register): both

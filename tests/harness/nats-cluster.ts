@@ -11,7 +11,7 @@ import { createClient, verifyWebhook } from "../../packages/sdk/src/index.ts";
 import { startReceiver, type Receiver } from "../../services/webhook-dispatcher/test-support/receiver.ts";
 import { UNLIMITED_RATES } from "../replica-fixtures.ts";
 import type { NatsConnection } from "@payaccept/platform";
-import { eventually, freePort, Stack, type ShopCreated } from "./stack.ts";
+import { eventually, freePort, Stack, type ShopCreated, STACK_START_MS } from "./stack.ts";
 
 /** One node of the cluster: its client URL, its monitoring origin and its process; start() runs it again on its store. */
 export type ClusterNode = { name: string; url: string; http: string; proc: Subprocess; start: () => void };
@@ -164,7 +164,7 @@ export function clusterStackPerFile(name: string, env: Record<string, string> = 
       restart: true,
     });
     cluster.side = await connect({ servers: cluster.nodes.slice(1).map((n) => n.url), maxReconnectAttempts: -1 });
-  });
+  }, STACK_START_MS);
   afterAll(async () => {
     cluster.receiver?.stop();
     await cluster.side?.close();

@@ -59,6 +59,11 @@ export const POSTGRES_SERVICES: Partial<Record<ServiceName, string>> = {
  * a stack of nine Bun processes plus PostgreSQL's migrations then starts much slower.
  */
 export const READY_WAIT_MS = 90_000;
+/**
+ * The bound of a hook that starts a stack (`beforeAll(fn, STACK_START_MS)`): its services may each
+ * take READY_WAIT_MS to be ready, so a file's shorter default test timeout must not cut the start.
+ */
+export const STACK_START_MS = READY_WAIT_MS + 60_000;
 
 export const TEST_CSRF_SECRET = "test-csrf-secret-shared-by-every-dashboard-replica";
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { IsoDateTime, PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
+import { ShopConnectors } from "./connectors.ts";
 import { SaveMethodConsent } from "./payment-methods.ts";
 import { ShopReceiptSettings } from "./receipts.ts";
 import { AccountDetails } from "./bank-details.ts";
@@ -45,6 +46,8 @@ export const ShopRecord = z.object({
   receipts: ShopReceiptSettings.optional(),
   /** How the payment page asks the buyer to save a method (docs/payments.md, "Saved methods"); absent: BUYER_CHOICE. */
   savedMethodConsent: SaveMethodConsent.optional(),
+  /** A live shop's acquirers per method, chosen by operators (docs/connectors.md); absent: the deployment's default. */
+  connectors: ShopConnectors.optional(),
   /**
    * The secret a rotation replaced, while its overlap lasts: until expiresAt (on the directory's
    * clock) every webhook is signed with both (docs/webhooks.md, "Rotating the signing secret").

@@ -102,6 +102,8 @@ export const REASONS = {
   CARD_DECLINED: def("BAD_GATEWAY", "the bank declined the card"),
   INSUFFICIENT_FUNDS: def("BAD_GATEWAY", "the bank declined: not enough money on the card or account"),
   CARD_EXPIRED: def("BAD_GATEWAY", "the card has expired"),
+  CARD_LIMIT_EXCEEDED: def("BAD_GATEWAY", "the bank declined: a limit of the card or account was reached"),
+  CARD_DETAILS_INVALID: def("BAD_GATEWAY", "the bank declined: the card's details are wrong"),
   METHOD_REVOKED: def("BAD_GATEWAY", "the saved payment method was revoked"),
   AUTHENTICATION_REQUIRED: def("BAD_GATEWAY", "the bank asks the buyer to confirm the payment"),
   AUTHENTICATION_FAILED: def("BAD_GATEWAY", "the buyer did not pass the bank's confirmation (3-D Secure)"),
@@ -191,6 +193,7 @@ export const REASONS = {
 
   // ── shops, accounts, users ───────────────────────────────────────────────
   SHOP_NOT_FOUND: def("NOT_FOUND", "shop not found"),
+  CONNECTORS_NOT_FOR_SANDBOX: def("CONFLICT", "a sandbox shop's payments never reach an acquirer: it takes no connectors"),
   ACCOUNT_NOT_FOUND: def("NOT_FOUND", "no such account"),
   ACCOUNT_HAS_USER: def("CONFLICT", "this account already has its team: its owner invites more members from the dashboard"),
   EMAIL_TAKEN: def("CONFLICT", "a user with this email already exists"),
@@ -227,6 +230,11 @@ export const REASONS = {
   REGISTER_BAD_REPLY: def("BAD_GATEWAY", "the register's reply does not follow the protocol"),
   RECEIPT_NOT_FISCALISED_YET: def("BAD_GATEWAY", "the register has not fiscalised it yet"),
   RECEIPT_REFUSED_BY_REGISTER: def("BAD_GATEWAY", "refused by the register: {detail}", { detail: "text" }),
+  // An online register's own error (АТОЛ Онлайн: its code and type): worth another attempt.
+  REGISTER_ERROR: def("BAD_GATEWAY", "the register answered error {code} ({type}): {text}", { code: "int", type: "text", text: "text" }),
+  // Refused for a reason another attempt cannot cure (credentials, the receipt's data): the receipt is FAILED at once.
+  REGISTER_REFUSED: def("BAD_GATEWAY", "the register refused it, a person must act: error {code} ({type}): {text}", { code: "int", type: "text", text: "text" }),
+  RECEIPT_TAXATION_NOT_REGISTERED: def("BAD_GATEWAY", "the register is not registered for the taxation system {taxation}, a person must act", { taxation: "text" }),
 
   // ── the acquirer ──────────────────────────────────────────────────────────
   SESSION_NOT_FOUND: def("NOT_FOUND", "session not found"),

@@ -66,6 +66,39 @@ export const PAYMENT_MODES = {
 export type PaymentMode = keyof typeof PAYMENT_MODES;
 export const PaymentMode = z.enum(Object.keys(PAYMENT_MODES) as [PaymentMode, ...PaymentMode[]]);
 
+/**
+ * Tag 2108 (мера количества предмета расчета), FFD 1.2's table of units: `piece` for what is sold
+ * by the piece or in units, the rest the OKEI unit of the quantity; `another` for any other unit.
+ */
+export const MEASURES = {
+  piece: 0,
+  gram: 10,
+  kilogram: 11,
+  ton: 12,
+  centimeter: 20,
+  decimeter: 21,
+  meter: 22,
+  square_centimeter: 30,
+  square_decimeter: 31,
+  square_meter: 32,
+  milliliter: 40,
+  liter: 41,
+  cubic_meter: 42,
+  kilowatt_hour: 50,
+  gigacalorie: 51,
+  day: 70,
+  hour: 71,
+  minute: 72,
+  second: 73,
+  kilobyte: 80,
+  megabyte: 81,
+  gigabyte: 82,
+  terabyte: 83,
+  another: 255,
+} as const;
+export type Measure = keyof typeof MEASURES;
+export const Measure = z.enum(Object.keys(MEASURES) as [Measure, ...Measure[]]);
+
 /** Tag 1054 (признак расчета): 1 приход, 2 возврат прихода. */
 export const RECEIPT_KINDS = { SALE: 1, REFUND: 2 } as const;
 export const ReceiptKind = z.enum(["SALE", "REFUND"]);
@@ -105,6 +138,8 @@ export const ReceiptItemInput = z.object({
   vat: VatRate.optional(),
   paymentSubject: PaymentSubject.default("commodity"),
   paymentMode: PaymentMode.default("full_payment"),
+  /** Tag 2108: the unit of the quantity. */
+  measure: Measure.default("piece"),
 });
 
 /** The `receipt` of payment creation. */
@@ -161,6 +196,8 @@ export const ReceiptItem = z.object({
   vat: VatRate,
   paymentSubject: PaymentSubject,
   paymentMode: PaymentMode,
+  /** Tag 2108; absent in receipts made before it was recorded, which were all by the piece. */
+  measure: Measure.optional(),
 });
 export type ReceiptItem = z.infer<typeof ReceiptItem>;
 
@@ -227,3 +264,19 @@ export const ReceiptSummary = Receipt.pick({ id: true, paymentId: true, kind: tr
   fiscalDocumentNumber: z.number().int().nullable(),
 });
 export type ReceiptSummary = z.infer<typeof ReceiptSummary>;
+
+/** A FAILED receipt as the operators' list has it (receipt:list --failed): whose, what and why, without its lines. */
+export const FailedReceipt = Receipt.pick({
+  id: true,
+  paymentId: true,
+  refundId: true,
+  kind: true,
+  amountKopecks: true,
+  taxation: true,
+  attempts: true,
+  lastError: true,
+  lastErrorCode: true,
+  lastErrorParams: true,
+  createdAt: true,
+}).extend({ shopId: z.string(), failedAt: IsoDateTime });
+export type FailedReceipt = z.infer<typeof FailedReceipt>;

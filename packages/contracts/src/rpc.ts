@@ -23,11 +23,12 @@ import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, PayoutStatus, U
 import { AccountDetailsView, MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
 import { AccountDetailsInput, PayoutAccountInput } from "./bank-details.ts";
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
-import { Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
+import { FailedReceipt, Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
 import { PayoutBatch, PayoutExport, StatementReport } from "./payout-rails.ts";
 import { IdempotencyKey } from "./idempotency.ts";
+import { ConnectorHealth, ReconcileReport, ReconcileRequest, ShopConnectors } from "./connectors.ts";
 import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
 
 /**
@@ -90,7 +91,11 @@ export const CheckoutView = z.object({
   expiresAt: z.string().nullable(),
   /** Provider session once paying has started. */
   sbp: z.object({ qrPayload: z.string(), deepLink: z.string() }).nullable(),
-  card: z.object({ formAction: z.string(), sessionId: z.string() }).nullable(),
+  /**
+   * `hosted`: formAction is the acquirer's own payment page, where the buyer goes to enter the card
+   * (T-Bank's PaymentURL); otherwise our page's card form posts to it. Absent from an older payments: false.
+   */
+  card: z.object({ formAction: z.string(), sessionId: z.string(), hosted: z.boolean().default(false) }).nullable(),
   /** Where the fiscal receipt goes, masked (the page is open to whoever has the link), or null without a receipt. */
   receiptTo: z.string().nullable().optional(),
   /**
@@ -282,6 +287,18 @@ export const rpcs = {
     ),
     /** Dashboard list: sorted pages (newest first by default) and the count and sum of the filtered set per status. */
     browse: read("payments.v1.browse", BrowsePaymentsRequest, BrowsePaymentsPage),
+    /**
+     * The connectors (acquirers) as the answering payments process sees them: configured or not,
+     * the default, each one's circuit and recent calls (docs/connectors.md, "Health").
+     */
+    connectors: read("payments.v1.connectors", z.object({}), z.object({ connectors: z.array(ConnectorHealth) })),
+    /**
+     * A reconciliation with the acquirers now (docs/connectors.md, "Reconciliation"): what is
+     * pending or uncertain past olderThanMs (default: the service's RECONCILE_AFTER) looked up, the
+     * acquirer's decisions applied, the rest reported. Only reads at the acquirers and applies
+     * results once: a copy of the call finds nothing more to apply.
+     */
+    reconcile: rpc("payments.v1.reconcile", ReconcileRequest, ReconcileReport, { idempotent: true }),
     exportPage: read(
       "payments.v1.export",
       ShopScoped.extend({
@@ -334,6 +351,8 @@ export const rpcs = {
         failUrl: z.string().nullable().optional(),
         receipts: ShopReceiptSettings.optional(),
         savedMethodConsent: SaveMethodConsent.optional(),
+        /** Operators only (the admin CLI, the dashboard's operator pages): the shop's acquirers per method; null clears. */
+        connectors: ShopConnectors.nullable().optional(),
       }),
       ShopView,
     ),
@@ -502,6 +521,12 @@ export const rpcs = {
      * status). Without shopId (admin CLI, operators) any shop's receipt; with it only that shop's.
      */
     resend: rpc("receipts.v1.resend", z.object({ id: Uuid, shopId: z.string().optional() }), Receipt),
+    /** The FAILED receipts of every shop (of one last error, when given), the latest failed first (admin CLI: what needs an operator). */
+    failed: read(
+      "receipts.v1.failed",
+      z.object({ limit: z.number().int().min(1).max(1000), reason: ReasonCode.optional() }),
+      z.object({ items: z.array(FailedReceipt) }),
+    ),
   },
   webhooks: {
     /** Newest first; `before` is a delivery id from the previous page. */

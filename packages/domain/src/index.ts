@@ -1,2 +1,3 @@
 export * from "./moscow-time.ts";
 export * from "./net-guard.ts";
+export * from "./card-brand.ts";

@@ -122,7 +122,20 @@ export function databaseOf(cfg: Record<string, unknown>, service: string, file: 
 }
 
 export type PgChoice = Extract<DatabaseChoice, { engine: "postgres" }>;
-export type PgStore<S extends Record<string, unknown>> = { client: SQL; db: BunSQLDatabase<S>; close: () => Promise<void> };
+/** A transaction's two faces: drizzle over its connection, and the connection (Bun.SQL) itself. */
+export type PgTransaction = { db: BunSQLDatabase<Record<string, never>>; connection: SQL };
+export type PgStore<S extends Record<string, unknown>> = {
+  client: SQL;
+  db: BunSQLDatabase<S>;
+  /**
+   * A transaction as `db.transaction` runs it (sent again after a server restart, pg-reconnect.ts),
+   * whose body also has the transaction's Bun.SQL connection: statements started on it without
+   * waiting go out in the order started, several in one round trip, with texts Bun prepares once
+   * per connection (drizzle builds its statements anew on every call).
+   */
+  begin: <T>(body: (tx: PgTransaction) => Promise<T>) => Promise<T>;
+  close: () => Promise<void>;
+};
 
 /** Raised when the server cannot be reached or refuses us at start: names the variable, never the password. */
 export class DatabaseUnreachable extends Error {}
@@ -176,6 +189,7 @@ export async function openPgStore<S extends Record<string, unknown>>(choice: PgC
         return current();
       },
       db,
+      begin: (body) => pooled.begin((connection) => body({ db: drizzle({ client: connection }), connection })),
       close: () => {
         stopClock();
         unregister();

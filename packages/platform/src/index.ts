@@ -3,6 +3,7 @@ export * from "./log.ts";
 export * from "./metrics.ts";
 export * from "./bus.ts";
 export * from "./store.ts";
+export * from "./statements.ts";
 export * from "./jetstream.ts";
 export * from "./directory-cache.ts";
 export * from "./http.ts";

@@ -66,6 +66,8 @@ const ru: ReasonTexts = {
   CARD_DECLINED: "Банк отклонил карту.",
   INSUFFICIENT_FUNDS: "Банк отклонил платёж: на карте или счёте недостаточно денег.",
   CARD_EXPIRED: "Срок действия карты истёк.",
+  CARD_LIMIT_EXCEEDED: "Банк отклонил платёж: превышен лимит карты или счёта.",
+  CARD_DETAILS_INVALID: "Банк отклонил платёж: данные карты указаны неверно.",
   METHOD_REVOKED: "Сохранённый способ оплаты отозван.",
   AUTHENTICATION_REQUIRED: "Банк просит покупателя подтвердить платёж.",
   AUTHENTICATION_FAILED: "Покупатель не прошёл подтверждение платежа в банке (3-D Secure).",
@@ -111,6 +113,7 @@ const ru: ReasonTexts = {
   WEBHOOK_TIMEOUT: "Нет ответа за {timeoutMs} мс.",
   WEBHOOK_CONNECTION_FAILED: "Не удалось соединиться: {detail}.",
   SHOP_NOT_FOUND: "Магазин не найден.",
+  CONNECTORS_NOT_FOR_SANDBOX: "Платежи тестового магазина не доходят до банка: эквайеры ему не назначаются.",
   ACCOUNT_NOT_FOUND: "Кабинет не найден.",
   ACCOUNT_HAS_USER: "У этого кабинета уже есть команда: её владелец приглашает новых участников в кабинете.",
   EMAIL_TAKEN: "Этот email уже зарегистрирован.",
@@ -152,6 +155,9 @@ const ru: ReasonTexts = {
   REGISTER_BAD_REPLY: "Ответ кассы не по протоколу.",
   RECEIPT_NOT_FISCALISED_YET: "Касса ещё не фискализировала чек.",
   RECEIPT_REFUSED_BY_REGISTER: "Касса отказала: {detail}.",
+  REGISTER_ERROR: "Касса ответила ошибкой {code} ({type}): {text}.",
+  REGISTER_REFUSED: "Касса отказала, нужно вмешательство: ошибка {code} ({type}): {text}.",
+  RECEIPT_TAXATION_NOT_REGISTERED: "Касса не зарегистрирована для системы налогообложения {taxation}, нужно вмешательство.",
 };
 
 const en: ReasonTexts = {
@@ -199,6 +205,8 @@ const en: ReasonTexts = {
   CARD_DECLINED: "The bank declined the card.",
   INSUFFICIENT_FUNDS: "The bank declined the payment: not enough money on the card or account.",
   CARD_EXPIRED: "The card has expired.",
+  CARD_LIMIT_EXCEEDED: "The bank declined the payment: a limit of the card or account was reached.",
+  CARD_DETAILS_INVALID: "The bank declined the payment: the card's details are wrong.",
   METHOD_REVOKED: "The saved payment method was revoked.",
   AUTHENTICATION_REQUIRED: "The bank asks the buyer to confirm the payment.",
   AUTHENTICATION_FAILED: "The buyer did not pass the bank's confirmation (3-D Secure).",
@@ -244,6 +252,7 @@ const en: ReasonTexts = {
   WEBHOOK_TIMEOUT: "No reply within {timeoutMs} ms.",
   WEBHOOK_CONNECTION_FAILED: "Could not connect: {detail}.",
   SHOP_NOT_FOUND: "Shop not found.",
+  CONNECTORS_NOT_FOR_SANDBOX: "A sandbox shop's payments never reach a bank: it takes no acquirers.",
   ACCOUNT_NOT_FOUND: "Account not found.",
   ACCOUNT_HAS_USER: "This account already has its team: its owner invites more members in the dashboard.",
   EMAIL_TAKEN: "This email is already registered.",
@@ -285,6 +294,9 @@ const en: ReasonTexts = {
   REGISTER_BAD_REPLY: "The register's reply does not follow the protocol.",
   RECEIPT_NOT_FISCALISED_YET: "The register has not fiscalised the receipt yet.",
   RECEIPT_REFUSED_BY_REGISTER: "The register refused it: {detail}.",
+  REGISTER_ERROR: "The register answered error {code} ({type}): {text}.",
+  REGISTER_REFUSED: "The register refused it, a person must act: error {code} ({type}): {text}.",
+  RECEIPT_TAXATION_NOT_REGISTERED: "The register is not registered for the taxation system {taxation}: a person must act.",
 };
 
 /**

@@ -47,6 +47,7 @@ export async function createShop(deps: DirectoryDeps, req: Input<"createShop">, 
     failUrl: null,
     receipts: null,
     savedMethodConsent: null,
+    connectors: null,
     retiringSecret: null,
     retiringSecretExpiresAt: null,
     createdAt: at,
@@ -137,14 +138,22 @@ export async function endKeyOverlap(deps: DirectoryDeps, req: Input<"endKeyOverl
 }
 
 export async function updateShop(deps: DirectoryDeps, req: Input<"updateShop">, by: Caller): Promise<Output<"updateShop">> {
-  const { shopId: _id, tariff, receipts, savedMethodConsent, ...input } = req;
+  const { shopId: _id, tariff, receipts, savedMethodConsent, connectors, ...input } = req;
   // Settings taken as they are (their shapes are the contract's), beside those parseSettings checks.
-  const plain = { ...(tariff ? { tariff } : {}), ...(receipts ? { receipts } : {}), ...(savedMethodConsent ? { savedMethodConsent } : {}) };
+  const plain = {
+    ...(tariff ? { tariff } : {}),
+    ...(receipts ? { receipts } : {}),
+    ...(savedMethodConsent ? { savedMethodConsent } : {}),
+    // null, or a list for no method, clears the choice: every method goes to the default connector.
+    ...(connectors === undefined ? {} : { connectors: connectors && (connectors.SBP || connectors.CARD) ? connectors : null }),
+  };
   let changes: Partial<ShopRow> = {};
   const row = await changeShop(
     deps,
     req.shopId,
     (current) => {
+      // Sandbox payments never reach an acquirer (docs/connectors.md): a sandbox shop has no connectors.
+      if (current.sandbox && plain.connectors) throw new DomainError("CONNECTORS_NOT_FOR_SANDBOX");
       const settings = parseSettings(input, current.sandbox, deps.policy);
       changes = Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined));
       return { ...current, ...changes, ...plain };
@@ -276,7 +285,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 const syncKeys = (deps: DirectoryDeps, hashes: string[]) => Promise.all(hashes.map((h) => deps.publisher.syncKey(h)));
 
 /** The settings an owner or operator changes, and which audit action each falls under. */
-const SETTINGS = ["name", "webhookUrl", "methods", "tariff", "successUrl", "failUrl", "receipts", "savedMethodConsent"] as const;
+const SETTINGS = ["name", "webhookUrl", "methods", "tariff", "successUrl", "failUrl", "receipts", "savedMethodConsent", "connectors"] as const;
 
 /** What an update changed, before and after: the webhook URL on its own entry, the other settings on one. */
 function settingsEntries(by: Caller, before: ShopRow, after: ShopRow, at: number): AuditEventRow[] {

@@ -16,6 +16,7 @@ export function toShopRecord(row: ShopRow): ShopRecord {
     failUrl: row.failUrl,
     ...(row.receipts ? { receipts: row.receipts } : {}),
     ...(row.savedMethodConsent ? { savedMethodConsent: row.savedMethodConsent } : {}),
+    ...(row.connectors ? { connectors: row.connectors } : {}),
     ...(row.retiringSecret !== null && row.retiringSecretExpiresAt !== null
       ? { retiringSecret: { signingSecret: row.retiringSecret, expiresAt: new Date(row.retiringSecretExpiresAt).toISOString() } }
       : {}),

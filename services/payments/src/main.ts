@@ -3,21 +3,22 @@ import { devProviderSecretsInUse, IDEMPOTENCY_TTL_MS, rpcs } from "@payaccept/co
 import { AuditTrail, call, Ticker, createServiceApp, databaseOf, DirectoryCache, ensurePaymentsStream, loadConfig, openDirectoryBucket, startService, storeNow } from "@payaccept/platform";
 import { announceTransitions } from "./app/announce.ts";
 import type { PaymentsDeps } from "./app/deps.ts";
-import { importNeedsUrl, paymentsEnv } from "./config.ts";
+import { paymentsChecks, paymentsEnv } from "./config.ts";
+import { Connectors } from "./connectors/connectors.ts";
 import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
 import { countEndedRefund, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
-import { acquirerHttp } from "./provider/acquirer-http.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { retryCharge } from "./app/charges.ts";
 import { expireDue } from "./app/holds.ts";
 import { expireMethod } from "./app/saved-methods.ts";
+import { reconcileNow } from "./app/reconcile.ts";
 import { DueSweeper } from "./timers/due-sweeper.ts";
 import { RefundSweeper } from "./timers/refund-sweeper.ts";
 
-const svc = startService("payments", loadConfig(paymentsEnv, process.env, importNeedsUrl));
+const svc = startService("payments", loadConfig(paymentsEnv, process.env, paymentsChecks));
 const { cfg, log } = svc;
 for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "using the published development value; set a real secret outside development");
 
@@ -60,6 +61,7 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.
 wakeRelay = () => relay.wake();
 registerRefundGauges(refunds, storeNow);
 const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
+const connectors = Connectors.fromConfig(cfg, cfg.PAYMENTS_DEFAULT_CONNECTOR, { failures: cfg.CONNECTOR_CIRCUIT_FAILURES, openMs: cfg.CONNECTOR_CIRCUIT_OPEN, windowMs: cfg.CONNECTOR_HEALTH_WINDOW }, log);
 svc.onClose("audit trail", () => audit.close());
 const deps: PaymentsDeps = {
   repo,
@@ -69,12 +71,7 @@ const deps: PaymentsDeps = {
   refundLeaseMs: cfg.REFUND_RETRY_MS,
   chargeLeaseMs: cfg.CHARGE_RETRY_MS,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
-  provider: acquirerHttp({
-    baseUrl: cfg.ACQUIRER_URL,
-    apiKey: cfg.ACQUIRER_API_KEY,
-    callbackUrl: cfg.PAYMENTS_CALLBACK_URL,
-    timeoutMs: cfg.ACQUIRER_TIMEOUT_MS,
-  }),
+  connectors,
   balance: {
     reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, { requestId }),
   },
@@ -86,6 +83,7 @@ const deps: PaymentsDeps = {
   createdTtlMs: cfg.CREATED_TTL,
   pendingTtlMs: cfg.PENDING_TTL,
   captureTtlMs: cfg.CAPTURE_TTL,
+  reconcileAfterMs: cfg.RECONCILE_AFTER,
 };
 relay.start();
 svc.onClose("outbox relay", () => relay.stop());
@@ -102,13 +100,18 @@ for (const sweeper of [
 const keySweeper = new Ticker(() => keys.sweep(storeNow() - IDEMPOTENCY_TTL_MS, 1000), cfg.TIMER_SWEEP_MS, (err) => log.error({ err, sweeper: "idempotency keys" }, "sweep failed"));
 keySweeper.start();
 svc.onClose("idempotency keys sweeper", () => keySweeper.stop());
+if (cfg.RECONCILE_INTERVAL > 0) {
+  const reconciler = new Ticker(() => reconcileNow(deps, { olderThanMs: cfg.RECONCILE_AFTER, limit: 200 }), cfg.RECONCILE_INTERVAL, (err) => log.error({ err }, "reconciliation failed"));
+  reconciler.start();
+  svc.onClose("reconciliation", () => reconciler.stop());
+}
 const refundSweeper = new RefundSweeper(deps, { everyMs: cfg.TIMER_SWEEP_MS });
 refundSweeper.start();
 svc.onClose("refund sweeper", () => refundSweeper.stop());
 
 let serving = false;
 const app = createServiceApp(log, svc.readiness({ rpc: () => serving }));
-app.route("/", providerCallbackRoutes(deps, cfg.ACQUIRER_CALLBACK_SECRET));
+app.route("/", providerCallbackRoutes(deps, connectors.list()));
 const server = svc.listen({ port: cfg.PAYMENTS_PORT, fetch: app.fetch });
 
 // RPCs wait for the directory snapshot: before it, every shop would look unknown.
@@ -116,4 +119,4 @@ await directory.ready;
 // Registered last, so first at shutdown: the queue group stops routing here and the requests already taken are answered.
 await svc.serve((nc) => servePayments(nc, deps, log));
 serving = true;
-log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, acquirerUrl: cfg.ACQUIRER_URL }, "payments ready");
+log.info({ port: server.port, paypageUrl: cfg.PUBLIC_PAYPAGE_URL, connectors: connectors.list().map((c) => c.id), defaultConnector: connectors.defaultId }, "payments ready");

@@ -1,3 +1,4 @@
+import { RECONCILE_ACTIONS, RECONCILE_KINDS, type ReconcileReport } from "@payaccept/contracts";
 import { prom, registry } from "@payaccept/platform";
 import type { CommittedTransition, EndedRefund, OutboxRepo, RefundsRepo } from "./store/payments-store.ts";
 
@@ -89,4 +90,27 @@ export function registerRefundGauges(refunds: RefundsRepo, now: () => number): v
       this.set(oldest === null ? 0 : (now() - oldest) / 1000);
     },
   });
+}
+
+const reconcileRuns = new prom.Counter({ name: "payments_reconcile_runs_total", help: "Reconciliations with the acquirers run by this process (the scheduled job and the admin CLI's)", registers: [registry] });
+const reconcileChecked = new prom.Counter({
+  name: "payments_reconcile_checked_total",
+  help: "Payments and refunds a reconciliation looked up at their acquirer, by whether the acquirer answered",
+  labelNames: ["answered"] as const,
+  registers: [registry],
+});
+const reconcileDifferences = new prom.Counter({
+  name: "payments_reconcile_differences_total",
+  help: "Differences a reconciliation found between payments and the acquirers, by kind (payment, charge, hold, refund) and action (applied: the acquirer's result committed; reported: a person must look)",
+  labelNames: ["kind", "action"] as const,
+  registers: [registry],
+});
+// Every series from 0, so the first difference of a kind is an increase the alert sees.
+for (const kind of RECONCILE_KINDS) for (const action of RECONCILE_ACTIONS) reconcileDifferences.inc({ kind, action }, 0);
+
+export function countReconciliation(report: ReconcileReport): void {
+  reconcileRuns.inc();
+  reconcileChecked.inc({ answered: "true" }, report.checked - report.unanswered);
+  reconcileChecked.inc({ answered: "false" }, report.unanswered);
+  for (const d of report.differences) reconcileDifferences.inc({ kind: d.kind, action: d.action });
 }

@@ -2,7 +2,7 @@ import { AckPolicy, DeliverPolicy, type JsMsg } from "@nats-io/jetstream";
 import { PAYMENTS_STREAM, PaymentEvent, paymentEventSubject, refundEventSubject, RefundEvent } from "@payaccept/contracts";
 import { decodeOrTerm, durableConsumer, ensureDurable, ensurePaymentsStream, runConsumerLoop, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import { recordRefundedEvent, recordRefundEvent, recordSale, type Recorded } from "./recording.ts";
-import type { ReceiptsRepo } from "./store/receipts-repo.ts";
+import type { ReceiptsStore } from "./store/receipts-store.ts";
 
 export const RECEIPTS_DURABLE = "receipts";
 /** Recording a receipt is one small transaction: an unacked event almost surely lost its process. */
@@ -18,19 +18,19 @@ const REFUND_SUCCEEDED_SUBJECT = refundEventSubject("SUCCEEDED");
  * is a redelivery, which the receipts' UNIQUE dedupe key turns into a no-op. Other subjects of
  * the stream (payments FAILED, EXPIRED, CANCELED; refunds FAILED) are acked and left alone.
  */
-export async function handleStreamMessage(m: JsMsg, repo: ReceiptsRepo, log: Logger, now: () => number): Promise<Recorded | "ignored" | undefined> {
+export async function handleStreamMessage(m: JsMsg, store: ReceiptsStore, log: Logger, now: () => number): Promise<Recorded | "ignored" | undefined> {
   let recorded: Recorded | "ignored" = "ignored";
   let paymentId: string | undefined;
   if (m.subject === SALE_SUBJECT || m.subject === REFUNDED_SUBJECT) {
     const event = decodeOrTerm(m, PaymentEvent, "payment event", log);
     if (!event) return undefined;
     paymentId = event.paymentId;
-    recorded = await (event.status === "SUCCESS" ? recordSale(repo, event, now()) : recordRefundedEvent(repo, event, now()));
+    recorded = await (event.status === "SUCCESS" ? recordSale(store, event, now()) : recordRefundedEvent(store, event, now()));
   } else if (m.subject === REFUND_SUCCEEDED_SUBJECT) {
     const event = decodeOrTerm(m, RefundEvent, "refund event", log);
     if (!event) return undefined;
     paymentId = event.paymentId;
-    recorded = await recordRefundEvent(repo, event, now());
+    recorded = await recordRefundEvent(store, event, now());
   }
   m.ack();
   if (recorded === "inconsistent") log.error({ paymentId, subject: m.subject, seq: m.seq }, "refund exceeds what the sale receipt has left; no refund receipt");

@@ -1,6 +1,6 @@
 import type { PaymentEvent, RefundEvent } from "@payaccept/contracts";
 import { refundItems } from "./domain/refund-items.ts";
-import type { ReceiptsRepo } from "./store/receipts-repo.ts";
+import type { ReceiptsStore } from "./store/receipts-store.ts";
 
 /** What an event did: a new receipt, or why none. */
 export type Recorded = "created" | "duplicate" | "no-receipt" | "nothing-left" | "inconsistent";
@@ -10,9 +10,9 @@ export const saleKey = (paymentId: string) => `sale:${paymentId}`;
 export const refundKey = (paymentId: string, refundedTotalAfter: number) => `refund:${paymentId}:${refundedTotalAfter}`;
 
 /** A SUCCESS event (a late SBP payment too): the sale receipt, when the payment was created with one. */
-export async function recordSale(repo: ReceiptsRepo, event: PaymentEvent, now: number): Promise<Recorded> {
+export async function recordSale(store: ReceiptsStore, event: PaymentEvent, now: number): Promise<Recorded> {
   if (!event.receipt) return "no-receipt";
-  const row = await repo.insert(
+  const row = await store.insert(
     {
       dedupeKey: saleKey(event.paymentId),
       sourceEventId: event.eventId,
@@ -46,9 +46,9 @@ type RefundInput = {
  * A refund receipt (возврат прихода) of the sale receipt's lines, in one transaction with the
  * reads it depends on (the sale and the earlier refunds of the payment), under the payment's lock.
  */
-export function recordRefund(repo: ReceiptsRepo, input: RefundInput, now: number): Promise<Recorded> {
+export function recordRefund(store: ReceiptsStore, input: RefundInput, now: number): Promise<Recorded> {
   const key = refundKey(input.paymentId, input.refundedTotalAfter);
-  return repo.forPayment(input.paymentId, async (t) => {
+  return store.forPayment(input.paymentId, async (t) => {
     if (await t.existsKey(key)) return "duplicate";
     const all = await t.ofPayment(input.paymentId);
     const sale = all.find((r) => r.kind === "SALE");
@@ -82,13 +82,13 @@ export function recordRefund(repo: ReceiptsRepo, input: RefundInput, now: number
   });
 }
 
-export const recordRefundEvent = (repo: ReceiptsRepo, e: RefundEvent, now: number) =>
-  recordRefund(repo, { paymentId: e.paymentId, refundId: e.refundId, sourceEventId: e.eventId, refundedTotalAfter: e.refundedTotalKopecks, amountKopecks: e.amountKopecks }, now);
+export const recordRefundEvent = (store: ReceiptsStore, e: RefundEvent, now: number) =>
+  recordRefund(store, { paymentId: e.paymentId, refundId: e.refundId, sourceEventId: e.eventId, refundedTotalAfter: e.refundedTotalKopecks, amountKopecks: e.amountKopecks }, now);
 
 /**
  * The REFUNDED payment event: the refunds reached the whole amount. When the last refund's
  * RefundEvent came first this is a duplicate of its receipt (same key); without refund events (a
  * whole refund before partial refunds existed) it is the refund receipt of the rest.
  */
-export const recordRefundedEvent = (repo: ReceiptsRepo, e: PaymentEvent, now: number) =>
-  recordRefund(repo, { paymentId: e.paymentId, refundId: null, sourceEventId: e.eventId, refundedTotalAfter: e.amountKopecks, amountKopecks: "rest" }, now);
+export const recordRefundedEvent = (store: ReceiptsStore, e: PaymentEvent, now: number) =>
+  recordRefund(store, { paymentId: e.paymentId, refundId: null, sourceEventId: e.eventId, refundedTotalAfter: e.amountKopecks, amountKopecks: "rest" }, now);

@@ -1,4 +1,4 @@
-import { failureText, type Receipt, type ReceiptStatus, type ReceiptSummary } from "@payaccept/contracts";
+import { failureText, type FailedReceipt, type Receipt, type ReceiptStatus, type ReceiptSummary } from "@payaccept/contracts";
 import type { ReceiptRow } from "./store/schema.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -38,3 +38,22 @@ export const toReceiptSummary = (row: ReceiptRow): ReceiptSummary => ({
   amountKopecks: row.amountKopecks,
   fiscalDocumentNumber: row.status === "REGISTERED" ? row.fiscalDocumentNumber : null,
 });
+
+export const toFailedReceipt = (row: ReceiptRow): FailedReceipt => {
+  const r = toReceipt(row);
+  return {
+    id: r.id,
+    shopId: row.shopId,
+    paymentId: r.paymentId,
+    refundId: r.refundId,
+    kind: r.kind,
+    amountKopecks: r.amountKopecks,
+    taxation: r.taxation,
+    attempts: r.attempts,
+    lastError: r.lastError,
+    lastErrorCode: r.lastErrorCode,
+    lastErrorParams: r.lastErrorParams,
+    createdAt: r.createdAt,
+    failedAt: iso(row.updatedAt),
+  };
+};

@@ -3,7 +3,7 @@ import { annotateSpan, type Logger, type Random } from "@payaccept/platform";
 import type { DispatchCommand } from "./bus/streams.ts";
 import type { AttemptOutcome, WebhookRequest } from "./delivery/send.ts";
 import { signingSecretsOf } from "./delivery/signature.ts";
-import { shopFailures, webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
+import { type ATTEMPT_OUTCOMES, shopFailures, webhookAttemptDuration, webhookAttempts, webhookDeferrals, webhookSeriesFinished } from "./metrics.ts";
 import { nextStep } from "./schedule.ts";
 import type { ShopConcurrency } from "./shop-concurrency.ts";
 import type { DeliveryStore } from "./store/delivery-store.ts";
@@ -125,7 +125,7 @@ async function attempt(delivery: DeliveryRow, deps: DispatchDeps): Promise<Dispo
  * An attempt of a shop without a webhook URL is `no_url`, apart from `failed`: nothing was sent, so
  * it must not raise the failure ratios that page the on-call engineer (infra/prometheus).
  */
-function metricOutcome(outcome: AttemptOutcome): "delivered" | "failed" | "blocked" | "no_url" {
+function metricOutcome(outcome: AttemptOutcome): (typeof ATTEMPT_OUTCOMES)[number] {
   return outcome.kind === "failed" && outcome.error.reason === WEBHOOK_UNSENT_REASON ? "no_url" : outcome.kind;
 }
 

@@ -8,6 +8,9 @@ export const webhookAttempts = new prom.Counter({
   labelNames: ["outcome"] as const,
   registers: [registry],
 });
+/** Every outcome is on /metrics from the start at 0, so a rate over it sees the first attempts as an increase. */
+export const ATTEMPT_OUTCOMES = ["delivered", "failed", "blocked", "no_url"] as const;
+for (const outcome of ATTEMPT_OUTCOMES) webhookAttempts.inc({ outcome }, 0);
 
 /** The failing shops named on /metrics: the few an on-call engineer is told about, whatever the number of shops. */
 const FAILING_SHOPS_NAMED = 5;

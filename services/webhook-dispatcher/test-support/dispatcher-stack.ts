@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect } from "bun:test";
 import type { WebhookDelivery } from "@payaccept/contracts";
 import type { Engine } from "../../../tests/harness/engines.ts";
-import { eventually, Stack } from "../../../tests/harness/stack.ts";
+import { eventually, Stack, STACK_START_MS } from "../../../tests/harness/stack.ts";
 import { deliveryOf } from "./fixtures.ts";
 import { startReceiver, type Receiver } from "./receiver.ts";
 
@@ -15,7 +15,7 @@ export function useDispatcherStack(env: Record<string, string>, engine: Engine =
   const receivers: Receiver[] = [];
   beforeAll(async () => {
     stack = await Stack.start({ services: ["webhook-dispatcher"], env, postgres: engine === "postgres" });
-  });
+  }, STACK_START_MS);
   afterAll(async () => {
     for (const r of receivers) r.stop();
     await stack?.stop();

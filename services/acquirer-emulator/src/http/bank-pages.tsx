@@ -4,7 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import { CardForm } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
-import { cardBrandOf } from "../card-brand.ts";
+import { cardBrandOf } from "@payaccept/domain";
 import { recordOutcome, type Outcome } from "../outcomes.ts";
 import { cardTimeIsUp, findSession } from "../sessions.ts";
 import type { AcquirerDb } from "../store/db.ts";

@@ -1,16 +1,16 @@
-import { and, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
-import { CallerGone, Patience, type BalanceSnapshot, type FrozenAddition, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
-import { pgPayoutOps } from "./payout-store.pg.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, refundHolds, schema } from "./schema.pg.ts";
+import { firstRow as first, pgDb, pgRun, sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
+import { CallerGone, Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
+import { ledgerStatements } from "./ledger-terms.ts";
+import { payoutOps } from "./payout-terms.ts";
+import { accounts, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */
 type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
 
-const ofAccount = (accountId: string) => eq(frozenBuckets.accountId, accountId);
+const eventKey = (paymentId: string, status: string) => `${paymentId}\u0000${status}`;
 
 /**
  * The ledger on PostgreSQL (docs/balance.md, "Locks"). Statements are built per call on the
@@ -18,110 +18,32 @@ const ofAccount = (accountId: string) => eq(frozenBuckets.accountId, accountId);
  * connection, so a repeated statement is parsed and planned once.
  */
 function pgOps(db: Runner): LedgerOps {
-  const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
+  const q = ledgerStatements(pgDb(db), schema);
   return {
-    // One statement for the batch: a round trip each was most of a batch's time.
+    // One statement for the batch (SQLite: one prepared INSERT per event, microseconds each): a
+    // round trip each was most of a batch's time.
     recordEvents: async (es) => {
-      const inserted = await db
-        .insert(appliedEvents)
-        .values([...es])
-        .onConflictDoNothing()
-        .returning({ paymentId: appliedEvents.paymentId, status: appliedEvents.status });
-      const fresh = new Set(inserted.map((r) => eventKey(r.paymentId, r.status)));
+      const fresh = new Set((await q.recordEvents([...es])).map((r) => eventKey(r.paymentId, r.status)));
       // A second copy in the same list was skipped by the key: only the first counts as new.
       return es.map((e) => fresh.delete(eventKey(e.paymentId, e.status)));
     },
-    addFrozen: (accountId, moscowDay, amountKopecks) => addToBuckets(db, [{ accountId, moscowDay, amountKopecks }]),
-    addFrozenSums: (sums) => addToBuckets(db, sums),
-    releasedFrozen: async (accountId, lastReleasedDay) =>
-      (await first(
-        db
-          .select(releasedSums(frozenBuckets))
-          .from(frozenBuckets)
-          .where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay)),
-      ))!,
-    deleteReleasedFrozen: async (accountId, lastReleasedDay) => {
-      await db.delete(frozenBuckets).where(releasedBuckets(frozenBuckets, accountId, lastReleasedDay));
-    },
-    balanceSnapshot: async (accountId, lastReleasedDay) => toSnapshot(await db.execute(snapshotOf(accountId, lastReleasedDay))),
-    available: async (accountId) =>
-      (await first(db.select({ v: accounts.availableKopecks }).from(accounts).where(eq(accounts.accountId, accountId))))?.v ?? 0,
-    adjustAvailable: async (accountId, deltaKopecks, at) => {
-      await db
-        .insert(accounts)
-        .values({ accountId, availableKopecks: deltaKopecks, updatedAt: at })
-        .onConflictDoUpdate({
-          target: accounts.accountId,
-          set: adjustAvailableSet(accounts),
-        });
-    },
-    debitIfAvailable: async (accountId, amountKopecks, at) =>
-      (
-        await db
-          .update(accounts)
-          .set({ availableKopecks: sql`${accounts.availableKopecks} - ${amountKopecks}`, updatedAt: at })
-          .where(availableCovers(accounts, accountId, amountKopecks))
-          .returning({ v: accounts.availableKopecks })
-      ).length > 0,
-    receiptDay: async (paymentId) =>
-      (await first(
-        db
-          .select({ day: appliedEvents.moscowDay })
-          .from(appliedEvents)
-          .where(successOf(appliedEvents, paymentId)),
-      ))?.day ?? undefined,
-    frozenOfDay: async (accountId, moscowDay) =>
-      (await first(
-        db.select({ v: frozenBuckets.amountKopecks }).from(frozenBuckets).where(bucketOfDay(frozenBuckets, accountId, moscowDay)),
-      ))?.v ?? 0,
-    takeFrozen: async (accountId, moscowDay, amountKopecks) =>
-      (
-        await db
-          .update(frozenBuckets)
-          .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${amountKopecks}` })
-          .where(bucketCovers(frozenBuckets, accountId, moscowDay, amountKopecks))
-          .returning({ v: frozenBuckets.amountKopecks })
-      ).length > 0,
-    refundHold: (refundId) => first(db.select().from(refundHolds).where(eq(refundHolds.refundId, refundId))),
-    putRefundHold: async (h) => {
-      await db
-        .insert(refundHolds)
-        .values(h)
-        .onConflictDoUpdate({
-          target: refundHolds.refundId,
-          set: REPLACE_HOLD_FIGURES,
-        });
-    },
-    recordRefundEvent: async (e) =>
-      (await db.insert(appliedRefundEvents).values(e).onConflictDoNothing().returning({ id: appliedRefundEvents.refundId })).length > 0,
-    ...pgPayoutOps(db),
+    addFrozen: async (accountId, moscowDay, amountKopecks) => void (await q.addToBuckets({ accountId, moscowDay, amountKopecks })),
+    // Several buckets in one statement (SQLite: one prepared upsert each).
+    addFrozenSums: async (sums) => void (await q.addToBuckets([...sums])),
+    releasedFrozen: async (accountId, lastReleasedDay) => (await first(q.releasedSum(accountId, lastReleasedDay)))!,
+    deleteReleasedFrozen: async (accountId, lastReleasedDay) => void (await q.deleteReleased(accountId, lastReleasedDay)),
+    balanceSnapshot: async (accountId, lastReleasedDay) => (await first(q.snapshot(accountId, lastReleasedDay)))!,
+    available: async (accountId) => (await first(q.available(accountId)))?.availableKopecks ?? 0,
+    adjustAvailable: async (accountId, deltaKopecks, at) => void (await q.adjustAvailable(accountId, deltaKopecks, at)),
+    debitIfAvailable: async (accountId, amountKopecks, at) => (await q.debitIfAvailable(accountId, amountKopecks, at)).length > 0,
+    receiptDay: async (paymentId) => (await first(q.receiptDay(paymentId)))?.moscowDay ?? undefined,
+    frozenOfDay: async (accountId, moscowDay) => (await first(q.frozenOfDay(accountId, moscowDay)))?.amountKopecks ?? 0,
+    takeFrozen: async (accountId, moscowDay, amountKopecks) => (await q.takeFrozen(accountId, moscowDay, amountKopecks)).length > 0,
+    refundHold: (refundId) => first(q.refundHold(refundId)),
+    putRefundHold: async (h) => void (await q.putRefundHold(h)),
+    recordRefundEvent: async (e) => (await q.recordRefundEvent(e)).length > 0,
+    ...payoutOps(pgDb(db), pgRun, schema),
   };
-}
-
-const eventKey = (paymentId: string, status: string) => `${paymentId}\u0000${status}`;
-
-/** Several buckets in one statement; each (account, day) once, as ON CONFLICT DO UPDATE requires. */
-async function addToBuckets(db: Runner, sums: readonly FrozenAddition[]): Promise<void> {
-  await db
-    .insert(frozenBuckets)
-    .values([...sums])
-    .onConflictDoUpdate({
-      target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
-      set: addToBucketSet(frozenBuckets),
-    });
-}
-
-/** The GET's one statement: the account's available, its frozen past the cut-off, its buckets due. */
-function snapshotOf(accountId: string, lastReleasedDay: string): SQL {
-  return sql`select
-    coalesce((select ${accounts.availableKopecks} from ${accounts} where ${eq(accounts.accountId, accountId)}), 0)::text as available,
-    coalesce((select sum(${frozenBuckets.amountKopecks}) from ${frozenBuckets} where ${and(ofAccount(accountId), gt(frozenBuckets.moscowDay, lastReleasedDay))}), 0)::text as frozen,
-    (select count(*) from ${frozenBuckets} where ${releasedBuckets(frozenBuckets, accountId, lastReleasedDay)})::int as due`;
-}
-
-function toSnapshot(rows: unknown): BalanceSnapshot {
-  const [row] = rows as { available: string; frozen: string; due: number }[];
-  return { availableKopecks: Number(row!.available), frozenKopecks: Number(row!.frozen), dueBuckets: row!.due };
 }
 
 /**

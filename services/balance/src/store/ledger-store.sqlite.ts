@@ -1,9 +1,9 @@
-import { eq, sql } from "drizzle-orm";
-import { openStore, SerialSqlite } from "@payaccept/platform";
+import { sql } from "drizzle-orm";
+import { openStore, placeholders, SerialSqlite, sqliteDb, sqliteRun } from "@payaccept/platform";
 import { Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
-import { addToBucketSet, adjustAvailableSet, availableCovers, bucketCovers, bucketOfDay, releasedBuckets, releasedSums, REPLACE_HOLD_FIGURES, successOf } from "./ledger-terms.ts";
-import { sqlitePayoutOps } from "./payout-store.sqlite.ts";
-import { accounts, appliedEvents, appliedRefundEvents, frozenBuckets, refundHolds, schema } from "./schema.sqlite.ts";
+import { ledgerStatements } from "./ledger-terms.ts";
+import { payoutOps } from "./payout-terms.ts";
+import { schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
 
@@ -15,108 +15,25 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
   const { sqlite, db } = openStore(path, schema, migrationsFolder);
   const serial = new SerialSqlite(sqlite);
 
-  const insertEvent = db.insert(appliedEvents).values({
-    paymentId: p("paymentId"),
-    status: p("status"),
-    accountId: p("accountId"),
-    shopId: p("shopId"),
-    amountKopecks: p("amountKopecks"),
-    commissionKopecks: p("commissionKopecks"),
-    netKopecks: p("netKopecks"),
-    paidAt: p("paidAt"),
-    moscowDay: p("moscowDay"),
-    occurredAt: p("occurredAt"),
-    appliedAt: p("appliedAt"),
-  }).onConflictDoNothing().returning({ paymentId: appliedEvents.paymentId }).prepare();
-
-  const addToBucket = db.insert(frozenBuckets).values({
-    accountId: p("accountId"),
-    moscowDay: p("moscowDay"),
-    amountKopecks: p("amountKopecks"),
-  }).onConflictDoUpdate({
-    target: [frozenBuckets.accountId, frozenBuckets.moscowDay],
-    set: addToBucketSet(frozenBuckets),
-  }).prepare();
-
-  const releasedSum = db
-    .select(releasedSums(frozenBuckets))
-    .from(frozenBuckets)
-    .where(releasedBuckets(frozenBuckets, p("accountId"), p("lastReleasedDay")))
+  const q = ledgerStatements(sqliteDb(db), schema);
+  const insertEvent = q
+    .recordEvents(placeholders("paymentId", "status", "accountId", "shopId", "amountKopecks", "commissionKopecks", "netKopecks", "paidAt", "moscowDay", "occurredAt", "appliedAt"))
     .prepare();
-
-  const deleteReleased = db
-    .delete(frozenBuckets)
-    .where(releasedBuckets(frozenBuckets, p("accountId"), p("lastReleasedDay")))
+  const addToBucket = q.addToBuckets({ accountId: p("accountId"), moscowDay: p("moscowDay"), amountKopecks: p("amountKopecks") }).prepare();
+  const releasedSum = q.releasedSum(p("accountId"), p("lastReleasedDay")).prepare();
+  const deleteReleased = q.deleteReleased(p("accountId"), p("lastReleasedDay")).prepare();
+  const snapshot = q.snapshot(p("accountId"), p("lastReleasedDay")).prepare();
+  const adjust = q.adjustAvailable(p("accountId"), p("deltaKopecks"), p("at")).prepare();
+  const debitWithin = q.debitIfAvailable(p("accountId"), p("amountKopecks"), p("at")).prepare();
+  const available = q.available(p("accountId")).prepare();
+  const receiptDay = q.receiptDay(p("paymentId")).prepare();
+  const frozenOfDay = q.frozenOfDay(p("accountId"), p("moscowDay")).prepare();
+  const takeFrozen = q.takeFrozen(p("accountId"), p("moscowDay"), p("amountKopecks")).prepare();
+  const holdOf = q.refundHold(p("refundId")).prepare();
+  const putHold = q
+    .putRefundHold(placeholders("refundId", "paymentId", "accountId", "state", "frozenDay", "frozenKopecks", "availableKopecks", "createdAt", "settledAt"))
     .prepare();
-
-  const snapshot = sqlite.prepare<{ availableKopecks: number; frozenKopecks: number; dueBuckets: number }, { accountId: string; lastReleasedDay: string }>(
-    `SELECT coalesce((SELECT available_kopecks FROM accounts WHERE account_id = $accountId), 0) AS availableKopecks,
-            coalesce((SELECT sum(amount_kopecks) FROM frozen_buckets WHERE account_id = $accountId AND moscow_day > $lastReleasedDay), 0) AS frozenKopecks,
-            (SELECT count(*) FROM frozen_buckets WHERE account_id = $accountId AND moscow_day <= $lastReleasedDay) AS dueBuckets`,
-  );
-
-  const adjust = db.insert(accounts).values({
-    accountId: p("accountId"),
-    availableKopecks: p("deltaKopecks"),
-    updatedAt: p("at"),
-  }).onConflictDoUpdate({
-    target: accounts.accountId,
-    set: adjustAvailableSet(accounts),
-  }).prepare();
-
-  const debitWithin = db
-    .update(accounts)
-    .set({ availableKopecks: sql`${accounts.availableKopecks} - ${p("amountKopecks")}`, updatedAt: sql`${p("at")}` })
-    .where(availableCovers(accounts, p("accountId"), p("amountKopecks")))
-    .returning({ availableKopecks: accounts.availableKopecks })
-    .prepare();
-
-  const available = db
-    .select({ availableKopecks: accounts.availableKopecks })
-    .from(accounts)
-    .where(eq(accounts.accountId, p("accountId")))
-    .prepare();
-
-  const receiptDay = db
-    .select({ moscowDay: appliedEvents.moscowDay })
-    .from(appliedEvents)
-    .where(successOf(appliedEvents, p("paymentId")))
-    .prepare();
-  const frozenOfDay = db
-    .select({ amountKopecks: frozenBuckets.amountKopecks })
-    .from(frozenBuckets)
-    .where(bucketOfDay(frozenBuckets, p("accountId"), p("moscowDay")))
-    .prepare();
-  const takeFrozen = db
-    .update(frozenBuckets)
-    .set({ amountKopecks: sql`${frozenBuckets.amountKopecks} - ${p("amountKopecks")}` })
-    .where(bucketCovers(frozenBuckets, p("accountId"), p("moscowDay"), p("amountKopecks")))
-    .returning({ amountKopecks: frozenBuckets.amountKopecks })
-    .prepare();
-  const holdOf = db.select().from(refundHolds).where(eq(refundHolds.refundId, p("refundId"))).prepare();
-  const putHold = db.insert(refundHolds).values({
-    refundId: p("refundId"),
-    paymentId: p("paymentId"),
-    accountId: p("accountId"),
-    state: p("state"),
-    frozenDay: p("frozenDay"),
-    frozenKopecks: p("frozenKopecks"),
-    availableKopecks: p("availableKopecks"),
-    createdAt: p("createdAt"),
-    settledAt: p("settledAt"),
-  }).onConflictDoUpdate({
-    target: refundHolds.refundId,
-    set: REPLACE_HOLD_FIGURES,
-  }).prepare();
-  const insertRefundEvent = db.insert(appliedRefundEvents).values({
-    refundId: p("refundId"),
-    status: p("status"),
-    paymentId: p("paymentId"),
-    accountId: p("accountId"),
-    balanceKopecks: p("balanceKopecks"),
-    occurredAt: p("occurredAt"),
-    appliedAt: p("appliedAt"),
-  }).onConflictDoNothing().returning({ refundId: appliedRefundEvents.refundId }).prepare();
+  const insertRefundEvent = q.recordRefundEvent(placeholders("refundId", "status", "paymentId", "accountId", "balanceKopecks", "occurredAt", "appliedAt")).prepare();
 
   const ops: LedgerOps = {
     // In-process statements: one each costs microseconds, the batch's gain is its one commit.
@@ -135,7 +52,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     refundHold: async (refundId) => holdOf.get({ refundId }),
     putRefundHold: async (h) => void putHold.run(h),
     recordRefundEvent: async (e) => insertRefundEvent.get(e) !== undefined,
-    ...sqlitePayoutOps(db),
+    ...payoutOps(sqliteDb(db), sqliteRun, schema),
   };
 
   return {

@@ -166,4 +166,6 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /ops/payouts/export": OPERATOR,
   "GET /ops/payouts/batches/:batchId/file": OPERATOR,
   "POST /ops/payouts/statement": OPERATOR,
+  "POST /ops/shops/:shopId/connectors": OPERATOR,
+  "GET /ops/connectors": OPERATOR,
 };

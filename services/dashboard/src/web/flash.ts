@@ -31,6 +31,7 @@ export type NoticeKey =
   | "activityChanged"
   | "methodsSaved"
   | "tariffSaved"
+  | "connectorsSaved"
   | "roleChanged"
   | "memberRemoved"
   | "inviteRevoked"

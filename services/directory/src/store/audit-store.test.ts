@@ -44,6 +44,7 @@ const shop: ShopRow = {
   failUrl: null,
   receipts: null,
   savedMethodConsent: null,
+  connectors: null,
   retiringSecret: "whsec_old",
   retiringSecretExpiresAt: 1_000,
   createdAt: 1,

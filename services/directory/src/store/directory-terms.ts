@@ -1,11 +1,12 @@
-import { and, asc, desc, eq, gte, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type { Db, Dialect, EitherTables, Run } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
-import type { AuditQuery } from "./directory-store.ts";
+import type { AuditQuery, DirectoryOps } from "./directory-store.ts";
 import type * as tables from "./schema.ts";
 
 /**
- * The terms both engines' directory statements share, on either schema's columns; each engine file
- * keeps only its own statements around them.
+ * What both engines' directory statements share, on either schema's columns: the terms, and the
+ * methods themselves (`directoryOps`), written once over `Db<E>` and run by the engine's `Run<E>`.
  */
 
 type ApiKeys = OnEither<typeof tables.apiKeys>;
@@ -13,26 +14,26 @@ type Shops = OnEither<typeof tables.shops>;
 type AuditEvents = OnEither<typeof tables.auditEvents>;
 
 /** What a page shows of a shop's live key: never the key, only its prefix and age. */
-export const liveKeyHintOf = <K extends ApiKeys>(k: K) => ({ displayPrefix: k.displayPrefix as K["displayPrefix"], createdAt: k.createdAt as K["createdAt"] });
+const liveKeyHintOf = <K extends ApiKeys>(k: K) => ({ displayPrefix: k.displayPrefix as K["displayPrefix"], createdAt: k.createdAt as K["createdAt"] });
 
 /**
  * The shop's live key: at most one, the newest (a roll revokes the one before, or gives it an
  * expiry). `shopId` may be the shops' column, for a join.
  */
-export const liveKeyOf = (k: ApiKeys, shopId: string | SQLWrapper) => and(eq(k.shopId, shopId), isNull(k.revokedAt), isNull(k.expiresAt));
+const liveKeyOf = (k: ApiKeys, shopId: string | SQLWrapper) => and(eq(k.shopId, shopId), isNull(k.revokedAt), isNull(k.expiresAt));
 
 /** Keys of the shop in their overlap (all, or the one keyId names). */
-export const retiringKeysOf = (k: ApiKeys, shopId: string, keyId?: string) =>
+const retiringKeysOf = (k: ApiKeys, shopId: string, keyId?: string) =>
   and(eq(k.shopId, shopId), isNull(k.revokedAt), isNotNull(k.expiresAt), keyId === undefined ? undefined : eq(k.id, keyId));
 
 /** Keys whose overlap ran out by `now` and that the sweep has not revoked yet. */
-export const expiredKeysAt = (k: ApiKeys, now: number) => and(isNull(k.revokedAt), lte(k.expiresAt, now));
+const expiredKeysAt = (k: ApiKeys, now: number) => and(isNull(k.revokedAt), lte(k.expiresAt, now));
 
 /** Shops whose retiring secret's overlap ran out by `now`. */
-export const expiredSecretsAt = (s: Shops, now: number) => lte(s.retiringSecretExpiresAt, now);
+const expiredSecretsAt = (s: Shops, now: number) => lte(s.retiringSecretExpiresAt, now);
 
 /** A page of the audit log: the filters, entries older than the cursor (newest first). */
-export function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
+function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
   return and(
     q.accountId === undefined ? undefined : eq(a.accountId, q.accountId),
     q.shopId === undefined ? undefined : eq(a.shopId, q.shopId),
@@ -43,13 +44,13 @@ export function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
     q.before === undefined ? undefined : or(lt(a.at, q.before.at), and(eq(a.at, q.before.at), lt(a.id, q.before.id))),
   );
 }
-export const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
+const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
 
 /** Shops in the order every list shows them: oldest first. */
-export const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
+const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
 /** What a second putAccountDetails of one account replaces: every column but the key. */
-export const REPLACE_DETAILS = {
+const REPLACE_DETAILS = {
   legalForm: sql`excluded.legal_form`,
   name: sql`excluded.name`,
   inn: sql`excluded.inn`,
@@ -63,3 +64,54 @@ export const REPLACE_DETAILS = {
   payoutAccountChangedAt: sql`excluded.payout_account_changed_at`,
   updatedAt: sql`excluded.updated_at`,
 };
+
+/**
+ * DirectoryOps on either engine: `db` is the store or the transaction's handle, `run` the engine's
+ * way of running a statement; the reads that lock say so (Run.forUpdate).
+ */
+export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTables<typeof tables.tables>): DirectoryOps {
+  const { accounts, accountDetails, shops, apiKeys, auditEvents } = t;
+  const liveKeyHint = liveKeyHintOf(apiKeys);
+  const shop = (shopId: string) => db.select().from(shops).where(eq(shops.id, shopId));
+  const account = (accountId: string) => db.select().from(accounts).where(eq(accounts.id, accountId));
+  return {
+    account: (accountId) => run.one(account(accountId)),
+    accountForUpdate: (accountId) => run.one(run.forUpdate(account(accountId))),
+    accountDetails: (accountId) => run.one(db.select().from(accountDetails).where(eq(accountDetails.accountId, accountId))),
+    detailsOfAccounts: async (ids) => (ids.length === 0 ? [] : run.all(db.select().from(accountDetails).where(inArray(accountDetails.accountId, [...ids])))),
+    putAccountDetails: (row) => run.done(db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: REPLACE_DETAILS })),
+    insertAccount: (id, createdAt) => run.done(db.insert(accounts).values({ id, createdAt })),
+    insertShop: (row) => run.done(db.insert(shops).values(row)),
+    shop: (shopId) => run.one(shop(shopId)),
+    shopForUpdate: (shopId) => run.one(run.forUpdate(shop(shopId))),
+    saveShop: ({ id, ...rest }) => run.done(db.update(shops).set(rest).where(eq(shops.id, id))),
+    allShops: () => run.all(db.select().from(shops)),
+    insertApiKey: (row) => run.done(db.insert(apiKeys).values(row)),
+    // Each UPDATE re-checks its WHERE under the row's lock: of two replicas (or sweeps) changing one
+    // key at once, the second finds it already changed and returns nothing.
+    retireLiveKey: (shopId, at, until) => run.all(db.update(apiKeys).set(until === null ? { revokedAt: at } : { expiresAt: until }).where(liveKeyOf(apiKeys, shopId)).returning()),
+    endKeyOverlap: (shopId, keyId, at) => run.all(db.update(apiKeys).set({ revokedAt: at }).where(retiringKeysOf(apiKeys, shopId, keyId)).returning()),
+    expireKeys: (now) => run.all(db.update(apiKeys).set({ revokedAt: sql`${apiKeys.expiresAt}` }).where(expiredKeysAt(apiKeys, now)).returning()),
+    retiringKeys: (shopId) => run.all(db.select().from(apiKeys).where(retiringKeysOf(apiKeys, shopId)).orderBy(asc(apiKeys.expiresAt))),
+    key: (keyHash) => run.one(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
+    // Held until the sweep's transaction ends; another replica's sweep skips them instead of waiting.
+    shopsWithExpiredSecret: (now) => run.all(run.forUpdate(db.select().from(shops).where(expiredSecretsAt(shops, now)), { skipLocked: true })),
+    insertAudit: async (rows) => (rows.length === 0 ? 0 : (await run.all(db.insert(auditEvents).values(rows).onConflictDoNothing().returning({ id: auditEvents.id }))).length),
+    auditPage: (q) => run.all(db.select().from(auditEvents).where(auditWhere(auditEvents, q)).orderBy(...auditOrder(auditEvents)).limit(q.limit)),
+    shopsOfAccount: (accountId) =>
+      run.all(
+        db
+          .select({ shop: shops, key: liveKeyHint })
+          .from(shops)
+          .leftJoin(apiKeys, liveKeyOf(apiKeys, shops.id))
+          .where(eq(shops.accountId, accountId))
+          .orderBy(...shopOrder(shops)),
+      ),
+    liveKeyHint: async (shopId) => (await run.one(db.select(liveKeyHint).from(apiKeys).where(liveKeyOf(apiKeys, shopId)))) ?? null,
+    shopsPage: async (offset, limit) => {
+      const [items, total] = await Promise.all([run.all(db.select().from(shops).orderBy(...shopOrder(shops)).limit(limit).offset(offset)), run.one(db.select({ n: count() }).from(shops))]);
+      return { items, total: total?.n ?? 0 };
+    },
+    liveKeys: () => run.all(db.select().from(apiKeys).where(isNull(apiKeys.revokedAt))),
+  };
+}

@@ -30,6 +30,7 @@ const shop: ShopRow = {
   failUrl: null,
   receipts: { required: true, taxation: "usn_income", vat: "none" },
   savedMethodConsent: "ALWAYS",
+  connectors: null,
   retiringSecret: "older-secret",
   retiringSecretExpiresAt: 5,
   createdAt: 1,

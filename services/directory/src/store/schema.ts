@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
-import { ACTOR_KINDS, AUDIT_ACTIONS, LEGAL_FORMS, type PaymentMethod, type SaveMethodConsent, type ShopReceiptSettings, type Tariff } from "@payaccept/contracts";
+import { ACTOR_KINDS, AUDIT_ACTIONS, LEGAL_FORMS, type PaymentMethod, type SaveMethodConsent, type ShopConnectors, type ShopReceiptSettings, type Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
 export const accounts = table("accounts", (k) => ({
@@ -30,6 +30,8 @@ export const shops = table(
     receipts: k.json("receipts").$type<ShopReceiptSettings>(),
     /** How the payment page asks a buyer to save a method (docs/payments.md, "Saved methods"); null: BUYER_CHOICE. */
     savedMethodConsent: k.text("saved_method_consent").$type<SaveMethodConsent>(),
+    /** A live shop's acquirers per method, set by operators (docs/connectors.md); null: the deployment's default for every method. */
+    connectors: k.json("connectors").$type<ShopConnectors>(),
     /** The secret a rotation replaced, signing beside the new one until retiring_secret_expires_at; both null otherwise. */
     retiringSecret: k.text("retiring_secret"),
     retiringSecretExpiresAt: k.bigint("retiring_secret_expires_at"),

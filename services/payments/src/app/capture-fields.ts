@@ -1,6 +1,6 @@
 import { commissionFor } from "../domain/commission.ts";
 import { receiptOfCapture } from "../domain/receipt.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
 import { shopOf, type PaymentsDeps } from "./deps.ts";
 
 /**

@@ -4,7 +4,8 @@ import { detailsOf } from "../domain/saved-methods.ts";
 import { methodChargeable } from "../domain/state-machine.ts";
 import { payUrlOf } from "../domain/views.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
+import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { CreateTerms, PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState } from "./provider-results.ts";
 import { ownedMethod } from "./saved-methods.ts";
@@ -45,9 +46,13 @@ async function chargeFailed(d: PaymentsDeps, row: PaymentRow, why: DomainError):
   return moved!.row;
 }
 
-/** Commits what the acquirer answered about the charge. */
-const applyCharge = async (d: PaymentsDeps, row: PaymentRow, state: ProviderOutcome): Promise<PaymentRow> =>
-  (await applyResult(d, row, resultOfState(state, d.now()), state.sessionId)).row;
+/** Commits what the acquirer (the saved method's connector) answered about the charge. */
+const applyCharge = async (d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow, state: ProviderOutcome): Promise<PaymentRow> =>
+  (await applyResult(d, row, resultOfState(state, d.now()), state.sessionId, connectorOf(saved))).row;
+
+/** A saved method is charged where it was saved: its token exists at that acquirer only. */
+const connectorOf = (saved: SavedMethodRow) => saved.connector ?? LEGACY_CONNECTOR;
+const savedOf = async (d: PaymentsDeps, row: PaymentRow) => (await d.methods.byId(row.savedMethodId!))!;
 
 /**
  * One attempt at the acquirer: its decision committed, or the payment left PENDING when no answer
@@ -55,10 +60,10 @@ const applyCharge = async (d: PaymentsDeps, row: PaymentRow, state: ProviderOutc
  * method, …) ends it FAILED with the acquirer's reason.
  */
 export async function chargeOnce(d: PaymentsDeps, row: PaymentRow): Promise<PaymentRow> {
-  const saved = (await d.methods.byId(row.savedMethodId!))!;
+  const saved = await savedOf(d, row);
   let state: ProviderOutcome;
   try {
-    state = await d.provider.charge({
+    state = await d.connectors.portOf(connectorOf(saved)).charge({
       chargeId: row.id,
       methodId: saved.providerMethodId!,
       amountKopecks: row.amountKopecks,
@@ -73,7 +78,7 @@ export async function chargeOnce(d: PaymentsDeps, row: PaymentRow): Promise<Paym
     d.log.warn({ paymentId: row.id, err: e.message }, "charge without an answer; its callback or the charge sweeper ends it");
     return row;
   }
-  return applyCharge(d, row, state);
+  return applyCharge(d, row, saved, state);
 }
 
 /**
@@ -82,14 +87,15 @@ export async function chargeOnce(d: PaymentsDeps, row: PaymentRow): Promise<Paym
  * PENDING_TTL ends FAILED (a PAID that still comes for it is returned to the buyer).
  */
 export async function driveCharge(d: PaymentsDeps, row: PaymentRow): Promise<PaymentRow> {
+  const saved = await savedOf(d, row);
   let state: ProviderOutcome | null;
   try {
-    state = await d.provider.findCharge(row.id);
+    state = await d.connectors.portOf(connectorOf(saved)).findCharge(row.id, saved.providerMethodId!);
   } catch (e) {
     if (!(e instanceof ProviderError) || e.kind !== "unavailable") throw e;
     return row;
   }
-  if (state) return applyCharge(d, row, state);
+  if (state) return applyCharge(d, row, saved, state);
   if (d.now() - row.createdAt >= d.pendingTtlMs) return chargeFailed(d, row, new DomainError("PROVIDER_UNAVAILABLE"));
   return chargeOnce(d, row);
 }

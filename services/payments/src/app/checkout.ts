@@ -1,16 +1,20 @@
-import { DomainError, type CheckoutView, type PaymentMethod, type ProviderSession, type ShopRecord } from "@payaccept/contracts";
+import { DomainError, type CheckoutView, type ConnectorId, type PaymentMethod, type ProviderSession, type ShopRecord } from "@payaccept/contracts";
 import { commissionFor } from "../domain/commission.ts";
 import { decideStart, type StartDecision } from "../domain/state-machine.ts";
 import { payUrlOf, toCheckoutView } from "../domain/views.ts";
-import type { PaymentRow } from "../store/schema.ts";
-import { anyPayment, shopOf, type PaymentsDeps } from "./deps.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
+import { anyPayment, providerOf, shopOf, type PaymentsDeps } from "./deps.ts";
 import { providerFailure } from "./provider-errors.ts";
 import { ProviderError } from "../provider/port.ts";
+
+/** The buyer's view, with the card page where the session's connector shows it. */
+const viewOf = (d: PaymentsDeps, row: PaymentRow, shop: ShopRecord): CheckoutView =>
+  toCheckoutView(row, shop, d.paypageUrl, row.connector !== null && d.connectors.configured(row.connector) && d.connectors.get(row.connector).cardPage === "hosted");
 
 /** Buyer side: the payment id in payUrl is the capability, so these are not shop-scoped. */
 export async function checkout(d: PaymentsDeps, id: string): Promise<CheckoutView> {
   const row = await anyPayment(d, id);
-  return toCheckoutView(row, await shopOf(d, row), d.paypageUrl);
+  return viewOf(d, row, await shopOf(d, row));
 }
 
 /** The buyer's start refused by the state machine, as the buyer's CONFLICT. */
@@ -25,21 +29,25 @@ function refuseShop(shop: ShopRecord, method: PaymentMethod): void {
   if (!shop.methods.includes(method)) throw new DomainError("METHOD_NOT_AVAILABLE", { method });
 }
 
-const sessionFields = (s: ProviderSession | null): Partial<PaymentRow> =>
-  !s
-    ? { providerSessionId: null, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: null }
-    : s.method === "SBP"
-      ? { providerSessionId: s.sessionId, sbpQrPayload: s.qrPayload, sbpDeepLink: s.deepLink, cardFormAction: null }
-      : { providerSessionId: s.sessionId, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: s.formAction };
+type Opened = { connector: ConnectorId; session: ProviderSession };
+
+const sessionFields = (opened: Opened | null): Partial<PaymentRow> => {
+  if (!opened) return { providerSessionId: null, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: null };
+  const { connector, session: s } = opened;
+  return s.method === "SBP"
+    ? { connector, providerSessionId: s.sessionId, sbpQrPayload: s.qrPayload, sbpDeepLink: s.deepLink, cardFormAction: null }
+    : { connector, providerSessionId: s.sessionId, sbpQrPayload: null, sbpDeepLink: null, cardFormAction: s.formAction };
+};
 
 /**
- * A provider session for the method (none in a sandbox); when the provider is down nothing changes
- * and the buyer can try again. `saveMethod`: the buyer agreed to save it (or the shop asks always).
+ * A provider session for the method (none in a sandbox), at the first of the shop's connectors
+ * that takes it (docs/connectors.md, "Routing and failover"); when none does nothing changes and
+ * the buyer can try again. `saveMethod`: the buyer agreed to save it (or the shop asks always).
  */
-async function openSession(d: PaymentsDeps, row: PaymentRow, shop: ShopRecord, method: PaymentMethod, expiresAt: number, saveMethod: boolean): Promise<ProviderSession | null> {
+async function openSession(d: PaymentsDeps, row: PaymentRow, shop: ShopRecord, method: PaymentMethod, expiresAt: number, saveMethod: boolean): Promise<Opened | null> {
   if (row.isTest) return null;
   try {
-    return await d.provider.createSession({
+    return await d.connectors.openSession(d.connectors.candidates(shop, method), {
       paymentId: row.id,
       method,
       amountKopecks: row.amountKopecks,
@@ -63,7 +71,7 @@ async function openSession(d: PaymentsDeps, row: PaymentRow, shop: ShopRecord, m
 async function cancelOldSession(d: PaymentsDeps, row: PaymentRow): Promise<void> {
   if (!row.providerSessionId) return;
   try {
-    await d.provider.cancelSession(row.providerSessionId);
+    await providerOf(d, row).cancelSession(row.providerSessionId);
   } catch (e) {
     if (e instanceof ProviderError && e.kind === "rejected") throw new DomainError("PAYMENT_BEING_PAID", { method: row.method! });
     providerFailure(e);
@@ -81,24 +89,28 @@ export async function startPayment(d: PaymentsDeps, id: string, method: PaymentM
   const row = await anyPayment(d, id);
   const shop = await shopOf(d, row);
   const start = decideStart(row, method, d.now());
-  if (start.kind === "current") return toCheckoutView(row, shop, d.paypageUrl);
+  if (start.kind === "current") return viewOf(d, row, shop);
   if (start.kind === "refused") throw startRefused(start);
   refuseShop(shop, method);
   const switching = start.trigger === "switch";
   const expiresAt = switching ? row.expiresAt! : d.now() + d.pendingTtlMs;
   if (switching && !row.isTest) await cancelOldSession(d, row);
   const consent = row.saveMethod ? saveMethod === true : null;
-  const session = await openSession(d, row, shop, method, expiresAt, row.saveMethod && (consent === true || shop.savedMethodConsent === "ALWAYS"));
+  const opened = await openSession(d, row, shop, method, expiresAt, row.saveMethod && (consent === true || shop.savedMethodConsent === "ALWAYS"));
   const { decision, row: after } = (await d.repo.transition(id, start.trigger, d.now(), {
     // A concurrent switch or start moved it meanwhile: this one's session is not the payment's.
     onlyIf: (current) => current.providerSessionId === row.providerSessionId && current.method === row.method,
-    patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, saveConsent: consent, ...sessionFields(session) }),
+    patch: () => ({ method, commissionKopecks: commissionFor(row.amountKopecks, shop.tariff[method]), expiresAt, saveConsent: consent, ...sessionFields(opened) }),
   }))!;
-  if (decision.kind === "move") return toCheckoutView(after, shop, d.paypageUrl);
-  if (session && after.providerSessionId !== session.sessionId) {
-    await d.provider.cancelSession(session.sessionId).catch((err) => d.log.warn({ err, paymentId: id, sessionId: session.sessionId }, "unused provider session not canceled"));
+  if (decision.kind === "move") return viewOf(d, after, shop);
+  if (opened && after.providerSessionId !== opened.session.sessionId) {
+    const { connector, session } = opened;
+    await d.connectors
+      .get(connector)
+      .port.cancelSession(session.sessionId)
+      .catch((err) => d.log.warn({ err, paymentId: id, connector, sessionId: session.sessionId }, "unused provider session not canceled"));
   }
   // A concurrent start may have won the race; it is this one's answer if it chose the same method.
-  if (decideStart(after, method, d.now()).kind === "current") return toCheckoutView(after, shop, d.paypageUrl);
+  if (decideStart(after, method, d.now()).kind === "current") return viewOf(d, after, shop);
   throw new DomainError("PAYMENT_NOT_PAYABLE", { status: after.status });
 }

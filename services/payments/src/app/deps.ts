@@ -1,8 +1,8 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import { linkTrace, type AuditFields, type RequestLog } from "@payaccept/platform";
+import type { Connectors } from "../connectors/connectors.ts";
 import type { ProviderPort } from "../provider/port.ts";
-import type { IdempotencyKeysRepo, NewPayment, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { IdempotencyKeysRepo, NewPayment, PaymentRow, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 
 /** The balance service's refund hold, as payments uses it (rpcs.balance.reserveRefund). */
 export type BalancePort = {
@@ -23,7 +23,8 @@ export type PaymentsDeps = {
   chargeLeaseMs: number;
   /** A shop's directory record; in the service, DirectoryCache.shopOrRead. */
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
-  provider: ProviderPort;
+  /** The acquirers this deployment configured, with routing and health (docs/connectors.md). */
+  connectors: Connectors;
   balance: BalancePort;
   /** The service's logger, or while serving a request its RequestLog (every line with the request id). */
   log: Pick<RequestLog, "info" | "warn" | "error">;
@@ -46,6 +47,8 @@ export type PaymentsDeps = {
   pendingTtlMs: number;
   /** How long a hold waits for its capture (the capture deadline after authorisation). */
   captureTtlMs: number;
+  /** What a reconciliation looks up by default: pending or uncertain at least this long. */
+  reconcileAfterMs: number;
 };
 
 /** What a create's kind (a buyer's payment, a charge) decides: its method and commission, and the fields of its feature. */
@@ -73,6 +76,9 @@ export async function anyPayment(d: PaymentsDeps, id: string): Promise<PaymentRo
   tracePayment(row);
   return row;
 }
+
+/** The provider port of the connector the payment's session lives at (every call after the first goes there). */
+export const providerOf = (d: PaymentsDeps, row: Pick<PaymentRow, "connector">): ProviderPort => d.connectors.portOf(row.connector);
 
 /** The shop a payment belongs to; payments are only ever created for shops in the directory. */
 export async function shopOf(d: PaymentsDeps, row: PaymentRow): Promise<ShopRecord> {

@@ -3,9 +3,9 @@ import { captureReceipt } from "../domain/receipt.ts";
 import { holdLapsed } from "../domain/state-machine.ts";
 import { toPayment } from "../domain/views.ts";
 import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
-import { ownedPayment, shopOf, type PaymentsDeps } from "./deps.ts";
+import { ownedPayment, providerOf, shopOf, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfState, type ProviderResult } from "./provider-results.ts";
 
 /**
@@ -22,7 +22,7 @@ async function outcomeAfterRefusal(d: PaymentsDeps, row: PaymentRow, e: unknown)
   if (e.reason === "CAPTURE_EXCEEDS_HOLD") throw DomainError.of(e.reason, e.params);
   if (e.reason !== "HOLD_VOIDED" && e.reason !== "HOLD_ALREADY_CAPTURED") throw new DomainError("PROVIDER_REFUSED");
   try {
-    return await d.provider.session(row.providerSessionId!);
+    return await providerOf(d, row).session(row.providerSessionId!);
   } catch (lookup) {
     if (lookup instanceof ProviderError && lookup.kind === "unavailable") throw new DomainError("PROVIDER_NO_ANSWER");
     throw lookup;
@@ -46,7 +46,7 @@ async function settleHold(d: PaymentsDeps, row: PaymentRow, ask: () => Promise<P
  * void), EXPIRED from it on; or SUCCESS if a capture got to the acquirer first.
  */
 export const releaseHold = (d: PaymentsDeps, row: PaymentRow): Promise<PaymentRow> =>
-  settleHold(d, row, () => d.provider.void(row.providerSessionId!), { kind: "voided", heldTooLong: false });
+  settleHold(d, row, () => providerOf(d, row).void(row.providerSessionId!), { kind: "voided", heldTooLong: false });
 
 /** The answer to a capture of a payment that is no longer AUTHORIZED: the capture itself, repeated, or why not. */
 function capturedAnswer(d: PaymentsDeps, row: PaymentRow, req: CapturePaymentRequest): Payment {
@@ -84,7 +84,7 @@ async function capture(d: PaymentsDeps, row: PaymentRow, req: CapturePaymentRequ
   // Kept before the acquirer is asked: a capture committed by its callback (a lost answer, a crash) finds its lines.
   if (lines) await d.repo.keepCaptureReceipt(id, lines);
   const asked = lines ? { ...row, captureReceipt: lines } : row;
-  const after = await settleHold(d, asked, () => d.provider.capture(row.providerSessionId!, amount), { kind: "paid", paidAt: d.now(), amountKopecks: amount, savedMethod: null });
+  const after = await settleHold(d, asked, () => providerOf(d, row).capture(row.providerSessionId!, amount), { kind: "paid", paidAt: d.now(), amountKopecks: amount, savedMethod: null });
   return capturedAnswer(d, after, req);
 }
 

@@ -1,3 +1,5 @@
+import type { ConnectorId } from "@payaccept/contracts";
+import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { ReadCallback } from "../provider/callback.ts";
 import { tracePayment, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfCallback } from "./provider-results.ts";
@@ -10,17 +12,19 @@ import { endMethodAsProviderSays } from "./saved-methods.ts";
 export type CallbackOutcome = { result: "applied" | "repeat" | "ignored" | "returned" | "retry"; status: string | null; reason?: string };
 
 /**
- * Applies a verified provider result (docs/acquirer-protocol.md, "Callbacks") as the session's
- * result would be (applyResult): PAID, AUTHORIZED, CAPTURED, DECLINED and VOIDED of the payment's
+ * Applies a verified provider result (docs/acquirer-protocol.md, "Callbacks") from the connector
+ * it came through (the emulator's callbacks, T-Bank's notifications) as the session's result
+ * would be (applyResult): PAID, AUTHORIZED, CAPTURED, DECLINED and VOIDED of the payment's
  * session, and METHOD_REVOKED of a saved method. Whatever cannot apply is acknowledged and
  * ignored, so the provider stops retrying it; repeats change nothing. Only the payment's own
- * session counts, except for a charge that has not heard its session yet (its answer was lost).
+ * session at its own connector counts, except for a charge that has not heard its session yet
+ * (its answer was lost) from the connector of the method it charges.
  */
-export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback): Promise<CallbackOutcome> {
+export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback, connector: ConnectorId): Promise<CallbackOutcome> {
   const cb = read.callback;
   if (read.known?.event === "METHOD_REVOKED") {
     const local = await d.methods.byProviderId(read.known.savedMethod.methodId);
-    if (!local) return { result: "ignored", status: null, reason: "unknown saved method" };
+    if (!local || (local.connector ?? LEGACY_CONNECTOR) !== connector) return { result: "ignored", status: null, reason: "unknown saved method" };
     const ended = await endMethodAsProviderSays(d, local.id, read.known.savedMethod);
     return { result: ended ? "applied" : "repeat", status: (await d.methods.byId(local.id))!.status };
   }
@@ -30,8 +34,10 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback)
   tracePayment(row);
   if (row.isTest) return ignored("sandbox payments take no provider results");
   const learning = row.merchantInitiated && row.providerSessionId === null;
+  const sessionConnector = learning ? ((await d.methods.byId(row.savedMethodId!))?.connector ?? LEGACY_CONNECTOR) : (row.connector ?? LEGACY_CONNECTOR);
+  if (sessionConnector !== connector) return ignored("not the payment's connector");
   if (row.providerSessionId !== cb.sessionId && !learning) return ignored("not the payment's provider session");
   if (!read.known) return ignored(`unknown event ${cb.event}`);
-  const applied = await applyResult(d, row, resultOfCallback(read, d.now()), cb.sessionId);
+  const applied = await applyResult(d, row, resultOfCallback(read, d.now()), cb.sessionId, connector);
   return { result: applied.result, status: applied.row.status, ...(applied.reason ? { reason: applied.reason } : {}) };
 }

@@ -1,12 +1,11 @@
-import { DomainError, type ProviderSavedMethod } from "@payaccept/contracts";
+import { DomainError, type ConnectorId, type ProviderSavedMethod } from "@payaccept/contracts";
 import { newSavedMethod, savedOnPayment } from "../domain/saved-methods.ts";
 import { authorizedTrigger, awaitsAuthentication, paidTooLate, paidTrigger, releaseTrigger, type PaymentTrigger } from "../domain/state-machine.ts";
 import type { ProviderFailure, ProviderOutcome } from "../provider/port.ts";
 import type { ReadCallback } from "../provider/callback.ts";
-import type { TransitionOptions } from "../store/payments-store.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow, TransitionOptions } from "../store/payments-store.ts";
 import { capturedFields } from "./capture-fields.ts";
-import type { PaymentsDeps } from "./deps.ts";
+import { providerOf, type PaymentsDeps } from "./deps.ts";
 import { endMethodAsProviderSays } from "./saved-methods.ts";
 
 /**
@@ -94,11 +93,12 @@ const failureFields = (row: PaymentRow, failure: ProviderFailure | DomainError):
  * sandbox, which has none) as one transition of the state machine. Whatever cannot apply is
  * ignored (and so acknowledged, for a callback); a repeat changes nothing. A card paid once the
  * payment can no longer be paid is returned to the buyer. A charge whose answer was lost learns
- * its session here.
+ * its session here, and the connector it lives at (`connector`).
  */
-export async function applyResult(d: PaymentsDeps, row: PaymentRow, result: ProviderResult, sessionId: string | null): Promise<Applied> {
+export async function applyResult(d: PaymentsDeps, row: PaymentRow, result: ProviderResult, sessionId: string | null, connector?: ConnectorId): Promise<Applied> {
   const now = d.now();
-  const session: Partial<PaymentRow> = row.providerSessionId === null && sessionId !== null ? { providerSessionId: sessionId } : {};
+  const session: Partial<PaymentRow> =
+    row.providerSessionId === null && sessionId !== null ? { providerSessionId: sessionId, ...(connector === undefined ? {} : { connector }) } : {};
   let trigger: PaymentTrigger;
   let opts: TransitionOptions;
   switch (result.kind) {
@@ -117,6 +117,8 @@ export async function applyResult(d: PaymentsDeps, row: PaymentRow, result: Prov
       break;
     }
     case "authorized": {
+      // A one-stage payment's authorisation is a step of its payment (T-Bank notifies it before CONFIRMED): not a hold.
+      if (!row.hold) return { result: "ignored", row, reason: "an authorisation of a one-stage payment; its payment follows" };
       trigger = authorizedTrigger(row);
       const { savedMethod, fields } = savingMethod(d, row, result.savedMethod);
       const deadline = Math.min(now + d.captureTtlMs, result.holdExpiresAt);
@@ -157,7 +159,7 @@ export async function applyResult(d: PaymentsDeps, row: PaymentRow, result: Prov
  */
 async function returnRefusedCard(d: PaymentsDeps, row: PaymentRow, sessionId: string): Promise<Applied> {
   try {
-    await d.provider.refund(sessionId, row.amountKopecks, sessionId);
+    await providerOf(d, row).refund(sessionId, row.amountKopecks, sessionId, { paidKopecks: row.amountKopecks, refundedKopecks: 0, refundingKopecks: row.amountKopecks });
   } catch (e) {
     d.log.error({ err: e, paymentId: row.id, sessionId }, "a card paid after the deadline could not be returned yet; the provider will retry");
     return { result: "retry", row, reason: `the return of a card paid after the deadline failed: ${(e as Error).message}` };

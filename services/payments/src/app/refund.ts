@@ -2,10 +2,9 @@ import { DomainError, type PaymentCredit, type Refund, type RefundList } from "@
 import { settledWithin } from "@payaccept/platform";
 import { toPaymentCredit, toRefund } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import type { RefundRequest } from "../store/payments-store.ts";
-import type { PaymentRow, RefundRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRequest, RefundRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
-import { ownedPayment, type PaymentsDeps } from "./deps.ts";
+import { ownedPayment, providerOf, type PaymentsDeps } from "./deps.ts";
 
 /**
  * A full or partial refund, as a saga that survives any interruption (docs/payments.md, "Refunds"):
@@ -81,7 +80,10 @@ export async function driveRefund(d: PaymentsDeps, refund: RefundRow): Promise<R
     }
   }
   try {
-    const answer = await d.provider.refund(payment.providerSessionId, refund.amountKopecks, refund.id);
+    // The payment's figures as they are now: a connector whose bank cannot recognise a repeated refund compares them with its own.
+    const now = (await d.repo.byId(payment.id))!;
+    const ledger = { paidKopecks: now.amountKopecks, refundedKopecks: now.refundedKopecks, refundingKopecks: now.refundingKopecks };
+    const answer = await providerOf(d, payment).refund(payment.providerSessionId, refund.amountKopecks, refund.id, ledger);
     const outcome =
       answer.status === "SUCCEEDED"
         ? ({ status: "SUCCEEDED" } as const)

@@ -3,7 +3,7 @@ import { DomainError, type CheckoutView, type Payment, type SandboxOutcome, type
 import { sandboxMethodOf } from "../domain/saved-methods.ts";
 import { awaitsAuthentication } from "../domain/state-machine.ts";
 import { toCheckoutView, toPayment, payUrlOf } from "../domain/views.ts";
-import type { PaymentRow } from "../store/schema.ts";
+import type { PaymentRow } from "../store/payments-store.ts";
 import { anyPayment, ownedPayment, shopOf, type PaymentsDeps } from "./deps.ts";
 import { startPayment } from "./checkout.ts";
 import { applyResult, type ProviderResult, type SavedByProvider } from "./provider-results.ts";

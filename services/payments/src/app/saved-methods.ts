@@ -2,7 +2,7 @@ import { DomainError, type PaymentMethodList, type ProviderSavedMethod, type Sav
 import { methodChargeable } from "../domain/state-machine.ts";
 import { toSavedMethod } from "../domain/views.ts";
 import { ProviderError } from "../provider/port.ts";
-import type { SavedMethodRow } from "../store/schema.ts";
+import type { SavedMethodRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
 import type { PaymentsDeps } from "./deps.ts";
 
@@ -31,7 +31,7 @@ export async function revokeMethod(d: PaymentsDeps, shopId: string, id: string):
   if (!methodChargeable(row.status)) return toSavedMethod(row);
   if (row.providerMethodId !== null) {
     try {
-      await d.provider.revokeMethod(row.providerMethodId);
+      await d.connectors.portOf(row.connector).revokeMethod(row.providerMethodId);
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
       if (e.kind === "unavailable") throw new DomainError("PROVIDER_UNAVAILABLE");

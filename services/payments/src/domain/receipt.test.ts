@@ -15,8 +15,8 @@ test("the shop's defaults fill what the receipt leaves out, and each line gets i
     customer: { email: "buyer@example.com" },
     taxation: "patent",
     items: [
-      { name: "A", quantity: 1.5, priceKopecks: 333, amountKopecks: 500, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment" },
-      { name: "B", quantity: 1, priceKopecks: 200, amountKopecks: 200, vat: "vat0", paymentSubject: "commodity", paymentMode: "full_payment" },
+      { name: "A", quantity: 1.5, priceKopecks: 333, amountKopecks: 500, vat: "vat22", paymentSubject: "commodity", paymentMode: "full_payment", measure: "piece" },
+      { name: "B", quantity: 1, priceKopecks: 200, amountKopecks: 200, vat: "vat0", paymentSubject: "commodity", paymentMode: "full_payment", measure: "piece" },
     ],
   });
 });

@@ -1,5 +1,5 @@
 import type { PaymentMethod, PaymentMethodDetails, ProviderCardDescription, ProviderSavedMethod } from "@payaccept/contracts";
-import type { NewSavedMethodRow, PaymentRow, SavedMethodRow } from "../store/schema.ts";
+import type { NewSavedMethodRow, PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
 
 /**
  * A card is valid through the last day of its expiry month (UTC), as the acquirer checks it: it
@@ -25,6 +25,7 @@ export function newSavedMethod(payment: PaymentRow, saved: Pick<ProviderSavedMet
     customerId: payment.customerId,
     paymentId: payment.id,
     providerMethodId,
+    connector: payment.connector,
     method: saved.method,
     status: "ACTIVE",
     card: saved.card,

@@ -15,7 +15,7 @@ import {
   type ShopRecord,
   type WebhookExtras,
 } from "@payaccept/contracts";
-import type { PaymentRow, RefundRow, SavedMethodRow } from "../store/schema.ts";
+import type { PaymentRow, RefundRow, SavedMethodRow } from "../store/payments-store.ts";
 import { maskedReceiptAddress } from "./receipt.ts";
 import { awaitsAuthentication, methodIsFixed } from "./state-machine.ts";
 
@@ -136,7 +136,8 @@ function selectableMethods(row: PaymentRow, shop: ShopRecord): ShopRecord["metho
 }
 
 /** What the payment page shows. */
-export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: string): CheckoutView {
+/** `hostedCard`: the session's connector shows its own card page (Connector.cardPage), where the buyer goes. */
+export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: string, hostedCard = false): CheckoutView {
   const session = row.providerSessionId;
   return {
     payment: toPayment(row, paypageUrl),
@@ -148,7 +149,7 @@ export function toCheckoutView(row: PaymentRow, shop: ShopRecord, paypageUrl: st
     failUrl: row.failUrl ?? shop.failUrl,
     expiresAt: row.status === "PENDING" && row.expiresAt !== null ? iso(row.expiresAt) : null,
     sbp: session && row.method === "SBP" && row.sbpQrPayload && row.sbpDeepLink ? { qrPayload: row.sbpQrPayload, deepLink: row.sbpDeepLink } : null,
-    card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session } : null,
+    card: session && row.method === "CARD" && row.cardFormAction ? { formAction: row.cardFormAction, sessionId: session, hosted: hostedCard } : null,
     receiptTo: row.receipt ? maskedReceiptAddress(row.receipt.customer) : null,
     saveMethod: row.saveMethod ? { consent: shop.savedMethodConsent ?? "BUYER_CHOICE" } : null,
     authentication: awaitsAuthentication(row) && row.authentication ? { url: row.authentication.url, expiresAt: iso(row.authentication.expiresAt) } : null,

@@ -106,12 +106,12 @@ describe("refund", () => {
       }),
     );
     const refundId = Bun.randomUUIDv7();
-    expect(await provider.refund("s/1", 500, refundId)).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
+    expect(await provider.refund("s/1", 500, refundId, { paidKopecks: 1000, refundedKopecks: 0, refundingKopecks: 500 })).toEqual({ refundId: "r-1", status: "SUCCEEDED" });
     expect(body).toEqual({ id: "s/1", amountKopecks: 500, merchantRefundId: refundId });
   });
 
   test("a 409 is a refusal", async () => {
     server.use(http.post(`${BASE}/v1/sessions/:id/refund`, () => HttpResponse.json({ error: "only a paid session can be refunded" }, { status: 409 })));
-    expect(await providerError(provider.refund("s-1", 500, Bun.randomUUIDv7()))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
+    expect(await providerError(provider.refund("s-1", 500, Bun.randomUUIDv7(), { paidKopecks: 1000, refundedKopecks: 0, refundingKopecks: 500 }))).toMatchObject({ kind: "rejected", message: "acquirer refused (409): only a paid session can be refunded" });
   });
 });

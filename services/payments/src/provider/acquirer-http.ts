@@ -8,7 +8,7 @@ import {
   ProviderSessionState,
 } from "@payaccept/contracts";
 import { tracedFetch } from "@payaccept/platform";
-import { ProviderError, type ProviderPort, type SbpLinks } from "./port.ts";
+import { fetchFailure, notStarted, ProviderError, type ProviderPort, type SbpLinks } from "./port.ts";
 import { outcomeOf } from "./provider-reasons.ts";
 
 export type AcquirerHttpOptions = {
@@ -36,10 +36,9 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
       });
       text = await res.text();
     } catch (e) {
-      const reason = (e as Error).name === "TimeoutError" ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message;
-      throw new ProviderError("unavailable", `acquirer unreachable: ${reason}`);
+      throw fetchFailure(e, "acquirer", opts.timeoutMs);
     }
-    if (res.status >= 500) throw new ProviderError("unavailable", `acquirer answered ${res.status}`);
+    if (res.status >= 500) throw notStarted(`acquirer answered ${res.status}`);
     const json = parseJson(text);
     if (res.status < 200 || res.status >= 300) {
       const err = ProviderErrorBody.safeParse(json);
@@ -83,6 +82,7 @@ export function acquirerHttp(opts: AcquirerHttpOptions): ProviderPort {
     cancelSession: async (sessionId) => {
       await post(`/v1/sessions/${path(sessionId)}/cancel`, {}, ProviderCancel);
     },
+    // Idempotent by the refund's id at the emulator itself: the ledger is not needed.
     refund: (sessionId, amountKopecks, refundId) => post(`/v1/sessions/${path(sessionId)}/refund`, { amountKopecks, merchantRefundId: refundId }, ProviderRefund),
     session: (sessionId) => state(call("GET", `/v1/sessions/${path(sessionId)}`, undefined, ProviderSessionState)),
     charge: (req) =>

@@ -8,6 +8,7 @@ import { browsePayments, cancelPayment, createKeyed, createPayment, exportPaymen
 import { listRefunds, requestRefund } from "../app/refund.ts";
 import { completeSandbox, pageOutcome } from "../app/sandbox.ts";
 import { getMethod, listMethods, revokeMethod } from "../app/saved-methods.ts";
+import { reconcileNow } from "../app/reconcile.ts";
 
 const QUEUE = "payments";
 
@@ -72,6 +73,8 @@ export function servePayments(nc: NatsConnection, d: PaymentsDeps, log: Logger):
     handle(p.listMethods, (r, rd) => listMethods(rd, r.shopId, r.query)),
     handle(p.revokeMethod, (r, rd) => revokeMethod(rd, r.shopId, r.id)),
     handle(p.exportPage, (r) => exportPayments(d, r)),
+    handle(p.connectors, () => ({ connectors: d.connectors.health() })),
+    handle(p.reconcile, (r, rd) => reconcileNow(rd, { olderThanMs: r.olderThanMs ?? d.reconcileAfterMs, limit: r.limit, shopId: r.shopId })),
     handle(p.browse, (r) => browsePayments(d, r)),
     handle(p.history, async (r) => ({
       items: (await d.repo.finalEvents((await ownedPayment(d, r.shopId, r.id)).id)).map((e) => ({ status: e.status, at: new Date(e.at).toISOString() })),

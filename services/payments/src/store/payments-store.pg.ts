@@ -1,97 +1,23 @@
-import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gt, inArray, or, sql } from "drizzle-orm";
 import type { SQL } from "bun";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import { IDEMPOTENCY_TTL_MS, type PaymentStatus } from "@payaccept/contracts";
-import { storeNow, type PgStore } from "@payaccept/platform";
+import { firstRow as first, pgDb, storeNow, type PgStore } from "@payaccept/platform";
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
 import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
-import {
-  OrderIdTaken,
-  type IdempotencyKeyRow,
-  type IdempotencyKeysRepo,
-  type KeyedCreate,
-  type KeyedInsert,
-  type BrowseFilter,
-  type EndedRefund,
-  type NewPayment,
-  type OutboxRepo,
-  type TransitionResult,
-  type PaymentsRepo,
-  type PaymentsStore,
-  type RefundsRepo,
-  type SavedMethodsRepo,
-  type StoreHooks,
-  type TransitionOptions,
-} from "./payments-store.ts";
-import {
-  byIdempotencyKey,
-  chargeClaimable,
-  chargeDue,
-  claimable,
-  countersOf,
-  countersTotal,
-  countUpsert,
-  createdAtOrAfter,
-  createdAtOrBefore,
-  dailyRefundsCells,
-  dailyStatsCells,
-  dailyUpsert,
-  expired,
-  expiredKeys,
-  exportConditions,
-  exportOrder,
-  finalEventIds,
-  holdingAmount,
-  keyUpsert,
-  liveKey,
-  methodActive,
-  methodExpired,
-  methodsOrder,
-  methodsPage,
-  onlyFinal,
-  promiseRefund,
-  refundDue,
-  refundsDayUpsert,
-  rollupConditions,
-  rowCount,
-  statusTotals,
-  seqRange,
-  seqsOf,
-  settleRefund,
-  shopsDays,
-  stillAuthorized,
-  takenKopecks,
-  waiting,
-} from "./conditions.ts";
-import {
-  dailyCell,
-  decideFor,
-  endedRefund,
-  insertedState,
-  inSeqOrder,
-  methodEndedFields,
-  methodEventStatus,
-  movedFields,
-  newRefundRow,
-  nextOfShop,
-  paymentEventRow,
-  refundEventRow,
-  seqsOfPage,
-  seqWindowOf,
-  succeededKopecks,
-  toDailyStatsRow,
-  withTrace,
-} from "./rows.ts";
-import { dailyRefunds, dailyStats, idempotencyKeys as k, outbox, payments as p, refunds as r, savedMethods as m, schema, statusCounts } from "./schema.pg.ts";
-import type { NewSavedMethodRow, PaymentRow } from "./schema.ts";
+import { OrderIdTaken, type BrowseFilter, type EndedRefund, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type NewPayment, type NewSavedMethodRow, type OutboxRepo, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundsRepo, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
+import { onlyFinal, paymentsStatements, seqRange } from "./payments-terms.ts";
+import { dailyCell, decideFor, endedRefund, insertedState, inSeqOrder, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
+import { idempotencyKeys as k, outbox, payments as p, schema } from "./schema.pg.ts";
 
-type Db = BunSQLDatabase<typeof schema>;
 /** The pool's database or a transaction's: the statements are the same. */
-type Runner = Pick<Db, "select" | "insert" | "update" | "delete" | "execute">;
+type Runner = Pick<BunSQLDatabase<Record<string, unknown>>, "select" | "insert" | "update" | "delete" | "execute">;
 
-const first = async <R>(rows: Promise<R[]>) => (await rows)[0];
+/** The shared statements (payments-terms.ts) on the pool or a transaction. */
+const statementsOn = (db: Runner) => paymentsStatements(pgDb(db), schema);
+
 
 type Cell = ReturnType<typeof dailyCell>;
 
@@ -119,13 +45,11 @@ async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
   const dailyRows = sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0);
   // A status's count moves only if some daily cell of that status does: no counts, no cells.
   if (dailyRows.length === 0) return;
-  const days = db.insert(dailyStats).values(dailyRows).onConflictDoUpdate(dailyUpsert(dailyStats));
+  const q = statementsOn(db);
+  const days = q.bumpDaily(dailyRows);
   if (countRows.length === 0) return void (await days);
-  await db.execute(sql`with days as (${days.getSQL()}) ${db.insert(statusCounts).values(countRows).onConflictDoUpdate(countUpsert(statusCounts)).getSQL()}`);
+  await db.execute(sql`with days as (${days.getSQL()}) ${q.bumpCounts(countRows).getSQL()}`);
 }
-
-/** The connection a transaction runs on (Bun.SQL's): statements started on it run in the order started. */
-const connectionOf = (tx: Pick<Db, "_">) => (tx._.session as unknown as { client: SQL }).client;
 
 type LastOfShop = { seq: number; createdAt: number; id: string };
 
@@ -144,9 +68,6 @@ async function lockShops(conn: SQL, shops: string[]): Promise<Map<string, LastOf
   // int8 comes back as a string from Bun.SQL; seqs and epoch ms fit a number exactly.
   return new Map(shops.map((shopId, i) => [shopId, rows[i]![0] && { seq: Number(rows[i]![0].seq), createdAt: Number(rows[i]![0].created_at), id: rows[i]![0].id }]));
 }
-
-const lastOfShop = (db: Runner, shopId: string) =>
-  first(db.select({ seq: p.seq, createdAt: p.createdAt, id: p.id }).from(p).where(eq(p.shopId, shopId)).orderBy(desc(p.seq)).limit(1));
 
 /** A statement carries at most 65,535 parameters: a payment row has 28 columns. */
 const ROWS_PER_STATEMENT = 1000;
@@ -174,10 +95,10 @@ const orderKey = (shopId: string, orderId: string) => `${shopId}\u0000${orderId}
  * twin of the same key in the batch as its first; the rest's rows commit with their payments.
  * Unkeyed creates come back with an empty body.
  */
-async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | OrderIdTaken)[]> {
-  return db.transaction(async (tx) => {
+async function insertBatch(store: PgStore<typeof schema>, batch: NewInsert[]): Promise<(KeyedInsert | OrderIdTaken)[]> {
+  return store.begin(async ({ db: tx, connection }) => {
     const shops = [...new Set(batch.map((b) => b.input.shopId))].sort();
-    const locked = lockShops(connectionOf(tx), shops);
+    const locked = lockShops(connection, shops);
     const cutoff = Math.min(...batch.map((b) => b.now)) - IDEMPOTENCY_TTL_MS;
     // Started after the locks, so it too runs under them, in the same round trip.
     const [lastOfShops, settled] = await Promise.all([locked, settledByKeys(tx, batch, cutoff)]);
@@ -205,7 +126,7 @@ async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | O
         results[i] = { kind: "created", row, body };
       });
       if (keyRows.length > 0) {
-        const written = await tx.insert(k).values(keyRows).onConflictDoUpdate(keyUpsert(k, cutoff)).returning({ key: k.key });
+        const written = await statementsOn(tx).putKeys(keyRows, cutoff);
         // A key marked outside the shop lock (noteKey, a refusal) meanwhile: the batch is retried item by item.
         if (written.length < keyRows.length) throw new Error("an idempotency key was recorded meanwhile");
       }
@@ -224,6 +145,7 @@ async function insertBatch(db: Db, batch: NewInsert[]): Promise<(KeyedInsert | O
 /**
  * What the batch's keys settle before any insert: a create whose key has a live row is answered
  * by that row, the second create of one key in the batch by the first one's outcome (twinOf).
+ * The keys are read with one SELECT for the batch (SQLite reads a create's key in its own transaction).
  */
 async function settledByKeys(tx: Runner, batch: NewInsert[], cutoff: number): Promise<(Extract<KeyedInsert, { kind: "existing" }> | { kind: "twin"; twinOf: number } | undefined)[]> {
   const keyed = batch.filter((b) => b.keyed);
@@ -270,10 +192,12 @@ function numbered(batch: NewInsert[], last: Map<string, LastOfShop | undefined>,
  */
 async function insertSkippingTaken(tx: Runner, values: (typeof p.$inferInsert)[], taken: Set<string>): Promise<PaymentRow[] | undefined> {
   const rows: PaymentRow[] = [];
-  for (const part of chunks(values)) rows.push(...(await tx.insert(p).values(part).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning()));
+  const q = statementsOn(tx);
+  for (const part of chunks(values)) rows.push(...(await q.insertPayments(part)));
   if (rows.length === values.length) return rows;
   const stored = new Set(rows.map((r) => r.id));
   for (const v of values) if (!stored.has(v.id!)) taken.add(orderKey(v.shopId, v.orderId));
+  // SQLite never stores a taken orderId's batch-mates: each create there is its own statement.
   for (const part of chunks([...stored])) await tx.delete(p).where(inArray(p.id, part));
   return undefined;
 }
@@ -321,7 +245,7 @@ function oneBatchAtATime<I, O>(write: (batch: I[]) => Promise<(O | Error)[]>): (
 type TransitionRequest = { id: string; trigger: PaymentTrigger; now: number; opts: TransitionOptions };
 
 /** The transitions of one batch in one transaction (group commit, as on SQLite). */
-const transitionBatch = (db: Db, batch: TransitionRequest[]) => db.transaction((tx) => transitionsIn(tx, batch));
+const transitionBatch = (db: PgStore<typeof schema>["db"], batch: TransitionRequest[]) => db.transaction((tx) => transitionsIn(tx, batch));
 
 /**
  * Transitions inside an open transaction. Every payment of the batch is locked and read by one
@@ -370,9 +294,10 @@ async function transitionsIn(tx: Runner, batch: TransitionRequest[], locked?: Pa
     if (announces(decision)) events.push(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
     cells.push(dailyCell(row, -1), dailyCell(updated, 1));
   }
-  if (methods.length > 0) await tx.insert(m).values(methods).onConflictDoNothing();
+  const q = statementsOn(tx);
+  if (methods.length > 0) await q.insertMethods(methods);
   for (const part of chunks([...moved.values()])) await tx.execute(updateRows(part, [...setColumns]));
-  if (events.length > 0) await tx.insert(outbox).values(events);
+  if (events.length > 0) await q.insertEvents(events);
   await bumpRollups(tx, cells);
   return results;
 }
@@ -397,28 +322,24 @@ function updateRows(rows: PaymentRow[], columns: (keyof PaymentRow)[]) {
   )} from (values ${sql.join(values, sql`, `)}) as v(id, ${sql.join(cols.map(name), sql`, `)}) where p.id = v.id`;
 }
 
-function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
-  const insert = oneBatchAtATime((batch: NewInsert[]): Promise<(KeyedInsert | Error)[]> => insertBatch(db, batch));
+function paymentsRepo(store: PgStore<typeof schema>, hooks: StoreHooks): PaymentsRepo {
+  const { db } = store;
+  const q = statementsOn(db);
+  const insert = oneBatchAtATime((batch: NewInsert[]): Promise<(KeyedInsert | Error)[]> => insertBatch(store, batch));
   const transition = oneBatchAtATime((batch: TransitionRequest[]) => transitionBatch(db, batch));
   // Every statement of a read's transaction goes through its handle `run`: one taken from the pool
   // would wait for a second connection, and with every connection held by such reads, forever.
-  const seqBounds = async (run: Runner, shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
-    const bounds: SeqBounds = { lastSeq: (await lastOfShop(run, shopId))?.seq ?? 0 };
-    if (fromMs !== undefined) {
-      bounds.fromSeq =
-        (await first(run.select({ seq: p.seq }).from(p).where(createdAtOrAfter(p, shopId, fromMs)).orderBy(asc(p.createdAt), asc(p.id)).limit(1)))?.seq ?? null;
-    }
-    if (toMs !== undefined) {
-      bounds.toSeq =
-        (await first(run.select({ seq: p.seq }).from(p).where(createdAtOrBefore(p, shopId, toMs)).orderBy(desc(p.createdAt), desc(p.id)).limit(1)))?.seq ?? null;
-    }
+  const seqBounds = async (run: ReturnType<typeof statementsOn>, shopId: string, fromMs?: number, toMs?: number): Promise<SeqBounds> => {
+    const bounds: SeqBounds = { lastSeq: (await first(run.lastOfShop(shopId)))?.seq ?? 0 };
+    if (fromMs !== undefined) bounds.fromSeq = (await first(run.firstSeqFrom(shopId, fromMs)))?.seq ?? null;
+    if (toMs !== undefined) bounds.toSeq = (await first(run.lastSeqTo(shopId, toMs)))?.seq ?? null;
     return bounds;
   };
-  const rowsBySeq = async (run: Runner, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
+  const rowsBySeq = async (run: ReturnType<typeof statementsOn>, shopId: string, seqs: number[]): Promise<PaymentRow[]> => {
     if (seqs.length === 0) return [];
-    return inSeqOrder(await run.select().from(p).where(seqsOf(p, shopId, seqs)), seqs);
+    return inSeqOrder(await run.rowsOfSeqs(shopId, seqs), seqs);
   };
-  /** The seqs of a status-filtered page: one walk of (shop, status, seq). */
+  /** The seqs of a status-filtered page: one walk of (shop, status, seq) for all the statuses (SQLite merges one walk per status). */
   const statusSeqs = async (run: Runner, shopId: string, statuses: PaymentStatus[], lo: number, hi: number, offset: number, limit: number, descending = false) =>
     (
       await run
@@ -429,13 +350,21 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
         .limit(limit)
         .offset(offset)
     ).map((x) => x.seq);
+  /** A page of the dashboard's list in its order: by seq as a range or a status walk, by amount along its index. */
+  const browseSeqs = async (tx: Runner, shopId: string, f: BrowseFilter, window: { first: number; last: number }): Promise<number[]> => {
+    const offset = (f.page - 1) * f.limit;
+    const descending = f.sort.endsWith("_desc");
+    if (f.sort.startsWith("amount")) return (await statementsOn(tx).amountPage(shopId, window, { statuses: f.statuses, descending, offset, limit: f.limit })).map((x) => x.seq);
+    if (f.statuses?.length) return statusSeqs(tx, shopId, f.statuses, window.first, window.last, offset, f.limit, descending);
+    return seqsOfPage(window, offset, f.limit, descending);
+  };
 
   // Built once: drizzle builds a statement's text anew on every call; building SELECTs of a
   // payment's 45 columns was ~20 % of payments' CPU under the cancel load (docs/performance.md).
-  const byId = db.select().from(p).where(eq(p.id, sql.placeholder("id"))).prepare("payments_by_id");
+  const byId = q.paymentById(sql.placeholder("id")).prepare("payments_by_id");
   return {
     byId: (id) => first(byId.execute({ id })),
-    byOrderId: (shopId, orderId) => first(db.select().from(p).where(and(eq(p.shopId, shopId), eq(p.orderId, orderId)))),
+    byOrderId: (shopId, orderId) => first(q.paymentByOrderId(shopId, orderId)),
     insert: async (input, now, ttlMs) => ((await insert({ input, now, ttlMs })) as Extract<KeyedInsert, { kind: "created" }>).row,
     insertKeyed: (input, now, ttlMs, keyed) => insert({ input, now, ttlMs, keyed }),
     async transition(id, trigger, now, opts = {}) {
@@ -447,131 +376,78 @@ function paymentsRepo(db: Db, hooks: StoreHooks): PaymentsRepo {
     browse: (shopId, f) =>
       db.transaction(
         async (tx) => {
-          const window = seqWindowOf(await seqBounds(tx, shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined));
-          const items = window ? await rowsBySeq(tx, shopId, await browseSeqs(tx, shopId, f, window)) : [];
-          const byStatus = await tx
-            .select(statusTotals(dailyStats))
-            .from(dailyStats)
-            .where(rollupConditions(dailyStats, shopId, f))
-            .groupBy(dailyStats.status)
-            .having(sql`sum(${dailyStats.count}) <> 0`)
-            .orderBy(dailyStats.status);
-          return { items, byStatus };
+          const run = statementsOn(tx);
+          const window = seqWindowOf(await seqBounds(run, shopId, f.fromDay ? moscowDayStart(f.fromDay) : undefined, f.toDay ? moscowDayEnd(f.toDay) : undefined));
+          const items = window ? await rowsBySeq(run, shopId, await browseSeqs(tx, shopId, f, window)) : [];
+          return { items, byStatus: await run.rollupTotals(shopId, f) };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
-    dailyRefunds: (shopIds, fromDay, toDay) =>
-      db
-        .select(dailyRefundsCells(dailyRefunds))
-        .from(dailyRefunds)
-        .where(shopsDays(dailyRefunds, shopIds, fromDay, toDay))
-        .groupBy(dailyRefunds.day)
-        .orderBy(dailyRefunds.day),
-    dailyStats: async (shopIds, fromDay, toDay) => {
-      const cells = dailyStatsCells(dailyStats);
-      return (
-        await db
-          .select(cells.fields)
-          .from(dailyStats)
-          .where(shopsDays(dailyStats, shopIds, fromDay, toDay))
-          .groupBy(...cells.group)
-          .having(cells.nonEmpty)
-          .orderBy(...cells.group)
-      ).map(toDailyStatsRow);
-    },
-    finalEvents: async (id) =>
-      (
-        await db
-          .select({ status: outbox.status, at: outbox.createdAt })
-          .from(outbox)
-          .where(finalEventIds(outbox, id))
-          .orderBy(asc(outbox.seq))
-      ).filter(onlyFinal),
+    dailyRefunds: (shopIds, fromDay, toDay) => q.dailyRefunds(shopIds, fromDay, toDay),
+    dailyStats: async (shopIds, fromDay, toDay) => (await q.dailyStats(shopIds, fromDay, toDay)).map(toDailyStatsRow),
+    finalEvents: async (id) => (await q.finalEvents(id)).filter(onlyFinal),
     list: (shopId, query) =>
       db.transaction(
         async (tx) => {
-          const plan = planList(query, await seqBounds(tx, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
+          const run = statementsOn(tx);
+          const plan = planList(query, await seqBounds(run, shopId, query.from ? Date.parse(query.from) : undefined, query.to ? Date.parse(query.to) : undefined));
           if (plan.kind === "empty") return { items: [], total: plan.total };
-          if (plan.kind === "seqRange") {
-            const items = await tx.select().from(p).where(seqRange(p, shopId, plan.first, plan.last)).orderBy(asc(p.seq));
-            return { items, total: plan.total };
-          }
-          const items = await rowsBySeq(tx, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
+          if (plan.kind === "seqRange") return { items: await run.seqRangeRows(shopId, plan.first, plan.last), total: plan.total };
+          const items = await rowsBySeq(run, shopId, await statusSeqs(tx, shopId, plan.statuses, plan.first, plan.last, plan.offset, plan.limit));
           const total =
             plan.total === "counters"
-              ? (await first(tx.select(countersTotal(statusCounts)).from(statusCounts).where(countersOf(statusCounts, shopId, plan.statuses))))?.n
-              : (await first(tx.select(rowCount()).from(p).where(and(seqRange(p, shopId, plan.first, plan.last), inArray(p.status, plan.statuses)))))?.n;
+              ? (await first(run.countersTotal(shopId, plan.statuses)))?.n
+              : (await first(run.countInStatuses(shopId, plan.statuses, plan.first, plan.last)))?.n;
           return { items, total: total ?? 0 };
         },
         { isolationLevel: "repeatable read", accessMode: "read only" },
       ),
-    exportPage: (shopId, f) => db.select().from(p).where(exportConditions(p, shopId, f)).orderBy(...exportOrder(p)).limit(f.limit),
-    dueForExpiry: async (now, limit) =>
-      (await db.select({ id: p.id }).from(p).where(expired(p, now)).orderBy(asc(p.expiresAt)).limit(limit)).map((x) => x.id),
-    dueCharges: async (now, limit) =>
-      (await db.select({ id: p.id }).from(p).where(chargeDue(p, now)).orderBy(asc(p.chargeRetryAt)).limit(limit)).map((x) => x.id),
-    // One conditional UPDATE: of two sweepers, on any host, the second finds the lease moved and claims nothing.
-    claimCharge: (id, now, leaseMs) => first(db.update(p).set({ chargeRetryAt: now + leaseMs }).where(chargeClaimable(p, id, now)).returning()),
-    keepCaptureReceipt: async (id, receipt) => void (await db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id))),
+    exportPage: (shopId, f) => q.exportPage(shopId, f),
+    dueForExpiry: async (now, limit) => (await q.dueForExpiry(now, limit)).map((x) => x.id),
+    dueCharges: async (now, limit) => (await q.dueCharges(now, limit)).map((x) => x.id),
+    reconcileDue: (before, limit, shopId) => q.reconcileDue(before, limit, shopId),
+    claimCharge: (id, now, leaseMs) => first(q.claimCharge(id, now, now + leaseMs)),
+    keepCaptureReceipt: async (id, receipt) => void (await q.keepCaptureReceipt(id, receipt)),
   };
-
-  /** A page of the dashboard's list in its order: by seq as a range or a status walk, by amount along its index. */
-  async function browseSeqs(tx: Runner, shopId: string, f: BrowseFilter, window: { first: number; last: number }): Promise<number[]> {
-    const offset = (f.page - 1) * f.limit;
-    const descending = f.sort.endsWith("_desc");
-    if (f.sort.startsWith("amount")) {
-      const dir = descending ? desc : asc;
-      return (
-        await tx
-          .select({ seq: p.seq })
-          .from(p)
-          .where(and(seqRange(p, shopId, window.first, window.last), f.statuses?.length ? inArray(p.status, f.statuses) : undefined))
-          .orderBy(dir(p.amountKopecks), dir(p.seq))
-          .limit(f.limit)
-          .offset(offset)
-      ).map((x) => x.seq);
-    }
-    if (f.statuses?.length) return statusSeqs(tx, shopId, f.statuses, window.first, window.last, offset, f.limit, descending);
-    return seqsOfPage(window, offset, f.limit, descending);
-  }
 }
 
-function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
-  const byId = (run: Runner, id: string) => first(run.select().from(r).where(eq(r.id, id)));
+function refundsRepo(db: PgStore<typeof schema>["db"], hooks: StoreHooks): RefundsRepo {
+  const q = statementsOn(db);
   return {
-    byId: (id) => byId(db, id),
-    ofPayment: (paymentId) => db.select().from(r).where(eq(r.paymentId, paymentId)).orderBy(asc(r.id)),
+    byId: (id) => first(q.refundById(id)),
+    ofPayment: (paymentId) => q.refundsOf(paymentId),
     // The payment's row lock (FOR UPDATE) serialises the refunds of one payment: the key lookup,
-    // the amount left and the promise are decided on the sums as they are.
+    // the amount left and the promise are decided on the sums as they are (SQLite: the file's lock).
     open: (payment, req, now, leaseMs) =>
       db.transaction(async (tx) => {
-        const row = (await first(tx.select().from(p).where(eq(p.id, payment.id)).for("update")))!;
+        const run = statementsOn(tx);
+        const row = (await first(run.paymentById(payment.id).for("update")))!;
         if (req.idempotencyKey !== undefined) {
-          const earlier = await first(tx.select().from(r).where(byIdempotencyKey(r, payment.id, req.idempotencyKey)));
+          const earlier = await first(run.refundByKey(payment.id, req.idempotencyKey));
           if (earlier) return { refund: earlier, created: false };
         }
         const amountKopecks = refundAmount(row, req.amountKopecks);
-        const taken = (await first(tx.select(takenKopecks(r)).from(r).where(holdingAmount(r, row.id))))!.total;
-        const refund = (await first(tx.insert(r).values(newRefundRow(row, req, amountKopecks, taken, now, leaseMs)).returning()))!;
-        await tx.update(p).set(promiseRefund(p, amountKopecks, now)).where(eq(p.id, row.id));
+        const taken = (await first(run.takenKopecks(row.id)))!.total;
+        const refund = (await first(run.insertRefund(newRefundRow(row, req, amountKopecks, taken, now, leaseMs))))!;
+        await run.promiseRefund(row.id, amountKopecks, now);
         return { refund, created: true };
       }),
-    pending: async () => (await first(db.select(waiting(r.createdAt)).from(r).where(isNotNull(r.retryAt))))!,
-    due: async (now, limit) => (await db.select({ id: r.id }).from(r).where(refundDue(r, now)).orderBy(asc(r.retryAt)).limit(limit)).map((x) => x.id),
-    claim: (id, now, leaseMs) => first(db.update(r).set({ retryAt: now + leaseMs }).where(claimable(r, id, now)).returning()),
+    pending: async () => (await first(q.pendingRefunds()))!,
+    due: async (now, limit) => (await q.dueRefunds(now, limit)).map((x) => x.id),
+    pendingSince: (before, limit) => q.refundsPendingSince(before, limit),
+    claim: (id, now, leaseMs) => first(q.claimRefund(id, now, now + leaseMs)),
     // The refund's row lock, then the payment's (the order every refund write takes them in).
     async end(id, outcome, now, requestId) {
       const { trace } = withTrace();
       const { refund, ended, moved } = await db.transaction(async (tx) => {
-        const row = (await first(tx.select().from(r).where(eq(r.id, id)).for("update")))!;
+        const run = statementsOn(tx);
+        const row = (await first(run.refundById(id).for("update")))!;
         if (refundHasEnded(row.status)) return { refund: row };
-        const done = (await first(tx.update(r).set(endedRefund(outcome, now)).where(eq(r.id, id)).returning()))!;
+        const done = (await first(run.endRefund(id, endedRefund(outcome, now))))!;
         const succeeded = succeededKopecks(outcome, done);
-        if (succeeded > 0) {
-          await tx.insert(dailyRefunds).values({ shopId: done.shopId, day: moscowDay(now), count: 1, sumKopecks: succeeded }).onConflictDoUpdate(refundsDayUpsert(dailyRefunds));
-        }
-        const payment = (await first(tx.update(p).set(settleRefund(p, done.amountKopecks, succeeded, now)).where(eq(p.id, done.paymentId)).returning()))!;
-        await tx.insert(outbox).values(refundEventRow(done, payment, now, requestId, trace));
+        if (succeeded > 0) await run.countRefund(done.shopId, moscowDay(now), succeeded);
+        const payment = (await first(run.settleRefund(done.paymentId, done.amountKopecks, succeeded, now)))!;
+        await run.insertEvents(refundEventRow(done, payment, now, requestId, trace));
         const full = fullyRefunded(payment);
         // The refund's UPDATE has just locked the payment: the transition decides on that row.
         const moved = full ? (await transitionsIn(tx, [{ id: payment.id, trigger: "refund", now, opts: { requestId, trace } }], [payment]))[0] : undefined;
@@ -589,48 +465,52 @@ function refundsRepo(db: Db, hooks: StoreHooks): RefundsRepo {
  * Saved methods. A method's end is one conditional UPDATE (only an ACTIVE method ends: of two
  * enders on any host the second changes nothing) with its event in the same transaction.
  */
-function savedMethodsRepo(db: Db, hooks: StoreHooks): SavedMethodsRepo {
-  const byId = (run: Runner, id: string) => first(run.select().from(m).where(eq(m.id, id)));
+function savedMethodsRepo(db: PgStore<typeof schema>["db"], hooks: StoreHooks): SavedMethodsRepo {
+  const q = statementsOn(db);
   return {
-    byId: (id) => byId(db, id),
-    byProviderId: (providerMethodId) => first(db.select().from(m).where(eq(m.providerMethodId, providerMethodId))),
-    list: (shopId, f) => db.select().from(m).where(methodsPage(m, shopId, f)).orderBy(...methodsOrder(m)).limit(f.limit),
+    byId: (id) => first(q.methodById(id)),
+    byProviderId: (providerMethodId) => first(q.methodByProviderId(providerMethodId)),
+    list: (shopId, f) => q.methodsPage(shopId, f),
     async end(id, how, now) {
       const event = methodEventStatus(how);
       const { trace } = withTrace();
       const result = await db.transaction(async (tx) => {
-        const ended = await first(tx.update(m).set(methodEndedFields(how, now)).where(methodActive(m, id)).returning());
+        const run = statementsOn(tx);
+        const ended = await first(run.endMethod(id, methodEndedFields(how, now)));
         if (!ended) {
-          const row = await byId(tx, id);
+          const row = await first(run.methodById(id));
           return row && { method: row, ended: false };
         }
         if (event) {
-          const payment = (await first(tx.select().from(p).where(eq(p.id, ended.paymentId))))!;
-          await tx.insert(outbox).values(paymentEventRow(payment, payment.status, now, undefined, trace, { status: event, method: ended }));
+          const payment = (await first(run.paymentById(ended.paymentId)))!;
+          await run.insertEvents(paymentEventRow(payment, payment.status, now, undefined, trace, { status: event, method: ended }));
         }
         return { method: ended, ended: true };
       });
       if (result?.ended) hooks.onMethodEnded?.({ method: result.method, event });
       return result;
     },
-    dueForExpiry: async (now, limit) => (await db.select({ id: m.id }).from(m).where(methodExpired(m, now)).orderBy(asc(m.expiresAt)).limit(limit)).map((x) => x.id),
+    dueForExpiry: async (now, limit) => (await q.dueMethods(now, limit)).map((x) => x.id),
   };
 }
 
 /**
  * The outbox's rounds hold the advisory lock `payments.outbox` for their transaction: replicas'
  * relays publish one round after another, so two relays never publish a payment's later event
- * before its earlier one, and a row is marked by the round that published it.
+ * before its earlier one, and a row is marked by the round that published it. (Replicas on one
+ * SQLite file may publish a row twice instead, which the stream drops by its Nats-Msg-Id.)
  */
-function outboxRepo(db: Db): OutboxRepo {
+function outboxRepo(db: PgStore<typeof schema>["db"]): OutboxRepo {
+  const q = statementsOn(db);
   return {
-    backlog: async () => (await first(db.select(waiting(outbox.createdAt)).from(outbox).where(isNull(outbox.publishedAt))))!,
+    backlog: async () => (await first(q.backlog()))!,
     round: (limit, publish) =>
       db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments.outbox'))`);
-        const rows = await tx.select().from(outbox).where(isNull(outbox.publishedAt)).orderBy(asc(outbox.seq)).limit(limit);
+        const run = statementsOn(tx);
+        const rows = await run.unpublished(limit);
         const confirmed = await publish(rows);
-        if (confirmed.length > 0) await tx.update(outbox).set({ publishedAt: storeNow() }).where(inArray(outbox.seq, confirmed));
+        if (confirmed.length > 0) await run.markPublished(confirmed, storeNow());
         return rows;
       }),
   };
@@ -641,20 +521,22 @@ function outboxRepo(db: Db): OutboxRepo {
  * leaves a live row alone (it waits for a concurrent writer of the same key to commit), then that
  * row read.
  */
-function keysRepo(db: Db): IdempotencyKeysRepo {
+function keysRepo(db: PgStore<typeof schema>["db"]): IdempotencyKeysRepo {
+  const q = statementsOn(db);
   return {
     async put(row) {
       const cutoff = row.createdAt - IDEMPOTENCY_TTL_MS;
-      if (await first(db.insert(k).values(row).onConflictDoUpdate(keyUpsert(k, cutoff)).returning({ key: k.key }))) return undefined;
-      return first(db.select().from(k).where(liveKey(k, row.shopId, row.key, cutoff)));
+      if (await first(q.putKeys(row, cutoff))) return undefined;
+      return first(q.liveKey(row.shopId, row.key, cutoff));
     },
-    sweep: async (cutoff, limit) => (await db.delete(k).where(expiredKeys(k, cutoff, limit)).returning({ key: k.key })).length,
+    sweep: async (cutoff, limit) => (await q.sweepKeys(cutoff, limit)).length,
   };
 }
 
-export function openPgPaymentsStore({ db, close }: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
+export function openPgPaymentsStore(store: PgStore<typeof schema>, hooks: StoreHooks): PaymentsStore {
+  const { db, close } = store;
   return {
-    payments: paymentsRepo(db, hooks),
+    payments: paymentsRepo(store, hooks),
     keys: keysRepo(db),
     refunds: refundsRepo(db, hooks),
     methods: savedMethodsRepo(db, hooks),

@@ -235,6 +235,31 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect(await s.refunds.pending()).toEqual({ count: 0, oldest: null });
   });
 
+  test("the reconciliation's candidates: live payments PENDING or AUTHORIZED unchanged since a time, oldest change first, one shop's when asked; refunds PENDING since", async () => {
+    const s = await open(engine);
+    const started = async (shopId: string, orderId: string, at: number, over = {}) => {
+      const row = await s.payments.insert(input(shopId, orderId, over), 1000, TTL);
+      return (await s.payments.transition(row.id, "start", at))!.row;
+    };
+    const late = await started("A", "late", 1300);
+    const early = await started("A", "early", 1100);
+    const other = await started("B", "other", 1200);
+    await started("A", "test", 1100, { isTest: true });
+    const created = await s.payments.insert(input("A", "created"), 1000, TTL);
+    const paid = (await s.payments.transition((await started("A", "paid", 1100)).id, "pay", 1150, { patch: () => ({ paidAt: 1150 }) }))!.row;
+    const held = (await started("A", "hold", 1100, { method: "CARD", hold: true, heldKopecks: 10_000 })).id;
+    await s.payments.transition(held, "authorize", 1180, { patch: () => ({ expiresAt: 9000 }) });
+    expect((await s.payments.reconcileDue(1300, 10)).map((r) => r.id)).toEqual([early.id, held, other.id, late.id]);
+    expect((await s.payments.reconcileDue(1250, 10, "A")).map((r) => r.id)).toEqual([early.id, held]);
+    expect((await s.payments.reconcileDue(1300, 1)).map((r) => r.id)).toEqual([early.id]);
+    expect((await s.payments.reconcileDue(5000, 10)).map((r) => r.id)).not.toContain(created.id);
+    const refund = await s.refunds.open(paid, { amountKopecks: 1000 }, 2000, 10_000);
+    expect(await s.refunds.pendingSince(1999, 10)).toEqual([]);
+    expect((await s.refunds.pendingSince(2000, 10)).map((r) => r.id)).toEqual([refund.refund.id]);
+    await s.refunds.end(refund.refund.id, { status: "SUCCEEDED" }, 3000);
+    expect(await s.refunds.pendingSince(5000, 10)).toEqual([]);
+  });
+
   test("an outbox round marks what the stream confirmed and leaves the rest for the next round", async () => {
     const s = await open(engine);
     const ids: string[] = [];

@@ -1,12 +1,22 @@
 import type { DailyStatsRow, Failure, FinalStatus, ListPaymentsQuery, MethodEventStatus, PaymentSort, PaymentStatus, RevokedBy, StatusTotal } from "@payaccept/contracts";
 import type { TraceCarrier } from "@payaccept/platform";
 import type { PaymentTrigger, TransitionDecision } from "../domain/state-machine.ts";
-import type { IdempotencyKeyRow, NewPaymentRow, NewSavedMethodRow, OutboxRow, PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
+import type { NewRow, Row } from "@payaccept/platform/table";
+import type { idempotencyKeys, outbox, payments, refunds, savedMethods } from "./schema.ts";
 
 /**
  * payments' store as its users see it, whichever engine holds the rows: the interface, its row
  * types and errors. open-payments-store.ts opens it on the configured engine.
  */
+
+/** The rows as both engines read them (schema.ts defines the tables), for the domain and the app. */
+export type PaymentRow = Row<typeof payments>;
+export type NewPaymentRow = NewRow<typeof payments>;
+export type RefundRow = Row<typeof refunds>;
+export type OutboxRow = Row<typeof outbox>;
+export type SavedMethodRow = Row<typeof savedMethods>;
+export type NewSavedMethodRow = NewRow<typeof savedMethods>;
+export type IdempotencyKeyRow = Row<typeof idempotencyKeys>;
 
 /** What a merchant's create request becomes; the store assigns id, seq, times and status. */
 export type NewPayment = Omit<NewPaymentRow, "id" | "seq" | "status" | "createdAt" | "updatedAt" | "expiresAt" | "paidAt" | "methodFixed" | "chargeRetryAt">;
@@ -35,7 +45,6 @@ export class OrderIdTaken extends Error {}
 export type KeyedCreate = { key: string; fingerprint: string; callId: string | null; status: number; answer: (row: PaymentRow) => string };
 /** A keyed insert made the payment and recorded its answer, or met the key's live row and inserted nothing. */
 export type KeyedInsert = { kind: "created"; row: PaymentRow; body: string } | { kind: "existing"; key: IdempotencyKeyRow };
-export type { IdempotencyKeyRow };
 
 export type TransitionOptions = {
   /** A further condition on the row as it is inside the transaction (e.g. still the same provider session). */
@@ -52,7 +61,6 @@ export type TransitionOptions = {
 export type RefundRequest = { amountKopecks?: number; reason?: string; idempotencyKey?: string };
 export type RefundOutcome = { status: "SUCCEEDED" } | { status: "FAILED"; failure: Failure };
 export type EndedRefund = { refund: RefundRow; payment: PaymentRow; becameRefunded: boolean; requestId?: string };
-export type { OutboxRow };
 
 /**
  * The payments and their rollups, the same on SQLite and PostgreSQL (docs/conventions.md, "One
@@ -99,6 +107,8 @@ export interface PaymentsRepo {
   dueForExpiry(now: number, limit: number): Promise<string[]>;
   /** Ids of PENDING live charges whose driver's lease has run out, oldest first. */
   dueCharges(now: number, limit: number): Promise<string[]>;
+  /** Live PENDING and AUTHORIZED payments unchanged since `before`, oldest change first: the reconciliation's candidates. */
+  reconcileDue(before: number, limit: number, shopId?: string): Promise<PaymentRow[]>;
   /** Takes a due PENDING charge for leaseMs (one driver at a time); undefined when it is not due or no longer PENDING. */
   claimCharge(id: string, now: number, leaseMs: number): Promise<PaymentRow | undefined>;
   /** Keeps the receipt lines a partial capture asked for, while the payment is AUTHORIZED (for a capture its callback commits). */
@@ -144,6 +154,8 @@ export interface RefundsRepo {
   pending(): Promise<{ count: number; oldest: number | null }>;
   /** PENDING refunds whose retry time has come, oldest first. */
   due(now: number, limit: number): Promise<string[]>;
+  /** Refunds PENDING since before `before`, oldest first (the reconciliation reports them). */
+  pendingSince(before: number, limit: number): Promise<RefundRow[]>;
   /** Takes a due PENDING refund for leaseMs (one driver at a time); undefined when it is not due or has ended. */
   claim(id: string, now: number, leaseMs: number): Promise<RefundRow | undefined>;
   /**

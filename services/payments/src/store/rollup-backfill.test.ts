@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "@payaccept/platform";
 import { migrationsBefore } from "../../test-support/migrations.ts";
-import { openPaymentsFile as openPaymentsStore } from "./payments-store.sqlite.ts";
-import { createPaymentsRepo } from "./payments-repo.ts";
+import { openPaymentsFile as openPaymentsStore, createPaymentsRepo } from "./payments-store.sqlite.ts";
 import { schema } from "./schema.sqlite.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "payments-backfill-"));

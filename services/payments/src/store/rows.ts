@@ -5,8 +5,7 @@ import type { SeqBounds } from "../domain/list-plan.ts";
 import { balanceShare } from "../domain/refund-rules.ts";
 import { decide, isFinal, type PaymentTrigger, type TransitionDecision } from "../domain/state-machine.ts";
 import { toMethodEvent, toPaymentEvent, toRefundEvent } from "../domain/views.ts";
-import type { MethodEnd, NewPayment, RefundOutcome, RefundRequest, TransitionOptions } from "./payments-store.ts";
-import type { PaymentRow, RefundRow, SavedMethodRow } from "./schema.ts";
+import type { MethodEnd, NewPayment, PaymentRow, RefundOutcome, RefundRequest, RefundRow, SavedMethodRow, TransitionOptions } from "./payments-store.ts";
 
 /** What both engines compute the same way, around their own statements. */
 

@@ -29,6 +29,18 @@ const TTL = 60_000;
 const card = { method: "CARD" as const, card: { brand: "VISA" as const, last4: "4242", expMonth: 2, expYear: 2027 }, sbp: null };
 
 describe.each(ENGINES)("saved methods, charges and holds in the store (%s)", (engine) => {
+  test("the connector a session was opened at is kept with the payment and the method it saves (docs/connectors.md)", async () => {
+    const s = await open(engine);
+    const p = await s.payments.insert({ ...newPayment("A", "tbank"), saveMethod: true }, 1000, TTL);
+    expect(p.connector).toBeNull();
+    const started = (await s.payments.transition(p.id, "start", 1100, { patch: () => ({ method: "CARD", connector: "tbank", providerSessionId: "700123" }) }))!.row;
+    expect(started).toMatchObject({ connector: "tbank", providerSessionId: "700123" });
+    const saved = newSavedMethod(started, card, "card:c:1:2", 1200);
+    await s.payments.transition(p.id, "payInTime", 1200, { savedMethod: saved, patch: () => ({ paidAt: 1200, ...savedOnPayment(saved) }) });
+    expect(await s.methods.byProviderId("card:c:1:2")).toMatchObject({ id: saved.id, connector: "tbank" });
+    expect((await s.payments.byId(p.id))!.connector).toBe("tbank");
+  });
+
   test("a method is saved with its payment's SUCCESS, once; it ends once, with its event under the saving payment", async () => {
     const s = await open(engine);
     const p = await s.payments.insert({ ...newPayment("A", "save"), saveMethod: true, customerId: "c-1" }, 1000, TTL);

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { bothEngines, table, type NewRow, type Row } from "@payaccept/platform/table";
+import { bothEngines, table } from "@payaccept/platform/table";
 import type {
   AnyReasonParams,
+  ConnectorId,
   PaymentEventStatus,
   PaymentMethod,
   PaymentMethodDetails,
@@ -50,6 +51,12 @@ export const payments = table(
     /** When the timer sweeper moves it to EXPIRED; null once nothing is pending. */
     expiresAt: k.bigint("expires_at"),
     providerSessionId: k.text("provider_session_id"),
+    /**
+     * The connector (acquirer) the session was opened at, or the charge sent to (docs/connectors.md):
+     * every later call for the payment goes there. Null before the first session, and on rows made
+     * before connectors existed, which were all the emulator's.
+     */
+    connector: k.text("connector").$type<ConnectorId>(),
     sbpQrPayload: k.text("sbp_qr_payload"),
     sbpDeepLink: k.text("sbp_deep_link"),
     cardFormAction: k.text("card_form_action"),
@@ -110,6 +117,8 @@ export const payments = table(
     x.index("payments_shop_amount_idx").on(t.shopId, t.amountKopecks, t.seq, t.status),
     x.index("payments_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
     x.index("payments_charge_retry_idx").on(t.chargeRetryAt).where(sql`${t.chargeRetryAt} IS NOT NULL`),
+    // The reconciliation's candidates (docs/connectors.md): payments still waiting on an acquirer, oldest change first.
+    x.index("payments_reconcile_idx").on(t.updatedAt).where(sql`${t.status} IN ('PENDING', 'AUTHORIZED')`),
   ],
   // refunded + refunding never above the amount. SQLite keeps it with a trigger, because a CHECK
   // added to an existing SQLite table rebuilds the table (drizzle/0002_refund_guard.sql);
@@ -126,8 +135,6 @@ export const payments = table(
     },
   },
 );
-export type PaymentRow = Row<typeof payments>;
-export type NewPaymentRow = NewRow<typeof payments>;
 
 /** Payments per (shop, status), changed in the same transaction as every insert and transition. */
 export const statusCounts = table(
@@ -172,7 +179,6 @@ export const refunds = table(
     x.check("refunds_amount_positive", sql`${t.amountKopecks} > 0 AND ${t.balanceKopecks} >= 0`),
   ],
 );
-export type RefundRow = Row<typeof refunds>;
 
 /**
  * The dashboard overview's daily rollup: payments created on a Moscow day, by method ("" while the
@@ -232,8 +238,6 @@ export const outbox = table(
   (t, x) => [x.index("outbox_unpublished_idx").on(t.seq).where(sql`${t.publishedAt} IS NULL`)],
 );
 
-export type OutboxRow = Row<typeof outbox>;
-
 /**
  * Cards and SBP accounts buyers agreed to save at a payment (docs/payments.md, "Saved methods").
  * `provider_method_id` is the acquirer's token (null for a sandbox method); a method's end
@@ -249,6 +253,8 @@ export const savedMethods = table(
     /** The payment that saved it: one method per payment. */
     paymentId: k.text("payment_id").notNull().unique(),
     providerMethodId: k.text("provider_method_id").unique(),
+    /** The connector whose token providerMethodId is: its charges go there (null: the emulator's, from before connectors). */
+    connector: k.text("connector").$type<ConnectorId>(),
     method: k.text("method").$type<PaymentMethod>().notNull(),
     status: k.text("status").$type<SavedMethodStatus>().notNull(),
     card: k.json("card").$type<ProviderCardDescription>(),
@@ -267,8 +273,6 @@ export const savedMethods = table(
     x.index("saved_methods_expires_idx").on(t.expiresAt).where(sql`${t.expiresAt} IS NOT NULL`),
   ],
 );
-export type SavedMethodRow = Row<typeof savedMethods>;
-export type NewSavedMethodRow = NewRow<typeof savedMethods>;
 
 /**
  * The Idempotency-Keys of the API's plain creates, kept with the payment in the transaction that
@@ -293,7 +297,6 @@ export const idempotencyKeys = table(
   }),
   (t, x) => [x.primaryKey(t.shopId, t.key), x.index("idempotency_keys_created_idx").on(t.createdAt)],
 );
-export type IdempotencyKeyRow = Row<typeof idempotencyKeys>;
 
 /** payments' tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
 export const tables = bothEngines({ payments, statusCounts, refunds, dailyStats, dailyRefunds, outbox, savedMethods, idempotencyKeys });

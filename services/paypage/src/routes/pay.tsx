@@ -51,7 +51,8 @@ export function payRoutes(deps: PayRoutesDeps): Hono<AppEnv> {
     const id = paymentIdOf(c);
     const view = await deps.checkout.get(id);
     const qr = view.payment.status === "PENDING" && view.sbp ? await qrSvg(view.sbp.qrPayload) : null;
-    setPageSecurityHeaders(c, view.payment.status === "PENDING" ? view.card?.formAction : undefined);
+    // Our card form posts to the acquirer (its form-action allowed); a hosted card page is a link away, no form of ours.
+    setPageSecurityHeaders(c, view.payment.status === "PENDING" && !view.card?.hosted ? view.card?.formAction : undefined);
     const notice = noticeFor(view, c.req.query(), page.t);
     return c.html(<PayPage view={view} page={page} csrf={deps.csrf.tokenFor(c, id)} qrSvg={qr} now={Date.now()} notice={notice} />);
   });

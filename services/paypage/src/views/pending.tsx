@@ -89,6 +89,25 @@ function CardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopec
   );
 }
 
+/**
+ * A card session whose acquirer shows its own payment page (T-Bank's PaymentURL): the buyer goes
+ * there to enter the card and comes back to payUrl; the card never reaches our pages at all.
+ */
+function HostedCardPanel(props: { card: NonNullable<CheckoutView["card"]>; amountKopecks: number; page: PageContext }) {
+  const { t, lang } = props.page;
+  return (
+    <div class="card-form hosted">
+      <p class="accepted">
+        <MethodMarks method="CARD" />
+      </p>
+      <a class="button primary" href={props.card.formAction} rel="noopener">
+        {t.cardOnBankPage} {formatRubles(props.amountKopecks, lang)}
+      </a>
+      <p class="muted small">{t.cardOnBankPageNote}</p>
+    </div>
+  );
+}
+
 /** The tester's pick of an outcome; `outcomes` narrows it (a charge's authentication can only be passed). */
 export function SandboxPanel(props: { paymentId: string; csrf: string; page: PageContext; outcomes?: readonly z.infer<typeof SandboxOutcome>[] }) {
   const { t } = props.page;
@@ -152,7 +171,13 @@ export function Pending(props: { view: CheckoutView; page: PageContext; csrf: st
         </h1>
         <Countdown expiresAt={view.expiresAt} now={props.now} page={page} />
         {view.sbp && props.qrSvg ? <SbpPanel sbp={view.sbp} qrSvg={props.qrSvg} page={page} bindShop={view.saveMethod ? view.shopName : null} /> : null}
-        {view.card ? <CardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} /> : null}
+        {view.card ? (
+          view.card.hosted ? (
+            <HostedCardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} />
+          ) : (
+            <CardPanel card={view.card} amountKopecks={view.payment.amountKopecks} page={page} />
+          )
+        ) : null}
         {waiting ? (
           <p class="muted" role="status">
             {t.waitingText}

@@ -1,6 +1,6 @@
 import { CashRegisterDocument, failure, type CashRegisterDocumentRequest } from "@payaccept/contracts";
-import { tracedFetch } from "@payaccept/platform";
 import { RegisterCallFailed, type FiscalDocument, type FiscalRegisterPort, type RegisterState } from "./port.ts";
+import { callRegister } from "./register-http.ts";
 
 export type CashRegisterHttpOptions = { baseUrl: string; apiKey: string; timeoutMs: number };
 
@@ -9,36 +9,25 @@ function toState(doc: CashRegisterDocument): RegisterState {
     const f = doc.fiscal;
     return { documentId: doc.uuid, status: "done", fiscal: { documentNumber: f.fiscalDocumentNumber, fiscalSign: f.fiscalSign, driveNumber: f.fnNumber, registeredAt: f.registeredAt } };
   }
-  if (doc.status === "fail") return { documentId: doc.uuid, status: "fail", error: doc.error ?? "refused by the register" };
+  if (doc.status === "fail") {
+    // The emulator refuses as the tax service does: another document may be taken.
+    return { documentId: doc.uuid, status: "fail", failure: failure("RECEIPT_REFUSED_BY_REGISTER", { detail: doc.error ?? "refused by the register" }), needsPerson: false };
+  }
   return { documentId: doc.uuid, status: "wait" };
 }
 
 /** The fiscal register port over HTTP (docs/cash-register-emulator.md). */
 export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterPort {
   async function call(method: "GET" | "POST", path: string, body?: CashRegisterDocumentRequest): Promise<RegisterState> {
-    let res: Response;
-    let text: string;
-    try {
-      res = await tracedFetch(`${opts.baseUrl}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${opts.apiKey}`, "Content-Type": "application/json" },
-        body: body && JSON.stringify(body),
-        redirect: "manual",
-        signal: AbortSignal.timeout(opts.timeoutMs),
-      });
-      text = await res.text();
-    } catch (e) {
-      const err = e as { name?: unknown; code?: unknown };
-      throw new RegisterCallFailed(
-        err.name === "TimeoutError"
-          ? failure("REGISTER_TIMEOUT", { timeoutMs: opts.timeoutMs })
-          : failure("REGISTER_UNREACHABLE", { detail: String(typeof err.code === "string" ? err.code : err.name) }),
-      );
-    }
+    const res = await callRegister(
+      `${opts.baseUrl}${path}`,
+      { method, headers: { Authorization: `Bearer ${opts.apiKey}`, "Content-Type": "application/json" }, body: body && JSON.stringify(body) },
+      opts.timeoutMs,
+    );
     if (res.status < 200 || res.status >= 300) throw new RegisterCallFailed(failure("REGISTER_HTTP_STATUS", { httpStatus: res.status }));
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(res.text);
     } catch {
       json = undefined;
     }
@@ -58,6 +47,6 @@ export function cashRegisterHttp(opts: CashRegisterHttpOptions): FiscalRegisterP
         items: doc.items,
         totalKopecks: doc.totalKopecks,
       }),
-    state: (documentId) => call("GET", `/v1/documents/${encodeURIComponent(documentId)}`),
+    state: (documentId: string) => call("GET", `/v1/documents/${encodeURIComponent(documentId)}`),
   };
 }

@@ -1,9 +1,11 @@
+import { sql } from "drizzle-orm";
 import { bothEngines, table, type NewRow, type Row } from "@payaccept/platform/table";
 import type { AnyReasonParams, Reason, ReceiptCustomer, ReceiptItem, ReceiptKind, TaxationSystem } from "@payaccept/contracts";
 
 /**
  * PENDING: to be sent to the register. SENT: the register accepted it and is fiscalising it (we
- * ask for its state). REGISTERED: fiscalised. FAILED: the attempts ran out; an operator resends.
+ * ask for its state). REGISTERED: fiscalised. FAILED: the attempts ran out, or the register refused
+ * it in a way only a person can cure; an operator resends.
  */
 export const RECEIPT_ROW_STATUSES = ["PENDING", "SENT", "REGISTERED", "FAILED"] as const;
 export type ReceiptRowStatus = (typeof RECEIPT_ROW_STATUSES)[number];
@@ -53,7 +55,12 @@ export const receipts = table(
     createdAt: k.bigint("created_at").notNull(),
     updatedAt: k.bigint("updated_at").notNull(),
   }),
-  (t, x) => [x.index("receipts_due_idx").on(t.nextAttemptAt), x.index("receipts_payment_idx").on(t.paymentId, t.createdAt)],
+  (t, x) => [
+    x.index("receipts_due_idx").on(t.nextAttemptAt),
+    x.index("receipts_payment_idx").on(t.paymentId, t.createdAt),
+    // The operators' list of what needs them (receipt:list --failed), the latest first.
+    x.index("receipts_failed_idx").on(t.updatedAt).where(sql`${t.status} = 'FAILED'`),
+  ],
 );
 export type ReceiptRow = Row<typeof receipts>;
 export type NewReceiptRow = NewRow<typeof receipts>;

@@ -1,10 +1,10 @@
-import { PAYMENT_METHODS, rpcs, type Tariff } from "@payaccept/contracts";
+import { ConnectorId, PAYMENT_METHODS, rpcs, type ConnectorHealth, type ShopConnectors, type Tariff } from "@payaccept/contracts";
 import { Hono, type Context } from "hono";
 import { parsePercentBp, parseRubles } from "../amount-input.ts";
 import type { WebDeps } from "../deps.ts";
 import type { WebEnv } from "../env.ts";
 import { formOf, text, texts, type Form } from "../forms.ts";
-import { OPERATOR_SHOPS_PER_PAGE, OperatorShopPage, OperatorShopsPage } from "../views/operator-pages.tsx";
+import { OPERATOR_SHOPS_PER_PAGE, OperatorConnectorsPage, OperatorShopPage, OperatorShopsPage } from "../views/operator-pages.tsx";
 import { done, noticeOf } from "./action.ts";
 
 /** The commission form → a Tariff, or undefined when any figure is not a number it can be. */
@@ -16,14 +16,32 @@ function tariffOf(form: Form): Tariff | undefined {
   return entries.every(Boolean) ? (Object.fromEntries(entries as [string, unknown][]) as Tariff) : undefined;
 }
 
-/** Platform operators: every shop, its activity, methods and commission. */
+/** The connectors form → a shop's lists (positions left empty skipped), or "twice" when one is listed twice for a method. */
+function connectorsOf(form: Form): ShopConnectors | "twice" {
+  const out: ShopConnectors = {};
+  for (const m of PAYMENT_METHODS) {
+    const ids = [1, 2, 3].map((i) => ConnectorId.safeParse(text(form, `${m}.${i}`))).flatMap((r) => (r.success ? [r.data] : []));
+    if (new Set(ids).size !== ids.length) return "twice";
+    if (ids.length > 0) out[m] = ids;
+  }
+  return out;
+}
+
+/** Platform operators: every shop, its activity, methods, acquirers and commission. */
 export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
   const r = new Hono<WebEnv>();
 
   const shopOf = async (c: Context<WebEnv>) => (await deps.backend.call(rpcs.directory.getShop, { shopId: c.req.param("shopId")! })).shop;
+  /** The connectors as payments sees them; the page still works (without their states) while payments does not answer. */
+  const connectors = (): Promise<ConnectorHealth[] | null> =>
+    deps.backend.call(rpcs.payments.connectors, {}).then(
+      (r) => r.connectors,
+      () => null,
+    );
   const shopPage = async (c: Context<WebEnv>, errors?: string[]) => {
     const shop = await shopOf(c);
-    return <OperatorShopPage page={c.get("page")} shop={shop} ownerEmail={(await deps.users.users.ownerEmails([shop.accountId])).get(shop.accountId)} notice={errors ? undefined : await noticeOf(c, deps)} errors={errors} />;
+    const ownerEmail = (await deps.users.users.ownerEmails([shop.accountId])).get(shop.accountId);
+    return <OperatorShopPage page={c.get("page")} shop={shop} ownerEmail={ownerEmail} connectors={await connectors()} notice={errors ? undefined : await noticeOf(c, deps)} errors={errors} />;
   };
 
   r.get("/ops/shops", async (c) => {
@@ -36,6 +54,8 @@ export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   r.get("/ops/shops/:shopId", async (c) => c.html(await shopPage(c)));
+
+  r.get("/ops/connectors", async (c) => c.html(<OperatorConnectorsPage page={c.get("page")} connectors={await connectors()} />));
 
   r.post("/ops/shops/:shopId/active", async (c) => {
     const shop = await shopOf(c);
@@ -50,6 +70,14 @@ export function operatorRoutes(deps: WebDeps): Hono<WebEnv> {
     if (methods.length === 0) return c.html(await shopPage(c, [c.get("page").t.methodsRequired]), 400);
     await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, methods });
     return done(c, deps, `/ops/shops/${shop.id}`, { kind: "notice", text: "methodsSaved" });
+  });
+
+  r.post("/ops/shops/:shopId/connectors", async (c) => {
+    const shop = await shopOf(c);
+    const chosen = connectorsOf(await formOf(c));
+    if (chosen === "twice") return c.html(await shopPage(c, [c.get("page").t.connectorsTwice]), 400);
+    await deps.backend.call(rpcs.directory.updateShop, { shopId: shop.id, connectors: chosen.CARD || chosen.SBP ? chosen : null });
+    return done(c, deps, `/ops/shops/${shop.id}`, { kind: "notice", text: "connectorsSaved" });
   });
 
   r.post("/ops/shops/:shopId/tariff", async (c) => {

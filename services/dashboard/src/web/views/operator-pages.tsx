@@ -1,4 +1,4 @@
-import { PAYMENT_METHODS, type ShopDetail } from "@payaccept/contracts";
+import { CONNECTOR_IDS, MAX_CONNECTORS_PER_METHOD, PAYMENT_METHODS, type ConnectorHealth, type ShopDetail } from "@payaccept/contracts";
 import { hundredthsInput } from "../amount-input.ts";
 import type { Page } from "../page.ts";
 import { ActionButton, Alert, CsrfField, MerchantText, Pager, TextField, When } from "./components.tsx";
@@ -62,8 +62,60 @@ export function OperatorShopsPage(props: { page: Page; shops: ShopWithOwner[]; t
   );
 }
 
-/** One shop for an operator: switch it on or off, choose its methods, set its commission. */
-export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEmail: string | undefined; notice?: string; errors?: string[] }) {
+/**
+ * A live shop's acquirers per method, in failover order (docs/connectors.md): one select per
+ * position, the connectors this deployment has not configured marked so. Sandbox shops have none.
+ */
+function ConnectorsCard(props: { page: Page; shop: ShopDetail; connectors: ConnectorHealth[] | null; action: string }) {
+  const { page, shop } = props;
+  const { t } = page;
+  if (shop.sandbox) {
+    return (
+      <section class="card" id="connectors">
+        <h2>{t.connectorsTitle}</h2>
+        <p class="muted">{t.connectorsSandbox}</p>
+      </section>
+    );
+  }
+  const fallback = props.connectors?.find((c) => c.default)?.id;
+  const label = (id: (typeof CONNECTOR_IDS)[number]) => {
+    const known = props.connectors?.find((c) => c.id === id);
+    return known && !known.configured ? `${t.connectorNames[id]} (${t.connectorNotConfigured})` : t.connectorNames[id];
+  };
+  return (
+    <section class="card" id="connectors">
+      <h2>{t.connectorsTitle}</h2>
+      <p class="muted">{t.connectorsText}</p>
+      <form method="post" action={props.action} class="stack">
+        <CsrfField page={page} />
+        {PAYMENT_METHODS.map((m) => (
+          <fieldset class="connectors">
+            <legend>{t.methodNames[m]}</legend>
+            {Array.from({ length: MAX_CONNECTORS_PER_METHOD }, (_, i) => (
+              <label>
+                {t.connectorPosition(i + 1)}{" "}
+                <select name={`${m}.${i + 1}`}>
+                  <option value="">{i === 0 && fallback ? t.connectorDefault(fallback) : t.connectorNone}</option>
+                  {CONNECTOR_IDS.map((id) => (
+                    <option value={id} selected={shop.connectors?.[m]?.[i] === id}>
+                      {label(id)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ))}
+          </fieldset>
+        ))}
+        <button type="submit" class="button primary">
+          {t.saveConnectors}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** One shop for an operator: switch it on or off, choose its methods, its acquirers, set its commission. */
+export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEmail: string | undefined; connectors: ConnectorHealth[] | null; notice?: string; errors?: string[] }) {
   const { page, shop } = props;
   const { t } = page;
   const base = `/ops/shops/${shop.id}`;
@@ -113,6 +165,7 @@ export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEma
           </button>
         </form>
       </section>
+      <ConnectorsCard page={page} shop={shop} connectors={props.connectors} action={`${base}/connectors`} />
       <section class="card">
         <h2>{t.tariff}</h2>
         <form method="post" action={`${base}/tariff`} class="stack">
@@ -130,6 +183,53 @@ export function OperatorShopPage(props: { page: Page; shop: ShopDetail; ownerEma
           </button>
         </form>
       </section>
+    </Layout>
+  );
+}
+
+/** The acquirers as a payments process sees them (rpcs.payments.connectors): configured, default, circuit and recent calls. */
+export function OperatorConnectorsPage(props: { page: Page; connectors: ConnectorHealth[] | null }) {
+  const { page } = props;
+  const { t } = page;
+  const percent = (r: number | null) => (r === null ? t.none : `${Math.round(r * 1000) / 10}\u00a0%`);
+  return (
+    <Layout page={page} title={t.connectorsTitle}>
+      <h1>{t.connectorsTitle}</h1>
+      {props.connectors === null ? (
+        <Alert kind="error">{t.connectorsUnavailable}</Alert>
+      ) : (
+        <>
+          <p class="muted">{t.connectorsHealthText(props.connectors[0]?.windowSeconds || 300)}</p>
+          <table class="connectors">
+            <thead>
+              <tr>
+                <th scope="col">{t.connectorColumn}</th>
+                <th scope="col">{t.connectorConfigured}</th>
+                <th scope="col">{t.connectorCircuit}</th>
+                <th scope="col">{t.connectorCalls}</th>
+                <th scope="col">{t.connectorSuccess}</th>
+                <th scope="col">{t.connectorP95}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.connectors.map((c) => (
+                <tr data-connector={c.id}>
+                  <td data-label={t.connectorColumn}>
+                    {t.connectorNames[c.id]} {c.default ? <span class="badge">{t.connectorDefaultMark}</span> : null}
+                  </td>
+                  <td data-label={t.connectorConfigured}>{c.configured ? t.yes : t.no}</td>
+                  <td data-label={t.connectorCircuit} class={`circuit-${c.circuit}`}>
+                    {c.configured ? t.circuitStates[c.circuit] : t.none}
+                  </td>
+                  <td data-label={t.connectorCalls}>{c.calls}</td>
+                  <td data-label={t.connectorSuccess}>{percent(c.successRatio)}</td>
+                  <td data-label={t.connectorP95}>{c.p95Ms === null ? t.none : `${c.p95Ms}\u00a0ms`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
     </Layout>
   );
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "receipts_failed_idx" ON "receipts" USING btree ("updated_at") WHERE "receipts"."status" = 'FAILED';
