@@ -288,7 +288,7 @@ export const PaymentOrderInfo = z.object({
   date: z.string(),
   /** Also in the order's purpose, so a statement line or a return is matched to its payout. */
   reference: z.string(),
-  /** How it went to the bank: "exchange-file" (1C exchange file the operator uploads) or a bank's API ("tbank"). */
+  /** How it went to the bank: "exchange-file" (1C exchange file the operator uploads) or Sber's API for payment orders ("sber"). */
   rail: z.string(),
   recipientName: z.string(),
   bik: z.string(),

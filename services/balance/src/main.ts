@@ -1,13 +1,15 @@
 import { jetstream } from "@nats-io/jetstream";
 import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
-import { AuditTrail, Batcher, createServiceApp, databaseOf, ensurePayoutsStream, loadConfig, registerConsumerGauges, startService, storeNow, Ticker } from "@payaccept/platform";
-import { balanceEnv, orderSettingsOf, payoutSettingsOk } from "./config.ts";
+import { AuditTrail, Batcher, createServiceApp, databaseOf, ensurePayoutsStream, loadConfig, registerConsumerGauges, sha256Hex, startService, storeNow, Ticker } from "@payaccept/platform";
+import { balanceEnv, orderSettingsOf, payoutSettingsOk, sberConnectionOf } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
 import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_BATCH, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
 import { applyRefundEvent } from "./refunds.ts";
 import { payoutEventPublisher, publishPayoutEvents } from "./payout-outbox.ts";
 import { runDueSchedules } from "./payout-schedule.ts";
+import { SberGrantRefused, sberApi } from "./rails/sber/sber-api.ts";
+import { runSberRail, SBER_RAIL } from "./rails/sber/sber-rail.ts";
 import { directoryDetails, serveBalanceRpcs } from "./rpc-handlers.ts";
 import { openLedgerStore } from "./store/open-ledger-store.ts";
 
@@ -74,7 +76,28 @@ const scheduler = new Ticker(
 scheduler.start();
 svc.onClose("payout scheduler", () => scheduler.stop());
 
-await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, ...directory, published: () => outbox.kick() }));
+// Sber's API: one replica at a time sends the payouts that may go and asks after the SENT ones (rails/sber/sber-rail.ts).
+if (cfg.PAYOUT_RAIL === "sber") {
+  const api = sberApi(sberConnectionOf(cfg));
+  await store.seedBankTokens(SBER_RAIL, cfg.SBER_REFRESH_TOKEN!, sha256Hex(cfg.SBER_REFRESH_TOKEN!), clock());
+  const rail = new Ticker(
+    async () => {
+      const pass = await runSberRail(store, { api, detailsOf: directory.detailsOf, settings, now: clock, log, leaseMs: Math.max(cfg.SBER_POLL_INTERVAL, 10 * cfg.SBER_TIMEOUT) });
+      if (!pass) return;
+      if (pass.sent + pass.submitted + pass.paid + pass.failed > 0) log.info(pass, "Sber rail pass");
+      if (pass.sent + pass.paid + pass.failed > 0) outbox.kick();
+    },
+    cfg.SBER_POLL_INTERVAL,
+    (err) =>
+      err instanceof SberGrantRefused
+        ? log.error({ err }, "Sber refused the refresh token: a signing person signs in to SberBusiness ID again and SBER_REFRESH_TOKEN is set to the new token")
+        : log.warn({ err }, "Sber rail pass cut short; the next one goes on"),
+  );
+  rail.start();
+  svc.onClose("Sber rail", () => rail.stop());
+}
+
+await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, rail: cfg.PAYOUT_RAIL, ...directory, published: () => outbox.kick() }));
 await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },

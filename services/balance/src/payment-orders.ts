@@ -2,7 +2,7 @@ import { DomainError, type AccountDetails, type AccountDetailsView } from "@paya
 import { moscowDay } from "@payaccept/domain";
 import { movePayout, orderNumber } from "./payout-states.ts";
 import type { LedgerOps } from "./store/ledger-store.ts";
-import type { PayoutRow, PayoutWithOrder } from "./store/payout-store.ts";
+import type { PaymentOrderRow, PayoutRow, PayoutWithOrder } from "./store/payout-store.ts";
 
 /**
  * The platform's own account payouts are paid from (PAYOUT_PAYER_*): the payer of every payment
@@ -86,6 +86,18 @@ export function payerOf(settings: OrderSettings): Payer {
   return settings.payer;
 }
 
+/** A sent payout's order as a rail hands it to the bank, from what was kept when it was issued. */
+export const docOf = ({ payout, order }: { payout: PayoutRow; order: PaymentOrderRow }, payer: Payer): PaymentOrderDoc => ({
+  payoutId: payout.id,
+  number: orderNumber(order.seq),
+  date: order.date,
+  amountKopecks: payout.amountKopecks,
+  payer,
+  payee: order.payee,
+  purpose: order.purpose,
+  reference: order.reference,
+});
+
 /**
  * Sends one payout, inside its account's transaction: PENDING → SENT with its payment order
  * (number, Moscow date, reference, purpose, the payee as they are now), committed with the
@@ -103,11 +115,8 @@ export async function issueOrder(
   const reference = referenceOf(ready.payout.id);
   const date = moscowDay(now);
   const purpose = purposeOf(settings.purposeTemplate, { reference, date, payee: ready.payee });
-  let number = 0;
   const sent = await movePayout(t, ready.payout.id, "SENT", { at: now }, async () => {
-    const order = await t.insertPaymentOrder({ payoutId: ready.payout.id, accountId: ready.payout.accountId, date, reference, rail, batchId, payee: ready.payee, purpose, createdAt: now });
-    number = orderNumber(order.seq);
+    await t.insertPaymentOrder({ payoutId: ready.payout.id, accountId: ready.payout.accountId, date, reference, rail, batchId, payee: ready.payee, purpose, createdAt: now });
   });
-  const doc: PaymentOrderDoc = { payoutId: ready.payout.id, number, date, amountKopecks: ready.payout.amountKopecks, payer, payee: ready.payee, purpose, reference };
-  return sent ? { sent, doc } : undefined;
+  return sent?.order ? { sent, doc: docOf({ payout: sent.payout, order: sent.order }, payer) } : undefined;
 }

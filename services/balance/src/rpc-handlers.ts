@@ -5,7 +5,7 @@ import { payerOf, type DetailsOf, type OrderSettings } from "./payment-orders.ts
 import { toPayout } from "./payout-states.ts";
 import { getSchedule, setSchedule } from "./payout-schedule.ts";
 import { createPayout, getPayout, listPayouts, recordOutcome } from "./payouts.ts";
-import { batchOf, exportPayouts, fileOf } from "./rails/exchange-file/export.ts";
+import { batchOf, EXCHANGE_FILE_RAIL, exportPayouts, fileOf } from "./rails/exchange-file/export.ts";
 import { importStatement } from "./rails/exchange-file/statement.ts";
 import { reserveRefund } from "./refunds.ts";
 import { CallerGone, type LedgerStore } from "./store/ledger-store.ts";
@@ -17,6 +17,8 @@ export type BalanceDeps = {
   log: Logger;
   audit: Pick<AuditTrail, "record">;
   settings: OrderSettings;
+  /** PAYOUT_RAIL: exchange files are made only on their own rail. */
+  rail: string;
   /** The account's details, asked of the directory (a payout needs them). */
   detailsOf: DetailsOf;
   accountDetails: (accountId: string) => Promise<AccountDetailsView>;
@@ -113,6 +115,7 @@ export function serveBalanceRpcs(nc: NatsConnection, deps: BalanceDeps): Subscri
     }, opts),
     serve(nc, rpcs.balance.payoutsInStatus, async (req) => ({ items: (await store.payoutsInStatus(req.status, req.limit)).map(toPayout) }), opts),
     serve(nc, rpcs.balance.exportPayouts, async (req, msg) => {
+      if (deps.rail !== EXCHANGE_FILE_RAIL) throw new DomainError("PAYOUT_RAIL_NOT_FILES", { rail: deps.rail });
       payerOf(deps.settings);
       const made = await exportPayouts(store, { detailsOf: deps.detailsOf, settings: deps.settings, now: clock(), by: callerLabel(msg), limit: req.limit });
       if (made.batch) deps.published();

@@ -1,6 +1,6 @@
 import type { PayoutStatus } from "@payaccept/contracts";
 import type { NewRow, Row } from "@payaccept/platform/table";
-import type { bankStatements, paymentOrders, payoutBatches, payoutEvents, payouts, payoutSchedules } from "./schema.ts";
+import type { bankStatements, bankTokens, paymentOrders, payoutBatches, payoutEvents, payouts, payoutSchedules } from "./schema.ts";
 
 /** The payouts' part of the ledger's store (payouts, their payment orders, exchange files, statements, events), on either engine. */
 
@@ -16,6 +16,9 @@ export type PayoutEventRow = Row<typeof payoutEvents>;
 export type NewPayoutEvent = Omit<NewRow<typeof payoutEvents>, "seq" | "publishedAt">;
 
 export type PayoutScheduleRow = Row<typeof payoutSchedules>;
+export type BankTokensRow = Row<typeof bankTokens>;
+/** A refresh's answer: the new pair, the access token good until `accessExpiresAt`. */
+export type TokenPair = { refreshToken: string; accessToken: string; accessExpiresAt: number };
 
 /** What a status change sets beside the status: its time column, and the bank's words for a refusal or return. */
 export type PayoutChange = { at: number; failureReason?: string | null };
@@ -38,8 +41,8 @@ export interface PayoutOps {
   insertPaymentOrder(o: NewPaymentOrder): Promise<PaymentOrderRow>;
   /** The payouts whose orders carry these references (statement lines name them). */
   payoutsByReference(references: readonly string[]): Promise<PayoutWithOrder[]>;
-  /** SENT payouts of an API rail, oldest first: those the bank has not confirmed yet (`unsubmitted`), or all of them. */
-  sentOnRail(rail: string, limit: number, unsubmitted: boolean): Promise<PayoutWithOrder[]>;
+  /** SENT payouts of an API rail in order, after the order `afterSeq` when given: those the bank has not confirmed yet (`unsubmitted`), or all of them. */
+  sentOnRail(rail: string, limit: number, unsubmitted: boolean, afterSeq?: number): Promise<PayoutWithOrder[]>;
   markSubmitted(payoutId: string, at: number): Promise<void>;
   /** Which bank statement showed the payout debited, or returned. */
   markStatement(payoutId: string, line: "paid" | "returned", sha256: string): Promise<void>;
@@ -63,4 +66,15 @@ export interface PayoutOps {
   dueSchedules(now: number, limit: number): Promise<PayoutScheduleRow[]>;
   /** Moves a schedule's next run from `from` to `to`; false when it is no longer `from` (another replica ran it). */
   advanceSchedule(accountId: string, from: number, to: number): Promise<boolean>;
+  bankTokens(rail: string): Promise<BankTokensRow | undefined>;
+  /** Keeps the seed's refresh token unless the row already came from this very seed (same SHA-256). */
+  seedBankTokens(rail: string, refreshToken: string, seedSha256: string, at: number): Promise<void>;
+  /** Takes the rail's lease until `until`; false while another replica holds it. */
+  leaseRail(rail: string, now: number, until: number): Promise<boolean>;
+  /** Gives the lease back before it runs out. */
+  releaseRail(rail: string): Promise<void>;
+  /** Keeps the refreshed pair in place of `from`; false when `from` is no longer the kept token (a new seed came). */
+  saveBankTokens(rail: string, from: string, pair: TokenPair, at: number): Promise<boolean>;
+  /** Forgets an access token the bank no longer takes (401), so the next call refreshes. */
+  dropAccessToken(rail: string, accessToken: string): Promise<void>;
 }

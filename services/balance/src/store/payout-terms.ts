@@ -1,5 +1,5 @@
 import type { PayoutStatus } from "@payaccept/contracts";
-import { and, asc, desc, eq, inArray, isNull, lt, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import type { Db, Dialect, EitherTables, Run, SetOf } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { PayoutChange, PayoutOps } from "./payout-store.ts";
@@ -28,8 +28,9 @@ const transitionSet = (to: PayoutStatus, change: PayoutChange): SetOf<Payouts> =
   ...(change.failureReason !== undefined ? { failureReason: change.failureReason } : {}),
 });
 
-/** SENT on a rail, and (unsubmitted) not yet confirmed by its bank. */
-const sentOn = (p: Payouts, o: Orders, rail: string, unsubmitted: boolean) => and(eq(p.status, "SENT"), eq(o.rail, rail), unsubmitted ? isNull(o.submittedAt) : undefined);
+/** SENT on a rail, and (unsubmitted) not yet confirmed by its bank, past the order `afterSeq`. */
+const sentOn = (p: Payouts, o: Orders, rail: string, unsubmitted: boolean, afterSeq: number) =>
+  and(eq(p.status, "SENT"), eq(o.rail, rail), unsubmitted ? isNull(o.submittedAt) : undefined, gt(o.seq, afterSeq));
 
 /** A schedule whose next run is still `at`: moving it on checks that in the same statement. */
 const scheduleAt = (s: Schedules, accountId: string, at: number) => and(eq(s.accountId, accountId), eq(s.nextRunAt, at));
@@ -44,12 +45,21 @@ const REPLACE_SCHEDULE = {
   updatedAt: sql`excluded.updated_at`,
 };
 
+/** What a new seed replaces: the refresh token and where it came from; the access token is forgotten (the lease stays). */
+const REPLACE_SEED = {
+  refreshToken: sql`excluded.refresh_token`,
+  seedSha256: sql`excluded.seed_sha256`,
+  accessToken: sql`null`,
+  accessExpiresAt: sql`null`,
+  updatedAt: sql`excluded.updated_at`,
+};
+
 /**
  * PayoutOps on either engine, on `db` (the store, or the account's open transaction, which holds
  * the account's row: docs/balance.md, "Locks"), run by the engine's `run`.
  */
 export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTables<typeof tables.tables>): PayoutOps {
-  const { payouts: p, paymentOrders: o, payoutBatches: b, bankStatements: st, payoutEvents: ev, payoutSchedules: s } = t;
+  const { payouts: p, paymentOrders: o, payoutBatches: b, bankStatements: st, payoutEvents: ev, payoutSchedules: s, bankTokens: bt } = t;
   const withOrder = { payout: p, order: o };
   /** Every payout, with its order when it has one. */
   const joined = () => db.select(withOrder).from(p).leftJoin(o, eq(o.payoutId, p.id));
@@ -79,7 +89,7 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
       ),
     insertPaymentOrder: async (row) => (await run.one(db.insert(o).values(row).returning()))!,
     payoutsByReference: async (references) => (references.length === 0 ? [] : run.all(ordered().where(inArray(o.reference, [...references])))),
-    sentOnRail: (rail, limit, unsubmitted) => run.all(ordered().where(sentOn(p, o, rail, unsubmitted)).orderBy(asc(o.seq)).limit(limit)),
+    sentOnRail: (rail, limit, unsubmitted, afterSeq = 0) => run.all(ordered().where(sentOn(p, o, rail, unsubmitted, afterSeq)).orderBy(asc(o.seq)).limit(limit)),
     markSubmitted: (payoutId, at) => run.done(db.update(o).set({ submittedAt: at }).where(and(eq(o.payoutId, payoutId), isNull(o.submittedAt)))),
     markStatement: (payoutId, line, sha256) => run.done(db.update(o).set(line === "paid" ? { paidStatement: sha256 } : { returnedStatement: sha256 }).where(eq(o.payoutId, payoutId))),
     insertBatch: (row) => run.done(db.insert(b).values(row)),
@@ -96,5 +106,20 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
     dueSchedules: (now, limit) => run.all(db.select().from(s).where(lte(s.nextRunAt, now)).orderBy(asc(s.nextRunAt)).limit(limit)),
     // The check and the move are one statement: of two replicas running one schedule, one moves it.
     advanceSchedule: async (accountId, from, to) => (await run.all(db.update(s).set({ nextRunAt: to }).where(scheduleAt(s, accountId, from)).returning({ a: s.accountId }))).length > 0,
+    bankTokens: (rail) => run.one(db.select().from(bt).where(eq(bt.rail, rail))),
+    seedBankTokens: (rail, refreshToken, seedSha256, at) =>
+      run.done(
+        db
+          .insert(bt)
+          .values({ rail, refreshToken, seedSha256, updatedAt: at })
+          .onConflictDoUpdate({ target: bt.rail, set: REPLACE_SEED, setWhere: ne(bt.seedSha256, sql`excluded.seed_sha256`) }),
+      ),
+    // The check and the take are one statement: of two replicas whose tick came at once, one works the rail.
+    leaseRail: async (rail, now, until) =>
+      (await run.all(db.update(bt).set({ leaseUntil: until }).where(and(eq(bt.rail, rail), or(isNull(bt.leaseUntil), lt(bt.leaseUntil, now)))).returning({ rail: bt.rail }))).length > 0,
+    releaseRail: (rail) => run.done(db.update(bt).set({ leaseUntil: null }).where(eq(bt.rail, rail))),
+    saveBankTokens: async (rail, from, pair, at) =>
+      (await run.all(db.update(bt).set({ ...pair, updatedAt: at }).where(and(eq(bt.rail, rail), eq(bt.refreshToken, from))).returning({ rail: bt.rail }))).length > 0,
+    dropAccessToken: (rail, accessToken) => run.done(db.update(bt).set({ accessToken: null, accessExpiresAt: null }).where(and(eq(bt.rail, rail), eq(bt.accessToken, accessToken)))),
   };
 }

@@ -226,5 +226,22 @@ export const payoutSchedules = table(
   (t, x) => [x.index("payout_schedules_due").on(t.nextRunAt)],
 );
 
+/**
+ * A bank API rail's OAuth tokens (docs/balance.md, "Sber's API"): the bank rotates the refresh
+ * token on every refresh, so the current one lives here, not in the environment, which only seeds
+ * it (`seedSha256`: the SHA-256 of the SBER_REFRESH_TOKEN it came from; a new value there replaces
+ * what is kept). One replica works the rail at a time (sends, asks, refreshes): it holds the row's
+ * lease until `leaseUntil`.
+ */
+export const bankTokens = table("bank_tokens", (k) => ({
+  rail: k.text("rail").primaryKey(),
+  refreshToken: k.text("refresh_token").notNull(),
+  seedSha256: k.text("seed_sha256").notNull(),
+  accessToken: k.text("access_token"),
+  accessExpiresAt: k.bigint("access_expires_at"),
+  leaseUntil: k.bigint("lease_until"),
+  updatedAt: k.bigint("updated_at").notNull(),
+}));
+
 /** The ledger's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts, paymentOrders, payoutBatches, bankStatements, payoutEvents, payoutSchedules });
+export const tables = bothEngines({ appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts, paymentOrders, payoutBatches, bankStatements, payoutEvents, payoutSchedules, bankTokens });
