@@ -5,7 +5,7 @@ import { Payout, PayoutList, PayoutScheduleView, rpcs } from "@payaccept/contrac
 import { formatRubles } from "@payaccept/web-ui";
 import { BalanceFeed, enterPayoutDetails, PAYER_ENV } from "./balance-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
-import { statementFile, readExchangeFile } from "./exchange-file-reader.ts";
+import { debitLineOf, readExchangeFile, statementFile } from "./exchange-file-reader.ts";
 import { eventually, Stack } from "./harness/stack.ts";
 
 setDefaultTimeout(120_000);
@@ -99,16 +99,7 @@ describe("payouts in the dashboard", () => {
     const sent = Payout.parse(await (await stack.api(shop.apiKey, `/v1/payouts/${payout.id}`)).json());
     expect(doc).toMatchObject({ Номер: String(sent.order!.number), Сумма: "4000.00", ПолучательСчет: sent.order!.account, НазначениеПлатежа: sent.order!.purpose });
 
-    const line = {
-      number: String(sent.order!.number),
-      date: sent.order!.date.split("-").reverse().join("."),
-      amount: "4000.00",
-      payerAccount: PAYER_ENV.PAYOUT_PAYER_ACCOUNT,
-      payeeAccount: sent.order!.account,
-      payeeBik: sent.order!.bik,
-      purpose: sent.order!.purpose,
-      debited: "01.12.2026",
-    };
+    const line = debitLineOf(sent, { account: PAYER_ENV.PAYOUT_PAYER_ACCOUNT, bik: PAYER_ENV.PAYOUT_PAYER_BIK }, "01.12.2026");
     const statement = (documents: (typeof line)[]) => statementFile({ account: PAYER_ENV.PAYOUT_PAYER_ACCOUNT, from: "01.12.2026", to: "01.12.2026", openingKopecks: 10_000_000, documents });
     await operator.get("/ops/payouts");
     const edited = await operator.postFile("/ops/payouts/statement", "statement", { name: "statement.txt", bytes: statement([{ ...line, amount: "40000.00" }]) });

@@ -83,6 +83,26 @@ export type StatementDocument = {
   receipt?: string;
 };
 
+/** The statement line of a payout's order debited from the payer's account on `debited` (DD.MM.YYYY), as the bank prints it. */
+export function debitLineOf(
+  p: { amountKopecks: number; order: { number: number; date: string; account: string; bik: string; purpose: string } | null },
+  payer: { account: string; bik: string },
+  debited: string,
+): StatementDocument {
+  const order = p.order!;
+  return {
+    number: String(order.number),
+    date: order.date.split("-").reverse().join("."),
+    amount: (p.amountKopecks / 100).toFixed(2),
+    payerAccount: payer.account,
+    payerBik: payer.bik,
+    payeeAccount: order.account,
+    payeeBik: order.bik,
+    purpose: order.purpose,
+    debited,
+  };
+}
+
 /**
  * A statement of `account` as a bank's internet bank exports it: the header, one balance section
  * whose totals are the documents' sums (unless `totals` says otherwise, as an edited file would),

@@ -8,7 +8,7 @@ import { startReceiver, type Receiver } from "../services/webhook-dispatcher/tes
 import { BalanceFeed, enterPayoutDetails, PAYER_ENV } from "./balance-fixtures.ts";
 import { ENGINES } from "./harness/engines.ts";
 import { eventually, Stack, type ShopCreated } from "./harness/stack.ts";
-import { correspondentKeyValid, innValid, readExchangeFile, settlementKeyValid, statementFile, type StatementDocument } from "./exchange-file-reader.ts";
+import { correspondentKeyValid, debitLineOf, innValid, readExchangeFile, settlementKeyValid, statementFile, type StatementDocument } from "./exchange-file-reader.ts";
 
 setDefaultTimeout(180_000);
 
@@ -78,17 +78,7 @@ describe.each(ENGINES)("payouts through the exchange file (%s)", (engine) => {
         expect(verifyWebhook(r.body, r.headers, shop.signingSecret).ok).toBe(true);
         return WebhookBody.parse(JSON.parse(r.body));
       });
-  const debitOf = (p: Payout): StatementDocument => ({
-    number: String(p.order!.number),
-    date: p.order!.date.split("-").reverse().join("."),
-    amount: (p.amountKopecks / 100).toFixed(2),
-    payerAccount: PAYER_ENV.PAYOUT_PAYER_ACCOUNT,
-    payerBik: PAYER_ENV.PAYOUT_PAYER_BIK,
-    payeeAccount: p.order!.account,
-    payeeBik: p.order!.bik,
-    purpose: p.order!.purpose,
-    debited: "01.12.2026",
-  });
+  const debitOf = (p: Payout) => debitLineOf(p, { account: PAYER_ENV.PAYOUT_PAYER_ACCOUNT, bik: PAYER_ENV.PAYOUT_PAYER_BIK }, "01.12.2026");
   const statementOf = (documents: StatementDocument[]) => statementFile({ account: PAYER_ENV.PAYOUT_PAYER_ACCOUNT, from: "01.12.2026", to: "01.12.2026", openingKopecks: 50_000_000, documents });
 
   test("a payout from the available money: the exchange file checked field by field, the statement imported → PAID, each step a signed webhook", async () => {

@@ -15,7 +15,7 @@ function newFile(flags: Flags): string {
 const limitOf = (flags: Flags) => (flags.limit === undefined ? undefined : positiveIntFlag(flags, "limit"));
 
 /**
- * The operator's payout commands (docs/balance.md, "What the operator does each day"): the
+ * The operator's payout commands (docs/balance.md, "An operator's day"): the
  * exchange file for the bank, the bank's statement back, and what waits in between.
  */
 export const payoutCommands: Record<string, Command> = {

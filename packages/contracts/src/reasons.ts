@@ -153,7 +153,7 @@ export const REASONS = {
   PAYOUT_BATCH_NOT_FOUND: def("NOT_FOUND", "no such exchange file"),
   /** PAYOUT_RAIL is a bank's API: its worker sends payouts as they may go, and no exchange file is made. */
   PAYOUT_RAIL_NOT_FILES: def("CONFLICT", "payouts go to the bank through its API (PAYOUT_RAIL={rail}): no exchange file is made", { rail: "text" }),
-  // A bank statement that cannot be taken in (docs/balance.md, "The bank statement"): nothing of it is applied.
+  // A bank statement that cannot be taken in (docs/balance.md, "The bank's statement"): nothing of it is applied.
   STATEMENT_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: {detail}", { detail: "text" }),
   STATEMENT_OTHER_ACCOUNT: def("BAD_REQUEST", "the statement is of account {account}, not of the account payouts are paid from ({payerAccount})", {
     account: "text",

@@ -71,7 +71,7 @@ export function ensureAuditStream(nc: NatsConnection): Promise<JetStreamManager>
 }
 
 /**
- * The payout events' stream (docs/balance.md, "Payout events"): the balance's outbox publishes to
+ * The payout events' stream (docs/balance.md, "Payout statuses"): the balance's outbox publishes to
  * it, the webhook-dispatcher reads it; whichever starts first creates it. It keeps what the
  * payments' stream keeps (90 days), so a dispatcher down for a while still sends every payout's
  * webhook; the duplicate window covers a relay's retries (Nats-Msg-Id = the event's id).

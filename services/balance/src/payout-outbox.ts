@@ -7,7 +7,7 @@ import type { LedgerStore } from "./store/ledger-store.ts";
 const PASS = 200;
 
 /**
- * One pass of the payout events' outbox (docs/balance.md, "Payout events"): the committed events
+ * One pass of the payout events' outbox (docs/balance.md, "Payout statuses"): the committed events
  * not yet published go to the PAYOUTS stream in commit order, one after the other (a payout's SENT
  * before its PAID), each with its id as Nats-Msg-Id, and are marked after their PubAcks. A failed
  * publish ends the pass: what follows waits for the next, so the order holds. A crash between the

@@ -1,5 +1,5 @@
 import { and, eq, gt, gte, lte, sql } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Value, Values } from "@payaccept/platform";
+import { fromExcluded, type Db, type Dialect, type EitherTables, type Value, type Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type * as tables from "./schema.ts";
 
@@ -42,15 +42,6 @@ const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.availab
 
 /** The payment's applied SUCCESS event (its day is the day its money froze). */
 const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
-
-/** What a second putRefundHold of one refund replaces. */
-const REPLACE_HOLD_FIGURES = {
-  state: sql`excluded.state`,
-  frozenDay: sql`excluded.frozen_day`,
-  frozenKopecks: sql`excluded.frozen_kopecks`,
-  availableKopecks: sql`excluded.available_kopecks`,
-  settledAt: sql`excluded.settled_at`,
-};
 
 /**
  * The statements of the ledger, the same on both engines, built on `db` (the file, the pool or a
@@ -96,7 +87,8 @@ export function ledgerStatements<E extends Dialect>(db: Db<E>, t: EitherTables<t
         .where(bucketCovers(f, accountId, moscowDay, amountKopecks))
         .returning({ amountKopecks: f.amountKopecks }),
     refundHold: (refundId: Value<string>) => db.select().from(h).where(eq(h.refundId, refundId)),
-    putRefundHold: (row: Values<RefundHolds>) => db.insert(h).values(row).onConflictDoUpdate({ target: h.refundId, set: REPLACE_HOLD_FIGURES }),
+    /** A second hold of one refund replaces its figures. */
+    putRefundHold: (row: Values<RefundHolds>) => db.insert(h).values(row).onConflictDoUpdate({ target: h.refundId, set: fromExcluded(h, ["state", "frozenDay", "frozenKopecks", "availableKopecks", "settledAt"]) }),
     /** A refund's end applied before is skipped: nothing comes back. */
     recordRefundEvent: (row: Values<AppliedRefundEvents>) => db.insert(re).values(row).onConflictDoNothing().returning({ refundId: re.refundId }),
   };

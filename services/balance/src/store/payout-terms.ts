@@ -1,6 +1,6 @@
 import type { PayoutStatus } from "@payaccept/contracts";
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Run, SetOf } from "@payaccept/platform";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, or } from "drizzle-orm";
+import { allFromExcluded, fromExcluded, type Db, type Dialect, type EitherTables, type Run, type SetOf } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { PayoutChange, PayoutOps } from "./payout-store.ts";
 import type * as tables from "./schema.ts";
@@ -35,25 +35,6 @@ const sentOn = (p: Payouts, o: Orders, rail: string, unsubmitted: boolean, after
 /** A schedule whose next run is still `at`: moving it on checks that in the same statement. */
 const scheduleAt = (s: Schedules, accountId: string, at: number) => and(eq(s.accountId, accountId), eq(s.nextRunAt, at));
 
-/** What a second putSchedule of one account replaces: every column but the key. */
-const REPLACE_SCHEDULE = {
-  frequency: sql`excluded.frequency`,
-  weekday: sql`excluded.weekday`,
-  time: sql`excluded.time`,
-  minimumKopecks: sql`excluded.minimum_kopecks`,
-  nextRunAt: sql`excluded.next_run_at`,
-  updatedAt: sql`excluded.updated_at`,
-};
-
-/** What a new seed replaces: the refresh token and where it came from; the access token is forgotten (the lease stays). */
-const REPLACE_SEED = {
-  refreshToken: sql`excluded.refresh_token`,
-  seedSha256: sql`excluded.seed_sha256`,
-  accessToken: sql`null`,
-  accessExpiresAt: sql`null`,
-  updatedAt: sql`excluded.updated_at`,
-};
-
 /**
  * PayoutOps on either engine, on `db` (the store, or the account's open transaction, which holds
  * the account's row: docs/balance.md, "Locks"), run by the engine's `run`.
@@ -61,6 +42,7 @@ const REPLACE_SEED = {
 export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTables<typeof tables.tables>): PayoutOps {
   const { payouts: p, paymentOrders: o, payoutBatches: b, bankStatements: st, payoutEvents: ev, payoutSchedules: s, bankTokens: bt } = t;
   const withOrder = { payout: p, order: o };
+  const newSeed = fromExcluded(bt, ["refreshToken", "seedSha256", "updatedAt"]);
   /** Every payout, with its order when it has one. */
   const joined = () => db.select(withOrder).from(p).leftJoin(o, eq(o.payoutId, p.id));
   /** Payouts that have an order. */
@@ -101,7 +83,7 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
     unpublishedPayoutEvents: (limit) => run.all(db.select().from(ev).where(isNull(ev.publishedAt)).orderBy(asc(ev.seq)).limit(limit)),
     markPayoutEventsPublished: async (seqs, at) => (seqs.length === 0 ? undefined : run.done(db.update(ev).set({ publishedAt: at }).where(inArray(ev.seq, [...seqs])))),
     schedule: (accountId) => run.one(db.select().from(s).where(eq(s.accountId, accountId))),
-    putSchedule: (row) => run.done(db.insert(s).values(row).onConflictDoUpdate({ target: s.accountId, set: REPLACE_SCHEDULE })),
+    putSchedule: (row) => run.done(db.insert(s).values(row).onConflictDoUpdate({ target: s.accountId, set: allFromExcluded(s, "accountId") })),
     deleteSchedule: (accountId) => run.done(db.delete(s).where(eq(s.accountId, accountId))),
     dueSchedules: (now, limit) => run.all(db.select().from(s).where(lte(s.nextRunAt, now)).orderBy(asc(s.nextRunAt)).limit(limit)),
     // The check and the move are one statement: of two replicas running one schedule, one moves it.
@@ -112,7 +94,8 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
         db
           .insert(bt)
           .values({ rail, refreshToken, seedSha256, updatedAt: at })
-          .onConflictDoUpdate({ target: bt.rail, set: REPLACE_SEED, setWhere: ne(bt.seedSha256, sql`excluded.seed_sha256`) }),
+          // A new seed replaces the refresh token and where it came from; the access token is forgotten (the lease stays).
+          .onConflictDoUpdate({ target: bt.rail, set: { ...newSeed, accessToken: null, accessExpiresAt: null }, setWhere: ne(bt.seedSha256, newSeed.seedSha256) }),
       ),
     // The check and the take are one statement: of two replicas whose tick came at once, one works the rail.
     leaseRail: async (rail, now, until) =>

@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Run } from "@payaccept/platform";
+import { allFromExcluded, type Db, type Dialect, type EitherTables, type Run } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { AuditQuery, DirectoryOps } from "./directory-store.ts";
 import type * as tables from "./schema.ts";
@@ -49,22 +49,6 @@ const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
 /** Shops in the order every list shows them: oldest first. */
 const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
-/** What a second putAccountDetails of one account replaces: every column but the key. */
-const REPLACE_DETAILS = {
-  legalForm: sql`excluded.legal_form`,
-  name: sql`excluded.name`,
-  inn: sql`excluded.inn`,
-  ogrn: sql`excluded.ogrn`,
-  kpp: sql`excluded.kpp`,
-  bik: sql`excluded.bik`,
-  bankName: sql`excluded.bank_name`,
-  correspondentAccount: sql`excluded.correspondent_account`,
-  settlementAccount: sql`excluded.settlement_account`,
-  recipientName: sql`excluded.recipient_name`,
-  payoutAccountChangedAt: sql`excluded.payout_account_changed_at`,
-  updatedAt: sql`excluded.updated_at`,
-};
-
 /**
  * DirectoryOps on either engine: `db` is the store or the transaction's handle, `run` the engine's
  * way of running a statement; the reads that lock say so (Run.forUpdate).
@@ -79,7 +63,7 @@ export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Eithe
     accountForUpdate: (accountId) => run.one(run.forUpdate(account(accountId))),
     accountDetails: (accountId) => run.one(db.select().from(accountDetails).where(eq(accountDetails.accountId, accountId))),
     detailsOfAccounts: async (ids) => (ids.length === 0 ? [] : run.all(db.select().from(accountDetails).where(inArray(accountDetails.accountId, [...ids])))),
-    putAccountDetails: (row) => run.done(db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: REPLACE_DETAILS })),
+    putAccountDetails: (row) => run.done(db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: allFromExcluded(accountDetails, "accountId") })),
     insertAccount: (id, createdAt) => run.done(db.insert(accounts).values({ id, createdAt })),
     insertShop: (row) => run.done(db.insert(shops).values(row)),
     shop: (shopId) => run.one(shop(shopId)),

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { DomainError, type Payout } from "@payaccept/contracts";
 import { sha256Hex } from "@payaccept/platform";
-import { correspondentKeyValid, innValid, readExchangeFile, settlementKeyValid, statementFile, type StatementDocument } from "../../../../../tests/exchange-file-reader.ts";
+import { correspondentKeyValid, debitLineOf, innValid, readExchangeFile, settlementKeyValid, statementFile, type StatementDocument } from "../../../../../tests/exchange-file-reader.ts";
 import { readBalance } from "../../balance.ts";
 import { toPayout } from "../../payout-states.ts";
 import { createPayout, getPayout } from "../../payouts.ts";
@@ -33,17 +33,7 @@ describe.each(ENGINES)("the exchange file and the bank statement (%s)", (engine)
   const exported = () => exportPayouts(ledger.store, { detailsOf: details, settings: SETTINGS, now: NOW, by: "ops@example.com", limit: 100 });
   const payout = (p: Payout) => getPayout(ledger.store, p.accountId, p.id);
   /** A statement line showing our order debited (as the bank prints it). */
-  const debit = (p: Payout): StatementDocument => ({
-    number: String(p.order!.number),
-    date: "10.03.2025",
-    amount: (p.amountKopecks / 100).toFixed(2),
-    payerAccount: PAYER.account,
-    payerBik: PAYER.bik,
-    payeeAccount: p.order!.account,
-    payeeBik: p.order!.bik,
-    purpose: p.order!.purpose,
-    debited: "11.03.2025",
-  });
+  const debit = (p: Payout): StatementDocument => debitLineOf(p, PAYER, "11.03.2025");
   const statement = (documents: StatementDocument[], totals?: { in?: number; out?: number }) =>
     statementFile({ account: PAYER.account, from: "11.03.2025", to: "11.03.2025", openingKopecks: 100_000_00, documents, totals });
   const imported = (bytes: Uint8Array, now = NOW + 86_400_000) => importStatement(ledger.store, bytes, { payer: PAYER, now, by: "ops@example.com" });

@@ -125,7 +125,7 @@ const TARGET: Record<Exclude<Found["kind"], "notYet">, PayoutStatus> = { debited
 const ORDER: Found["kind"][] = ["debited", "refused", "returned", "notYet"];
 
 /**
- * Takes a bank statement in (docs/balance.md, "The bank statement"): checked whole first (the
+ * Takes a bank statement in (docs/balance.md, "The bank's statement"): checked whole first (the
  * format, the payer's account, the totals, every line of ours against its order), then applied in
  * one transaction over the payouts' accounts: debited → PAID, refused → FAILED, returned →
  * RETURNED (FAILED and RETURNED put the amount back on the balance, once: payout-states.ts), each

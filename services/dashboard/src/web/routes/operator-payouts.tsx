@@ -15,7 +15,7 @@ const LISTED = 200;
 export const STATEMENT_PATH = "/ops/payouts/statement";
 
 /**
- * Operators' payouts (docs/balance.md, "What the operator does each day"): the exchange file for
+ * Operators' payouts (docs/balance.md, "An operator's day"): the exchange file for
  * the bank (made by a POST, then downloaded from the list of files), and the bank's statement
  * uploaded back, its report on the page.
  */

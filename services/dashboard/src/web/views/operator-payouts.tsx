@@ -99,7 +99,7 @@ function Notice(props: { page: Page; notice: PayoutsNotice }) {
 }
 
 /**
- * The operators' payouts (docs/balance.md, "What the operator does each day"): what waits to be
+ * The operators' payouts (docs/balance.md, "An operator's day"): what waits to be
  * sent, the exchange file for the bank and the files made, the bank's statement taken in, and what
  * waits for a statement line.
  */
