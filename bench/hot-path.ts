@@ -1,7 +1,7 @@
 /**
  * `bun bench/hot-path.ts`: the hot path's rows only, for comparing one change of the request
  * path with the code before it on a shared machine: ceiling (b), create, the SDK's create (with
- * an Idempotency-Key), get and cancel on one stack, BENCH_HOT_ROUNDS rounds (ceiling (b) measured
+ * an Idempotency-Key), get, lookup by orderId and cancel on one stack, BENCH_HOT_ROUNDS rounds (ceiling (b) measured
  * again in each), and each process's CPU per request, which the machine's other load moves less
  * than the throughput. With BENCH_CPU_PROF=<dir> every service runs under Bun's sampling profiler
  * and writes its profile there (`.cpuprofile` and a markdown summary) when the stack stops.
@@ -23,7 +23,7 @@ import { apiVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
 import type { ServiceName } from "../infra/launcher/services.ts";
 
-const MEASURED = process.env.BENCH_HOT_ONLY?.split(",") ?? ["create", "sdk-create", "get", "cancel"];
+const MEASURED = process.env.BENCH_HOT_ONLY?.split(",") ?? ["create", "sdk-create", "get", "lookup", "cancel"];
 /**
  * Only the services of these rows: the whole stack takes longer to start than a busy shared
  * machine allows (its readiness waits of 30 s ran out). The cancels' events stay in the stream
@@ -54,7 +54,7 @@ try {
     const ceiling = await startNatsRoundTrip(bench.stack.env.NATS_URL!);
     const ceilingB = await measureLoad(load, "b", "(b) HTTP → NATS call → noop serve → reply", { ...ceiling.pids, ...bench.pids }, { url: ceiling.url, script: ["static"] });
     await ceiling.stop();
-    const pools = { getIds: shuffle(read.map((p) => p.id)), orderIds: [], warmupCancelIds: warmCancel, cancelIds: take(Math.floor(rows * 0.4 / rounds)).map((p) => p.id) };
+    const pools = { getIds: shuffle(read.map((p) => p.id)), orderIds: shuffle(read.map((p) => p.orderId)), warmupCancelIds: warmCancel, cancelIds: take(Math.floor(rows * 0.4 / rounds)).map((p) => p.id) };
     const phases = apiPhases({ gatewayUrl: bench.stack.gateway, apiKey: bench.shop.apiKey, dir, pools, runId: `hot-${round}-${Date.now()}`, deepPage: 1 });
     const measured: LoadRow[] = [ceilingB];
     for (const phase of phases.filter((p) => MEASURED.includes(p.name))) measured.push(await measureLoad(load, phase.name, phase.label, pids, phase.warmup, phase.run));

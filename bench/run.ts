@@ -12,8 +12,8 @@
  * 5. create, get, the deep page and cancel again on a second stack whose payments (and balance)
  *    keep their rows on a throwaway PostgreSQL seeded the same way, next to the SQLite figures
  *    (BENCH_POSTGRES=0 leaves it out; `bun bench/payments-postgres.ts` runs it alone).
- * 6. create, get and cancel with tracing off and on (every span exported over OTLP/HTTP to a local
- *    sink), alternating, BENCH_TRACING_ROUNDS rounds each (BENCH_TRACING=0 leaves it out;
+ * 6. create, get and cancel with tracing off and on (exported over OTLP/HTTP to a local sink at the
+ *    default sampling), alternating, BENCH_TRACING_ROUNDS rounds each (BENCH_TRACING=0 leaves it out;
  *    `bun bench/tracing.ts` runs it alone).
  * All traffic is on 127.0.0.1; every loop is bounded in count and time. Settings: BENCH_* below.
  */
@@ -21,20 +21,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { apiPhases } from "./lib/api-phases.ts";
-import { createPaymentsThroughApi, createShops, startBenchStack } from "./lib/bench-stack.ts";
+import { startBenchStack } from "./lib/bench-stack.ts";
 import { startBareHttp, startNatsRoundTrip } from "./lib/ceilings.ts";
 import { deepPageTotal, shuffle, slicer, waitDrained } from "./lib/helpers.ts";
-import { metricValue } from "./lib/metrics.ts";
 import { overviewLatency } from "./lib/overview-rpc.ts";
 import { measureLoad } from "./lib/measure.ts";
 import { postgresApiRows } from "./lib/postgres-rows.ts";
 import { saveBenchCard } from "./lib/saved-card.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
-import { measureCpu, rssMiB } from "./lib/proc.ts";
-import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow, type WebhookRow } from "./lib/report.ts";
-import { apiVerdicts, engineVerdicts, webhookVerdicts } from "./lib/targets.ts";
+import { rssMiB } from "./lib/proc.ts";
+import { costTable, cpuTable, engineTable, loadTable, rssTable, tracingTable, webhookTable, type LoadRow } from "./lib/report.ts";
+import { apiVerdicts, engineVerdicts, tracingVerdicts, WEBHOOK_RATE_OF_B, webhookVerdicts } from "./lib/targets.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
-import { cancelsAtRate, publishedEvents, type WebhookResult } from "./lib/webhook-scenarios.ts";
+import { webhookRows } from "./lib/webhook-rows.ts";
 import { ensureWrk } from "./lib/wrk.ts";
 
 const env = (name: string, dflt: number) => Number(process.env[name] ?? dflt);
@@ -44,7 +43,8 @@ const cfg = {
   warmupSeconds: env("BENCH_WARMUP_SECONDS", 2),
   connections: env("BENCH_CONNECTIONS", 64),
   threads: env("BENCH_WRK_THREADS", 1),
-  webhookRate: env("BENCH_WEBHOOK_RATE", 500),
+  /** The offered webhook rate; unset, WEBHOOK_RATE_OF_B × ceiling (b) of the run. */
+  webhookRate: process.env.BENCH_WEBHOOK_RATE === undefined ? undefined : Number(process.env.BENCH_WEBHOOK_RATE),
   webhookSeconds: env("BENCH_WEBHOOK_SECONDS", 10),
   burst: env("BENCH_WEBHOOK_BURST", 20_000),
   shops: env("BENCH_WEBHOOK_SHOPS", 16),
@@ -53,9 +53,11 @@ const cfg = {
   tracing: process.env.BENCH_TRACING !== "0",
   tracingRounds: env("BENCH_TRACING_ROUNDS", 2),
 };
+/** The most a run offers per second when the rate follows ceiling (b): 0.05 × (b) on the fastest machine measured. */
+const MAX_WEBHOOK_RATE = 2000;
 /** Seeded payments each use takes (the sample is spread evenly over the whole shop); a small BENCH_ROWS shrinks them all alike. */
 const POOLS = (() => {
-  const wanted = { webhook: cfg.webhookRate * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
+  const wanted = { webhook: (cfg.webhookRate ?? MAX_WEBHOOK_RATE) * cfg.webhookSeconds, read: 20_000, warmCancel: 10_000, cancel: 60_000 };
   const scale = Math.min(1, cfg.rows / Object.values(wanted).reduce((a, b) => a + b, 0));
   return Object.fromEntries(Object.entries(wanted).map(([k, n]) => [k, Math.max(1, Math.floor(n * scale))])) as typeof wanted;
 })();
@@ -113,6 +115,8 @@ try {
   const total = await deepPageTotal(gatewayUrl, apiKey, deepPage);
   const chargeMethodId = await saveBenchCard(bench.stack, apiKey);
   for (const phase of apiPhases({ gatewayUrl, apiKey, dir: workDir, pools, runId: String(Date.now()), deepPage, chargeMethodId })) {
+    // The cancels' events still on their way through balance and the dispatcher would be counted as the charges' CPU.
+    if (phase.name === "charge") await waitDrained(bench.stack.url("payments"), clock, 180_000);
     const label = phase.name === "list" ? `${phase.label}, total ${total.toLocaleString("en-US")}` : phase.label;
     await measure(phase.name, label, bench.pids, phase.warmup, phase.run);
     // The latency of one deep page alone: at 64 connections its p50 is mostly the queue (64 ÷ req/s).
@@ -124,27 +128,16 @@ try {
 
   say("waiting until the webhooks of the cancels are delivered");
   const drained = await waitDrained(bench.stack.url("payments"), clock, 180_000);
-  const dispatcherUrl = bench.stack.url("webhook-dispatcher");
-  const webhookRun = async (key: string, label: string, scenario: () => Promise<WebhookResult>): Promise<WebhookRow> => {
-    say(`webhooks: ${label}`);
-    const counters = ["webhook_deferrals_total", "webhook_attempt_duration_seconds_sum", "webhook_attempt_duration_seconds_count"];
-    const before = await Promise.all(counters.map((c) => metricValue(dispatcherUrl, c)));
-    const m = await measureCpu({ ...bench.pids, receiver: clock.pid }, async () => ({ result: await scenario() }));
-    const [deferrals, attemptSeconds, attempts] = (await Promise.all(counters.map((c) => metricValue(dispatcherUrl, c)))).map((v, i) => v - before[i]!);
-    const w = m.result;
-    cpuRows.push({ key, label: `webhooks: ${label}`, rps: w.perSecond, p50Ms: w.p50Ms, p99Ms: w.p99Ms, errors: w.failedRequests, cpu: m.cpu });
-    return { key, label, result: { ...w, deferrals: deferrals!, attemptMs: (attemptSeconds! / attempts!) * 1000 } };
-  };
-  const shops = await createShops(bench.stack, cfg.shops, clock.url);
-  const spread = await createPaymentsThroughApi(gatewayUrl, shops, Math.ceil(POOLS.webhook / cfg.shops));
-  const rate = cfg.webhookRate;
-  const webhookRows = [
-    await webhookRun("rate", `${rate}/s offered: API cancels, ${cfg.shops} shops`, () => cancelsAtRate({ clock, gatewayUrl, payments: spread, ratePerSecond: rate })),
-    await webhookRun("rate-1", `${rate}/s offered: API cancels, one shop`, () => cancelsAtRate({ clock, gatewayUrl, payments: oneShopPayments, ratePerSecond: rate })),
-    await webhookRun("max", `max: ${cfg.burst.toLocaleString("en-US")} events at once, ${cfg.shops} shops`, () =>
-      publishedEvents({ clock, nc: bench.stack.nc, shops: shops.map((s) => s.record), n: cfg.burst }),
-    ),
-  ];
+  const rate = Math.round(cfg.webhookRate ?? Math.min(MAX_WEBHOOK_RATE, WEBHOOK_RATE_OF_B * ceilingB.rps));
+  const webhooks = await webhookRows({
+    stack: bench.stack,
+    pids: bench.pids,
+    clock,
+    oneShop: oneShopPayments,
+    settings: { rate, seconds: cfg.webhookSeconds, burst: cfg.burst, shops: cfg.shops },
+    say,
+  });
+  cpuRows.push(...webhooks.cpuRows);
 
   // The SQLite stack is stopped first, so that its leftover work (webhooks still being delivered) takes no CPU from the PostgreSQL rows.
   await stopSqliteStack();
@@ -160,10 +153,10 @@ try {
       "",
       loadTable(rows, ceilingA, ceilingB, apiVerdicts(rows, ceilingB)),
       "",
-      webhookTable(webhookVerdicts(webhookRows), ceilingB),
+      webhookTable(webhookVerdicts(webhooks.rows, ceilingB), ceilingB),
       "",
       pg ? `${engineTable(rows, pg.rows, engineVerdicts(rows, pg.rows))}\n(PostgreSQL seeded in ${pg.seededSeconds.toFixed(0)} s)\n` : "",
-      traced ? `${tracingTable(traced.runs, cfg.tracingRounds)}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)\n` : "",
+      traced ? `${tracingTable(traced.runs, cfg.tracingRounds, tracingVerdicts(traced.runs))}\n(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP)\n` : "",
       `dashboard overview, last 30 days of the seeded shop (rpcs.payments.stats + rpcs.webhooks.health, one page at a time): ` +
         `p50 ${overview.p50Ms.toFixed(2)} ms, p99 ${overview.p99Ms.toFixed(2)} ms (target p50 < 100 ms: ${overview.p50Ms < 100 ? "met" : "MISSED"})`,
       drained ? "" : "NOTE: the webhooks of the cancel run were not all delivered when the webhook runs began.",

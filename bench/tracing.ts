@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { tracingTable } from "./lib/report.ts";
+import { tracingVerdicts } from "./lib/targets.ts";
 import { tracingRows } from "./lib/tracing-rows.ts";
 import { benchEnv, loadSettingsFromEnv } from "./lib/measure.ts";
 import { WebhookClock } from "./lib/webhook-clock.ts";
@@ -23,8 +24,8 @@ try {
       `payaccept bench, tracing rows only: ${navigator.hardwareConcurrency} cores, wrk -t${load.threads} -c${load.connections}, ${load.seconds} s per run after ${load.warmupSeconds} s of warm-up,`,
       `seeded shop: ${rows.toLocaleString("en-US")} payments, Bun ${Bun.version}`,
       "",
-      tracingTable(traced.runs, rounds),
-      `(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP JSON)`,
+      tracingTable(traced.runs, rounds, tracingVerdicts(traced.runs)),
+      `(spans exported while on: ${traced.exported.batches.toLocaleString("en-US")} batches, ${(traced.exported.bytes / 1e6).toFixed(1)} MB of OTLP)`,
     ].join("\n"),
   );
 } finally {

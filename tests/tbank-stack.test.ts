@@ -34,7 +34,8 @@ beforeAll(async () => {
       REFUND_RETRY_MS: "1000",
       TIMER_SWEEP_MS: "200",
       CONNECTOR_CIRCUIT_FAILURES: "2",
-      CONNECTOR_CIRCUIT_OPEN: "1s",
+      // Long enough for the checks of an open circuit on a loaded machine, short enough to wait out.
+      CONNECTOR_CIRCUIT_OPEN: "5s",
       // The scheduled reconciliation runs every second, over what has been pending an hour: nothing of these cases.
       RECONCILE_INTERVAL: "1s",
       RECONCILE_AFTER: "1h",
@@ -262,7 +263,7 @@ describe("routing with failover between connectors", () => {
       fake.start();
     }
     // Back: once its circuit lets a trial call through, T-Bank takes sessions again.
-    await Bun.sleep(1100);
+    await eventually(async () => (await stack.call(rpcs.payments.connectors, {})).connectors.find((c) => c.id === "tbank")!.circuit === "half-open", 15_000, 200);
     const back = await create(stack, both, { method: "CARD" });
     expect((await stack.call(rpcs.payments.start, { id: back.id, method: "CARD" })).card!.hosted).toBe(true);
     both.receiver.stop();

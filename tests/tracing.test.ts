@@ -69,7 +69,8 @@ describe.each(ENGINES)("traces exported over OTLP/HTTP (%s)", (engine) => {
       // copies of slow calls (NATS_HEDGE_AFTER 0): on a busy machine a copy's server span would
       // stand beside the first under one client span, and the tree's shape is what is checked here.
       // An unstarted payment expires in seconds: the last test's, made here, expires while the others run.
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_RETRY_DELAYS: "200ms", NATS_HEDGE_AFTER: "0", CREATED_TTL: "8s" },
+      // Every trace kept whole (the default keeps 1 %: tests/tracing-sampling.test.ts), exported as JSON (the receiver reads both).
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_BSP_SCHEDULE_DELAY: "50", WEBHOOK_RETRY_DELAYS: "200ms", NATS_HEDGE_AFTER: "0", CREATED_TTL: "8s" },
     });
     shop = await stack.createShop({ name: "Traced shop", sandbox: false, methods: ["SBP"], webhookUrl: merchant.url });
     expiring = await createThroughApi();

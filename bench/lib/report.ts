@@ -15,7 +15,7 @@ const row = (cells: string[], widths: number[]) => cells.map((c, i) => (i === 0 
 
 /** The load table: every figure also as a ratio of the two ceilings. */
 export function loadTable(rows: LoadRow[], ceilingA: LoadRow, ceilingB: LoadRow, targets: Map<string, Verdict>): string {
-  const widths = [LABEL, 9, 8, 8, 6, 6, 7, 16, 6];
+  const widths = [LABEL, 9, 8, 8, 6, 6, 7, 38, 6];
   const out = [row(["", "req/s", "p50 ms", "p99 ms", "×(a)", "×(b)", "errors", "target", ""], widths)];
   for (const r of rows) {
     const t = targets.get(r.key);
@@ -121,9 +121,9 @@ const stackCpuUs = (r: LoadRow) =>
  * throughput kept, and the stack's CPU per request (every service and nats-server), so the cost
  * of tracing shows both as lost throughput and as CPU spent.
  */
-export function tracingTable(runs: TracingRun[], rounds: number): string {
-  const widths = [LABEL, 10, 10, 7, 8, 8, 9, 9, 10, 10];
-  const out = [row([`tracing off | on (median of ${rounds} rounds each)`, "off req/s", "on req/s", "on/off", "off p50", "on p50", "off p99", "on p99", "off CPU µs", "on CPU µs"], widths)];
+export function tracingTable(runs: TracingRun[], rounds: number, targets: Map<string, Verdict>): string {
+  const widths = [LABEL, 10, 10, 7, 8, 8, 9, 9, 10, 10, 22];
+  const out = [row([`tracing off | on (median of ${rounds} rounds each)`, "off req/s", "on req/s", "on/off", "off p50", "on p50", "off p99", "on p99", "off CPU µs", "on CPU µs", "target"], widths)];
   const keys = [...new Set(runs.flatMap((r) => r.rows.map((x) => x.key)))];
   for (const key of keys) {
     const of = (mode: "off" | "on") => runs.filter((r) => r.mode === mode).flatMap((r) => r.rows.filter((x) => x.key === key));
@@ -143,6 +143,7 @@ export function tracingTable(runs: TracingRun[], rounds: number): string {
           ms(med(on, (r) => r.p99Ms)),
           num(med(off, stackCpuUs)),
           num(med(on, stackCpuUs)),
+          targets.has(key) ? `${targets.get(key)!.target} ${targets.get(key)!.pass ? "PASS" : "MISS"}` : "",
         ],
         widths,
       ),

@@ -10,8 +10,8 @@ import { SERVICE_NAMES } from "../../infra/launcher/services.ts";
 const TRACED = ["create", "get", "cancel"];
 
 /**
- * create, get and cancel with tracing off (no endpoint: the default) and on (every span of every
- * service exported to a local OTLP/HTTP sink, `parentbased_always_on`), `rounds` times each,
+ * create, get and cancel with tracing off (no endpoint: the default) and on (every service
+ * exporting to a local OTLP/HTTP sink at the default sampling and protocol), `rounds` times each,
  * alternating off and on on one stack, so that a drift of the machine's load shows in both alike.
  * Every service is restarted with the other setting between runs. The stack is stopped before
  * this returns.
@@ -32,7 +32,8 @@ export async function tracingRows(opts: { load: LoadSettings; rows: number; webh
     for (let round = 0; round < opts.rounds; round++) {
       for (const mode of ["off", "on"] as const) {
         console.error(`[bench] tracing ${mode} (round ${round + 1} of ${opts.rounds}): restarting every service`);
-        if (mode === "on") Object.assign(bench.stack.env, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl, OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" });
+        // On as a deployment turns it on: the endpoint alone, the default sampling and protocol.
+        if (mode === "on") Object.assign(bench.stack.env, { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl });
         else delete bench.stack.env.OTEL_EXPORTER_OTLP_ENDPOINT;
         for (const name of SERVICE_NAMES) await bench.stack.restart(name);
         await Bun.sleep(2000);

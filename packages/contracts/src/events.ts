@@ -123,3 +123,16 @@ export const PayoutEvent = z.object({
   occurredAt: IsoDateTime,
 });
 export type PayoutEvent = z.infer<typeof PayoutEvent>;
+
+/**
+ * Core NATS (not the stream): which payments' API views (Payment, as rpcs.payments.get answers it)
+ * changed in a commit, published by every payments process right after the commit and before the
+ * write's own reply, plus an empty notice every PAYMENT_CHANGES_HEARTBEAT_MS. The gateway's read
+ * model (docs/gateway.md, "Reads from the read model") drops those payments; `source` (one per
+ * process) and `seq` (1, 2, 3… per source) let it see a lost notice, and the heartbeat a source
+ * gone silent, and then it drops everything.
+ */
+export const PAYMENT_CHANGES_SUBJECT = "payments.v1.changes";
+export const PAYMENT_CHANGES_HEARTBEAT_MS = 1000;
+export const PaymentChanges = z.object({ source: z.string(), seq: z.number().int().positive(), ids: z.array(z.string()) });
+export type PaymentChanges = z.infer<typeof PaymentChanges>;

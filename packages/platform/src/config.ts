@@ -5,6 +5,9 @@ import { z } from "zod";
 /** The repository (or the image's /app): where a relative DATA_DIR starts. */
 const REPO_ROOT = resolve(import.meta.dir, "../../..");
 
+/** The share of the traces begun in a process that the ratio samplers keep whole, by default. */
+export const DEFAULT_TRACE_RATIO = 0.01;
+
 /** Every service reads these; the README's configuration table lists them with their defaults. */
 export const commonEnv = {
   NATS_URL: z.string().min(1).optional(),
@@ -68,6 +71,11 @@ export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
   return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
 }
 
+/** The same for a variable with a default (`schema` has it): the empty string gets the default. */
+function emptyIsDefault<S extends z.ZodType>(schema: S) {
+  return z.preprocess((v) => (v === "" ? undefined : v), schema);
+}
+
 /**
  * OpenTelemetry's standard variables, as far as traces go (tracing.ts, docs/observability.md
  * "Traces"): without an endpoint nothing is set up and no span is ever made. Only OTLP over HTTP
@@ -75,7 +83,7 @@ export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
  */
 function tracingEnv() {
   const protocol = unsetIfEmpty(
-    z.enum(["http/json", "http/protobuf"], { message: "only OTLP over HTTP is exported: http/json (the default) or http/protobuf" }),
+    z.enum(["http/json", "http/protobuf"], { message: "only OTLP over HTTP is exported: http/protobuf (the default) or http/json" }),
   );
   const httpUrl = z.url({ protocol: /^https?$/, message: "an http(s) URL, e.g. http://jaeger:4318" });
   return {
@@ -86,13 +94,22 @@ function tracingEnv() {
     OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: protocol,
     /** Default: the service's own name (gateway, payments, …), in the namespace payaccept. */
     OTEL_SERVICE_NAME: unsetIfEmpty(z.string().min(1)),
-    OTEL_TRACES_SAMPLER: z
-      .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
-      .default("parentbased_always_on"),
+    /** Which traces are kept where they begin; the others follow (docs/observability.md, "Sampling"). */
+    OTEL_TRACES_SAMPLER: emptyIsDefault(
+      z
+        .enum(["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"])
+        .default("parentbased_traceidratio"),
+    ),
     /** The ratio of the traceidratio samplers, 0 to 1. */
-    OTEL_TRACES_SAMPLER_ARG: unsetIfEmpty(z.coerce.number().min(0).max(1)),
+    OTEL_TRACES_SAMPLER_ARG: emptyIsDefault(z.coerce.number().min(0).max(1).default(DEFAULT_TRACE_RATIO)),
+    /** A span of a trace not sampled is still exported when it failed or took at least this long (the ratio samplers only). */
+    TRACES_KEEP_SLOWER_THAN: duration("1s"),
     /** Longest wait of a finished span before it is exported. */
     OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(60_000).default(5000),
+    /** Finished spans held for export at most; beyond it they are dropped (counted in the SDK's diagnostics), never the process's memory. */
+    OTEL_BSP_MAX_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(2048),
+    /** Spans sent in one export request at most. */
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(512),
     /** true turns tracing off whatever the endpoint says. */
     OTEL_SDK_DISABLED: z.enum(["true", "false", ""]).default("false").transform((v) => v === "true"),
   };

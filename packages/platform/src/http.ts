@@ -74,7 +74,7 @@ export function requestContext(log: Logger, opts: HttpAppOptions = {}): Middlewa
       );
       return { route, status: c.res.status };
     };
-    if (tracingOn() && !UNTRACED.has(c.req.path)) await inHttpServerSpan(c.req.raw, opts.inboundTrace ?? "continue", handle);
+    if (tracingOn() && !UNTRACED.has(c.req.path)) await inHttpServerSpan(c.req.raw, c.req.path, opts.inboundTrace ?? "continue", handle);
     else await handle();
   };
 }

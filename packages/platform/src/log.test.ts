@@ -54,11 +54,11 @@ test("with tracing on, every line carries only its own fields: none of an earlie
   const script = `
     import { createLogger } from "./log.ts";
     import { inHttpServerSpan, startTracing } from "./tracing.ts";
-    startTracing("test", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY: 60000, OTEL_SDK_DISABLED: false });
+    startTracing("test", { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_TRACES_SAMPLER_ARG: 1, TRACES_KEEP_SLOWER_THAN: 1000, OTEL_BSP_SCHEDULE_DELAY: 60000, OTEL_BSP_MAX_QUEUE_SIZE: 2048, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 512, OTEL_SDK_DISABLED: false });
     const log = createLogger("test", "info");
     log.info({ requestId: "probe-1", path: "/readyz", status: 503 }, "request");
     log.info({ receiptId: "r-1" }, "receipt registered");
-    await inHttpServerSpan(new Request("http://127.0.0.1/x"), "continue", async () => {
+    await inHttpServerSpan(new Request("http://127.0.0.1/x"), "/x", "continue", async () => {
       log.info({ requestId: "req-2" }, "inside");
       return { route: "/x", status: 200 };
     });

@@ -7,7 +7,7 @@ import { currentTraceIds, traceCarrier, tracedFetch, tracesUrl, tracingOn } from
 
 const tracing = (env: Record<string, string>) =>
   parseConfig(
-    Object.fromEntries(Object.entries(commonEnv).filter(([k]) => k.startsWith("OTEL_"))) as Pick<typeof commonEnv, Extract<keyof typeof commonEnv, `OTEL_${string}`>>,
+    Object.fromEntries(Object.entries(commonEnv).filter(([k]) => /^(OTEL|TRACES)_/.test(k))) as Pick<typeof commonEnv, Extract<keyof typeof commonEnv, `OTEL_${string}` | `TRACES_${string}`>>,
     env,
   );
 
@@ -21,8 +21,18 @@ test("tracing is on only with an endpoint: the OTLP endpoint gets /v1/traces, th
   expect(tracesUrl(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://jaeger:4318", OTEL_SDK_DISABLED: "true" }))).toBeUndefined();
 });
 
-test("the defaults: every trace kept, its first service deciding; spans exported within 5 s", () => {
-  expect(tracing({})).toMatchObject({ OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_BSP_SCHEDULE_DELAY: 5000, OTEL_SDK_DISABLED: false });
+test("the defaults: 1 % of the traces kept whole where they begin, the others' failed and slow (≥ 1 s) spans; bounded batches within 5 s", () => {
+  expect(tracing({})).toMatchObject({
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: 0.01,
+    TRACES_KEEP_SLOWER_THAN: 1000,
+    OTEL_BSP_SCHEDULE_DELAY: 5000,
+    OTEL_BSP_MAX_QUEUE_SIZE: 2048,
+    OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 512,
+    OTEL_SDK_DISABLED: false,
+  });
+  // Compose's `${X:-}` hands an empty string: the default, as if unset.
+  expect(tracing({ OTEL_TRACES_SAMPLER: "", OTEL_TRACES_SAMPLER_ARG: "" })).toMatchObject({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: 0.01 });
 });
 
 test("a variable that cannot work stops the start with its name", () => {

@@ -108,6 +108,16 @@ export function linkTrace(origin: TraceCarrier | null | undefined, attributes: A
 }
 
 /**
+ * The span with its attributes when it records; a span of a trace not sampled that the sampler
+ * did not record (tracing-sdk.ts: all but the server and consumer spans) gets none, and the
+ * attributes are not even made: most spans at the default sampling.
+ */
+function recording(span: Span, attributes: () => Attributes): Span {
+  if (span.isRecording()) span.setAttributes(attributes());
+  return span;
+}
+
+/**
  * Ends a span with its outcome: `ok`, or an error code (the transport's or the reply's) with the
  * reason; `failed` marks the span as an error (its status), which a trace viewer shows in red.
  */
@@ -128,7 +138,7 @@ const natsAttributes = (subject: string): Attributes => ({ "messaging.system": "
  */
 export function startRpcClientSpan(subject: string, headers: HeaderBag): Span | undefined {
   if (!tracer) return undefined;
-  const span = tracer.startSpan(subject, { kind: api.SpanKind.CLIENT, attributes: natsAttributes(subject) });
+  const span = recording(tracer.startSpan(subject, { kind: api.SpanKind.CLIENT }), () => natsAttributes(subject));
   api.propagation.inject(api.trace.setSpan(api.context.active(), span), headers, setter);
   return span;
 }
@@ -170,11 +180,12 @@ export function startPublishSpan(subject: string, msgId: string, headers: Header
   if (!tracer) return undefined;
   // null: a stored write that kept no context (tracing was off, or no trace caused it) begins its own trace.
   const parent = stored ? api.propagation.extract(api.ROOT_CONTEXT, stored, recordGetter) : stored === null ? api.ROOT_CONTEXT : api.context.active();
-  const span = tracer.startSpan(
-    `publish ${subject}`,
-    { kind: api.SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.operation.type": "send", "messaging.destination.name": subject, "messaging.message.id": msgId } },
-    parent,
-  );
+  const span = recording(tracer.startSpan(`publish ${subject}`, { kind: api.SpanKind.PRODUCER }, parent), () => ({
+    "messaging.system": "nats",
+    "messaging.operation.type": "send",
+    "messaging.destination.name": subject,
+    "messaging.message.id": msgId,
+  }));
   api.propagation.inject(api.trace.setSpan(parent, span), headers, setter);
   return span;
 }
@@ -234,6 +245,7 @@ export async function inConsumeSpan(
  */
 export async function inHttpServerSpan(
   req: Request,
+  path: string,
   inbound: "continue" | "link",
   handle: () => Promise<{ route: string; status: number }>,
 ): Promise<void> {
@@ -245,7 +257,7 @@ export async function inHttpServerSpan(
   const callerSpan = api.trace.getSpanContext(callers);
   const parent = inbound === "continue" ? callers : api.ROOT_CONTEXT;
   const links: Link[] = inbound === "link" && callerSpan ? [{ context: callerSpan }] : [];
-  const span = tracer.startSpan(req.method, { kind: api.SpanKind.SERVER, attributes: { [attr.ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": new URL(req.url).pathname }, links }, parent);
+  const span = tracer.startSpan(req.method, { kind: api.SpanKind.SERVER, attributes: { [attr.ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": path }, links }, parent);
   try {
     const { route, status } = await api.context.with(api.trace.setSpan(parent, span), handle);
     span.updateName(`${req.method} ${route}`);
@@ -272,7 +284,7 @@ export async function inClientSpan<T>(
   outcomeOf: (result: T) => ClientOutcome,
 ): Promise<T> {
   if (!tracer) return run(() => {});
-  const span = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes: attributes() });
+  const span = recording(tracer.startSpan(name, { kind: api.SpanKind.CLIENT }), attributes);
   const inContext = api.trace.setSpan(api.context.active(), span);
   try {
     const result = await api.context.with(inContext, run, undefined, (headers: HeaderBag) => api.propagation.inject(inContext, headers, setter));

@@ -16,6 +16,10 @@ export const gatewayEnv = {
   GATEWAY_REPLICAS: z.coerce.number().int().min(1).max(1000).default(1),
   /** Comma-separated CIDRs of our own reverse proxies; only then is X-Forwarded-For read. */
   TRUSTED_PROXIES: trustedProxies(),
+  /** Payments the read model keeps for gets and lookups (docs/gateway.md, "Reads from the read model"); 0 asks payments for every read. */
+  GATEWAY_READ_MODEL_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
+  /** A payment kept longer than this is asked of payments again, whatever the notices said. */
+  GATEWAY_READ_MODEL_MAX_AGE: duration("30s"),
   /** Bound of the test webhook, which waits for the merchant's receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
   GATEWAY_SLOW_CALL_TIMEOUT: duration("15s"),
   /** Not acted on here: the OpenAPI document states the dispatcher's schedule, read from the same variables. */

@@ -2,7 +2,9 @@ import { createServiceApp, DirectoryCache, idempotencyBucket, loadConfig, openDi
 import { apiFacts, gatewayEnv, limitsFitReplicas, MAX_BODY_BYTES } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { IdempotencyClaims } from "./idempotency/claims.ts";
+import { paymentReads } from "./metrics.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
+import { followPaymentChanges, PaymentViews } from "./reads/payment-views.ts";
 import { apiRoutes } from "./routes/api.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 
@@ -21,6 +23,10 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
 );
 
+// Subscribed before the API is served; it keeps nothing until payments' first notice is heard.
+const readFrom = { memory: paymentReads.labels("memory"), payments: paymentReads.labels("payments") };
+const views = new PaymentViews({ maxEntries: cfg.GATEWAY_READ_MODEL_SIZE, maxAgeMs: cfg.GATEWAY_READ_MODEL_MAX_AGE, counted: (source) => readFrom[source].inc() });
+svc.onClose("payment changes", followPaymentChanges(nc, views, log));
 const perMinute = (limit: number) =>
   new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
 const app = createServiceApp(log, svc.readiness(), { inboundTrace: "link" });
@@ -36,6 +42,7 @@ app.route(
     rpcTimeoutMs: cfg.NATS_REQUEST_TIMEOUT_MS,
     slowCallTimeoutMs: cfg.GATEWAY_SLOW_CALL_TIMEOUT,
     claims,
+    views,
   }),
 );
 // Bun's own body limit (128 MiB) would answer a larger announced body with a bare 413; lifted so

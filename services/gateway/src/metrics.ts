@@ -11,3 +11,11 @@ export const idempotencyOutcomes = new prom.Counter({
   labelNames: ["outcome"] as const,
   registers: [registry],
 });
+
+/** Gets and lookups of a payment by where their answer came from: the read model (memory) or payments. */
+export const paymentReads = new prom.Counter({
+  name: "gateway_payment_reads_total",
+  help: "Gets and lookups of one payment, by the source of the answer: memory (the read model) or payments",
+  labelNames: ["source"] as const,
+  registers: [registry],
+});

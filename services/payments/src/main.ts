@@ -9,6 +9,7 @@ import { providerCallbackRoutes } from "./http/provider-callback-route.ts";
 import { countEndedRefund, registerOutboxGauges, registerRefundGauges } from "./metrics.ts";
 import { jetstreamPublisher } from "./outbox/jetstream-publisher.ts";
 import { OutboxRelay } from "./outbox/relay.ts";
+import { ChangeNotices } from "./rpc/change-notices.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { retryCharge } from "./app/charges.ts";
@@ -25,7 +26,9 @@ for (const variable of devProviderSecretsInUse(cfg)) log.warn({ variable }, "usi
 // The store's after-commit hooks wake the outbox relay, which needs NATS and so is made after the
 // store: until then a wake has nothing to do (the relay's first pass sends what is committed by then).
 let wakeRelay = () => {};
-const announce = announceTransitions(log, () => wakeRelay());
+// The read models' notices, likewise made once NATS is up (nothing is served before).
+let noticeChange = (_paymentId: string) => {};
+const announce = announceTransitions(log, () => wakeRelay(), (id) => noticeChange(id));
 const store = await svc.store(
   openPaymentsStore(
     databaseOf(cfg, "PAYMENTS", "payments.db"),
@@ -35,6 +38,7 @@ const store = await svc.store(
         const { refund, requestId } = ended;
         log.info({ requestId, refundId: refund.id, paymentId: refund.paymentId, status: refund.status, amountKopecks: refund.amountKopecks, failureCode: refund.failureCode }, "refund ended");
         countEndedRefund(ended);
+        noticeChange(ended.payment.id);
         wakeRelay();
       },
       onMethodEnded: ({ method, event }) => {
@@ -59,6 +63,9 @@ const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.
   sweepMs: cfg.OUTBOX_SWEEP_MS,
 });
 wakeRelay = () => relay.wake();
+const notices = new ChangeNotices(nc);
+svc.onClose("change notices", () => notices.stop());
+noticeChange = (id) => notices.changed(id);
 registerRefundGauges(refunds, storeNow);
 const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
 const connectors = Connectors.fromConfig(cfg, cfg.PAYMENTS_DEFAULT_CONNECTOR, { failures: cfg.CONNECTOR_CIRCUIT_FAILURES, openMs: cfg.CONNECTOR_CIRCUIT_OPEN, windowMs: cfg.CONNECTOR_HEALTH_WINDOW }, log);

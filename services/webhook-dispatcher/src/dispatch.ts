@@ -53,11 +53,12 @@ export function createDispatcher(deps: DispatchDeps) {
       const delivery = await deps.store.get(cmd.deliveryId);
       const waiting = untilDue(delivery, cmd.series, deps.now());
       if (waiting || !delivery) return waiting ?? ACK;
-      const release = deps.concurrency.tryAcquire(delivery.shopId);
-      if (!release) {
+      const slot = deps.concurrency.acquire(delivery.shopId);
+      if (!slot) {
         webhookDeferrals.inc();
         return { kind: "nak", delayMs: deps.concurrency.deferralMs(delivery.shopId) };
       }
+      const release = slot instanceof Promise ? await slot : slot;
       try {
         return await attempt(delivery, deps);
       } finally {

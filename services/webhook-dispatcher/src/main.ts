@@ -25,6 +25,12 @@ import { openDeliveryStore } from "./store/open-delivery-store.ts";
 const RELAY_TICK_MS = 5000;
 const MIN_DEFERRAL_MS = 100;
 const MAX_DEFERRAL_MS = 30_000;
+/**
+ * A saturated shop's delivery waits here for a slot while its shop's queue would be through within
+ * this (a healthy endpoint's burst), instead of a deferral of at least MIN_DEFERRAL_MS; other
+ * shops' deliveries wait behind such waiters (in the consumer's pull) about this long at most.
+ */
+const MAX_SHOP_WAIT_MS = 250;
 /** Optimistic on purpose: a healthy shop's burst should not be spread out before its first replies come in. */
 const FIRST_ATTEMPT_ESTIMATE_MS = 100;
 
@@ -65,6 +71,9 @@ const dispatch = createDispatcher({
     initialEstimateMs: FIRST_ATTEMPT_ESTIMATE_MS,
     minDeferralMs: MIN_DEFERRAL_MS,
     maxDeferralMs: MAX_DEFERRAL_MS,
+    maxWaitMs: MAX_SHOP_WAIT_MS,
+    // A burst of one shop may fill the consumer loop's slots: each waiter's turn is due within MAX_SHOP_WAIT_MS.
+    maxWaiters: Math.max(0, cfg.WEBHOOK_CONCURRENCY - cfg.WEBHOOK_PER_SHOP_CONCURRENCY),
     now,
   }),
 });

@@ -35,9 +35,12 @@ export function serveWebhookRpcs(nc: NatsConnection, deps: RpcDeps): void {
 export async function resend(deps: RpcDeps, shopId: string, deliveryId: string, requestId?: string): Promise<RpcResponse<typeof rpcs.webhooks.resend>> {
   const delivery = await deps.store.restart(shopId, deliveryId, deps.now());
   if (!delivery) throw new DomainError("DELIVERY_NOT_FOUND");
+  // The answer is the delivery as restarted: the new series' first attempt (this replica's or
+  // another's, once published) may already be logged when the attempts are read, and is not in it.
+  const attempts = (await deps.store.attemptsOf(deliveryId)).filter((a) => a.series < delivery.series);
   deps.requeue();
   deps.log.info({ requestId, shopId, deliveryId, paymentId: delivery.paymentId, status: delivery.status, series: delivery.series }, "webhook resend requested");
-  return toWebhookDelivery(delivery, await deps.store.attemptsOf(deliveryId));
+  return toWebhookDelivery(delivery, attempts);
 }
 
 /** Every delivery of the shop whose event occurred at or after `since` goes out again through the normal schedule. */

@@ -1,13 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { ShopConcurrency } from "./shop-concurrency.ts";
 
-function setup(perShop = 2) {
+function setup(perShop = 2, wait: { maxWaitMs?: number; maxWaiters?: number } = {}) {
   const clock = { t: 1_000_000 };
   const gate = new ShopConcurrency({
     perShop,
     initialEstimateMs: 100,
     minDeferralMs: 50,
     maxDeferralMs: 30_000,
+    ...wait,
     now: () => clock.t,
     random: () => 0.5, // no jitter
   });
@@ -78,5 +79,55 @@ describe("ShopConcurrency", () => {
     for (let i = 0; i < 1024; i++) gate.tryAcquire(`other-${i}`)?.();
     gate.tryAcquire("A");
     expect(gate.deferralMs("A")).toBe(100); // the optimistic first estimate again, not the 4 s it had seen
+  });
+
+  describe("waiting here instead of a deferral", () => {
+    test("a healthy shop's deliveries wait for its next freed slot, first come first served, and none is deferred", async () => {
+      const { gate, observe } = setup(2, { maxWaitMs: 250, maxWaiters: 10 });
+      observe("A", 5);
+      const held = [gate.acquire("A"), gate.acquire("A")] as (() => void)[];
+      const order: number[] = [];
+      const waiting = [1, 2, 3].map((n) => {
+        const slot = gate.acquire("A");
+        expect(slot).toBeInstanceOf(Promise);
+        return (slot as Promise<() => void>).then((release) => (order.push(n), release));
+      });
+      held[0]!();
+      const first = await waiting[0]!;
+      held[1]!();
+      first();
+      await Promise.all(waiting);
+      expect(order).toEqual([1, 2, 3]);
+      expect(gate.inFlight("A")).toBe(2);
+    });
+
+    test("a slow shop's delivery is deferred: its queue would outlast the wait allowed", () => {
+      const { gate, observe } = setup(2, { maxWaitMs: 250, maxWaiters: 10 });
+      observe("A", 200);
+      gate.acquire("A");
+      gate.acquire("A");
+      expect(gate.acquire("A")).toBeInstanceOf(Promise); // one slot's time: 200 ms
+      expect(gate.acquire("A")).toBeInstanceOf(Promise);
+      expect(gate.acquire("A")).toBeNull(); // the third waiter's turn would come after 400 ms
+    });
+
+    test("an attempt in flight for long makes a shop slow whatever its average: it is not waited for", () => {
+      const { gate, clock, observe } = setup(1, { maxWaitMs: 250, maxWaiters: 10 });
+      observe("A", 2);
+      gate.acquire("A");
+      clock.t += 1000; // the endpoint stopped answering
+      expect(gate.acquire("A")).toBeNull();
+    });
+
+    test("at most maxWaiters deliveries wait, all shops together", () => {
+      const { gate, observe } = setup(1, { maxWaitMs: 250, maxWaiters: 2 });
+      observe("A", 1);
+      observe("B", 1);
+      gate.acquire("A");
+      gate.acquire("B");
+      expect(gate.acquire("A")).toBeInstanceOf(Promise);
+      expect(gate.acquire("B")).toBeInstanceOf(Promise);
+      expect(gate.acquire("B")).toBeNull();
+    });
   });
 });

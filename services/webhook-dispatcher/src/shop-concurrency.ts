@@ -5,11 +5,24 @@ export type ShopConcurrencyOptions = {
   initialEstimateMs: number;
   minDeferralMs: number;
   maxDeferralMs: number;
+  /** A delivery of a saturated shop waits here for a slot while the shop's queue here would be through within this; else it is deferred. */
+  maxWaitMs?: number;
+  /** Deliveries waiting here for a slot, all shops together (each holds a slot of the consumer loop). */
+  maxWaiters?: number;
   now: () => number;
   random?: () => number;
 };
 
-type ShopState = { inFlight: number; averageMs: number | null; backlogEndsAt: number; lastUsedAt: number };
+type ShopState = {
+  inFlight: number;
+  /** When each attempt in flight began. */
+  started: number[];
+  averageMs: number | null;
+  backlogEndsAt: number;
+  lastUsedAt: number;
+  /** Deliveries waiting here for the shop's next free slot, first come first served. */
+  waiters: ((release: () => void) => void)[];
+};
 
 /** A shop idle this long is forgotten, so the map only holds shops with recent traffic. */
 const FORGET_IDLE_AFTER_MS = 15 * 60_000;
@@ -20,16 +33,21 @@ const SWEEP_EVERY = 1024;
  * Caps the attempts in flight to each shop, so that a shop whose endpoint hangs holds at most
  * `perShop` of the process's slots and every other shop keeps being served.
  *
- * A delivery that finds its shop saturated is deferred back to JetStream (not held here, where a
- * crash would lose track of it). Its pause is its place in a virtual queue: each deferral books
- * the next slot the shop is expected to free (average attempt time / perShop after the last booked
- * one), so a backlog of thousands comes back spread out over time instead of all at once, and
- * deferrals stay cheap however long one shop's backlog grows.
+ * A delivery that finds its shop saturated waits here for the shop's next free slot when the
+ * shop's queue here would be through within `maxWaitMs` (its attempts are quick: a burst of a
+ * healthy shop is sent at the pace its cap allows, never sent back to the stream), as long as at
+ * most `maxWaiters` deliveries wait here. Otherwise (a slow or hanging endpoint: the estimate is
+ * the longer of its average attempt and the age of its oldest attempt in flight) it is deferred
+ * back to JetStream. Its pause is its place in a virtual queue: each deferral books the next slot
+ * the shop is expected to free (average attempt time / perShop after the last booked one), so a
+ * backlog of thousands comes back spread out over time instead of all at once, and deferrals stay
+ * cheap however long one shop's backlog grows.
  */
 export class ShopConcurrency {
   private readonly shops = new Map<string, ShopState>();
   private readonly random: () => number;
   private acquisitions = 0;
+  private waiting = 0;
 
   constructor(private readonly opts: ShopConcurrencyOptions) {
     this.random = opts.random ?? Math.random;
@@ -41,15 +59,24 @@ export class ShopConcurrency {
     const state = this.state(shopId);
     if (state.inFlight >= this.opts.perShop) return null;
     state.inFlight++;
-    const started = this.opts.now();
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      state.inFlight--;
-      const ms = this.opts.now() - started;
-      state.averageMs = state.averageMs === null ? ms : state.averageMs * 0.8 + ms * 0.2;
-    };
+    return this.slot(state);
+  }
+
+  /**
+   * A slot of the shop: its release function at once when one is free; a promise of it when the
+   * delivery may wait here (above); null when it is to be deferred (deferralMs).
+   */
+  acquire(shopId: string): (() => void) | Promise<() => void> | null {
+    const now = this.tryAcquire(shopId);
+    if (now) return now;
+    const state = this.state(shopId);
+    const { perShop, initialEstimateMs, maxWaitMs = 0, maxWaiters = 0 } = this.opts;
+    const t = this.opts.now();
+    const slotMs = Math.max(state.averageMs ?? initialEstimateMs, ...state.started.map((s) => t - s));
+    const expectedWaitMs = Math.ceil((state.waiters.length + 1) / perShop) * slotMs;
+    if (this.waiting >= maxWaiters || expectedWaitMs > maxWaitMs) return null;
+    this.waiting++;
+    return new Promise((resolve) => state.waiters.push(resolve));
   }
 
   /** How long a delivery of a saturated shop should wait before it is offered again. */
@@ -68,10 +95,31 @@ export class ShopConcurrency {
     return this.shops.get(shopId)?.inFlight ?? 0;
   }
 
+  /** One attempt's slot, taken now; its release hands it to the shop's next waiter, if any. */
+  private slot(state: ShopState): () => void {
+    const started = this.opts.now();
+    state.started.push(started);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.started.splice(state.started.indexOf(started), 1);
+      const ms = this.opts.now() - started;
+      state.averageMs = state.averageMs === null ? ms : state.averageMs * 0.8 + ms * 0.2;
+      const next = state.waiters.shift();
+      if (!next) {
+        state.inFlight--;
+        return;
+      }
+      this.waiting--;
+      next(this.slot(state));
+    };
+  }
+
   private state(shopId: string): ShopState {
     let state = this.shops.get(shopId);
     if (!state) {
-      state = { inFlight: 0, averageMs: null, backlogEndsAt: 0, lastUsedAt: 0 };
+      state = { inFlight: 0, started: [], averageMs: null, backlogEndsAt: 0, lastUsedAt: 0, waiters: [] };
       this.shops.set(shopId, state);
     }
     state.lastUsedAt = this.opts.now();
@@ -81,7 +129,7 @@ export class ShopConcurrency {
   private forgetIdle(): void {
     const cutoff = this.opts.now() - FORGET_IDLE_AFTER_MS;
     for (const [shopId, state] of this.shops) {
-      if (state.inFlight === 0 && state.lastUsedAt < cutoff && state.backlogEndsAt < cutoff) this.shops.delete(shopId);
+      if (state.inFlight === 0 && state.waiters.length === 0 && state.lastUsedAt < cutoff && state.backlogEndsAt < cutoff) this.shops.delete(shopId);
     }
   }
 }

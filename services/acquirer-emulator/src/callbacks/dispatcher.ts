@@ -52,15 +52,25 @@ export class CallbackDispatcher {
   }
 
   private async round(): Promise<RoundResult> {
-    const due = dueCallbacks(this.deps.db, Date.now(), BATCH).filter((c) => !this.inFlight.has(c.id));
+    const now = Date.now();
+    const due = dueCallbacks(this.deps.db, now, BATCH).filter((c) => !this.inFlight.has(c.id));
     await Promise.all(due.map((c) => this.attempt(c)));
-    return due.length === BATCH ? "more" : nextDueAt(this.deps.db);
+    if (due.length === BATCH) return "more";
+    // A callback still in flight (delivered now, for a buyer's redirect or a charge) is pending and
+    // due, but not this round's: its attempt wakes the worker when it ends. Taken as due, it made
+    // the worker run round after round, burning a core for as long as the attempt lasted.
+    const next = nextDueAt(this.deps.db);
+    return next !== null && next <= now && this.inFlight.size > 0 ? null : next;
   }
 
   private attempt(row: CallbackRow): Promise<boolean> {
     const running = this.inFlight.get(row.id);
     if (running) return running;
-    const p = this.post(row).finally(() => this.inFlight.delete(row.id));
+    const p = this.post(row).finally(() => {
+      this.inFlight.delete(row.id);
+      // Its next attempt (after a failure), or the other rows it hid, may be due now.
+      this.worker.wake();
+    });
     this.inFlight.set(row.id, p);
     return p;
   }

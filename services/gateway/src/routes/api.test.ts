@@ -20,6 +20,7 @@ const api = apiRoutes({
   maxBodyBytes: 1024,
   rpcTimeoutMs: 1000,
   slowCallTimeoutMs: 1000,
+  views: unused,
 } satisfies ApiDeps);
 const doc = buildOpenApiDocument(apiFacts(parseConfig(gatewayEnv, {})));
 

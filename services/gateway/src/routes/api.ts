@@ -9,6 +9,7 @@ import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { replay } from "../idempotency/middleware.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
+import type { PaymentViews } from "../reads/payment-views.ts";
 import { answerOfEarlierRelease, earlierCreate } from "./create-retry.ts";
 import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
@@ -19,6 +20,8 @@ const DELIVERIES_PER_PAYMENT = 200;
 export type ApiDeps = OperationDeps & {
   limiters: OperationDeps["limiters"] & { perIp: SlidingWindowLimiter };
   trustedProxies: TrustedProxies;
+  /** Payments read before, answered from memory (docs/gateway.md, "Reads from the read model"). */
+  views: PaymentViews;
 };
 
 const shopOf = (c: Context<GatewayEnv>) => c.get("shop");
@@ -90,16 +93,20 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
         }
       },
     listPayments:
-      ({ relay }) =>
-      (c) => {
+      ({ ask, relay, status }) =>
+      async (c) => {
         const q = c.req.valid("query");
         const { shopId } = shopOf(c);
-        return q.mode === "lookup" ? relay(c, rpcs.payments.lookup, { shopId, orderId: q.orderId }) : relay(c, rpcs.payments.list, { shopId, query: q.query });
+        if (q.mode !== "lookup") return relay(c, rpcs.payments.list, { shopId, query: q.query });
+        return c.body(await deps.views.byOrderId(shopId, q.orderId, () => ask(c, rpcs.payments.lookup, { shopId, orderId: q.orderId })), status, JSON_TYPE);
       },
     getPayment:
-      ({ relay }) =>
-      (c) =>
-        relay(c, rpcs.payments.get, { shopId: shopOf(c).shopId, id: c.req.valid("param").id }),
+      ({ ask, status }) =>
+      async (c) => {
+        const { shopId } = shopOf(c);
+        const { id } = c.req.valid("param");
+        return c.body(await deps.views.byId(shopId, id, () => ask(c, rpcs.payments.get, { shopId, id })), status, JSON_TYPE);
+      },
     cancelPayment:
       ({ relay }) =>
       (c) =>

@@ -40,10 +40,9 @@ export type OperationTools = {
   timeoutMs: number;
   /** The definition's success status. */
   status: 200 | 201;
-  /**
-   * One NATS request whose reply's data is the response body, relayed as the service encoded it,
-   * with the success status. `actor` names the key for the audit log (the writes its owner records).
-   */
+  /** One NATS request: the reply's data as the service encoded it. `actor` names the key for the audit log (the writes its owner records). */
+  ask: <R extends Rpc>(c: Context<GatewayEnv>, rpc: R, req: Parameters<typeof callForRelay<R>>[2], actor?: AuditActor) => Promise<Uint8Array<ArrayBuffer>>;
+  /** ask(), its data relayed as the response body with the success status. */
   relay: <R extends Rpc>(c: Context<GatewayEnv>, rpc: R, req: Parameters<typeof callForRelay<R>>[2], actor?: AuditActor) => Promise<Response>;
 };
 
@@ -84,11 +83,8 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     if (op.query) chain.push(check("query", op.query.schema));
     if (op.body) chain.push(op.body.optional ? bodies.optional : bodies.required, check("json", op.body.schema));
     if (isIdempotent(op)) chain.push(idempotent(deps.claims, deps.nc, timeoutMs, keptWithWrite(op)));
-    const tools: OperationTools = {
-      timeoutMs,
-      status,
-      relay: async (c, rpc, req, actor) => c.body(await callForRelay(deps.nc, rpc, req, timeoutMs, { requestId: c.get("requestId"), actor }), status, JSON_TYPE),
-    };
+    const ask: OperationTools["ask"] = (c, rpc, req, actor) => callForRelay(deps.nc, rpc, req, timeoutMs, { requestId: c.get("requestId"), actor });
+    const tools: OperationTools = { timeoutMs, status, ask, relay: async (c, rpc, req, actor) => c.body(await ask(c, rpc, req, actor), status, JSON_TYPE) };
     api.on(method, [path], ...chain, handlers[id](tools) as Handler<GatewayEnv>);
     methods.set(path, [...(methods.get(path) ?? []), method]);
   }

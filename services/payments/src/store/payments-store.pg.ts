@@ -9,7 +9,7 @@ import { refundAmount } from "../domain/refund-rules.ts";
 import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
 import { OrderIdTaken, type BrowseFilter, type EndedRefund, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type NewPayment, type NewSavedMethodRow, type OutboxRepo, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundsRepo, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { onlyFinal, paymentsStatements, seqRange } from "./payments-terms.ts";
-import { dailyCell, decideFor, endedRefund, insertedState, inSeqOrder, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
+import { dailyCell, decideFor, endedRefund, insertedState, inSeqOrder, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, rollupRows, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
 import { idempotencyKeys as k, outbox, payments as p, schema } from "./schema.pg.ts";
 
 /** The pool's database or a transaction's: the statements are the same. */
@@ -29,20 +29,7 @@ type Cell = ReturnType<typeof dailyCell>;
  * order, so two transactions touching the same rows lock them in the same order and never deadlock.
  */
 async function bumpRollups(db: Runner, cells: Cell[]): Promise<void> {
-  const counts = new Map<string, { shopId: string; status: PaymentStatus; count: number }>();
-  const daily = new Map<string, { shopId: string; day: string; method: string; status: PaymentStatus; count: number; sumKopecks: number }>();
-  for (const c of cells) {
-    const ck = `${c.shopId}\u0000${c.status}`;
-    const cnt = counts.get(ck) ?? counts.set(ck, { shopId: c.shopId, status: c.status, count: 0 }).get(ck)!;
-    cnt.count += c.delta;
-    const dk = `${c.shopId}\u0000${c.day}\u0000${c.method}\u0000${c.status}`;
-    const d = daily.get(dk) ?? daily.set(dk, { shopId: c.shopId, day: c.day, method: c.method, status: c.status, count: 0, sumKopecks: 0 }).get(dk)!;
-    d.count += c.delta;
-    d.sumKopecks += c.sum;
-  }
-  const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-  const countRows = sorted(counts).filter((c) => c.count !== 0);
-  const dailyRows = sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0);
+  const { counts: countRows, daily: dailyRows } = rollupRows(cells);
   // A status's count moves only if some daily cell of that status does: no counts, no cells.
   if (dailyRows.length === 0) return;
   const q = statementsOn(db);

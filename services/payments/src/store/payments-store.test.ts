@@ -43,6 +43,17 @@ describe.each(ENGINES)("payments store (%s)", (engine) => {
     expect(await s.payments.byOrderId("A", "2")).toEqual(rows[2]!);
   });
 
+  test("the row a create hands back is the row stored, every column of it: a buyer's payment, a hold, a charge of a saved method", async () => {
+    const s = await open(engine);
+    const receipt = { customer: { email: "b@example.com" }, taxation: "usn_income", items: [{ name: "Кофе", quantity: 1, priceKopecks: 10_000, vat: "vat22", paymentSubject: "commodity", paymentMethod: "full_payment" }] };
+    const rows = await Promise.all([
+      input("A", "plain", { description: "Beans", email: "b@example.com", successUrl: "https://shop.example/ok", metadata: { cart: [1, 2], note: "без сахара" }, receipt: receipt as never, createCallId: "call-1" }),
+      input("A", "hold", { method: "CARD", hold: true, heldKopecks: 10_000, customerId: "user-7", saveMethod: true, traceContext: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" } }),
+      input("A", "charge", { method: "CARD", merchantInitiated: true, savedMethodId: "m-1", paymentMethod: { kind: "CARD", card: { brand: "VISA", last4: "4242", expMonth: 12, expYear: 2030 } } as never }),
+    ].map((i) => s.payments.insert(i, 1000, TTL)));
+    for (const row of rows) expect(await s.payments.byId(row.id)).toEqual(row);
+  });
+
   test("a taken orderId is refused without using up a seq, also when its twin is in the same turn", async () => {
     const s = await open(engine);
     await s.payments.insert(input("A", "dup"), 1000, TTL);

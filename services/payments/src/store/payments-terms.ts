@@ -277,6 +277,8 @@ export function paymentsStatements<E extends Dialect>(db: Db<E>, t: EitherTables
     keepCaptureReceipt: (id: string, receipt: NonNullable<PaymentRow["captureReceipt"]>) => db.update(p).set({ captureReceipt: receipt }).where(stillAuthorized(p, id)),
     /** The UNIQUE index (shop_id, order_id) decides a taken order id: its row is skipped, none comes back for it. */
     insertPayments: (rows: Values<Payments> | Values<Payments>[]) => db.insert(p).values(rows).onConflictDoNothing({ target: [p.shopId, p.orderId] }).returning(),
+    /** The same for one payment whose row the caller knows (insertedRow): nothing comes back; a taken order id changes no row. */
+    insertPayment: (row: Values<Payments>) => db.insert(p).values(row).onConflictDoNothing({ target: [p.shopId, p.orderId] }),
     /** The status counters gain their deltas (`count` holds the delta). */
     bumpCounts: (cells: Values<StatusCounts> | Values<StatusCounts>[]) => db.insert(statusCounts).values(cells).onConflictDoUpdate(countUpsert(statusCounts)),
     /** The daily rollup's cells gain their deltas (`count` and `sumKopecks` hold them). */

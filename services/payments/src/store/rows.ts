@@ -23,6 +23,32 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
   return { id, seq: (last?.seq ?? 0) + 1, createdAt };
 }
 
+/** A new payment's columns as its INSERT writes them: the create's, its numbering and its first state. */
+export type InsertedValues = Omit<PaymentRow, "paidAt" | "updatedAt" | "providerSessionId" | "connector" | "sbpQrPayload" | "sbpDeepLink" | "cardFormAction" | "refundedKopecks" | "refundingKopecks" | "saveConsent" | "captureReceipt" | "failureCode" | "failureParams" | "authentication">;
+
+/**
+ * The row a payment's INSERT stored, without reading it back (RETURNING cost SQLite a row to
+ * produce and drizzle 45 columns to map, a sixth of an insert): the values written and every other
+ * column's default. PaymentRow names every column, so one added to the table fails to compile here.
+ */
+export const insertedRow = (values: InsertedValues): PaymentRow => ({
+  ...values,
+  paidAt: null,
+  updatedAt: values.createdAt,
+  providerSessionId: null,
+  connector: null,
+  sbpQrPayload: null,
+  sbpDeepLink: null,
+  cardFormAction: null,
+  refundedKopecks: 0,
+  refundingKopecks: 0,
+  saveConsent: null,
+  captureReceipt: null,
+  failureCode: null,
+  failureParams: null,
+  authentication: null,
+});
+
 /** The options with the caller's trace context, taken where the call is made (a batch runs the write later, elsewhere). */
 export function withTrace(opts: TransitionOptions = {}): TransitionOptions {
   const trace = traceCarrier();
@@ -108,6 +134,27 @@ export const dailyCell = (row: Pick<PaymentRow, "shopId" | "createdAt" | "method
   delta: sign,
   sum: sign * row.amountKopecks,
 });
+
+/**
+ * A batch's rollup cells summed into the rows that change: one per (shop, status) of the counters
+ * and one per cell of the daily rollup, in key order (two batches lock shared rows in one order),
+ * those left unchanged by the batch out.
+ */
+export function rollupRows(cells: ReturnType<typeof dailyCell>[]) {
+  const counts = new Map<string, { shopId: string; status: PaymentStatus; count: number }>();
+  const daily = new Map<string, { shopId: string; day: string; method: string; status: PaymentStatus; count: number; sumKopecks: number }>();
+  for (const c of cells) {
+    const ck = `${c.shopId}\u0000${c.status}`;
+    const cnt = counts.get(ck) ?? counts.set(ck, { shopId: c.shopId, status: c.status, count: 0 }).get(ck)!;
+    cnt.count += c.delta;
+    const dk = `${c.shopId}\u0000${c.day}\u0000${c.method}\u0000${c.status}`;
+    const d = daily.get(dk) ?? daily.set(dk, { shopId: c.shopId, day: c.day, method: c.method, status: c.status, count: 0, sumKopecks: 0 }).get(dk)!;
+    d.count += c.delta;
+    d.sumKopecks += c.sum;
+  }
+  const sorted = <V>(m: Map<string, V>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+  return { counts: sorted(counts).filter((c) => c.count !== 0), daily: sorted(daily).filter((d) => d.count !== 0 || d.sumKopecks !== 0) };
+}
 
 /** The seq range [first, last] of payments created within the bounds asked for; null when empty. */
 export function seqWindowOf(bounds: SeqBounds): { first: number; last: number } | null {

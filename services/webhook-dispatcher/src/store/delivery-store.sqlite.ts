@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { openStore, placeholders, sqliteDb } from "@payaccept/platform";
+import { GroupCommit, openStore, placeholders, sqliteDb } from "@payaccept/platform";
 import { healthFigures, withAttempts } from "./delivery-log.ts";
 import type { DeliveryStore, NewDelivery } from "./delivery-store.ts";
 import { deliveries, schema } from "./schema.sqlite.ts";
@@ -19,6 +19,7 @@ const p = sql.placeholder;
 export function openSqliteDeliveryStore(path: string): DeliveryStore {
   const { sqlite, db } = openStore(path, schema, MIGRATIONS);
   const q = deliveryStatements(sqliteDb(db), schema);
+  const attempts = new GroupCommit(sqlite);
 
   const insertDelivery = q
     .insertDeliveries({
@@ -51,13 +52,14 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     async get(id) {
       return byId.get({ id });
     },
-    async recordAttempt(a, next) {
-      return sqlite.transaction(() => {
+    // The attempts logged in one turn of the event loop share a commit (each in its own
+    // savepoint): one transaction per attempt was a sixth of the dispatcher's CPU at its maximum.
+    recordAttempt: (a, next) =>
+      attempts.run(() => {
         if (insertAttempt.all(a).length === 0) return false;
         applyAttempt.run({ deliveryId: a.deliveryId, series: a.series, attempt: a.attempt, ...next });
         return true;
-      }).immediate();
-    },
+      }),
     async restart(shopId, id, at) {
       return restartOne.get({ shopId, id, at });
     },

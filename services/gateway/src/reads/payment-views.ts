@@ -1,0 +1,191 @@
+import { PAYMENT_CHANGES_HEARTBEAT_MS, PAYMENT_CHANGES_SUBJECT, PaymentChanges } from "@payaccept/contracts";
+import type { Logger, NatsConnection } from "@payaccept/platform";
+
+/** A payment as payments answered it to a read: the reply's bytes, relayed as they are. */
+type View = { shopId: string; body: Uint8Array<ArrayBuffer>; filledAt: number };
+/** Reads of one payment on their way to payments; `dirty` once a notice named it meanwhile. */
+type Filling = { inFlight: number; dirty: boolean };
+
+/** A source silent this long is taken as gone: what it committed since its last notice is unknown. */
+export const SILENT_SOURCE_MS = 3 * PAYMENT_CHANGES_HEARTBEAT_MS;
+
+export type PaymentViewsOptions = {
+  /** Payments kept (and as many orderIds); 0 keeps none, and every read asks payments. */
+  maxEntries: number;
+  /** A view is asked for again this long after it was read from payments, whatever the notices said. */
+  maxAgeMs: number;
+  /** Told where each answer came from: memory, or payments (a read of it). */
+  counted?: (source: "memory" | "payments") => void;
+  now?: () => number;
+};
+
+/**
+ * The gateway's read model of payments (docs/gateway.md, "Reads from the read model"): the
+ * Payment bytes payments answered to a get or a lookup, kept by id, and orderId → id, so that a
+ * read of a payment read before is answered without a NATS round trip. Kept true by payments'
+ * change notices (contracts' PaymentChanges): a payment they name is dropped, and a read of it
+ * that was on its way when the notice came is not kept. Whatever the notices cannot vouch for is
+ * dropped whole: a gap in a source's sequence, a source first heard after its first notice, a
+ * source silent for SILENT_SOURCE_MS, a lost connection. While no source is heard nothing is kept
+ * or answered from memory. The orderId → id pairs stay through a drop: an orderId never moves.
+ */
+export class PaymentViews {
+  private readonly views = new Map<string, View>();
+  private readonly orders = new Map<string, string>();
+  private readonly filling = new Map<string, Filling>();
+  private readonly sources = new Map<string, { seq: number; heardAt: number }>();
+  /** Bumped by every drop of everything: a read begun before one is not kept. */
+  private epoch = 0;
+  /** Payments named by notices so far: a lookup (its id unknown until answered) is kept only if none came meanwhile. */
+  private noticed = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: PaymentViewsOptions) {
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  get size(): number {
+    return this.views.size;
+  }
+
+  /** The payment `id` of the shop: from memory, else `read()` (payments' answer, kept when nothing changed it meanwhile). */
+  async byId(shopId: string, id: string, read: () => Promise<Uint8Array<ArrayBuffer>>): Promise<Uint8Array<ArrayBuffer>> {
+    const kept = this.fresh(id, shopId);
+    if (kept) {
+      this.opts.counted?.("memory");
+      return kept;
+    }
+    this.opts.counted?.("payments");
+    const started = { epoch: this.epoch, at: this.now() };
+    const filling = this.filling.get(id) ?? { inFlight: 0, dirty: false };
+    filling.inFlight++;
+    this.filling.set(id, filling);
+    try {
+      const body = await read();
+      if (!filling.dirty && this.keeps(started.epoch)) this.keep(id, shopId, body, started.at);
+      return body;
+    } finally {
+      if (--filling.inFlight === 0) this.filling.delete(id);
+    }
+  }
+
+  /** The shop's payment of `orderId`: by its id once known, else `read()` (payments' lookup). */
+  async byOrderId(shopId: string, orderId: string, read: () => Promise<Uint8Array<ArrayBuffer>>): Promise<Uint8Array<ArrayBuffer>> {
+    const key = `${shopId}\n${orderId}`;
+    const id = this.orders.get(key);
+    // Known: the lookup's answer is that payment's, kept as a get's would be.
+    if (id !== undefined) return this.byId(shopId, id, read);
+    this.opts.counted?.("payments");
+    const started = { epoch: this.epoch, at: this.now(), noticed: this.noticed };
+    const body = await read();
+    if (this.keeps(started.epoch)) {
+      const { id: answered } = JSON.parse(new TextDecoder().decode(body)) as { id: string };
+      this.bounded(this.orders, key).set(key, answered);
+      if (this.noticed === started.noticed && !this.filling.get(answered)?.dirty) this.keep(answered, shopId, body, started.at);
+    }
+    return body;
+  }
+
+  /** A notice of payments (already parsed): drops what it names, or everything when it cannot vouch for the rest. */
+  notice(n: PaymentChanges): void {
+    const source = this.sources.get(n.source);
+    if (!source) {
+      this.sources.set(n.source, { seq: n.seq, heardAt: this.now() });
+      // Its notices before this one may have been lost (this one is the first only when numbered 1).
+      if (n.seq !== 1) this.dropAll();
+    } else {
+      if (n.seq !== source.seq + 1) this.dropAll();
+      source.seq = n.seq;
+      source.heardAt = this.now();
+    }
+    for (const id of n.ids) {
+      this.views.delete(id);
+      const filling = this.filling.get(id);
+      if (filling) filling.dirty = true;
+    }
+    this.noticed += n.ids.length;
+  }
+
+  /** Forgets the sources silent for SILENT_SOURCE_MS (a process stopped, or cut off from NATS), dropping everything if any. */
+  forgetSilent(): void {
+    const now = this.now();
+    let forgot = false;
+    for (const [name, s] of this.sources) {
+      if (now - s.heardAt > SILENT_SOURCE_MS) forgot = this.sources.delete(name);
+    }
+    if (forgot) this.dropAll();
+  }
+
+  /** The connection was lost: notices may have been missed, and every source is heard anew. */
+  disconnected(): void {
+    this.sources.clear();
+    this.dropAll();
+  }
+
+  private dropAll(): void {
+    this.views.clear();
+    this.epoch++;
+  }
+
+  private fresh(id: string, shopId: string): Uint8Array<ArrayBuffer> | undefined {
+    const view = this.views.get(id);
+    if (!view) return undefined;
+    // Another shop's payment does not exist for this one: payments answers that (404), not memory.
+    if (view.shopId !== shopId) return undefined;
+    if (this.now() - view.filledAt > this.opts.maxAgeMs) {
+      this.views.delete(id);
+      return undefined;
+    }
+    return view.body;
+  }
+
+  /** Whether a read begun at `epoch` may be kept: nothing dropped since, and some source heard to vouch for what follows. */
+  private keeps(epoch: number): boolean {
+    return this.opts.maxEntries > 0 && epoch === this.epoch && this.sources.size > 0;
+  }
+
+  private keep(id: string, shopId: string, body: Uint8Array<ArrayBuffer>, filledAt: number): void {
+    // A copy: the reply's bytes may be a view into a larger buffer of the connection's.
+    this.bounded(this.views, id).set(id, { shopId, body: body.slice(), filledAt });
+  }
+
+  /** The map with room for `key`: the oldest entry goes first. */
+  private bounded<V>(map: Map<string, V>, key: string): Map<string, V> {
+    if (map.size >= this.opts.maxEntries && !map.has(key)) map.delete(map.keys().next().value!);
+    return map;
+  }
+}
+
+/**
+ * Feeds the read model: payments' notices, the silence of their sources (checked every
+ * heartbeat), the connection's losses. Subscribed before the gateway serves; until a first notice
+ * is heard the model keeps nothing. Returns what stops it.
+ */
+export function followPaymentChanges(nc: NatsConnection, views: PaymentViews, log: Logger): () => void {
+  const sub = nc.subscribe(PAYMENT_CHANGES_SUBJECT, {
+    callback: (err, msg) => {
+      if (err) return log.warn({ err }, "payment changes subscription error");
+      const notice = parseNotice(msg.data);
+      if (notice) views.notice(notice);
+      else log.warn({ subject: msg.subject }, "payment changes: a message that is not a notice; ignored");
+    },
+  });
+  const silence = setInterval(() => views.forgetSilent(), PAYMENT_CHANGES_HEARTBEAT_MS);
+  void (async () => {
+    for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") views.disconnected();
+  })().catch(() => {});
+  return () => {
+    clearInterval(silence);
+    sub.unsubscribe();
+  };
+}
+
+/** A notice's bytes parsed and checked; undefined for anything else on the subject. */
+function parseNotice(data: Uint8Array): PaymentChanges | undefined {
+  try {
+    const parsed = PaymentChanges.safeParse(JSON.parse(new TextDecoder().decode(data)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
