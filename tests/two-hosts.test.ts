@@ -204,8 +204,14 @@ test("host B lost mid-load: every payment once, every webhook delivered, one reg
   expect(killedAt).toBeGreaterThan(0);
 
   // Every webhook arrives; a duplicate can only be one that was in flight on the lost host.
-  // The earlier sale's event, as payments published it, is the live shop's webhook too.
-  const keys = [pairKey(earlierSale.paymentId, "SUCCESS"), ...orders.filter((o) => FINAL_STATUS[o.action]).map((o) => pairKey(o.payment!.id, FINAL_STATUS[o.action]!))];
+  // The earlier sale's event, as payments published it, is the live shop's webhook too, and so is
+  // each payout's PAYOUT_PENDING (no payer is configured, so they wait there).
+  const payoutIds = payouts.flatMap((p) => (p.status === "fulfilled" ? [p.value.id] : []));
+  const keys = [
+    pairKey(earlierSale.paymentId, "SUCCESS"),
+    ...orders.filter((o) => FINAL_STATUS[o.action]).map((o) => pairKey(o.payment!.id, FINAL_STATUS[o.action]!)),
+    ...payoutIds.map((id) => pairKey(id, "PAYOUT_PENDING")),
+  ];
   await eventually(() => keys.every((k) => receivedPairs(receiver.requests).has(k)), 90_000, 250);
   const pairs = receivedPairs(receiver.requests);
   expect([...pairs.keys()].filter((k) => !keys.includes(k))).toEqual([]);
