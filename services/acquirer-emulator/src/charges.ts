@@ -2,7 +2,7 @@ import { DomainError, type ProviderChargeRequest } from "@payaccept/contracts";
 import { cardExpiredAt, findMethod, markMethod } from "./methods.ts";
 import { applyOutcome, type Outcome } from "./outcomes.ts";
 import { findCharge, insertOrFind, sameTerms } from "./sessions.ts";
-import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
+import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
 import type { MethodRow, SessionRow } from "./store/schema.ts";
 import { SBP_INSUFFICIENT_FUNDS_KOPECKS } from "./test-cards.ts";
 
@@ -47,7 +47,8 @@ export function charge(
   holdTtlMs: number,
 ): { session: SessionRow; created: boolean; callbackId: string | null; dropAnswer: boolean } {
   const hold = req.hold ?? false;
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const existing = findCharge(tx, req.chargeId);
       if (existing) return { session: sameCharge(existing, req, hold), created: false, callbackId: null, dropAnswer: false };
@@ -76,7 +77,6 @@ export function charge(
       const applied = applyOutcome(tx, session, decide(tx, method, req.amountKopecks, now), now, holdTtlMs);
       return { ...applied, created: true, dropAnswer: method.profile === "drop" };
     },
-    { behavior: "immediate" },
   );
 }
 

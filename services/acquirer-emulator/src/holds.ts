@@ -3,7 +3,7 @@ import { DomainError } from "@payaccept/contracts";
 import { Ticker, type Logger } from "@payaccept/platform";
 import { writeCallback } from "./callbacks/write.ts";
 import { findSession } from "./sessions.ts";
-import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
+import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
 import { sessions, type SessionRow } from "./store/schema.ts";
 
 /**
@@ -27,7 +27,8 @@ const deadlinePassed = (row: SessionRow, now: number) => row.status === "AUTHORI
  * (committed even when the operation then refuses: the deadline's void is a fact of its own).
  */
 function onHold<T>(db: AcquirerDb, id: string, now: number, op: (tx: AcquirerTx, row: SessionRow) => T): T {
-  const result = db.transaction(
+  const result = inTransaction(
+    db,
     (tx): { ok: T } | { refused: DomainError } => {
       let row = findSession(tx, id);
       if (!row) return { refused: new DomainError("SESSION_NOT_FOUND") };
@@ -40,7 +41,6 @@ function onHold<T>(db: AcquirerDb, id: string, now: number, op: (tx: AcquirerTx,
         throw e;
       }
     },
-    { behavior: "immediate" },
   );
   if ("refused" in result) throw result.refused;
   return result.ok;
@@ -89,7 +89,8 @@ export function expireDueHolds(db: AcquirerDb, now: number, limit: number): numb
     .all();
   let voided = 0;
   for (const row of due) {
-    db.transaction(
+    inTransaction(
+      db,
       (tx) => {
         const current = findSession(tx, row.id);
         if (current && deadlinePassed(current, now)) {
@@ -97,7 +98,6 @@ export function expireDueHolds(db: AcquirerDb, now: number, limit: number): numb
           voided++;
         }
       },
-      { behavior: "immediate" },
     );
   }
   return voided;

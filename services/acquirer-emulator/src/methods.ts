@@ -1,8 +1,9 @@
 import { and, desc, eq } from "drizzle-orm";
 import { DomainError, isCardExpired, type ProviderSavedMethod } from "@payaccept/contracts";
-import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
+import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
 import { writeCallback } from "./callbacks/write.ts";
-import { methods, sessions, type CardOnFile, type MethodRow, type SessionRow } from "./store/schema.ts";
+import { methods, type CardOnFile, type MethodRow, type SessionRow } from "./store/schema.ts";
+import { statements } from "./store/statements.ts";
 
 /** The bank behind every SBP binding the emulator makes: its own bank app. */
 export const SBP_BANK_NAME = "Тестовый банк";
@@ -47,8 +48,8 @@ export function createMethod(tx: AcquirerTx, session: SessionRow, what: { card: 
   return tx.insert(methods).values(values).returning().get();
 }
 
-export function findMethod(db: AcquirerDb | AcquirerTx, id: string): MethodRow | undefined {
-  return db.select().from(methods).where(eq(methods.id, id)).get();
+export function findMethod(db: AcquirerDb, id: string): MethodRow | undefined {
+  return statements(db).methodById(id);
 }
 
 /** Marks a method as its issuer reports it at a charge (expired, or revoked by the cardholder at their bank). */
@@ -64,14 +65,14 @@ export function markMethod(tx: AcquirerTx, id: string, status: "EXPIRED" | "REVO
  * Idempotent: a method already revoked (by anyone) stays as it is. No callback: the caller knows.
  */
 export function revokeByMerchant(db: AcquirerDb, id: string, now: number): MethodRow {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const row = findMethod(tx, id);
       if (!row) throw new DomainError("METHOD_NOT_FOUND");
       if (row.status === "REVOKED") return row;
       return tx.update(methods).set({ status: "REVOKED", revokedBy: "MERCHANT", revokedAt: now }).where(eq(methods.id, id)).returning().get()!;
     },
-    { behavior: "immediate" },
   );
 }
 
@@ -81,17 +82,17 @@ export function revokeByMerchant(db: AcquirerDb, id: string, now: number): Metho
  * transaction. Null when it is not this payer's binding; no callback when it was already revoked.
  */
 export function revokeByPayer(db: AcquirerDb, id: string, payerId: string, now: number): { method: MethodRow; callbackId: string | null } | null {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const row = findMethod(tx, id);
       if (!row || row.method !== "SBP" || row.payerId !== payerId) return null;
       if (row.status === "REVOKED") return { method: row, callbackId: null };
       const method = tx.update(methods).set({ status: "REVOKED", revokedBy: "PAYER", revokedAt: now }).where(eq(methods.id, id)).returning().get()!;
-      const session = tx.select().from(sessions).where(eq(sessions.id, row.sessionId)).get()!;
+      const session = statements(tx).sessionById(row.sessionId)!;
       const callbackId = writeCallback(tx, session, { event: "METHOD_REVOKED", reason: "method_revoked", savedMethod: methodView(method, now) }, now);
       return { method, callbackId };
     },
-    { behavior: "immediate" },
   );
 }
 

@@ -1,10 +1,10 @@
-import { eq } from "drizzle-orm";
 import { DomainError, type ProviderReason } from "@payaccept/contracts";
 import { writeCallback } from "./callbacks/write.ts";
 import { createMethod, methodView } from "./methods.ts";
 import { cardTimeIsUp } from "./sessions.ts";
-import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
-import { sessions, type CardOnFile, type SessionRow } from "./store/schema.ts";
+import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
+import type { CardOnFile, SessionRow } from "./store/schema.ts";
+import { statements } from "./store/statements.ts";
 
 /**
  * What the buyer, the payer or the bank decided. APPROVED takes the money (PAID) or, for a hold,
@@ -46,7 +46,7 @@ function allowed(row: SessionRow, outcome: Outcome, now: number): boolean {
  */
 export function applyOutcome(tx: AcquirerTx, row: SessionRow, outcome: Outcome, now: number, holdTtlMs: number): { session: SessionRow; callbackId: string | null } {
   if (!allowed(row, outcome, now)) return { session: row, callbackId: null };
-  const update = (patch: Partial<SessionRow>) => tx.update(sessions).set(patch).where(eq(sessions.id, row.id)).returning().get()!;
+  const update = (patch: Partial<SessionRow>) => statements(tx).updateSession(row.id, patch);
   switch (outcome.event) {
     case "CHALLENGE":
       return { session: update({ status: "CHALLENGE", pendingCard: row.saveMethod ? (outcome.card ?? null) : null }), callbackId: null };
@@ -87,12 +87,12 @@ function savedBy(tx: AcquirerTx, row: SessionRow, outcome: Extract<Outcome, { ev
 
 /** Records an outcome and its callback in one transaction (see applyOutcome). */
 export function recordOutcome(db: AcquirerDb, sessionId: string, outcome: Outcome, now: number, holdTtlMs: number): { session: SessionRow; callbackId: string | null } {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
-      const row = tx.select().from(sessions).where(eq(sessions.id, sessionId)).get();
+      const row = statements(tx).sessionById(sessionId);
       if (!row) throw new DomainError("SESSION_NOT_FOUND");
       return applyOutcome(tx, row, outcome, now, holdTtlMs);
     },
-    { behavior: "immediate" },
   );
 }

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { DomainError } from "@payaccept/contracts";
-import type { AcquirerDb } from "./store/db.ts";
+import { inTransaction, type AcquirerDb } from "./store/db.ts";
 import { refunds, sessions, type RefundRow } from "./store/schema.ts";
 
 /** Test rule: a refund whose amount ends in 13 kopecks (e.g. 50.13 RUB) is declined, as a bank may decline one. */
@@ -17,7 +17,8 @@ export function refundSession(
   req: { sessionId: string; merchantRefundId: string; amountKopecks: number },
   now: number,
 ): { refund: RefundRow; created: boolean } {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const mine = and(eq(refunds.sessionId, req.sessionId), eq(refunds.merchantRefundId, req.merchantRefundId));
       const existing = tx.select().from(refunds).where(mine).get();
@@ -49,6 +50,5 @@ export function refundSession(
         .get();
       return { refund, created: true };
     },
-    { behavior: "immediate" },
   );
 }

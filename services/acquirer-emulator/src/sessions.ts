@@ -7,8 +7,9 @@ import {
   type ProviderSessionState,
 } from "@payaccept/contracts";
 import { findMethod, methodView } from "./methods.ts";
-import type { AcquirerDb, AcquirerTx } from "./store/db.ts";
+import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
 import { sessions, type SessionRow } from "./store/schema.ts";
+import { statements, type SessionInsert } from "./store/statements.ts";
 
 /** The buyer-facing addresses of a session. A QR payload doubles as the phone deep link (a universal link). */
 export function sessionLinks(row: SessionRow, publicUrl: string): ProviderSession {
@@ -44,19 +45,26 @@ export function sessionState(db: AcquirerDb, row: SessionRow, publicUrl: string,
   };
 }
 
-type NewSession = Omit<typeof sessions.$inferInsert, "id" | "status" | "createdAt">;
+type NewSession = Omit<SessionInsert, "id" | "status" | "createdAt" | Defaulted> & Partial<Pick<SessionInsert, Defaulted>>;
+type Defaulted = "description" | "expiresAt" | "saveMethod" | "hold" | "methodId" | "merchantName";
 
 /**
  * Inserts a session unless one exists for (merchantPaymentId, method); then returns that one,
  * which the caller compares with what it asked for.
  */
 export function insertOrFind(tx: AcquirerTx, values: NewSession, now: number): { session: SessionRow; created: boolean } {
-  const inserted = tx
-    .insert(sessions)
-    .values({ ...values, id: Bun.randomUUIDv7(), status: "OPEN", createdAt: now })
-    .onConflictDoNothing()
-    .returning()
-    .get();
+  const inserted = statements(tx).insertSession({
+    ...values,
+    description: values.description ?? null,
+    expiresAt: values.expiresAt ?? null,
+    saveMethod: values.saveMethod ?? false,
+    hold: values.hold ?? false,
+    methodId: values.methodId ?? null,
+    merchantName: values.merchantName ?? null,
+    id: Bun.randomUUIDv7(),
+    status: "OPEN",
+    createdAt: now,
+  });
   if (inserted) return { session: inserted, created: true };
   const existing = tx
     .select()
@@ -85,7 +93,8 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
   if (hold && req.method === "SBP") throw new DomainError("HOLD_NOT_FOR_SBP");
   const expiresAt = deadlineOf(req.expiresAt);
   const saveMethod = req.saveMethod ?? false;
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const { session: existing, created } = insertOrFind(
         tx,
@@ -116,7 +125,6 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
       if (!patch) return { session: existing, created };
       return { session: tx.update(sessions).set(patch).where(eq(sessions.id, existing.id)).returning().get()!, created };
     },
-    { behavior: "immediate" },
   );
 }
 
@@ -125,7 +133,8 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
  * kind BINDING and amount 0 whose QR opens the bank app's consent. Idempotent by bindingId.
  */
 export function openBinding(db: AcquirerDb, req: ProviderBindingRequest, now: number): { session: SessionRow; created: boolean } {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const found = insertOrFind(
         tx,
@@ -146,7 +155,6 @@ export function openBinding(db: AcquirerDb, req: ProviderBindingRequest, now: nu
       if (!found.created) sameTerms(found.session, { kind: "BINDING", hold: false });
       return found;
     },
-    { behavior: "immediate" },
   );
 }
 
@@ -158,29 +166,25 @@ const SETTLED: SessionRow["status"][] = ["PAID", "AUTHORIZED", "VOIDED", "BOUND"
  * canceled (CONFLICT): the payer's side then waits for that payment's callback instead of switching.
  */
 export function cancelSession(db: AcquirerDb, id: string): SessionRow {
-  return db.transaction(
+  return inTransaction(
+    db,
     (tx) => {
       const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
       if (!row) throw new DomainError("SESSION_NOT_FOUND");
       if (SETTLED.includes(row.status)) throw new DomainError("SESSION_ALREADY_PAID");
       return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
     },
-    { behavior: "immediate" },
   );
 }
 
 /** A card form is refused after the buyer's deadline: the spec's late payment is the SBP QR's only. */
 export const cardTimeIsUp = (row: SessionRow, now: number): boolean => row.method === "CARD" && row.expiresAt !== null && now >= row.expiresAt;
 
-export function findSession(db: AcquirerDb | AcquirerTx, id: string): SessionRow | undefined {
-  return db.select().from(sessions).where(eq(sessions.id, id)).get();
+export function findSession(db: AcquirerDb, id: string): SessionRow | undefined {
+  return statements(db).sessionById(id);
 }
 
 /** The session of a merchant-initiated charge, by the caller's charge id. */
-export function findCharge(db: AcquirerDb | AcquirerTx, chargeId: string): SessionRow | undefined {
-  return db
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.merchantPaymentId, chargeId), eq(sessions.kind, "CHARGE")))
-    .get();
+export function findCharge(db: AcquirerDb, chargeId: string): SessionRow | undefined {
+  return statements(db).chargeById(chargeId);
 }

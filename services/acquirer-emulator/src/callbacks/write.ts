@@ -1,6 +1,7 @@
 import type { ProviderCallback } from "@payaccept/contracts";
 import type { AcquirerTx } from "../store/db.ts";
-import { callbacks, type SessionRow } from "../store/schema.ts";
+import type { SessionRow } from "../store/schema.ts";
+import { statements } from "../store/statements.ts";
 
 /** What an event says beyond the session it is about; absent fields are null on the wire. */
 export type CallbackFields = Partial<Omit<ProviderCallback, "callbackId" | "sessionId" | "merchantPaymentId" | "event">> & { event: string };
@@ -23,8 +24,6 @@ export function writeCallback(tx: AcquirerTx, session: SessionRow, fields: Callb
     holdExpiresAt: fields.holdExpiresAt ?? null,
     savedMethod: fields.savedMethod ?? null,
   };
-  tx.insert(callbacks)
-    .values({ id: callbackId, sessionId: session.id, url: session.callbackUrl, body: JSON.stringify(body), state: "pending", nextAttemptAt: now, createdAt: now })
-    .run();
+  statements(tx).insertCallback({ id: callbackId, sessionId: session.id, url: session.callbackUrl, body: JSON.stringify(body), state: "pending", nextAttemptAt: now, createdAt: now });
   return callbackId;
 }

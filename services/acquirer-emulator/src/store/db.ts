@@ -2,5 +2,15 @@ import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { schema } from "./schema.ts";
 
 export type AcquirerDb = BunSQLiteDatabase<typeof schema>;
-/** The handle inside `db.transaction`: domain steps that must commit together take it. */
-export type AcquirerTx = Parameters<Parameters<AcquirerDb["transaction"]>[0]>[0];
+/**
+ * The database while one of its transactions is open (`inTransaction`): domain steps that must
+ * commit together take it. The store is one connection, so what runs on the database inside the
+ * callback, the statements prepared once (store/statements.ts) included, is part of the transaction.
+ */
+export type AcquirerTx = AcquirerDb;
+
+/**
+ * Runs `fn` in one IMMEDIATE transaction: it takes the file's write lock up front, so it waits for
+ * another writer instead of failing on an upgrade from a read lock.
+ */
+export const inTransaction = <T>(db: AcquirerDb, fn: (tx: AcquirerTx) => T): T => db.transaction(() => fn(db), { behavior: "immediate" });
