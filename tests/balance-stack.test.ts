@@ -6,7 +6,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { DomainError, PAYMENTS_STREAM, rpcs } from "@payaccept/contracts";
 import { ENGINES, holdOf, nextEvent, paymentEvent, refundEvent } from "../services/balance/src/testing.ts";
 import { call } from "@payaccept/platform";
-import { BalanceFeed, justNow, longAgo, newAccount } from "./balance-fixtures.ts";
+import { BalanceFeed, justNow, longAgo, newAccount, payableAccount } from "./balance-fixtures.ts";
 import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 
 /**
@@ -154,7 +154,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
 
   describe("payouts", () => {
     test("20 concurrent payouts of 60% of available: exactly one is paid, the others are refused", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       await feed.fund(accountId, 100_000);
       const results = await Promise.allSettled(
         Array.from({ length: 20 }, () => stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 60_000 })),
@@ -168,11 +168,11 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       }
       expect((await balanceOf(accountId)).availableKopecks).toBe(40_000);
       const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
-      expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PAID" })]);
+      expect(items).toEqual([expect.objectContaining({ accountId, amountKopecks: 60_000, status: "PENDING" })]);
     });
 
     test("a payout is recorded in the audit log in its requester's name, once however often it is retried", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       await feed.fund(accountId, 10_000);
       const actor = { kind: "member" as const, id: "user-7", label: "accountant@example.com", ip: "203.0.113.8", userAgent: "Firefox" };
       const request = { accountId, amountKopecks: 2_500, idempotencyKey: `audit-${accountId}` };
@@ -197,8 +197,15 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       ]);
     });
 
+    test("an account without payout details cannot pay out: nothing is taken", async () => {
+      const { accountId } = await stack.call(rpcs.directory.createAccount, {});
+      await feed.fund(accountId, 10_000);
+      expect(await rejection(stack.call(rpcs.balance.createPayout, { accountId, amountKopecks: 1_000 }))).toMatchObject({ code: "CONFLICT", reason: "PAYOUT_DETAILS_MISSING" });
+      expect((await balanceOf(accountId)).availableKopecks).toBe(10_000);
+    });
+
     test("concurrent retries with one idempotency key pay once", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       await feed.fund(accountId, 10_000);
       const request = { accountId, amountKopecks: 4_000, idempotencyKey: "payout-2025-03-10" };
       const payouts = await Promise.all(Array.from({ length: 10 }, () => stack.call(rpcs.balance.createPayout, request)));
@@ -207,7 +214,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     });
 
     test("a payout whose caller stopped waiting while the account was locked takes nothing", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       await feed.fund(accountId, 9_000);
       const release = await lockAccount(accountId);
       let refused: unknown;
@@ -227,7 +234,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     });
 
     test("payouts and refund holds spread over two replicas never spend more than available", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       const receipt = await feed.fund(accountId, 50_000);
       const second = await stack.addReplica("balance");
       try {
@@ -262,7 +269,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
 
   describe("refund holds, as the payments refund saga uses them", () => {
     test("hold, then the refund's SUCCEEDED event: the money leaves once", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       const receipt = await feed.fund(accountId, 8_000);
       const refundId = Bun.randomUUIDv7();
       const hold = holdOf(receipt, 8_000, refundId);
@@ -281,7 +288,7 @@ describe.each(ENGINES)("balance on %s", (engine) => {
     });
 
     test("a hold beyond available is refused; a FAILED refund gives its hold back, and a late hold request then takes nothing", async () => {
-      const accountId = newAccount();
+      const accountId = await payableAccount(stack);
       const receipt = await feed.fund(accountId, 5_000);
       const tooMuch = await rejection(stack.call(rpcs.balance.reserveRefund, holdOf(receipt, 5_001)));
       expect(tooMuch).toMatchObject({ code: "CONFLICT", reason: "REFUND_EXCEEDS_AVAILABLE", params: { neededKopecks: 5_001, availableKopecks: 5_000, frozenKopecks: 0 } });
@@ -301,15 +308,15 @@ describe.each(ENGINES)("balance on %s", (engine) => {
       const { stdout, stderr, code } = await stack.admin(args);
       return { out: stdout.trim(), err: stderr.trim(), code };
     };
-    /** An account the directory knows, as shop:create or a dashboard sign-up makes it. */
-    const directoryAccount = async () => (await stack.call(rpcs.directory.createAccount, {})).accountId;
+    /** An account the directory knows, as shop:create or a dashboard sign-up makes it, with its payout details. */
+    const directoryAccount = () => payableAccount(stack);
 
     test("balance:get, payout:create and payout:list operate the running service", async () => {
       const accountId = await directoryAccount();
       await feed.fund(accountId, 7_000);
       const payout = await admin("payout:create", "--account", accountId, "--amount", "2500", "--json");
       expect(payout.code).toBe(0);
-      expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PAID" });
+      expect(JSON.parse(payout.out)).toMatchObject({ accountId, amountKopecks: 2_500, status: "PENDING" });
       const balance = await admin("balance:get", "--account", accountId, "--json");
       expect(JSON.parse(balance.out)).toEqual({ availableKopecks: 4_500, frozenKopecks: 0, holdHour: 12 });
       const list = await admin("payout:list", "--account", accountId, "--json");

@@ -3,7 +3,7 @@ import { Kvm } from "@nats-io/kv";
 import { Balance, rpcs, shopKvKey, ShopRecord } from "@payaccept/contracts";
 import { formatRubles } from "@payaccept/web-ui";
 import { paymentEvent } from "../services/balance/src/testing.ts";
-import { BalanceFeed, justNow } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails, justNow } from "./balance-fixtures.ts";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { Stack, STACK_START_MS } from "./harness/stack.ts";
 
@@ -27,6 +27,7 @@ beforeAll(async () => {
   const shop = await merchant.createShop("Money shop", "live");
   apiKey = shop.apiKey;
   accountId = ShopRecord.parse((await (await new Kvm(stack.nc).open("directory")).get(shopKvKey(shop.shopId)))!.json()).accountId;
+  await enterPayoutDetails(stack, accountId);
   // Earlier days' sales (released) and a sale of today (frozen until tomorrow's hold hour).
   await feed.fund(accountId, 150_000);
   await feed.publish(paymentEvent({ accountId, shopId: shop.shopId, paidAt: justNow(), amountKopecks: 40_000, commissionKopecks: 280 }));
@@ -65,7 +66,7 @@ describe("balance", () => {
     expect([first.status, second.status]).toEqual([303, 303]);
     const page = await merchant.follow(second);
     expect(text(page.html)).toContain("Выплата создана.");
-    expect(text(page.html)).toContain(`${rub(50_050)} Выплачено`);
+    expect(text(page.html)).toContain(`${rub(50_050)} Ждёт отправки в банк`);
     const { items } = await stack.call(rpcs.balance.listPayouts, { accountId });
     expect(items.map((p) => p.amountKopecks)).toEqual([50_050]);
     expect((await apiBalance()).availableKopecks).toBe(150_000 - 50_050);

@@ -39,6 +39,15 @@ export class DashboardClient {
     return this.request(path, { method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded" } });
   }
 
+  /** Posts a multipart form with a file, as a browser's file input does (the token of the last page loaded). */
+  async postFile(path: string, field: string, file: { name: string; bytes: Uint8Array }, fields: Record<string, string> = {}): Promise<Answer> {
+    const body = new FormData();
+    body.set("csrf", this.csrf);
+    for (const [k, v] of Object.entries(fields)) body.set(k, v);
+    body.set(field, new File([file.bytes as Uint8Array<ArrayBuffer>], file.name, { type: "text/plain" }));
+    return this.request(path, { method: "POST", body });
+  }
+
   /** Loads `page` for its form token, then posts the form to `action`. */
   async submit(page: string, action: string, fields: Record<string, string | string[]> = {}): Promise<Answer> {
     await this.get(page);
@@ -66,6 +75,13 @@ export class DashboardClient {
     const shopId = /\/shops\/([0-9a-f-]{36})/.exec(created.location!)![1]!;
     const card = await this.follow(created);
     return { shopId, apiKey: apiKeyIn(card.html)! };
+  }
+
+  /** A download: the response's bytes and headers, not a page. */
+  async download(path: string): Promise<{ status: number; bytes: Uint8Array; headers: Headers }> {
+    const headers = new Headers({ "X-Forwarded-For": this.address, Cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ") });
+    const res = await this.send(new URL(path, this.base), { headers, redirect: "manual" });
+    return { status: res.status, bytes: new Uint8Array(await res.arrayBuffer()), headers: res.headers };
   }
 
   private async request(path: string, init: RequestInit): Promise<Answer> {

@@ -16,7 +16,7 @@ import {
   WebhookDeliveryList,
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { eventsOf, paidSandbox, refundEventsOf } from "./payments-fixtures.ts";
 import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 
@@ -34,6 +34,7 @@ beforeAll(async () => {
   feed = await BalanceFeed.open(stack);
   shop = await stack.createShop({ name: "Payout shop", sandbox: true, webhookUrl: receiver.url });
   other = await stack.createShop({ name: "Other shop", sandbox: true, webhookUrl: receiver.url });
+  await Promise.all([enterPayoutDetails(stack, shop.accountId), enterPayoutDetails(stack, other.accountId)]);
 }, STACK_START_MS);
 afterAll(async () => {
   receiver?.stop();
@@ -66,7 +67,8 @@ describe("payouts", () => {
     await feed.fund(shop.accountId, 100_000);
     const made: Payout[] = [];
     for (const amountKopecks of [1_000, 2_000, 3_000]) made.push(await json(await request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks } }), 201, Payout));
-    expect(made.map((p) => [p.accountId, p.status])).toEqual(Array(3).fill([shop.accountId, "PAID"]));
+    expect(made.map((p) => [p.accountId, p.status])).toEqual(Array(3).fill([shop.accountId, "PENDING"]));
+    expect(await json(await request(shop.apiKey, "GET", `/v1/payouts/${made[0]!.id}`), 200, Payout)).toEqual(made[0]!);
     expect(await available(shop)).toBe(94_000);
     const firstRes = await request(shop.apiKey, "GET", "/v1/payouts?limit=2");
     expect(firstRes.headers.get("RateLimit-Limit")).toBe("60");
@@ -89,6 +91,15 @@ describe("payouts", () => {
     await errorOf(await request(shop.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 1.5 } }), 400);
     await errorOf(await request(shop.apiKey, "GET", "/v1/payouts?limit=101"), 400);
     await errorOf(await request(shop.apiKey, "GET", "/v1/payouts?startingAfter=nope"), 400);
+    await errorOf(await request(shop.apiKey, "GET", "/v1/payouts/nope"), 400);
+    // Another account's payout is as absent as none.
+    const [mine] = (await json(await request(shop.apiKey, "GET", "/v1/payouts?limit=1"), 200, PayoutList)).items;
+    expect(await errorOf(await request(other.apiKey, "GET", `/v1/payouts/${mine!.id}`), 404)).toMatchObject({ code: "PAYOUT_NOT_FOUND" });
+    // Without payout details nothing is taken.
+    const bare = await stack.createShop({ name: "No details yet", sandbox: true });
+    await feed.fund(bare.accountId, 1_000);
+    expect(await errorOf(await request(bare.apiKey, "POST", "/v1/payouts", { json: { amountKopecks: 500 } }), 409)).toMatchObject({ code: "PAYOUT_DETAILS_MISSING" });
+    expect(await available(bare)).toBe(1_000);
   });
 
   test("20 concurrent payouts never spend more than available", async () => {

@@ -1,7 +1,7 @@
 import { rpcs, type Payment } from "@payaccept/contracts";
 import type { ServiceName } from "../infra/launcher/services.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { eventually, Stack, type ShopCreated, type StackOptions } from "./harness/stack.ts";
 import { BankApp } from "./payments-fixtures.ts";
 import { UNLIMITED_RATES } from "./replica-fixtures.ts";
@@ -106,7 +106,7 @@ export type MoneyStack = { stack: Stack; receiver: Receiver; shop: ShopCreated; 
 /**
  * A stack of MONEY_SERVICES with short redelivery and sweep timers (the breakage under test makes
  * them wait on those), one live SBP shop funded with `funded` kopecks whose webhooks go to a real
- * receiver, and the merchant load on it, once the gateway knows the shop.
+ * receiver and its payout details entered, and the merchant load on it, once the gateway knows the shop.
  */
 export async function startMoneyStack(shopName: string, funded: number, opts: StackOptions = {}): Promise<MoneyStack> {
   const stack = await Stack.start({
@@ -117,6 +117,8 @@ export async function startMoneyStack(shopName: string, funded: number, opts: St
   const receiver = startReceiver();
   const shop = await stack.createShop({ name: shopName, methods: ["SBP"], webhookUrl: receiver.url });
   await (await BalanceFeed.open(stack)).fund(shop.accountId, funded);
+  // The last release's directory keeps no payout details: the rolling upgrade enters them once it is upgraded.
+  if (!opts.executable) await enterPayoutDetails(stack, shop.accountId);
   await eventually(async () => (await stack.api(shop.apiKey, "/v1/payments?orderId=none")).status === 404, 30_000);
   return {
     stack,

@@ -16,7 +16,7 @@ import {
   rpcs,
 } from "@payaccept/contracts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { eventually, Stack, type ShopCreated, STACK_START_MS } from "./harness/stack.ts";
 import { documentFor, documentValidator } from "./openapi-validate.ts";
 import { paidSandbox } from "./payments-fixtures.ts";
@@ -176,6 +176,7 @@ describe("success responses", () => {
 
   test("a payout, its replay under the same Idempotency-Key, and the payout list", async () => {
     const payer = await stack.createShop({ name: "Payer" });
+    await enterPayoutDetails(stack, payer.accountId);
     await (await BalanceFeed.open(stack)).fund(payer.accountId, 10_000);
     const init = { method: "POST", json: { amountKopecks: 2_500 }, headers: { "Idempotency-Key": `oa-${orderId()}` } };
     const payout = await conforming(await api("/v1/payouts", init, payer.apiKey), "post", "/v1/payouts", Payout, "Payout");
@@ -184,6 +185,7 @@ describe("success responses", () => {
     expect(await conforming(replay, "post", "/v1/payouts", Payout, "Payout")).toEqual(payout);
     const page = await conforming(await api("/v1/payouts?limit=10", {}, payer.apiKey), "get", "/v1/payouts", PayoutList, "PayoutList");
     expect(page).toEqual({ items: [payout], hasMore: false });
+    expect(await conforming(await api(`/v1/payouts/${payout.id}`, {}, payer.apiKey), "get", "/v1/payouts/{id}", Payout, "Payout")).toEqual(payout);
   });
 
   test("a payment's webhook deliveries, a resend and a test webhook", async () => {

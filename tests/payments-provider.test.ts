@@ -5,6 +5,7 @@ import { formatRubles } from "@payaccept/web-ui";
 import { DashboardClient, text, uniqueEmail } from "./dashboard-client.ts";
 import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { BankApp, createPayment, createShop, eventsOf, failure, refundEventsOf, type TestShop } from "./payments-fixtures.ts";
+import { enterPayoutDetails } from "./balance-fixtures.ts";
 
 /** A live shop's payments against the real acquirer emulator, its callbacks and the balance service. */
 setDefaultTimeout(60_000);
@@ -17,6 +18,7 @@ beforeAll(async () => {
   // The dashboard only for the test that reads a refusal on its Russian page.
   stack = await Stack.start({ services: ["directory", "payments", "acquirer-emulator", "balance", "dashboard"] });
   live = await createShop(stack, { sandbox: false });
+  await enterPayoutDetails(stack, live.accountId);
   bank = new BankApp(stack);
 }, STACK_START_MS);
 afterAll(() => stack?.stop());

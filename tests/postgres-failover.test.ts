@@ -80,8 +80,9 @@ test("the primary lost under load, the standby promoted: every answered create, 
   expect(payouts.hasMore).toBe(false);
   expect(payouts.items.map((p) => p.id).sort()).toEqual(orders.map((o) => o.payoutId!).sort());
 
-  // The outbox goes on: each payment's SUCCESS and REFUNDED webhooks arrive, those after the promotion too.
-  const keys = orders.flatMap((o) => [pairKey(o.payment!.id, "SUCCESS"), pairKey(o.payment!.id, "REFUNDED")]);
+  // The outboxes go on: each payment's SUCCESS and REFUNDED webhooks arrive, and each payout's
+  // PAYOUT_PENDING (no payer is configured, so they wait there), those after the promotion too.
+  const keys = orders.flatMap((o) => [pairKey(o.payment!.id, "SUCCESS"), pairKey(o.payment!.id, "REFUNDED"), pairKey(o.payoutId!, "PAYOUT_PENDING")]);
   await eventually(() => keys.every((k) => receivedPairs(receiver.requests).has(k)), 60_000, 250);
   const pairs = receivedPairs(receiver.requests);
   expect([...pairs.keys()].filter((k) => !keys.includes(k))).toEqual([]);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rpcs } from "@payaccept/contracts";
-import { BalanceFeed, longAgo, newAccount } from "./balance-fixtures.ts";
+import { BalanceFeed, longAgo, newAccount, payableAccount } from "./balance-fixtures.ts";
 import { eventually, Stack, STACK_START_MS } from "./harness/stack.ts";
 import { paymentEvent } from "../services/balance/src/testing.ts";
 
@@ -14,7 +14,7 @@ describe("balance on PostgreSQL when the server restarts or goes away", () => {
   let stack: Stack;
   let feed: BalanceFeed;
   beforeAll(async () => {
-    stack = await Stack.start({ services: ["balance"], postgres: true });
+    stack = await Stack.start({ services: ["balance", "directory"], postgres: true });
     feed = await BalanceFeed.open(stack);
   }, STACK_START_MS);
   afterAll(() => stack?.stop());
@@ -25,7 +25,7 @@ describe("balance on PostgreSQL when the server restarts or goes away", () => {
   };
 
   test("the first reads and a payout right after a restart succeed, none answered as an error", async () => {
-    const accountId = newAccount();
+    const accountId = await payableAccount(stack);
     await feed.fund(accountId, 10_000);
     // Open several pooled connections, so that several hold a session the restart ends.
     await Promise.all(Array.from({ length: 6 }, () => feed.balanceOf(accountId)));

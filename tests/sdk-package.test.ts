@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { freePort, Stack, type ShopCreated } from "./harness/stack.ts";
 
 setDefaultTimeout(120_000);
@@ -97,6 +97,7 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     const shop: ShopCreated = await stack.createShop({ name: "SDK consumer", sandbox: true, methods: ["SBP"], webhookUrl: `http://127.0.0.1:${port}/webhooks` });
     // Earlier sales of the account, so that it has money to pay out (sandbox payments never add any).
     await feed.fund(shop.accountId, 50_000);
+    await enterPayoutDetails(stack, shop.accountId);
     copyFileSync(join(import.meta.dir, "sdk-package/merchant.mjs"), join(scratch, "merchant.mjs"));
     const orderId = `pkg-${Date.now()}-${++n}`;
     const stdout = run([...runtime, "merchant.mjs"], scratch, {
@@ -137,7 +138,7 @@ describe("a merchant's integration in plain JavaScript, against the live stack",
     expect(out.refundedWebhook).toMatchObject({ ok: true, event: { id: out.created.id, status: "REFUNDED", amountKopecks: 25_000, test: true } });
     expect(out.refunded).toMatchObject({ status: "REFUNDED", refundedKopecks: 25_000 });
 
-    expect(out.payout).toMatchObject({ accountId: shop.accountId, amountKopecks: 20_000 });
+    expect(out.payout).toMatchObject({ accountId: shop.accountId, amountKopecks: 20_000, status: "PENDING" });
     expect(out.payoutAgain).toEqual(out.payout);
     expect(out.payoutRefusal.statusCode).toBe(409);
     // The typed error carries the machine reason and its figures, not only the English text.

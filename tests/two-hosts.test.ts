@@ -3,7 +3,7 @@ import { rpcs, type Payment, type PaymentStatus } from "@payaccept/contracts";
 import { createClient, PayacceptError, type PayacceptClient } from "@payaccept/sdk";
 import type { ServiceName } from "../infra/launcher/services.ts";
 import { startReceiver, type Receiver } from "../services/webhook-dispatcher/test-support/receiver.ts";
-import { BalanceFeed } from "./balance-fixtures.ts";
+import { BalanceFeed, enterPayoutDetails } from "./balance-fixtures.ts";
 import { ROW_SERVICES, sqliteOnly, STORE_FILES, TwoHosts } from "./harness/hosts.ts";
 import { eventually, type ShopCreated } from "./harness/stack.ts";
 import { BankApp } from "./payments-fixtures.ts";
@@ -73,6 +73,7 @@ beforeAll(async () => {
   bank = new BankApp(hosts.stack);
   live = await hosts.stack.createShop({ name: "Live shop", methods: ["SBP"], webhookUrl: receiver.url });
   sandbox = await hosts.stack.createShop({ name: "Sandbox shop", sandbox: true, webhookUrl: receiver.url, accountId: live.accountId });
+  await enterPayoutDetails(hosts.stack, live.accountId);
   clients = new Map(
     [live, sandbox].map((shop) => [
       shop.shopId,
@@ -203,8 +204,14 @@ test("host B lost mid-load: every payment once, every webhook delivered, one reg
   expect(killedAt).toBeGreaterThan(0);
 
   // Every webhook arrives; a duplicate can only be one that was in flight on the lost host.
-  // The earlier sale's event, as payments published it, is the live shop's webhook too.
-  const keys = [pairKey(earlierSale.paymentId, "SUCCESS"), ...orders.filter((o) => FINAL_STATUS[o.action]).map((o) => pairKey(o.payment!.id, FINAL_STATUS[o.action]!))];
+  // The earlier sale's event, as payments published it, is the live shop's webhook too, and so is
+  // each payout's PAYOUT_PENDING (no payer is configured, so they wait there).
+  const payoutIds = payouts.flatMap((p) => (p.status === "fulfilled" ? [p.value.id] : []));
+  const keys = [
+    pairKey(earlierSale.paymentId, "SUCCESS"),
+    ...orders.filter((o) => FINAL_STATUS[o.action]).map((o) => pairKey(o.payment!.id, FINAL_STATUS[o.action]!)),
+    ...payoutIds.map((id) => pairKey(id, "PAYOUT_PENDING")),
+  ];
   await eventually(() => keys.every((k) => receivedPairs(receiver.requests).has(k)), 90_000, 250);
   const pairs = receivedPairs(receiver.requests);
   expect([...pairs.keys()].filter((k) => !keys.includes(k))).toEqual([]);

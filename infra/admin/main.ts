@@ -5,6 +5,7 @@ import { commandUsage, isHelpFlag, parseFlags, reportError, usageOf, UsageError,
 import { shopCommands } from "./commands/shops.ts";
 import { webhookCommands } from "./commands/webhooks.ts";
 import { moneyCommands } from "./commands/money.ts";
+import { payoutCommands } from "./commands/payouts.ts";
 import { receiptCommands } from "./commands/receipts.ts";
 import { auditCommands } from "./commands/audit.ts";
 import { methodCommands } from "./commands/methods.ts";
@@ -12,7 +13,7 @@ import { connectorCommands } from "./commands/connectors.ts";
 import { backupCommands } from "./commands/backup.ts";
 
 /** `bun run admin <command> [flags]`: operates the running stack over NATS, never its files. */
-const commands: Record<string, Command> = { ...shopCommands, ...connectorCommands, ...webhookCommands, ...moneyCommands, ...receiptCommands, ...methodCommands, ...auditCommands, ...backupCommands };
+const commands: Record<string, Command> = { ...shopCommands, ...connectorCommands, ...webhookCommands, ...moneyCommands, ...payoutCommands, ...receiptCommands, ...methodCommands, ...auditCommands, ...backupCommands };
 
 const [name, ...argv] = process.argv.slice(2);
 const json = argv.includes("--json") || name === "--json";

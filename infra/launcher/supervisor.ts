@@ -80,6 +80,9 @@ export class ServiceProcess {
   async waitReady(timeoutMs = this.opts.readyWaitMs ?? 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
+      // Not restarted, a process that ended will not be ready: whatever answers its port now is not it.
+      const p = this.proc;
+      if (!this.opts.restart && p && (p.exitCode !== null || p.signalCode !== null)) throw new Error(`${this.name} exited (${p.exitCode ?? p.signalCode}) before it was ready`);
       try {
         const res = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(1000) });
         if (res.ok) return;

@@ -1,7 +1,41 @@
-import { readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** Ports this process has handed out: never the same one twice. */
 const handedOut = new Set<number>();
+
+/**
+ * Ports claimed by any test process on this machine, one file each. `npm test` runs files in
+ * several processes at once, and a port free at the moment stays free until its service listens,
+ * seconds later on a loaded machine: two processes could choose it meanwhile, and the loser's
+ * readiness probe was then answered by the winner's service (a stack "ready" whose directory had
+ * died with EADDRINUSE). A claim older than CLAIM_STALE_MS is from a process long gone.
+ */
+const CLAIMS = join(tmpdir(), "payaccept-port-claims");
+const CLAIM_STALE_MS = 30 * 60_000;
+mkdirSync(CLAIMS, { recursive: true });
+process.on("exit", () => {
+  for (const port of handedOut) rmSync(join(CLAIMS, String(port)), { force: true });
+});
+
+/** Takes the machine-wide claim of `port`; false when another process holds it. */
+function claim(port: number): boolean {
+  const file = join(CLAIMS, String(port));
+  try {
+    closeSync(openSync(file, "wx"));
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(file).mtimeMs < CLAIM_STALE_MS) return false;
+      rmSync(file, { force: true });
+      closeSync(openSync(file, "wx"));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
 
 /** The first port of the kernel's range for outgoing connections (Linux; 32768 elsewhere). */
 const EPHEMERAL_RANGE_START = (() => {
@@ -23,10 +57,11 @@ export async function freePort(): Promise<number> {
   const lowest = 10_000;
   for (let attempt = 0; attempt < 1_000; attempt++) {
     const port = lowest + Math.floor(Math.random() * (below - lowest));
-    if (handedOut.has(port)) continue;
+    if (handedOut.has(port) || !claim(port)) continue;
     try {
       Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
     } catch {
+      rmSync(join(CLAIMS, String(port)), { force: true });
       continue; // someone listens there
     }
     handedOut.add(port);

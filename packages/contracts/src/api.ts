@@ -10,6 +10,7 @@ import {
   PAYMENT_STATUSES,
   PaymentMethod,
   PaymentStatus,
+  PayoutStatus,
   ReturnUrl,
   Text,
   Uuid,
@@ -279,6 +280,74 @@ export const WebhookExtras = PaymentExtras.extend({
 });
 export type WebhookExtras = z.infer<typeof WebhookExtras>;
 
+// ── payouts (API and balance ledger) ────────────────────────────────────────
+/** The payment order that carries a payout to the bank, from the moment it is sent. */
+export const PaymentOrderInfo = z.object({
+  /** The order's number and date, as the bank statement shows them. */
+  number: z.number().int(),
+  date: z.string(),
+  /** Also in the order's purpose, so a statement line or a return is matched to its payout. */
+  reference: z.string(),
+  /** How it went to the bank: "exchange-file" (1C exchange file the operator uploads) or Sber's API for payment orders ("sber"). */
+  rail: z.string(),
+  recipientName: z.string(),
+  bik: z.string(),
+  account: z.string(),
+  purpose: z.string(),
+});
+export type PaymentOrderInfo = z.infer<typeof PaymentOrderInfo>;
+
+export const Payout = z.object({
+  id: z.string(),
+  accountId: z.string(),
+  amountKopecks: z.number().int(),
+  status: PayoutStatus,
+  createdAt: z.string(),
+  /** Made by the account's payout schedule rather than on someone's request. */
+  scheduled: z.boolean(),
+  order: PaymentOrderInfo.nullable(),
+  sentAt: z.string().nullable(),
+  paidAt: z.string().nullable(),
+  /** When it failed or came back (FAILED, RETURNED): its amount was put back on the available balance then. */
+  failedAt: z.string().nullable(),
+  returnedAt: z.string().nullable(),
+  /** Why the bank refused or returned it, in the bank's words. */
+  failureReason: z.string().nullable(),
+});
+export type Payout = z.infer<typeof Payout>;
+/** POST /v1/payouts */
+export const CreatePayoutRequest = z.object({ amountKopecks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequest>;
+/** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
+export const PayoutsQuery = z.object({
+  limit: intParam(1, 100, 20),
+  startingAfter: UuidInput.optional(),
+});
+export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
+export type PayoutList = z.infer<typeof PayoutList>;
+
+/**
+ * An account's payout schedule (docs/balance.md, "Scheduled payouts"): daily, or weekly on a day,
+ * at a Moscow time, a payout of everything available above `minimumKopecks` (which stays on the
+ * balance, for refunds). Set in the dashboard; the API reads it.
+ */
+export const PAYOUT_FREQUENCIES = ["daily", "weekly"] as const;
+export const PayoutSchedule = z
+  .object({
+    frequency: z.enum(PAYOUT_FREQUENCIES),
+    /** ISO weekday of a weekly schedule: 1 Monday … 7 Sunday; null for a daily one. */
+    weekday: z.number().int().min(1).max(7).nullable(),
+    /** Moscow time, HH:MM. */
+    time: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { message: "must be a time HH:MM" }),
+    /** What stays on the balance; the payout takes what is available above it. */
+    minimumKopecks: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  })
+  .refine((s) => (s.frequency === "weekly") === (s.weekday !== null), { message: "a weekly schedule has a weekday, a daily one none", path: ["weekday"] });
+export type PayoutSchedule = z.infer<typeof PayoutSchedule>;
+/** GET /v1/payout-schedule: the schedule (null: payouts only on request) and when the next scheduled payout is due. */
+export const PayoutScheduleView = z.object({ schedule: PayoutSchedule.nullable(), nextPayoutAt: z.string().nullable() });
+export type PayoutScheduleView = z.infer<typeof PayoutScheduleView>;
+
 /** §2.5, and the extras of a payment that uses saved methods, charges or holds. */
 export const WebhookBody = z.object({
   id: z.string(),
@@ -289,6 +358,8 @@ export const WebhookBody = z.object({
   metadata: z.record(z.string(), z.unknown()).nullable().optional(),
   test: z.boolean().optional(),
   ...WebhookExtras.shape,
+  /** A payout's webhook (status PAYOUT_<status>): the payout as it stood then (docs/webhooks.md, "Payouts"). */
+  payout: Payout.optional(),
 });
 export type WebhookBody = z.infer<typeof WebhookBody>;
 
@@ -303,26 +374,6 @@ export const ErrorBody = z.object({
   params: ReasonParams,
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
-
-// ── payouts (API and balance ledger) ────────────────────────────────────────
-export const Payout = z.object({
-  id: z.string(),
-  accountId: z.string(),
-  amountKopecks: z.number().int(),
-  status: z.enum(["PENDING", "PAID", "FAILED"]),
-  createdAt: z.string(),
-});
-export type Payout = z.infer<typeof Payout>;
-/** POST /v1/payouts */
-export const CreatePayoutRequest = z.object({ amountKopecks: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
-export type CreatePayoutRequest = z.infer<typeof CreatePayoutRequest>;
-/** GET /v1/payouts: newest first, `startingAfter` is the last payout id of the previous page. */
-export const PayoutsQuery = z.object({
-  limit: intParam(1, 100, 20),
-  startingAfter: UuidInput.optional(),
-});
-export const PayoutList = z.object({ items: z.array(Payout), hasMore: z.boolean() });
-export type PayoutList = z.infer<typeof PayoutList>;
 
 // ── webhook deliveries ──────────────────────────────────────────────────────
 export const WebhookAttempt = z.object({

@@ -75,6 +75,12 @@ export const AUDIT_ACTIONS = [
   // money moved on someone's request (payments, balance)
   "refund.created",
   "payout.created",
+  /** An operator recorded what the bank said of a payout outside a statement (admin CLI). */
+  "payout.outcome_recorded",
+  /** The account's payout schedule set or turned off. */
+  "payout_schedule.changed",
+  // who the account is and where its payouts go (directory)
+  "account.details_changed",
   // holds, merchant-initiated charges and saved methods (payments, issue 18)
   "payment.captured",
   "payment.voided",

@@ -3,6 +3,7 @@ import { IsoDateTime, PaymentMethod, ReturnUrl, Text } from "./primitives.ts";
 import { ShopConnectors } from "./connectors.ts";
 import { SaveMethodConsent } from "./payment-methods.ts";
 import { ShopReceiptSettings } from "./receipts.ts";
+import { AccountDetails } from "./bank-details.ts";
 
 /**
  * The shop directory is owned by the directory service and published to this NATS KV bucket,
@@ -112,3 +113,17 @@ export const ShopLinks = z.object({
   successUrl: ReturnUrl.nullable().optional(),
   failUrl: ReturnUrl.nullable().optional(),
 });
+
+/**
+ * An account's legal and bank details as the directory keeps them (epoch-millisecond times):
+ * `details` null until entered. A change of the payout account holds the account's payouts until
+ * `payoutsHeldUntil` (PAYOUT_ACCOUNT_HOLD after it; null once that has passed or never set).
+ */
+export const AccountDetailsView = z.object({
+  accountId: z.string(),
+  details: AccountDetails.nullable(),
+  payoutAccountChangedAt: z.number().int().nullable(),
+  payoutsHeldUntil: z.number().int().nullable(),
+  updatedAt: z.number().int().nullable(),
+});
+export type AccountDetailsView = z.infer<typeof AccountDetailsView>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { WebhookExtras } from "./api.ts";
-import { FINAL_STATUSES, IsoDateTime, PaymentMethod, Uuid } from "./primitives.ts";
+import { Payout, WebhookExtras } from "./api.ts";
+import { FINAL_STATUSES, IsoDateTime, PaymentMethod, PayoutStatus, Uuid } from "./primitives.ts";
 import { ReceiptData } from "./receipts.ts";
 
 /**
@@ -100,6 +100,29 @@ export const RefundEvent = z.object({
   requestId: z.string().optional(),
 });
 export type RefundEvent = z.infer<typeof RefundEvent>;
+
+/**
+ * Payout events: the balance's outbox publishes one per status a payout reaches (docs/balance.md,
+ * "Payout statuses"), to a stream of its own; the webhook-dispatcher sends each to the account's
+ * live shops (docs/webhooks.md, "Payouts").
+ */
+export const PAYOUTS_STREAM = "PAYOUTS";
+export const PAYOUT_EVENTS_SUBJECT_PREFIX = "payouts.events";
+export const payoutEventSubject = (status: PayoutStatus) => `${PAYOUT_EVENTS_SUBJECT_PREFIX}.${status}`;
+/** Nats-Msg-Id and the consumers' idempotency key: a payout reaches each status once. */
+export const payoutEventId = (payoutId: string, status: PayoutStatus) => `payout:${payoutId}:${status}`;
+/** What a payout's webhook says in `status`: its own names, apart from the payments' (a receiver acks what it does not know, spec §6). */
+export const payoutWebhookStatus = (status: PayoutStatus) => `PAYOUT_${status}`;
+
+export const PayoutEvent = z.object({
+  eventId: z.string(),
+  accountId: z.string(),
+  status: PayoutStatus,
+  /** The payout as it stood when it reached this status. */
+  payout: Payout,
+  occurredAt: IsoDateTime,
+});
+export type PayoutEvent = z.infer<typeof PayoutEvent>;
 
 /**
  * Core NATS (not the stream): which payments' API views (Payment, as rpcs.payments.get answers it)

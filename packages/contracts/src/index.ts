@@ -9,6 +9,8 @@ export * from "./audit.ts";
 export * from "./rpc.ts";
 export * from "./provider.ts";
 export * from "./luhn.ts";
+export * from "./bank-details.ts";
+export * from "./payout-rails.ts";
 export * from "./card.ts";
 export * from "./receipts.ts";
 export * from "./cash-register.ts";

@@ -13,6 +13,7 @@ import {
   PaymentListPage,
   Payout,
   PayoutList,
+  PayoutScheduleView,
   PayoutsQuery,
   Refund,
   RefundList,
@@ -83,6 +84,7 @@ const fields = <S extends z.ZodObject>(schema: S, describe: Record<keyof S["shap
 });
 
 const paymentId = fields(PaymentIdParam, { id: "The payment's `id` (UUID). A malformed id gives 400." });
+const payoutId = fields(PaymentIdParam, { id: "The payout's `id` (UUID). A malformed id gives 400." });
 const methodId = fields(PaymentMethodIdParam, { id: "The saved method's `id` (UUID): `paymentMethod.id` of the payment that saved it. A malformed id gives 400." });
 
 const defineOperations = <const T extends Record<string, Operation>>(ops: T) => ops;
@@ -307,7 +309,7 @@ export const operations = defineOperations({
     tag: "Balance",
     summary: "Pay out of the available balance",
     description:
-      "Takes the amount out of the account's available balance at once (never more than available, also under concurrent requests: 409 names both amounts) and transfers it to the account's bank account. Send an Idempotency-Key to retry safely.",
+      "Takes the amount out of the account's available balance at once (never more than available, also under concurrent requests: 409 names both amounts) and pays it to the account's settlement account: the payout is `PENDING`, then `SENT` (a payment order went to the bank), `PAID` (the bank debited it), or `FAILED` / `RETURNED` with the amount back on the available balance; each status is also a webhook (`PAYOUT_<status>`). 409 too while the account has no payout details (entered in the dashboard). Send an Idempotency-Key to retry safely.",
     body: { schema: CreatePayoutRequest },
     success: { status: 201, description: "The payout.", schema: Payout },
     refusals: ["Conflict"],
@@ -325,6 +327,30 @@ export const operations = defineOperations({
       startingAfter: "The `id` of the last payout of the previous page: the page holds the payouts made before it.",
     }),
     success: { status: 200, description: "One page of payouts.", schema: PayoutList },
+    refusals: [],
+    rateLimit: "balance",
+    callTimeout: "rpc",
+  },
+  getPayout: {
+    method: "get",
+    path: "/v1/payouts/{id}",
+    tag: "Balance",
+    summary: "Get a payout",
+    description: "One payout of the account, with its payment order once sent (number, date, reference, where it went).",
+    params: payoutId,
+    success: { status: 200, description: "The payout.", schema: Payout },
+    refusals: ["NotFound"],
+    rateLimit: "balance",
+    callTimeout: "rpc",
+  },
+  getPayoutSchedule: {
+    method: "get",
+    path: "/v1/payout-schedule",
+    tag: "Balance",
+    summary: "Get the payout schedule",
+    description:
+      "The account's payout schedule, set in the dashboard: daily, or weekly on `weekday` (1 Monday … 7 Sunday), at `time` Moscow time, a payout of everything available above `minimumKopecks`; `nextPayoutAt` is when the next one is due. `schedule` null: payouts are made only on request.",
+    success: { status: 200, description: "The schedule.", schema: PayoutScheduleView },
     refusals: [],
     rateLimit: "balance",
     callTimeout: "rpc",

@@ -39,7 +39,14 @@ export type DeliveryResult = z.infer<typeof DeliveryResult>;
  */
 export const WEBHOOK_UNSENT_REASON = "WEBHOOK_URL_MISSING" satisfies Reason;
 
-export const PAYOUT_STATUSES = ["PENDING", "PAID", "FAILED"] as const;
+/**
+ * A payout's life (docs/balance.md, "Payout statuses"): PENDING (money taken from available,
+ * waiting to be sent) → SENT (a payment order handed to the bank: an exchange file made, or the
+ * bank's API took it) → PAID (the bank statement or the bank's API shows it debited), or FAILED
+ * (refused before it was debited) / RETURNED (debited, then sent back by the recipient's bank):
+ * those two put the amount back on the available balance, once.
+ */
+export const PAYOUT_STATUSES = ["PENDING", "SENT", "PAID", "FAILED", "RETURNED"] as const;
 export const PayoutStatus = z.enum(PAYOUT_STATUSES);
 export type PayoutStatus = z.infer<typeof PayoutStatus>;
 

@@ -142,6 +142,44 @@ export const REASONS = {
     availableKopecks: "kopecks",
   }),
   PAYOUT_KEY_REUSED: def("CONFLICT", "idempotency key {key} was already used for a payout of {amountKopecks}", { key: "text", amountKopecks: "kopecks" }),
+  PAYOUT_DETAILS_MISSING: def("CONFLICT", "the account has no payout details yet: enter its legal and bank details in the dashboard first"),
+  PAYOUT_NOT_FOUND: def("NOT_FOUND", "payout not found"),
+  PAYOUT_STATUS_CONFLICT: def("CONFLICT", "the payout is {status}; it cannot become {target}", { status: "text", target: "text" }),
+  // What a payout's bank said when it refused or returned it (recorded on the payout).
+  PAYOUT_REFUSED_BY_BANK: def("BAD_GATEWAY", "the bank refused the payment order: {detail}", { detail: "text" }),
+  PAYOUT_RETURNED_BY_BANK: def("BAD_GATEWAY", "the recipient's bank returned the payment: {detail}", { detail: "text" }),
+  /** The operator has not configured the account payouts are paid from (PAYOUT_PAYER_*). */
+  PAYOUT_PAYER_NOT_CONFIGURED: def("CONFLICT", "payouts cannot be sent: the platform's own account (PAYOUT_PAYER_*) is not configured"),
+  PAYOUT_BATCH_NOT_FOUND: def("NOT_FOUND", "no such exchange file"),
+  /** PAYOUT_RAIL is a bank's API: its worker sends payouts as they may go, and no exchange file is made. */
+  PAYOUT_RAIL_NOT_FILES: def("CONFLICT", "payouts go to the bank through its API (PAYOUT_RAIL={rail}): no exchange file is made", { rail: "text" }),
+  // A bank statement that cannot be taken in (docs/balance.md, "The bank's statement"): nothing of it is applied.
+  STATEMENT_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: {detail}", { detail: "text" }),
+  STATEMENT_OTHER_ACCOUNT: def("BAD_REQUEST", "the statement is of account {account}, not of the account payouts are paid from ({payerAccount})", {
+    account: "text",
+    payerAccount: "text",
+  }),
+  STATEMENT_TOTALS_MISMATCH: def("BAD_REQUEST", "the statement does not add up ({detail}): it was edited or is incomplete; nothing was applied", { detail: "text" }),
+  // A line of ours (its purpose names the payout) that differs from the payout: edited, or someone else's order.
+  STATEMENT_AMOUNT_MISMATCH: def("BAD_REQUEST", "line {line}: payout {reference} is for {expectedKopecks}, the statement says {foundKopecks}; nothing was applied", {
+    line: "int",
+    reference: "text",
+    expectedKopecks: "kopecks",
+    foundKopecks: "kopecks",
+  }),
+  STATEMENT_PAYEE_MISMATCH: def("BAD_REQUEST", "line {line}: payout {reference} went to {expected}, the statement says {found}; nothing was applied", {
+    line: "int",
+    reference: "text",
+    expected: "text",
+    found: "text",
+  }),
+  STATEMENT_ORDER_MISMATCH: def("BAD_REQUEST", "line {line}: payout {reference} is payment order {expected}, the statement says {found}; nothing was applied", {
+    line: "int",
+    reference: "text",
+    expected: "text",
+    found: "text",
+  }),
+
 
   // ── webhooks (also what the delivery log records for a failed attempt) ────
   DELIVERY_NOT_FOUND: def("NOT_FOUND", "delivery not found"),
@@ -284,6 +322,20 @@ export const ISSUE_RULE_PARAMS = {
   TOTAL_SUM: ["totalKopecks"],
   WITH_PAYMENT_METHOD_ID: [],
   FAILURE_CODE_WITHOUT_FAILED: [],
+  // legal and bank details (bank-details.ts)
+  DIGITS_COUNT: ["digits"],
+  INN_CHECKSUM: [],
+  OGRN_KIND: [],
+  OGRN_CHECKSUM: [],
+  KPP_REQUIRED: [],
+  KPP_NOT_FOR_ENTREPRENEUR: [],
+  KPP_FORMAT: [],
+  BIK_FORMAT: [],
+  CORRESPONDENT_ACCOUNT_KIND: [],
+  CORRESPONDENT_ACCOUNT_BIK: ["bikEnd"],
+  CONTROL_KEY: [],
+  SETTLEMENT_ACCOUNT_KIND: ["prefixes"],
+  ACCOUNT_NOT_RUBLES: [],
 } as const satisfies Record<string, readonly string[]>;
 export const ISSUE_RULES = Object.keys(ISSUE_RULE_PARAMS) as (keyof typeof ISSUE_RULE_PARAMS)[];
 export type IssueRule = keyof typeof ISSUE_RULE_PARAMS;

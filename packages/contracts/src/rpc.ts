@@ -9,6 +9,8 @@ import {
   PaymentListPage,
   Payout,
   PayoutList,
+  PayoutSchedule,
+  PayoutScheduleView,
   Refund,
   RefundList,
   SandboxOutcome,
@@ -17,12 +19,14 @@ import {
   WebhookDelivery,
 } from "./api.ts";
 import { PaymentMethodList, SavedPaymentMethod, SaveMethodConsent } from "./payment-methods.ts";
-import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, Uuid } from "./primitives.ts";
-import { MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
+import { FinalStatus, IsoDateTime, PaymentMethod, PaymentStatus, PayoutStatus, Uuid } from "./primitives.ts";
+import { AccountDetailsView, MAX_KEY_OVERLAP_MS, MAX_SECRET_OVERLAP_MS, ShopDetail, ShopView, ShopWithKey, Tariff } from "./directory.ts";
+import { AccountDetailsInput, PayoutAccountInput } from "./bank-details.ts";
 import { AuditCursor, AuditEvent, AuditFilter } from "./audit.ts";
 import { FailedReceipt, Receipt, ReceiptList, ReceiptSummary, ShopReceiptSettings } from "./receipts.ts";
 import { ReasonCode, ReasonParams } from "./reasons.ts";
 import { PaymentCredit, PaymentEventStatus } from "./events.ts";
+import { PayoutBatch, PayoutExport, StatementReport } from "./payout-rails.ts";
 import { IdempotencyKey } from "./idempotency.ts";
 import { ConnectorHealth, ReconcileReport, ReconcileRequest, ShopConnectors } from "./connectors.ts";
 import { BackupRequest, StoreCopy, type BackedUpService } from "./backup.ts";
@@ -377,6 +381,21 @@ export const rpcs = {
     createAccount: rpc("directory.v1.account.create", z.object({}), z.object({ accountId: z.string(), createdAt: z.number().int() })),
     /** NOT_FOUND when the account does not exist. */
     getAccount: read("directory.v1.account.get", z.object({ accountId: z.string() }), z.object({ accountId: z.string(), createdAt: z.number().int() })),
+    /** The account's legal and bank details (details null before they are entered). NOT_FOUND for an unknown account. */
+    getAccountDetails: read("directory.v1.account.details.get", z.object({ accountId: z.string() }), AccountDetailsView),
+    /** The details of several accounts at once (the balance's payout rails); accounts without details are left out. */
+    detailsOfAccounts: read("directory.v1.account.details.many", z.object({ accountIds: z.array(z.string()).min(1).max(500) }), z.object({ items: z.array(AccountDetailsView) })),
+    /**
+     * Enters or replaces the account's details (VALIDATION_FAILED names every problem at its
+     * field). A new payout account holds payouts for PAYOUT_ACCOUNT_HOLD: `payoutAccountChanged`
+     * (with the account it replaced) tells the caller to let the account's owners know. Recorded
+     * in the audit log.
+     */
+    setAccountDetails: rpc(
+      "directory.v1.account.details.set",
+      z.object({ accountId: z.string(), details: AccountDetailsInput }),
+      AccountDetailsView.extend({ payoutAccountChanged: z.boolean(), previousPayoutAccount: PayoutAccountInput.nullable() }),
+    ),
     /** The audit log, newest first, a page at a time; `before` is the last entry of the previous page. */
     auditLog: read(
       "directory.v1.audit.list",
@@ -431,6 +450,43 @@ export const rpcs = {
       "balance.v1.payout.list",
       z.object({ accountId: z.string(), limit: z.number().int().min(1).max(500).default(100), startingAfter: z.string().optional() }),
       PayoutList,
+    ),
+    /** The account's payout schedule and its next payout (schedule null: payouts only on request). */
+    getSchedule: read("balance.v1.schedule.get", z.object({ accountId: z.string() }), PayoutScheduleView),
+    /** Sets the schedule (null turns it off); the next payout is worked out from now. Recorded in the audit log. */
+    setSchedule: rpc("balance.v1.schedule.set", z.object({ accountId: z.string(), schedule: PayoutSchedule.nullable() }), PayoutScheduleView, { idempotent: true }),
+    /** One payout of the account; PAYOUT_NOT_FOUND for another account's, as for none. */
+    getPayout: read("balance.v1.payout.get", z.object({ accountId: z.string(), id: z.string() }), Payout),
+    /** Operators: every account's payouts in one status, oldest first (what waits to be sent, what waits for the statement). */
+    payoutsInStatus: read("balance.v1.payout.in-status", z.object({ status: PayoutStatus, limit: z.number().int().min(1).max(500).default(100) }), z.object({ items: z.array(Payout) })),
+    /**
+     * Operators: the PENDING payouts that may go now become payment orders in one exchange file
+     * (1CClientBankExchange, Windows-1251) for upload to the bank; they are SENT from then on.
+     * What waits (a new payout account's hold, no details) is listed. Not idempotent: a second
+     * call makes a file of whatever is PENDING then (nothing twice).
+     */
+    exportPayouts: rpc("balance.v1.payout.export", z.object({ limit: z.number().int().min(1).max(300).default(300) }), PayoutExport),
+    /** Operators: the exchange files made, newest first. */
+    payoutBatches: read("balance.v1.payout.batches", z.object({ limit: z.number().int().min(1).max(200).default(20) }), z.object({ items: z.array(PayoutBatch) })),
+    /** Operators: an exchange file again, the same bytes (base64). */
+    payoutBatchFile: read("balance.v1.payout.batch-file", z.object({ batchId: z.string() }), z.object({ batch: PayoutBatch, fileBase64: z.string() })),
+    /**
+     * Operators: a bank statement in the same format (base64) taken in: each line of ours matched
+     * to its payout. A statement that does not add up or whose lines differ from our orders
+     * changes nothing (BAD_REQUEST with the reason); one taken in before changes nothing and
+     * says when. Keyed by the file's hash, so a copy of the call changes nothing either.
+     */
+    importStatement: rpc("balance.v1.statement.import", z.object({ fileBase64: z.string().min(1) }), StatementReport, { idempotent: true }),
+    /**
+     * Operators: what the bank said outside a statement (a rejected file, a return the bank did
+     * not quote the reference of): the payout moves as a statement line would move it, FAILED and
+     * RETURNED giving the amount back once. CONFLICT when it cannot (already PAID, say).
+     */
+    recordPayoutOutcome: rpc(
+      "balance.v1.payout.outcome",
+      z.object({ payoutId: z.string(), status: z.enum(["PAID", "FAILED", "RETURNED"]), reason: z.string().min(1).max(500).optional() }),
+      Payout,
+      { idempotent: true },
     ),
     /**
      * Holds what a refund takes from the balance before the provider is asked; unique per refund id.

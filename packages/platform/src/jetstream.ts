@@ -1,7 +1,18 @@
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type Consumer, type JetStreamManager, type StreamInfo } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AUDIT_STREAM, AUDIT_SUBJECT_PREFIX, DIRECTORY_BUCKET, IDEMPOTENCY_BUCKET, IDEMPOTENCY_TTL_MS, PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX, REFUND_EVENTS_SUBJECT_PREFIX } from "@payaccept/contracts";
+import {
+  AUDIT_STREAM,
+  AUDIT_SUBJECT_PREFIX,
+  DIRECTORY_BUCKET,
+  IDEMPOTENCY_BUCKET,
+  IDEMPOTENCY_TTL_MS,
+  PAYMENTS_STREAM,
+  PAYMENT_EVENTS_SUBJECT_PREFIX,
+  PAYOUT_EVENTS_SUBJECT_PREFIX,
+  PAYOUTS_STREAM,
+  REFUND_EVENTS_SUBJECT_PREFIX,
+} from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
 import { retrying, type RetryPolicy } from "./retry.ts";
 
@@ -56,25 +67,40 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
  * retries of one event (Nats-Msg-Id = the event's id), and the table's key every later copy.
  */
 export function ensureAuditStream(nc: NatsConnection): Promise<JetStreamManager> {
+  return ensureStream(nc, { name: AUDIT_STREAM, subjects: [`${AUDIT_SUBJECT_PREFIX}.>`], maxAgeDays: 30, duplicateWindowS: 3600 });
+}
+
+/**
+ * The payout events' stream (docs/balance.md, "Payout statuses"): the balance's outbox publishes to
+ * it, the webhook-dispatcher reads it; whichever starts first creates it. It keeps what the
+ * payments' stream keeps (90 days), so a dispatcher down for a while still sends every payout's
+ * webhook; the duplicate window covers a relay's retries (Nats-Msg-Id = the event's id).
+ */
+export function ensurePayoutsStream(nc: NatsConnection): Promise<JetStreamManager> {
+  return ensureStream(nc, { name: PAYOUTS_STREAM, subjects: [`${PAYOUT_EVENTS_SUBJECT_PREFIX}.>`], maxAgeDays: 90, duplicateWindowS: 600 });
+}
+
+/** Creates a stream of ours when it is missing; one made already (by another service, another replica) is left as it is. */
+function ensureStream(nc: NatsConnection, s: { name: string; subjects: string[]; maxAgeDays: number; duplicateWindowS: number }): Promise<JetStreamManager> {
   return untilItWorks(async () => {
     const jsm = await jetstreamManager(nc);
-    const exists = await jsm.streams.info(AUDIT_STREAM).then(
+    const exists = await jsm.streams.info(s.name).then(
       () => true,
       () => false,
     );
     if (exists) return jsm;
     await jsm.streams
       .add({
-        name: AUDIT_STREAM,
-        subjects: [`${AUDIT_SUBJECT_PREFIX}.>`],
+        name: s.name,
+        subjects: s.subjects,
         retention: RetentionPolicy.Limits,
         storage: StorageType.File,
         num_replicas: replicas(),
-        max_age: 30 * 24 * 3600 * 1e9,
-        duplicate_window: 3600 * 1e9,
+        max_age: s.maxAgeDays * 24 * 3600 * 1e9,
+        duplicate_window: s.duplicateWindowS * 1e9,
       })
       // A concurrent creator won the race: fine as long as the stream now exists.
-      .catch((e: unknown) => jsm.streams.info(AUDIT_STREAM).catch(() => Promise.reject(e)));
+      .catch((e: unknown) => jsm.streams.info(s.name).catch(() => Promise.reject(e)));
     return jsm;
   });
 }

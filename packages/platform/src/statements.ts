@@ -1,4 +1,4 @@
-import { sql, type Column, type Placeholder, type SQL, type Table } from "drizzle-orm";
+import { getTableColumns, sql, type Column, type Placeholder, type SQL, type Table } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
 import type { AppendToNullabilityMap, AppendToResult, JoinNullability, JoinType, SelectMode, SelectResult, SelectResultFields } from "drizzle-orm/query-builders/select.types";
@@ -25,6 +25,20 @@ export type Value<T> = T | Placeholder;
 export const placeholders = <K extends string>(...names: K[]) => Object.fromEntries(names.map((name) => [name, sql.placeholder(name)])) as { [N in K]: Placeholder<N> };
 
 type Params = Record<string, unknown>;
+
+/**
+ * An upsert's SET taking these columns from the row the INSERT proposed (`excluded.<column>`, the
+ * same words on both engines): what a second insert of the same key replaces.
+ */
+export function fromExcluded<T extends Table, K extends keyof T["_"]["columns"] & string>(table: T, keys: readonly K[]): Record<K, SQL> {
+  const columns = getTableColumns(table);
+  return Object.fromEntries(keys.map((k) => [k, sql.raw(`excluded."${columns[k]!.name}"`)])) as Record<K, SQL>;
+}
+
+/** Every column but `key` from the proposed row: a second insert of the key replaces the whole row. */
+export function allFromExcluded<T extends Table>(table: T, ...key: (keyof T["_"]["columns"] & string)[]): Record<string, SQL> {
+  return fromExcluded(table, Object.keys(getTableColumns(table)).filter((k) => !key.includes(k)) as (keyof T["_"]["columns"] & string)[]);
+}
 
 /** How a statement with rows R runs on the engine: what the engine file adds to a shared chain. */
 export type Runs<E extends Dialect, R> = (E extends "sqlite"

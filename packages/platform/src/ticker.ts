@@ -23,6 +23,11 @@ export class Ticker {
     await this.running;
   }
 
+  /** Runs the work now, not at the next tick (new work was just committed); while a run goes on, that run or the next tick picks it up. */
+  kick(): void {
+    if (this.timer !== undefined) this.tick();
+  }
+
   private tick(): void {
     if (this.running) return;
     this.running = Promise.resolve()

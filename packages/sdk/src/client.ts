@@ -217,6 +217,9 @@ export function createClient(options: ClientOptions) {
 
     listPayouts,
 
+    /** One payout: PENDING, SENT (its payment order went to the bank), PAID, or FAILED / RETURNED with the money back on the balance. */
+    getPayout: (id: string) => send<Payout>({ method: "GET", path: `/v1/payouts/${encodeURIComponent(id)}` }),
+
     /** Every payout of the account, newest first, following the pages' cursor. */
     iteratePayouts: (params: Omit<ListPayoutsParams, "startingAfter"> = {}): AsyncGenerator<Payout> =>
       following((startingAfter) => listPayouts({ limit: ITERATOR_PAGE_SIZE, ...params, startingAfter })),

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { DomainError } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
 import { applyPaymentEvent, applyPaymentEvents } from "./ledger.ts";
-import { listPayouts, payOut } from "./payouts.ts";
+import { createPayout, listPayouts } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
 import { ENGINES, fundAccount, holdOf, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
 
@@ -23,7 +23,7 @@ describe.each(ENGINES)("replicas on %s", (engine) => {
       const store = i % 2 === 0 ? a : b;
       return i % 3 === 0
         ? reserveRefund(store, holdOf(paid, 1_000), NOW, HOLD_HOUR)
-        : payOut(store, { accountId: "account-1", amountKopecks: 1_000 }, NOW, HOLD_HOUR);
+        : createPayout(store, { accountId: "account-1", amountKopecks: 1_000 }, NOW, HOLD_HOUR);
     });
     const outcomes = await Promise.allSettled(requests);
     const refused = outcomes.filter((o) => o.status === "rejected");

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { DomainError, type PaymentEvent } from "@payaccept/contracts";
 import { readBalance } from "./balance.ts";
 import { applyPaymentEvent } from "./ledger.ts";
-import { payOut } from "./payouts.ts";
+import { createPayout } from "./payouts.ts";
 import { applyRefundEvent, reserveRefund } from "./refunds.ts";
 import { ENGINES, holdOf, ledgersPerFile, msk, paymentEvent, refundEvent } from "./testing.ts";
 
@@ -98,7 +98,7 @@ test.each(ENGINES)("on %s, aggregates always equal the sum of every movement", a
       const amount = 1 + Math.floor(rnd() * 150_000);
       const fits = model(movements, accountId, now).availableKopecks >= amount;
       try {
-        await payOut(store, { accountId, amountKopecks: amount }, now, HOLD_HOUR);
+        await createPayout(store, { accountId, amountKopecks: amount }, now, HOLD_HOUR);
         expect(fits).toBe(true);
         movements.push({ accountId, kopecks: -amount, from: 0 });
       } catch (err) {

@@ -1,69 +1,74 @@
 import { DomainError, type Payout, type PayoutList } from "@payaccept/contracts";
 import { releaseDueReceipts } from "./balance.ts";
-import type { LedgerStore, PayoutRow } from "./store/ledger-store.ts";
+import { movePayout, payoutEvent, toPayout } from "./payout-states.ts";
+import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
+import type { PayoutWithOrder } from "./store/payout-store.ts";
 
-export type PayoutRequest = { accountId: string; amountKopecks: number; idempotencyKey?: string };
-
-const toPayout = (r: PayoutRow): Payout => ({
-  id: r.id,
-  accountId: r.accountId,
-  amountKopecks: r.amountKopecks,
-  status: r.status,
-  createdAt: new Date(r.createdAt).toISOString(),
-});
+export type PayoutRequest = { accountId: string; amountKopecks: number; idempotencyKey?: string; scheduled?: boolean };
 
 /**
- * Records a PENDING payout and takes its amount out of available in one transaction; the
- * conditional debit makes concurrent payouts unable to overdraw. A retry with the same
- * idempotency key returns the first payout instead of paying twice. `waitMs`: how long the caller
- * still waits; nothing is paid out after that (CallerGone).
+ * Records a PENDING payout (and its event) and takes its amount out of available in one
+ * transaction; the conditional debit makes concurrent payouts unable to overdraw. A retry with the
+ * same idempotency key returns the first payout instead of paying twice. `waitMs`: how long the
+ * caller still waits; nothing is paid out after that (CallerGone). The payout is then sent by the
+ * rail (docs/balance.md, "Payout rails").
  */
-export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<PayoutRow> {
-  return store.tx(req.accountId, async (t) => {
-    if (req.idempotencyKey !== undefined) {
-      const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
-      if (earlier && earlier.amountKopecks !== req.amountKopecks) {
-        throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
-      }
-      if (earlier) return earlier;
+export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
+  return store.tx(req.accountId, (t) => createPayoutIn(t, req, now, holdHour), { waitMs });
+}
+
+/** createPayout's work inside the account's transaction (a scheduled payout moves its schedule on in the same one). */
+export async function createPayoutIn(t: LedgerOps, req: PayoutRequest, now: number, holdHour: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
+  if (req.idempotencyKey !== undefined) {
+    const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
+    if (earlier && earlier.amountKopecks !== req.amountKopecks) {
+      throw new DomainError("PAYOUT_KEY_REUSED", { key: req.idempotencyKey, amountKopecks: earlier.amountKopecks });
     }
-    await releaseDueReceipts(t, req.accountId, now, holdHour);
-    if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
-      throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
-    }
-    return t.insertPayout({
-      id: Bun.randomUUIDv7(),
-      accountId: req.accountId,
-      amountKopecks: req.amountKopecks,
-      idempotencyKey: req.idempotencyKey ?? null,
-      createdAt: now,
-    });
-  }, { waitMs });
+    if (earlier) return { payout: (await t.payout(earlier.id))!, created: false };
+  }
+  await releaseDueReceipts(t, req.accountId, now, holdHour);
+  if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
+    throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
+  }
+  const row = await t.insertPayout({
+    id: Bun.randomUUIDv7(),
+    accountId: req.accountId,
+    amountKopecks: req.amountKopecks,
+    idempotencyKey: req.idempotencyKey ?? null,
+    createdAt: now,
+    scheduled: req.scheduled ?? false,
+  });
+  const payout = { payout: row, order: null };
+  await t.addPayoutEvent({ payoutId: row.id, status: "PENDING", event: payoutEvent(payout, "PENDING", now) });
+  return { payout, created: true };
 }
 
-/**
- * The emulated bank transfer: there is no real bank behind this stack, so a PENDING payout is
- * paid at once. A real rail would be called here and mark PAID (or FAILED and credit back) on its answer.
- */
-export async function settlePayout(store: LedgerStore, id: string, now: number): Promise<Payout> {
-  await store.markPaid(id, now);
-  return toPayout((await store.payout(id))!);
-}
-
-/** Creates and settles; what the createPayout RPC does. */
-export async function payOut(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<Payout> {
-  return settlePayout(store, (await createPayout(store, req, now, holdHour, waitMs)).id, now);
-}
-
-/** After a crash between recording and settling, the payouts left PENDING are settled at start. */
-export async function settlePendingPayouts(store: LedgerStore, now: number): Promise<number> {
-  const ids = await store.pendingPayoutIds();
-  for (const id of ids) await settlePayout(store, id, now);
-  return ids.length;
+/** One payout of the account; another account's is as absent as one that never existed. */
+export async function getPayout(store: LedgerStore, accountId: string, id: string): Promise<Payout> {
+  const found = await store.payout(id);
+  if (!found || found.payout.accountId !== accountId) throw new DomainError("PAYOUT_NOT_FOUND");
+  return toPayout(found);
 }
 
 /** A page, newest first, of the payouts older than startingAfter (a payout id of the previous page). */
 export async function listPayouts(store: LedgerStore, accountId: string, limit: number, startingAfter?: string): Promise<PayoutList> {
   const rows = await store.latestPayouts(accountId, limit + 1, startingAfter);
   return { items: rows.slice(0, limit).map(toPayout), hasMore: rows.length > limit };
+}
+
+/**
+ * What the bank said outside a statement, as the operator records it (a file the bank rejected
+ * whole, a return that does not quote the reference): the payout moves as a statement line would
+ * move it. The same outcome again is answered with the payout as it is; another is CONFLICT.
+ */
+export async function recordOutcome(store: LedgerStore, req: { payoutId: string; status: "PAID" | "FAILED" | "RETURNED"; reason?: string }, now: number): Promise<Payout> {
+  const found = await store.payout(req.payoutId);
+  if (!found) throw new DomainError("PAYOUT_NOT_FOUND");
+  return store.tx(found.payout.accountId, async (t) => {
+    const moved = await movePayout(t, req.payoutId, req.status, { at: now, ...(req.status === "PAID" ? {} : { failureReason: req.reason ?? null }) });
+    if (moved) return toPayout(moved);
+    const current = (await t.payout(req.payoutId))!;
+    if (current.payout.status === req.status) return toPayout(current);
+    throw new DomainError("PAYOUT_STATUS_CONFLICT", { status: current.payout.status, target: req.status });
+  });
 }

@@ -1,6 +1,7 @@
 import { beforeEach } from "bun:test";
 import type { JetStreamClient, PubAck } from "@nats-io/jetstream";
-import { paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
+import { AccountDetailsInput, paymentEventId, paymentEventSubject, refundEventId, refundEventSubject, type AccountDetails, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
+import type { DetailsOf, Payer } from "./payment-orders.ts";
 import { applyPaymentEvent } from "./ledger.ts";
 import type { RefundHoldRequest } from "./refunds.ts";
 import { repositoriesPerFile, type Engine } from "../../../tests/harness/engines.ts";
@@ -124,3 +125,34 @@ export function publishPaymentEvent(js: JetStreamClient, event: PaymentEvent, ms
 export function publishRefundEvent(js: JetStreamClient, event: RefundEvent): Promise<PubAck> {
   return js.publish(refundEventSubject(event.status), JSON.stringify(event), { msgID: event.eventId, timeout: 5000 });
 }
+
+/** The details of an account as the directory keeps them: a company paid at Sberbank (its published numbers, an account with a valid key). */
+export const PAYEE: AccountDetails = AccountDetailsInput.parse({
+  legalForm: "company",
+  name: "ООО «Ромашка»",
+  inn: "7707083893",
+  ogrn: "1027700132195",
+  kpp: "773601001",
+  payout: { bik: "044525225", bankName: "ПАО Сбербанк", correspondentAccount: "30101810400000000225", account: "40702810938000000001", recipientName: "ООО «Ромашка»" },
+});
+
+/** The platform's own account payouts are paid from, at T-Bank (its correspondent account; an account whose key matches). */
+export const PAYER: Payer = {
+  name: "ООО «Платёжный агрегатор»",
+  inn: "7736207543",
+  kpp: "773601001",
+  account: "40702810500000012345",
+  bik: "044525974",
+  bankName: "АО «ТБанк»",
+  correspondentAccount: "30101810145250000974",
+};
+
+/** The directory's answer for accounts with these details (held until `heldUntil`, null for none). */
+export const detailsFor =
+  (details: Record<string, { details: AccountDetails | null; heldUntil?: number | null }>): DetailsOf =>
+  async (ids) =>
+    new Map(
+      ids
+        .filter((id) => details[id])
+        .map((id) => [id, { accountId: id, details: details[id]!.details, payoutAccountChangedAt: 0, payoutsHeldUntil: details[id]!.heldUntil ?? null, updatedAt: 0 }]),
+    );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { commonEnv, databaseEnv, flag, port } from "@payaccept/platform";
+import { commonEnv, databaseEnv, duration, flag, port } from "@payaccept/platform";
 
 /** Every variable the directory reads; docs/directory.md has the table. */
 export const directoryEnv = {
@@ -8,6 +8,12 @@ export const directoryEnv = {
   DIRECTORY_PORT: port(3009),
   /** Accept http and private/loopback webhook URLs for every shop (development and test stacks only). */
   WEBHOOK_ALLOW_PRIVATE: flag(false),
+  /**
+   * How long payouts wait after an account's payout account is entered or changed: the owners are
+   * mailed at once, and a session someone took over cannot move the balance to its own account in
+   * the meantime (docs/directory.md, "Legal and bank details").
+   */
+  PAYOUT_ACCOUNT_HOLD: duration("24h"),
   /**
    * SQLite files whose accounts, shops and keys are imported once into an empty directory store,
    * comma-separated, the first one importable wins: a dashboard.db from before the directory was

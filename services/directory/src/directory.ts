@@ -16,6 +16,8 @@ export type DirectoryDeps = {
   policy: WebhookUrlPolicy;
   log: Logger;
   now: () => number;
+  /** How long a new payout account holds the account's payouts (PAYOUT_ACCOUNT_HOLD). */
+  payoutHoldMs: number;
 };
 
 type Input<K extends keyof typeof rpcs.directory> = z.output<(typeof rpcs.directory)[K]["request"]>;

@@ -34,7 +34,7 @@ void (async () => {
   for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();
 })();
 
-const deps: DirectoryDeps = { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: storeNow };
+const deps: DirectoryDeps = { store, publisher, policy: { allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE }, log, now: storeNow, payoutHoldMs: cfg.PAYOUT_ACCOUNT_HOLD };
 // Readers refuse an expired key or secret from their own copy at its instant; the sweep records it
 // and tidies the store and the bucket a few seconds later.
 const sweeper = new Ticker(() => expireOverlaps(deps), OVERLAP_SWEEP_MS, (err) => log.error({ err }, "overlap expiry sweep failed"));

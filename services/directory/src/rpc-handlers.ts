@@ -1,5 +1,6 @@
 import { rpcs } from "@payaccept/contracts";
 import { serve, type NatsConnection, type Subscription } from "@payaccept/platform";
+import { detailsOfAccounts, getAccountDetails, setAccountDetails } from "./account-details.ts";
 import { callerOf } from "./audit/entries.ts";
 import { auditLog } from "./audit/log.ts";
 import * as directory from "./directory.ts";
@@ -24,6 +25,9 @@ export function serveDirectory(nc: NatsConnection, deps: DirectoryDeps): Subscri
     serve(nc, rpcs.directory.browseShops, (req) => directory.browseShops(deps, req), opts),
     serve(nc, rpcs.directory.createAccount, () => directory.createAccount(deps), opts),
     serve(nc, rpcs.directory.getAccount, (req) => directory.getAccount(deps, req), opts),
+    serve(nc, rpcs.directory.getAccountDetails, (req) => getAccountDetails(deps, req.accountId), opts),
+    serve(nc, rpcs.directory.detailsOfAccounts, async (req) => ({ items: await detailsOfAccounts(deps, req.accountIds) }), opts),
+    serve(nc, rpcs.directory.setAccountDetails, (req, msg) => setAccountDetails(deps, req.accountId, req.details, callerOf(msg)), opts),
     serve(nc, rpcs.directory.auditLog, (req) => auditLog(deps.store, req), opts),
   ];
 }

@@ -1,8 +1,8 @@
 import type { JsMsg } from "@nats-io/jetstream";
-import { PaymentEvent } from "@payaccept/contracts";
+import { PaymentEvent, PayoutEvent, payoutWebhookStatus, type ShopRecord } from "@payaccept/contracts";
 import { Batcher, decodeOrTerm, traceCarrier, type Logger, type TraceCarrier } from "@payaccept/platform";
 import type { DeliveryStore, NewDelivery } from "./store/delivery-store.ts";
-import { serializeWebhookBody } from "./webhook-body.ts";
+import { serializePayoutWebhookBody, serializeWebhookBody } from "./webhook-body.ts";
 
 function newDelivery(event: PaymentEvent, now: number, trace: TraceCarrier | undefined): NewDelivery {
   return {
@@ -63,4 +63,36 @@ export async function handlePaymentEventMessage(m: JsMsg, record: (item: IntakeI
   const created = await record({ event, seq: m.seq, trace: traceCarrier() });
   m.ack();
   log.debug({ requestId: event.requestId, paymentId: event.paymentId, status: event.status, shopId: event.shopId, created, seq: m.seq }, "payment event recorded");
+}
+
+/**
+ * A payout event's deliveries (docs/webhooks.md, "Payouts"): one to every live shop of the
+ * account, sandbox shops aside (a payout is real money), each signed with its own secret and
+ * keyed (payout id, status, shop) like a payment's, so a redelivered event adds none. A shop
+ * without a webhook URL gets its delivery all the same, unsent, as a payment's would be.
+ */
+export function payoutDeliveries(event: PayoutEvent, shops: Iterable<ShopRecord>, now: number, trace: TraceCarrier | undefined): NewDelivery[] {
+  const body = serializePayoutWebhookBody(event);
+  const delivery = (shopId: string): NewDelivery => ({
+    id: Bun.randomUUIDv7(),
+    shopId,
+    paymentId: event.payout.id,
+    status: payoutWebhookStatus(event.status),
+    orderId: event.payout.id,
+    body,
+    occurredAt: Date.parse(event.occurredAt),
+    createdAt: now,
+    traceContext: trace,
+  });
+  return [...shops].filter((s) => s.accountId === event.accountId && !s.sandbox).map((s) => delivery(s.shopId));
+}
+
+/** The payout events' consumer's handler, one call per message: its deliveries recorded, then the ack. */
+export async function handlePayoutEventMessage(m: JsMsg, deps: { store: DeliveryStore; shops: () => Iterable<ShopRecord>; now: () => number; log: Logger; onRecorded: () => void }): Promise<void> {
+  const event = decodeOrTerm(m, PayoutEvent, "payout event", deps.log);
+  if (!event) return;
+  const created = await deps.store.insertDeliveries(payoutDeliveries(event, deps.shops(), deps.now(), traceCarrier()));
+  m.ack();
+  if (created.some(Boolean)) deps.onRecorded();
+  deps.log.info({ payoutId: event.payout.id, status: event.status, accountId: event.accountId, shops: created.length, created: created.filter(Boolean).length, seq: m.seq }, "payout event recorded");
 }

@@ -1,4 +1,4 @@
-import { PAYMENTS_STREAM } from "@payaccept/contracts";
+import { PAYMENTS_STREAM, PAYOUTS_STREAM } from "@payaccept/contracts";
 import {
   createServiceApp,
   databaseOf,
@@ -16,7 +16,7 @@ import { loadDispatcherConfig } from "./config.ts";
 import { sendWebhook, type WebhookRequest } from "./delivery/send.ts";
 import { createDispatcher } from "./dispatch.ts";
 import { registerShopFailureGauges } from "./metrics.ts";
-import { handlePaymentEventMessage, INTAKE_BATCH, paymentEventRecorder } from "./intake.ts";
+import { handlePaymentEventMessage, handlePayoutEventMessage, INTAKE_BATCH, paymentEventRecorder } from "./intake.ts";
 import { createSeriesRelay } from "./relay.ts";
 import { serveWebhookRpcs } from "./rpc-handlers.ts";
 import { ShopConcurrency } from "./shop-concurrency.ts";
@@ -88,6 +88,14 @@ const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, 
   log,
 });
 svc.essential("payment events", intake);
+// Payout events: few, each recorded as one delivery per live shop of its account (docs/webhooks.md, "Payouts").
+const payoutIntake = await runConsumerLoop(await durableConsumer(nc, PAYOUTS_STREAM, DURABLE), {
+  name: "payout events",
+  concurrency: 16,
+  handle: (m) => handlePayoutEventMessage(m, { store, shops: () => directory.shops.values(), now, log, onRecorded: requeue }),
+  log,
+});
+svc.essential("payout events", payoutIntake);
 const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
@@ -102,13 +110,14 @@ await registerConsumerGauges(
   nc,
   [
     { stream: PAYMENTS_STREAM, durable: DURABLE },
+    { stream: PAYOUTS_STREAM, durable: DURABLE },
     { stream: DISPATCH_STREAM, durable: DURABLE },
   ],
   cfg.NATS_REQUEST_TIMEOUT_MS,
 );
 registerShopFailureGauges();
 
-const app = createServiceApp(log, svc.readiness({ paymentEvents: intake.isActive, dispatch: dispatcher.isActive }));
+const app = createServiceApp(log, svc.readiness({ paymentEvents: intake.isActive, payoutEvents: payoutIntake.isActive, dispatch: dispatcher.isActive }));
 const server = svc.listen({ port: cfg.WEBHOOKS_PORT, fetch: app.fetch });
 log.info(
   { port: server.port, timeoutMs: cfg.WEBHOOK_TIMEOUT_MS, retryDelaysMs: cfg.WEBHOOK_RETRY_DELAYS, allowPrivate: cfg.WEBHOOK_ALLOW_PRIVATE },

@@ -1,11 +1,49 @@
 import { describe, expect, test } from "bun:test";
-import { WebhookBody } from "@payaccept/contracts";
+import { WebhookBody, type PayoutEvent } from "@payaccept/contracts";
 import { paymentEvent, shopRecord } from "../test-support/fixtures.ts";
-import { serializeTestWebhookBody, serializeWebhookBody } from "./webhook-body.ts";
+import { payoutDeliveries } from "./intake.ts";
+import { serializePayoutWebhookBody, serializeTestWebhookBody, serializeWebhookBody } from "./webhook-body.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A payout's event as the balance's outbox publishes it. */
+const payoutEvent = (accountId: string): PayoutEvent => ({
+  eventId: "payout:p-1:PAID",
+  accountId,
+  status: "PAID",
+  occurredAt: "2026-03-11T09:00:00.000Z",
+  payout: {
+    id: crypto.randomUUID(),
+    accountId,
+    amountKopecks: 150_050,
+    status: "PAID",
+    createdAt: "2026-03-10T12:00:00.000Z",
+    scheduled: true,
+    order: { number: 12, date: "2026-03-10", reference: "PA-0123456789ABCDEF", rail: "exchange-file", recipientName: "ООО «Ромашка»", bik: "044525225", account: "40702810938000000001", purpose: "Выплата PA-0123456789ABCDEF от 10.03.2026. Без налога (НДС)" },
+    sentAt: "2026-03-10T15:00:00.000Z",
+    paidAt: "2026-03-11T09:00:00.000Z",
+    failedAt: null,
+    returnedAt: null,
+    failureReason: null,
+  },
+});
+
 describe("webhook body", () => {
+  test("a payout's: the spec's fields first (its id as id and orderId, its own status name, test false), then the payout", () => {
+    const event = payoutEvent("acc-1");
+    const body = JSON.parse(serializePayoutWebhookBody(event));
+    expect(Object.keys(body)).toEqual(["id", "orderId", "status", "amountKopecks", "telegramId", "metadata", "test", "payout"]);
+    expect(WebhookBody.strict().parse(body)).toEqual({ id: event.payout.id, orderId: event.payout.id, status: "PAYOUT_PAID", amountKopecks: 150_050, telegramId: null, metadata: null, test: false, payout: event.payout });
+  });
+
+  test("a payout's event goes to every live shop of its account, none of another account, no sandbox shop", () => {
+    const live = [shopRecord({ accountId: "acc-1" }), shopRecord({ accountId: "acc-1", active: false })];
+    const others = [shopRecord({ accountId: "acc-1", sandbox: true }), shopRecord({ accountId: "acc-2" })];
+    const made = payoutDeliveries(payoutEvent("acc-1"), [...live, ...others], 1, undefined);
+    expect(made.map((d) => [d.shopId, d.status, d.paymentId])).toEqual(live.map((s) => [s.shopId, "PAYOUT_PAID", expect.any(String)]));
+    expect(new Set(made.map((d) => d.body)).size).toBe(1);
+  });
+
   test("exactly the spec's fields, in a fixed order; nothing internal leaks (shop, account, commission, method)", () => {
     const event = paymentEvent(shopRecord(), { status: "REFUNDED", telegramId: "42", metadata: { cart: [1, 2], note: "заказ" } });
     const body = serializeWebhookBody(event);

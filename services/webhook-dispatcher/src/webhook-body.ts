@@ -1,4 +1,4 @@
-import type { PaymentEvent, WebhookBody } from "@payaccept/contracts";
+import { payoutWebhookStatus, type PaymentEvent, type PayoutEvent, type WebhookBody } from "@payaccept/contracts";
 import { randomToken } from "@payaccept/platform";
 
 /**
@@ -18,6 +18,26 @@ export function serializeWebhookBody(event: PaymentEvent): string {
     metadata: event.metadata,
     test: event.isTest,
     ...event.extras,
+  };
+  return JSON.stringify(body);
+}
+
+/**
+ * A payout's webhook (docs/webhooks.md, "Payouts"): the spec's fields, so a receiver that checks
+ * a body's shape before its status still reads it — `id` and `orderId` the payout's id, its own
+ * status names (PAYOUT_SENT, PAYOUT_PAID…), which a receiver that does not know them acks (spec
+ * §6, rule 6), `test` false (payouts are live money) — then the payout itself.
+ */
+export function serializePayoutWebhookBody(event: PayoutEvent): string {
+  const body: WebhookBody = {
+    id: event.payout.id,
+    orderId: event.payout.id,
+    status: payoutWebhookStatus(event.status),
+    amountKopecks: event.payout.amountKopecks,
+    telegramId: null,
+    metadata: null,
+    test: false,
+    payout: event.payout,
   };
   return JSON.stringify(body);
 }

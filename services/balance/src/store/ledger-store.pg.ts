@@ -1,8 +1,9 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { BunSQLDatabase } from "drizzle-orm/bun-sql";
-import { firstRow as first, pgDb, sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
+import { firstRow as first, pgDb, pgRun, sqlStateOf, storeNow, type PgStore } from "@payaccept/platform";
 import { CallerGone, Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { ledgerStatements } from "./ledger-terms.ts";
+import { payoutOps } from "./payout-terms.ts";
 import { accounts, schema } from "./schema.pg.ts";
 
 type Db = BunSQLDatabase<typeof schema>;
@@ -41,12 +42,7 @@ function pgOps(db: Runner): LedgerOps {
     refundHold: (refundId) => first(q.refundHold(refundId)),
     putRefundHold: async (h) => void (await q.putRefundHold(h)),
     recordRefundEvent: async (e) => (await q.recordRefundEvent(e)).length > 0,
-    insertPayout: async (r) => (await first(q.insertPayout(r)))!,
-    payoutByKey: (accountId, idempotencyKey) => first(q.payoutByKey(accountId, idempotencyKey)),
-    markPaid: async (id, at) => void (await q.markPaid(id, at)),
-    payout: (id) => first(q.payout(id)),
-    pendingPayoutIds: async () => (await q.pendingPayouts()).map((r) => r.id),
-    latestPayouts: (accountId, limit, before) => q.latestPayouts(accountId, limit, before),
+    ...payoutOps(pgDb(db), pgRun, schema),
   };
 }
 

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
-import { openStore, placeholders, SerialSqlite, sqliteDb } from "@payaccept/platform";
+import { openStore, placeholders, SerialSqlite, sqliteDb, sqliteRun } from "@payaccept/platform";
 import { Patience, type LedgerOps, type LedgerStore } from "./ledger-store.ts";
 import { ledgerStatements } from "./ledger-terms.ts";
+import { payoutOps } from "./payout-terms.ts";
 import { schema } from "./schema.sqlite.ts";
 
 const p = sql.placeholder;
@@ -33,15 +34,6 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     .putRefundHold(placeholders("refundId", "paymentId", "accountId", "state", "frozenDay", "frozenKopecks", "availableKopecks", "createdAt", "settledAt"))
     .prepare();
   const insertRefundEvent = q.recordRefundEvent(placeholders("refundId", "status", "paymentId", "accountId", "balanceKopecks", "occurredAt", "appliedAt")).prepare();
-  const insertPayout = q.insertPayout(placeholders("id", "accountId", "amountKopecks", "idempotencyKey", "createdAt")).prepare();
-  const payoutByKey = q.payoutByKey(p("accountId"), p("idempotencyKey")).prepare();
-  const markPaid = q.markPaid(p("id"), p("at")).prepare();
-  const payoutById = q.payout(p("id")).prepare();
-  const pendingPayouts = q.pendingPayouts().prepare();
-  // One prepared statement with `before` always there: ids are UUIDv7 in lowercase hex, and "~"
-  // sorts after every one of them (SQLite compares bytes; PostgreSQL's collation may not, so it
-  // leaves the condition out instead).
-  const latestPayouts = q.latestPayouts(p("accountId"), p("limit"), p("before")).prepare();
 
   const ops: LedgerOps = {
     // In-process statements: one each costs microseconds, the batch's gain is its one commit.
@@ -60,12 +52,7 @@ export function openSqliteLedgerStore(path: string, migrationsFolder: string): L
     refundHold: async (refundId) => holdOf.get({ refundId }),
     putRefundHold: async (h) => void putHold.run(h),
     recordRefundEvent: async (e) => insertRefundEvent.get(e) !== undefined,
-    insertPayout: async (r) => insertPayout.get(r)!,
-    payoutByKey: async (accountId, idempotencyKey) => payoutByKey.get({ accountId, idempotencyKey }),
-    markPaid: async (id, at) => void markPaid.run({ id, at }),
-    payout: async (id) => payoutById.get({ id }),
-    pendingPayoutIds: async () => pendingPayouts.all().map((r) => r.id),
-    latestPayouts: async (accountId, limit, before) => latestPayouts.all({ accountId, limit, before: before ?? "~" }),
+    ...payoutOps(sqliteDb(db), sqliteRun, schema),
   };
 
   return {

@@ -1,13 +1,12 @@
 import type { NewRow, Row } from "@payaccept/platform/table";
-import type { appliedEvents, appliedRefundEvents, payouts, refundHolds } from "./schema.ts";
+import type { PayoutOps } from "./payout-store.ts";
+import type { appliedEvents, appliedRefundEvents, refundHolds } from "./schema.ts";
 
 /** The ledger's store as its users see it, whichever engine holds it; open-ledger-store.ts opens it. */
 
 export type AppliedEvent = NewRow<typeof appliedEvents>;
 export type RefundHoldRow = Row<typeof refundHolds>;
 export type AppliedRefundEvent = NewRow<typeof appliedRefundEvents>;
-export type PayoutRow = Row<typeof payouts>;
-export type NewPayout = { id: string; accountId: string; amountKopecks: number; idempotencyKey: string | null; createdAt: number };
 /** Kopecks to add to an account's frozen bucket of a Moscow day. */
 export type FrozenAddition = { accountId: string; moscowDay: string; amountKopecks: number };
 /** An account's balance as stored, and how many of its hold buckets are due for release at the cut-off. */
@@ -17,7 +16,7 @@ export type BalanceSnapshot = { availableKopecks: number; frozenKopecks: number;
  * The ledger's statements, the same on SQLite and PostgreSQL (docs/conventions.md, "One
  * repository, two engines"). Inside tx() they go through the transaction's handle.
  */
-export interface LedgerOps {
+export interface LedgerOps extends PayoutOps {
   /** One flag per event, in order: false when its (paymentId, status) was applied before, or earlier in the same list. */
   recordEvents(es: readonly Required<AppliedEvent>[]): Promise<boolean[]>;
   addFrozen(accountId: string, moscowDay: string, amountKopecks: number): Promise<void>;
@@ -41,13 +40,6 @@ export interface LedgerOps {
   putRefundHold(h: RefundHoldRow): Promise<void>;
   /** False when the refund's end was applied before. */
   recordRefundEvent(e: Required<AppliedRefundEvent>): Promise<boolean>;
-  insertPayout(r: NewPayout): Promise<PayoutRow>;
-  payoutByKey(accountId: string, idempotencyKey: string): Promise<PayoutRow | undefined>;
-  markPaid(id: string, at: number): Promise<void>;
-  payout(id: string): Promise<PayoutRow | undefined>;
-  pendingPayoutIds(): Promise<string[]>;
-  /** Newest first, only those older than `before` (a payout id) when given. */
-  latestPayouts(accountId: string, limit: number, before?: string): Promise<PayoutRow[]>;
 }
 
 /**

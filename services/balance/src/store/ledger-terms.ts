@@ -1,5 +1,5 @@
-import { and, desc, eq, gt, gte, lt, lte, sql } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Value, Values } from "@payaccept/platform";
+import { and, eq, gt, gte, lte, sql } from "drizzle-orm";
+import { fromExcluded, type Db, type Dialect, type EitherTables, type Value, type Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type * as tables from "./schema.ts";
 
@@ -13,7 +13,6 @@ import type * as tables from "./schema.ts";
 type Accounts = OnEither<typeof tables.accounts>;
 type AppliedEvents = OnEither<typeof tables.appliedEvents>;
 type FrozenBuckets = OnEither<typeof tables.frozenBuckets>;
-type Payouts = OnEither<typeof tables.payouts>;
 type AppliedRefundEvents = OnEither<typeof tables.appliedRefundEvents>;
 type RefundHolds = OnEither<typeof tables.refundHolds>;
 
@@ -44,27 +43,12 @@ const adjustAvailableSet = (a: Accounts) => ({ availableKopecks: sql`${a.availab
 /** The payment's applied SUCCESS event (its day is the day its money froze). */
 const successOf = (e: AppliedEvents, paymentId: Value<string>) => and(eq(e.paymentId, paymentId), eq(e.status, "SUCCESS"));
 
-/** The payout this idempotency key already made for the account. */
-const payoutOfKey = (p: Payouts, accountId: Value<string>, idempotencyKey: Value<string>) => and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey));
-
-/** A payout still PENDING: marking it paid twice changes nothing. */
-const pendingPayout = (p: Payouts, id: Value<string>) => and(eq(p.id, id), eq(p.status, "PENDING"));
-
-/** What a second putRefundHold of one refund replaces. */
-const REPLACE_HOLD_FIGURES = {
-  state: sql`excluded.state`,
-  frozenDay: sql`excluded.frozen_day`,
-  frozenKopecks: sql`excluded.frozen_kopecks`,
-  availableKopecks: sql`excluded.available_kopecks`,
-  settledAt: sql`excluded.settled_at`,
-};
-
 /**
  * The statements of the ledger, the same on both engines, built on `db` (the file, the pool or a
  * transaction) over that engine's tables `t`.
  */
 export function ledgerStatements<E extends Dialect>(db: Db<E>, t: EitherTables<typeof tables.tables>) {
-  const { accounts: a, appliedEvents: e, appliedRefundEvents: re, frozenBuckets: f, refundHolds: h, payouts: p } = t;
+  const { accounts: a, appliedEvents: e, appliedRefundEvents: re, frozenBuckets: f, refundHolds: h } = t;
   return {
     /** An event applied before is skipped: it is missing from RETURNING. */
     recordEvents: (rows: Values<AppliedEvents> | Values<AppliedEvents>[]) => db.insert(e).values(rows).onConflictDoNothing().returning({ paymentId: e.paymentId, status: e.status }),
@@ -103,21 +87,9 @@ export function ledgerStatements<E extends Dialect>(db: Db<E>, t: EitherTables<t
         .where(bucketCovers(f, accountId, moscowDay, amountKopecks))
         .returning({ amountKopecks: f.amountKopecks }),
     refundHold: (refundId: Value<string>) => db.select().from(h).where(eq(h.refundId, refundId)),
-    putRefundHold: (row: Values<RefundHolds>) => db.insert(h).values(row).onConflictDoUpdate({ target: h.refundId, set: REPLACE_HOLD_FIGURES }),
+    /** A second hold of one refund replaces its figures. */
+    putRefundHold: (row: Values<RefundHolds>) => db.insert(h).values(row).onConflictDoUpdate({ target: h.refundId, set: fromExcluded(h, ["state", "frozenDay", "frozenKopecks", "availableKopecks", "settledAt"]) }),
     /** A refund's end applied before is skipped: nothing comes back. */
     recordRefundEvent: (row: Values<AppliedRefundEvents>) => db.insert(re).values(row).onConflictDoNothing().returning({ refundId: re.refundId }),
-    insertPayout: (row: Omit<Values<Payouts>, "status">) => db.insert(p).values({ ...row, status: "PENDING" }).returning(),
-    payoutByKey: (accountId: Value<string>, idempotencyKey: Value<string>) => db.select().from(p).where(payoutOfKey(p, accountId, idempotencyKey)),
-    markPaid: (id: Value<string>, at: Value<number>) => db.update(p).set({ status: "PAID", paidAt: at }).where(pendingPayout(p, id)),
-    payout: (id: Value<string>) => db.select().from(p).where(eq(p.id, id)),
-    pendingPayouts: () => db.select({ id: p.id }).from(p).where(eq(p.status, "PENDING")),
-    /** Newest first, older than `before` (a payout id) when given. */
-    latestPayouts: (accountId: Value<string>, limit: Value<number>, before?: Value<string>) =>
-      db
-        .select()
-        .from(p)
-        .where(before === undefined ? eq(p.accountId, accountId) : and(eq(p.accountId, accountId), lt(p.id, before)))
-        .orderBy(desc(p.id))
-        .limit(limit),
   };
 }

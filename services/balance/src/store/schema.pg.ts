@@ -3,4 +3,4 @@ import { tables } from "./schema.ts";
 
 /** The ledger's tables on PostgreSQL (schema.ts defines them; drizzle-kit reads this file's exports). */
 export const schema = engineTables(tables, "pg");
-export const { appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts } = schema;
+export const { appliedEvents, frozenBuckets, accounts, refunds, refundHolds, appliedRefundEvents, payouts, paymentOrders, payoutBatches, bankStatements, payoutEvents, payoutSchedules, bankTokens } = schema;

@@ -40,6 +40,7 @@ export function accessGuard(deps: WebDeps): MiddlewareHandler<WebEnv> {
     if (rule.who === "member") {
       if (!accountId) throw new DomainError("PAGE_NOT_FOUND");
       if (!can(role, rule.action)) throw new DomainError("ROLE_FORBIDDEN", { role });
+      if (rule.secondFactor && !viewer.twoFactor) throw new DomainError("TWO_FACTOR_NOT_ENABLED");
     }
     if ("fresh" in rule && rule.fresh) {
       const asked = await confirm(c, deps, viewer);

@@ -34,6 +34,12 @@ export const PERMISSIONS = {
   /** The balance and the payouts made. */
   "balance.view": ["owner", "admin", "accountant", "viewer"],
   "payouts.create": RUNS_TEAM,
+  /** The account's payout schedule: when payouts are made without anyone asking. */
+  "payouts.schedule": RUNS_TEAM,
+  /** The account's legal and bank details, where payouts go (read; the accountant checks them). */
+  "details.view": ["owner", "admin", "accountant", "viewer"],
+  /** Entering or changing them: a new payout account holds payouts and mails the owners. */
+  "details.edit": RUNS_TEAM,
   /** The members, their roles and second factors, the pending invitations. */
   "team.view": RUNS_TEAM,
   "team.invite": RUNS_TEAM,
@@ -53,7 +59,14 @@ export type Action = keyof typeof PERMISSIONS;
  * code, or their password without a second factor): whoever finds an open session must not
  * take keys, secrets or money, nor let themselves into the team.
  */
-export const SENSITIVE: ReadonlySet<Action> = new Set<Action>(["keys.issue", "secret.reveal", "secret.rotate", "payouts.create", "team.invite", "team.roles", "team.settings"]);
+export const SENSITIVE: ReadonlySet<Action> = new Set<Action>(["keys.issue", "secret.reveal", "secret.rotate", "payouts.create", "payouts.schedule", "details.edit", "team.invite", "team.roles", "team.settings"]);
+
+/**
+ * Sensitive actions whose proof must be a second factor: where the money goes. A member without
+ * one is refused (TWO_FACTOR_NOT_ENABLED) before anything is asked: a password alone, which a
+ * phished or reused one may be, never redirects payouts (docs/dashboard.md, "Legal and bank details").
+ */
+export const SECOND_FACTOR: ReadonlySet<Action> = new Set<Action>(["details.edit"]);
 
 export const can = (role: UserRole, action: Action): boolean => (PERMISSIONS[action] as readonly UserRole[]).includes(role);
 
@@ -65,12 +78,13 @@ export const mustEnrol = (viewer: { team: { requireTwoFactor: boolean } | null; 
  * second factor), operators only, or members whose role allows the action. `fresh`: only with a
  * recent proof of identity (SENSITIVE, or one's own second factor).
  */
-export type Rule = { who: "anyone" } | { who: "signedIn"; fresh?: true } | { who: "operator" } | { who: "member"; action: Action; fresh?: true };
+export type Rule = { who: "anyone" } | { who: "signedIn"; fresh?: true } | { who: "operator" } | { who: "member"; action: Action; fresh?: true; secondFactor?: true };
 
 const ANYONE: Rule = { who: "anyone" };
 const SIGNED_IN: Rule = { who: "signedIn" };
 const OPERATOR: Rule = { who: "operator" };
-const member = (action: Action): Rule => (SENSITIVE.has(action) ? { who: "member", action, fresh: true } : { who: "member", action });
+const member = (action: Action): Rule =>
+  SENSITIVE.has(action) ? { who: "member", action, fresh: true, ...(SECOND_FACTOR.has(action) ? { secondFactor: true as const } : {}) } : { who: "member", action };
 
 /**
  * Every route of the pages, by method and path as registered: the access middleware looks the
@@ -129,6 +143,9 @@ export const ROUTE_RULES: Record<string, Rule> = {
 
   "GET /balance": member("balance.view"),
   "POST /balance/payouts": member("payouts.create"),
+  "POST /balance/schedule": member("payouts.schedule"),
+  "GET /balance/details": member("details.view"),
+  "POST /balance/details": member("details.edit"),
 
   "GET /audit": member("audit.view"),
   "GET /audit.csv": member("audit.view"),
@@ -145,6 +162,10 @@ export const ROUTE_RULES: Record<string, Rule> = {
   "POST /ops/shops/:shopId/active": OPERATOR,
   "POST /ops/shops/:shopId/methods": OPERATOR,
   "POST /ops/shops/:shopId/tariff": OPERATOR,
+  "GET /ops/payouts": OPERATOR,
+  "POST /ops/payouts/export": OPERATOR,
+  "GET /ops/payouts/batches/:batchId/file": OPERATOR,
+  "POST /ops/payouts/statement": OPERATOR,
   "POST /ops/shops/:shopId/connectors": OPERATOR,
   "GET /ops/connectors": OPERATOR,
 };

@@ -12,8 +12,10 @@ import { accountRoutes } from "./routes/account.tsx";
 import { auditRoutes } from "./routes/audit.tsx";
 import { authRoutes } from "./routes/auth.tsx";
 import { balanceRoutes } from "./routes/balance.tsx";
+import { detailsRoutes } from "./routes/details.tsx";
 import { inviteRoutes } from "./routes/invite.tsx";
 import { operatorRoutes } from "./routes/operator.tsx";
+import { operatorPayoutRoutes, STATEMENT_PATH } from "./routes/operator-payouts.tsx";
 import { overviewRoutes } from "./routes/overview.tsx";
 import { paymentRoutes } from "./routes/payments.tsx";
 import { methodRoutes } from "./routes/methods.tsx";
@@ -23,6 +25,11 @@ import { webhookRoutes } from "./routes/webhook.tsx";
 
 /** Forms are a few fields; anything bigger is refused before it is read. */
 const MAX_FORM_BYTES = 16 * 1024;
+/**
+ * But a bank statement an operator uploads: a day of a busy account is a few thousand lines. It
+ * goes on to the balance over NATS in base64, which must stay under the server's 1 MiB message.
+ */
+const STATEMENT_MAX_BYTES = 512 * 1024;
 
 /**
  * The pages and actions, each behind the access check (access-guard.tsx, the rules in access.ts).
@@ -32,7 +39,7 @@ const MAX_FORM_BYTES = 16 * 1024;
 export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
   const pages = new Hono<WebEnv>();
   pages.use("*", accessGuard(deps));
-  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, auditRoutes, teamRoutes, operatorRoutes];
+  const groups = [authRoutes, inviteRoutes, accountRoutes, overviewRoutes, shopRoutes, webhookRoutes, paymentRoutes, methodRoutes, balanceRoutes, detailsRoutes, auditRoutes, teamRoutes, operatorRoutes, operatorPayoutRoutes];
   for (const routes of groups) pages.route("/", routes(deps));
   return pages;
 }
@@ -42,6 +49,10 @@ export function pageRoutes(deps: WebDeps): Hono<WebEnv> {
  * stylesheet and script, and the merchant and operator pages. Every page: security headers, session, language,
  * CSRF on every POST, the access check; errors are friendly HTML pages.
  */
+const tooLarge = () => Promise.reject(new DomainError("FORM_TOO_LARGE"));
+const formLimit = bodyLimit({ maxSize: MAX_FORM_BYTES, onError: tooLarge });
+const statementLimit = bodyLimit({ maxSize: STATEMENT_MAX_BYTES, onError: tooLarge });
+
 export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets; readiness: Record<string, ReadinessCheck> }) {
   const web = new Hono<WebEnv>();
   web.use("*", requestContext(deps.log, { inboundTrace: "link" }));
@@ -52,7 +63,7 @@ export function createDashboardApp(deps: WebDeps & { log: Logger; assets: Assets
   web.use(
     "*",
     webContext(deps),
-    bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => Promise.reject(new DomainError("FORM_TOO_LARGE")) }),
+    (c, next) => (c.req.path === STATEMENT_PATH ? statementLimit : formLimit)(c, next),
     csrfGuard(deps.csrf),
     actingAsViewer(deps),
   );

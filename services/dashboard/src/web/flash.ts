@@ -14,7 +14,11 @@ export type FlashMessage =
   | { kind: "invite"; email: string; link: string; mail: "sent" | "failed" | "off" }
   /** Recovery codes, shown once when made. */
   | { kind: "recoveryCodes"; codes: string[] }
-  | { kind: "recoveryCodeUsed"; left: number };
+  | { kind: "recoveryCodeUsed"; left: number }
+  /** Details saved: until when payouts wait (a new payout account), how many owners were mailed. */
+  | { kind: "detailsSaved"; heldUntil: number | null; mailed: number }
+  /** An exchange file made by an operator (or none, all waiting). */
+  | { kind: "payoutFile"; batchId: string | null; orders: number; totalKopecks: number; waiting: number };
 
 export type NoticeKey =
   | "shopCreated"
@@ -23,6 +27,7 @@ export type NoticeKey =
   | "refunded"
   | "canceled"
   | "payoutDone"
+  | "scheduleSaved"
   | "activityChanged"
   | "methodsSaved"
   | "tariffSaved"

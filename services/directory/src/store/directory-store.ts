@@ -1,6 +1,6 @@
 import type { AuditAction, KeyHint } from "@payaccept/contracts";
 import type { Imported } from "@payaccept/platform";
-import type { ApiKeyRow, AuditEventRow, ShopRow } from "./schema.ts";
+import type { AccountDetailsRow, ApiKeyRow, AuditEventRow, ShopRow } from "./schema.ts";
 
 /** The directory's store as its users see it, whichever engine holds it; open-directory-store.ts opens it. */
 
@@ -26,6 +26,16 @@ export type AuditQuery = {
  */
 export interface DirectoryOps {
   account(accountId: string): Promise<AccountRow | undefined>;
+  /**
+   * The account, its row held until the transaction ends: a change of its details starts here
+   * (PostgreSQL: SELECT … FOR UPDATE; SQLite: the transaction holds the file's write lock).
+   */
+  accountForUpdate(accountId: string): Promise<AccountRow | undefined>;
+  accountDetails(accountId: string): Promise<AccountDetailsRow | undefined>;
+  /** The details of each account that has them (one query). */
+  detailsOfAccounts(accountIds: readonly string[]): Promise<AccountDetailsRow[]>;
+  /** Inserts the account's details, or replaces them whole. */
+  putAccountDetails(row: AccountDetailsRow): Promise<void>;
   insertAccount(id: string, createdAt: number): Promise<void>;
   insertShop(row: ShopRow): Promise<void>;
   shop(shopId: string): Promise<ShopRow | undefined>;

@@ -1,5 +1,5 @@
-import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import type { Db, Dialect, EitherTables, Run } from "@payaccept/platform";
+import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { allFromExcluded, type Db, type Dialect, type EitherTables, type Run } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { AuditQuery, DirectoryOps } from "./directory-store.ts";
 import type * as tables from "./schema.ts";
@@ -51,14 +51,19 @@ const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
 /**
  * DirectoryOps on either engine: `db` is the store or the transaction's handle, `run` the engine's
- * way of running a statement; the two reads that lock say so (Run.forUpdate).
+ * way of running a statement; the reads that lock say so (Run.forUpdate).
  */
 export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTables<typeof tables.tables>): DirectoryOps {
-  const { accounts, shops, apiKeys, auditEvents } = t;
+  const { accounts, accountDetails, shops, apiKeys, auditEvents } = t;
   const liveKeyHint = liveKeyHintOf(apiKeys);
   const shop = (shopId: string) => db.select().from(shops).where(eq(shops.id, shopId));
+  const account = (accountId: string) => db.select().from(accounts).where(eq(accounts.id, accountId));
   return {
-    account: (accountId) => run.one(db.select().from(accounts).where(eq(accounts.id, accountId))),
+    account: (accountId) => run.one(account(accountId)),
+    accountForUpdate: (accountId) => run.one(run.forUpdate(account(accountId))),
+    accountDetails: (accountId) => run.one(db.select().from(accountDetails).where(eq(accountDetails.accountId, accountId))),
+    detailsOfAccounts: async (ids) => (ids.length === 0 ? [] : run.all(db.select().from(accountDetails).where(inArray(accountDetails.accountId, [...ids])))),
+    putAccountDetails: (row) => run.done(db.insert(accountDetails).values(row).onConflictDoUpdate({ target: accountDetails.accountId, set: allFromExcluded(accountDetails, "accountId") })),
     insertAccount: (id, createdAt) => run.done(db.insert(accounts).values({ id, createdAt })),
     insertShop: (row) => run.done(db.insert(shops).values(row)),
     shop: (shopId) => run.one(shop(shopId)),

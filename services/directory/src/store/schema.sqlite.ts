@@ -3,4 +3,4 @@ import { tables } from "./schema.ts";
 
 /** The directory's tables on SQLite (schema.ts defines them; drizzle-kit reads this file's exports). */
 export const schema = engineTables(tables, "sqlite");
-export const { accounts, shops, apiKeys, auditEvents } = schema;
+export const { accounts, shops, apiKeys, auditEvents, accountDetails } = schema;

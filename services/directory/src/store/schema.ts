@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bothEngines, table, type Row } from "@payaccept/platform/table";
-import { ACTOR_KINDS, AUDIT_ACTIONS, type PaymentMethod, type SaveMethodConsent, type ShopConnectors, type ShopReceiptSettings, type Tariff } from "@payaccept/contracts";
+import { ACTOR_KINDS, AUDIT_ACTIONS, LEGAL_FORMS, type PaymentMethod, type SaveMethodConsent, type ShopConnectors, type ShopReceiptSettings, type Tariff } from "@payaccept/contracts";
 
 /** Times are epoch milliseconds. */
 export const accounts = table("accounts", (k) => ({
@@ -111,5 +111,27 @@ export const auditEvents = table(
 );
 export type AuditEventRow = Row<typeof auditEvents>;
 
+/**
+ * An account's legal and bank details (docs/directory.md, "Legal and bank details"): who the
+ * merchant is and where payouts go. One row per account, written whole by setAccountDetails.
+ */
+export const accountDetails = table("account_details", (k) => ({
+  accountId: k.text("account_id").primaryKey().references(() => accounts, "id"),
+  legalForm: k.text("legal_form", { enum: LEGAL_FORMS }).notNull(),
+  name: k.text("name").notNull(),
+  inn: k.text("inn").notNull(),
+  ogrn: k.text("ogrn").notNull(),
+  kpp: k.text("kpp"),
+  bik: k.text("bik").notNull(),
+  bankName: k.text("bank_name").notNull(),
+  correspondentAccount: k.text("correspondent_account").notNull(),
+  settlementAccount: k.text("settlement_account").notNull(),
+  recipientName: k.text("recipient_name").notNull(),
+  /** When the payout account (BIK, account) was entered or last changed: payouts wait PAYOUT_ACCOUNT_HOLD from it. */
+  payoutAccountChangedAt: k.bigint("payout_account_changed_at").notNull(),
+  updatedAt: k.bigint("updated_at").notNull(),
+}));
+export type AccountDetailsRow = Row<typeof accountDetails>;
+
 /** The directory's tables; schema.sqlite.ts and schema.pg.ts hand each engine its own. */
-export const tables = bothEngines({ accounts, shops, apiKeys, auditEvents });
+export const tables = bothEngines({ accounts, shops, apiKeys, auditEvents, accountDetails });

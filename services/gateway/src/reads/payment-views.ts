@@ -27,9 +27,10 @@ export type PaymentViewsOptions = {
  * read of a payment read before is answered without a NATS round trip. Kept true by payments'
  * change notices (contracts' PaymentChanges): a payment they name is dropped, and a read of it
  * that was on its way when the notice came is not kept. Whatever the notices cannot vouch for is
- * dropped whole: a gap in a source's sequence, a source first heard after its first notice, a
- * source silent for SILENT_SOURCE_MS, a lost connection. While no source is heard nothing is kept
- * or answered from memory. The orderId → id pairs stay through a drop: an orderId never moves.
+ * dropped whole: a gap in a source's sequence, a source first heard (a payments process started,
+ * perhaps on a restored store: the orderIds go too), a source silent for SILENT_SOURCE_MS, a lost
+ * connection. While no source is heard nothing is kept or answered from memory. Otherwise the
+ * orderId → id pairs stay through a drop: an orderId does not move while its store lives.
  *
  * A payments process whose notices are not heard changes payments unseen: one of a release before
  * the notices (during a rolling upgrade, in any order), or one whose notices do not arrive. Each
@@ -114,8 +115,11 @@ export class PaymentViews {
     const source = this.sources.get(n.source);
     if (!source) {
       this.sources.set(n.source, { seq: n.seq, heardAt: this.now() });
-      // Its notices before this one may have been lost (this one is the first only when numbered 1).
-      if (n.seq !== 1) this.dropAll();
+      // A process first heard: it may have been started on a store restored from a backup, whose
+      // payments are older than what is kept (and whose orderIds may since name other payments),
+      // and its notices before this one may have been lost. Nothing kept is vouched for.
+      this.dropAll();
+      this.orders.clear();
     } else {
       if (n.seq !== source.seq + 1) this.dropAll();
       source.seq = n.seq;

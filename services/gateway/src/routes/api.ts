@@ -172,6 +172,14 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
         const { limit, startingAfter } = c.req.valid("query");
         return relay(c, rpcs.balance.listPayouts, { accountId: shopOf(c).accountId, limit, startingAfter });
       },
+    getPayout:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.balance.getPayout, { accountId: shopOf(c).accountId, id: c.req.valid("param").id }),
+    getPayoutSchedule:
+      ({ relay }) =>
+      (c) =>
+        relay(c, rpcs.balance.getSchedule, { accountId: shopOf(c).accountId }),
     getBalance:
       ({ relay }) =>
       (c) =>

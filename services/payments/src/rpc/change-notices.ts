@@ -7,9 +7,8 @@ import { encodeJson, introduceInReplies, type NatsConnection } from "@payaccept/
  * in one notice, published from a microtask queued by the first of them, so before any reply that
  * the commit's callers send (their continuations are queued after it): a caller that reads right
  * after its own write finds the read model already told. nats.js writes every publish of a turn in
- * one socket write (infra/patches), in the order published. A notice with no ids goes out at once
- * (so this source is heard before it answers anything) and every heartbeat, so a reader can tell
- * this process from one gone silent. The replies that introduce this process to a caller name the
+ * one socket write (infra/patches), in the order published. A notice with no ids goes out at start
+ * and every heartbeat, so a reader can tell this process from one gone silent. The replies that introduce this process to a caller name the
  * source (PAYMENT_CHANGES_SOURCE_HEADER): a gateway that meets a payments process whose notices it
  * does not hear stops answering from memory.
  */
@@ -24,8 +23,10 @@ export class ChangeNotices {
     heartbeatMs = PAYMENT_CHANGES_HEARTBEAT_MS,
   ) {
     introduceInReplies(nc, PAYMENT_CHANGES_SOURCE_HEADER, this.source);
-    this.publish([]);
     this.heartbeat = setInterval(() => this.publish([]), heartbeatMs);
+    // Heard at once, before this process serves a read: a reader drops what it kept when a process
+    // starts (its store may have been restored from a backup).
+    this.publish([]);
   }
 
   changed(paymentId: string): void {

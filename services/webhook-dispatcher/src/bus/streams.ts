@@ -7,8 +7,8 @@ import {
   type JetStreamClient,
   type JetStreamManager,
 } from "@nats-io/jetstream";
-import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, ensureDurable, ensurePaymentsStream, publishWithCopies, type Logger, type NatsConnection, type TraceCarrier } from "@payaccept/platform";
+import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PAYOUT_EVENTS_SUBJECT_PREFIX, PAYOUTS_STREAM } from "@payaccept/contracts";
+import { encodeJson, ensureDurable, ensurePaymentsStream, ensurePayoutsStream, publishWithCopies, type Logger, type NatsConnection, type TraceCarrier } from "@payaccept/platform";
 import { z } from "zod";
 
 /**
@@ -37,6 +37,17 @@ export type StreamSettings = { replicas: number; ackWaitMs: number; intakeAckWai
 export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => Promise<void>): Promise<JetStreamClient> {
   const jsm = await ensurePaymentsStream(nc);
   await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
+  await ensurePayoutsStream(nc);
+  // Payout events have their own stream (the balance's outbox) and, nats-server 2.9 taking one filter, their own durable.
+  await ensureDurable(jsm, PAYOUTS_STREAM, {
+    durable_name: DURABLE,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: `${PAYOUT_EVENTS_SUBJECT_PREFIX}.>`,
+    ack_wait: s.intakeAckWaitMs * NS_PER_MS,
+    max_ack_pending: 1000,
+    max_deliver: -1,
+  }, s.log);
   await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: DURABLE,
     ack_policy: AckPolicy.Explicit,

@@ -72,6 +72,17 @@ describe.each(ENGINES)("the delivery store on %s", (engine) => {
     expect((await b.health(shops, day, day)).reduce((n, h) => n + h.total, 0)).toBe(100);
   });
 
+  test("a payout's event is one delivery per shop of its account, each recorded once whoever takes it in", async () => {
+    const shops = ["shop-a", "shop-b", "shop-c"];
+    const [fromA, fromB] = await Promise.all([
+      a.insertDeliveries(shops.map((shopId) => delivery("payout-1", "PAYOUT_PAID", shopId))),
+      b.insertDeliveries(shops.map((shopId) => delivery("payout-1", "PAYOUT_PAID", shopId))),
+    ]);
+    expect(shops.map((_, i) => Number(fromA[i]) + Number(fromB[i]))).toEqual([1, 1, 1]);
+    expect(await a.insertDeliveries([delivery("payout-1", "PAYOUT_PAID", "shop-b"), delivery("payout-1", "PAYOUT_RETURNED", "shop-b")])).toEqual([false, true]);
+    for (const shopId of shops) expect((await b.list({ shopId, paymentId: "payout-1", limit: 10 })).map((d) => d.delivery.status).sort()).toEqual(shopId === "shop-b" ? ["PAYOUT_PAID", "PAYOUT_RETURNED"] : ["PAYOUT_PAID"]);
+  });
+
   test("different events of the same shops taken in by both at once do not wait on each other in a cycle", async () => {
     const shops = Array.from({ length: 7 }, (_, i) => `shop-${i}`);
     // In payment order, A's batch reaches the shops upwards and B's downwards.

@@ -7,7 +7,7 @@ import type { TraceCarrier } from "@payaccept/platform";
 export const FAILING = sql`((result in ('exhausted', 'blocked') or (result = 'pending' and last_error_code is not null)) and coalesce(last_error_code, '') <> ${sql.raw(`'${WEBHOOK_UNSENT_REASON}'`)})`;
 
 /**
- * One row per payment event (payment id, status): the webhook body serialised once, and the state
+ * One row per payment event (payment id, status), or per payout event and shop: the webhook body serialised once, and the state
  * of its current attempt series. A manual resend or a replay starts a new series on the same row.
  * Times are epoch milliseconds.
  */
@@ -39,8 +39,9 @@ export const deliveries = table(
     updatedAt: k.bigint("updated_at").notNull(),
   }),
   (t, x) => [
-    // The consumer's idempotency key: a redelivered or re-published event never makes a second delivery.
-    x.uniqueIndex("deliveries_payment_status").on(t.paymentId, t.status),
+    // The consumers' idempotency key: a redelivered or re-published event never makes a second delivery
+    // to a shop (a payment has one shop; a payout's event goes to each live shop of its account).
+    x.uniqueIndex("deliveries_event_shop").on(t.paymentId, t.status, t.shopId),
     x.index("deliveries_shop_id").on(t.shopId, t.id),
     x.index("deliveries_shop_occurred").on(t.shopId, t.occurredAt),
     // The delivery log's filters, each newest first.

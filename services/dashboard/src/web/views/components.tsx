@@ -52,10 +52,13 @@ export function TextField(props: {
   inputmode?: "decimal" | "email" | "url" | "numeric" | "text";
   maxlength?: number;
   readonly?: boolean;
+  /** What is wrong with the value, said next to the field. */
+  error?: string;
 }) {
   const id = `f-${props.name}`;
+  const describedBy = [props.error ? `${id}-error` : undefined, props.hint ? `${id}-hint` : undefined].filter(Boolean).join(" ");
   return (
-    <div class="field">
+    <div class={props.error ? "field invalid" : "field"}>
       <label for={id}>{props.label}</label>
       <input
         id={id}
@@ -68,8 +71,14 @@ export function TextField(props: {
         inputmode={props.inputmode}
         maxlength={props.maxlength}
         readonly={props.readonly}
-        aria-describedby={props.hint ? `${id}-hint` : undefined}
+        aria-invalid={props.error ? "true" : undefined}
+        aria-describedby={describedBy || undefined}
       />
+      {props.error ? (
+        <p class="field-error" id={`${id}-error`}>
+          {props.error}
+        </p>
+      ) : null}
       {props.hint ? (
         <p class="hint" id={`${id}-hint`}>
           {props.hint}

@@ -26,6 +26,7 @@ export function Layout(props: { page: Page; title: string; children: Child }) {
                 {viewer.role === "operator" ? (
                   <>
                     <a href="/ops/shops">{t.navOperator}</a>
+                    <a href="/ops/payouts">{t.navOperatorPayouts}</a>
                     <a href="/ops/connectors">{t.navConnectors}</a>
                     <a href="/account">{t.navAccount}</a>
                   </>

@@ -1,0 +1,2 @@
+DROP INDEX "deliveries_payment_status";--> statement-breakpoint
+CREATE UNIQUE INDEX "deliveries_event_shop" ON "deliveries" USING btree ("payment_id","status","shop_id");
