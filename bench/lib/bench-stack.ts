@@ -53,13 +53,14 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
 
 /**
  * Waits until the gateway's read model keeps payments (GATEWAY_READ_MODEL_HOLD after its start,
- * docs/gateway.md), so that the read rows measure it from their first request.
+ * docs/gateway.md), so that the read rows measure it from their first request; again after a
+ * restart of the gateway.
  */
-async function readModelOn(stack: Stack): Promise<void> {
+export async function readModelOn(stack: Stack): Promise<void> {
   if (!stack.services.has("gateway")) return;
   const deadline = Date.now() + 60_000;
   while (!(await (await fetch(`${stack.url("gateway")}/metrics`)).text()).includes("\ngateway_read_model_on 1")) {
-    if (Date.now() > deadline) throw new Error("the gateway's read model was not on within 60 s of the stack's start (gateway_read_model_on)");
+    if (Date.now() > deadline) throw new Error("the gateway's read model was not on within 60 s (gateway_read_model_on)");
     await Bun.sleep(250);
   }
 }
