@@ -123,3 +123,28 @@ describe.each(ENGINES)("over the directory's store (%s)", (engine) => {
     expect((await bucket.get(apiKeyKvKey(keyHash)))?.operation).toBe("DEL");
   });
 });
+
+test("the start's publish waits out a bucket that does not answer at first, and then publishes", async () => {
+  const store = await openDirectoryStore(await stores.next("sqlite", "directory-start.db"));
+  try {
+    await store.tx(async (t) => {
+      await t.insertAccount("account-start", 1);
+      await t.insertShop({ ...shopRow("shop-start", "Started"), accountId: "account-start" });
+    });
+    let opens = 0;
+    const publisher = new KvPublisher(
+      store,
+      async () => {
+        // The first two opens time out, as JetStream does on a busy host.
+        if (++opens <= 2) throw new Error("timeout");
+        return new Kvm(stack.nc).open("directory");
+      },
+      testLog,
+    );
+    await publisher.resyncAtStart();
+    expect(opens).toBe(3);
+    expect(ShopRecord.parse((await bucket.get(shopKvKey("shop-start")))!.json()).name).toBe("Started");
+  } finally {
+    await store.close();
+  }
+});

@@ -42,11 +42,26 @@ export async function startBenchStack(opts: { rows: number; sampleSize: number; 
     payments.start();
     await payments.waitReady(60_000);
     await Bun.sleep(opts.settleMs);
+    await readModelOn(stack);
     const idleRssMiB = Object.fromEntries(running(stack).map((n) => [n, rssMiB(stack.service(n).proc!.pid)])) as Record<ServiceName, number>;
     return { stack, shop: { shopId: record.shopId, accountId: record.accountId, apiKey: created.apiKey }, seeded, idleRssMiB, pids: benchPids(stack) };
   } catch (e) {
     await stack.stop();
     throw e;
+  }
+}
+
+/**
+ * Waits until the gateway's read model keeps payments (GATEWAY_READ_MODEL_HOLD after its start,
+ * docs/gateway.md), so that the read rows measure it from their first request; again after a
+ * restart of the gateway.
+ */
+export async function readModelOn(stack: Stack): Promise<void> {
+  if (!stack.services.has("gateway")) return;
+  const deadline = Date.now() + 60_000;
+  while (!(await (await fetch(`${stack.url("gateway")}/metrics`)).text()).includes("\ngateway_read_model_on 1")) {
+    if (Date.now() > deadline) throw new Error("the gateway's read model was not on within 60 s (gateway_read_model_on)");
+    await Bun.sleep(250);
   }
 }
 

@@ -1,5 +1,5 @@
 import { apiPhases } from "./api-phases.ts";
-import { benchPids, startBenchStack } from "./bench-stack.ts";
+import { benchPids, readModelOn, startBenchStack } from "./bench-stack.ts";
 import { shuffle, slicer } from "./helpers.ts";
 import { measureLoad, type LoadSettings } from "./measure.ts";
 import type { LoadRow, TracingRun } from "./report.ts";
@@ -37,6 +37,7 @@ export async function tracingRows(opts: { load: LoadSettings; rows: number; webh
         else delete bench.stack.env.OTEL_EXPORTER_OTLP_ENDPOINT;
         for (const name of SERVICE_NAMES) await bench.stack.restart(name);
         await Bun.sleep(2000);
+        await readModelOn(bench.stack);
         const pools = { getIds: shuffle(read.map((p) => p.id)), orderIds: [], warmupCancelIds: warmCancel, cancelIds: take(size(20_000)).map((p) => p.id) };
         const phases = apiPhases({ gatewayUrl: bench.stack.gateway, apiKey: bench.shop.apiKey, dir: opts.dir, pools, runId: `tracing-${mode}-${round}-${Date.now()}`, deepPage: 1 });
         const rows: LoadRow[] = [];

@@ -134,5 +134,11 @@ export type PayoutEvent = z.infer<typeof PayoutEvent>;
  */
 export const PAYMENT_CHANGES_SUBJECT = "payments.v1.changes";
 export const PAYMENT_CHANGES_HEARTBEAT_MS = 1000;
+/**
+ * The reply header by which a payments process names the source of its notices, in the replies
+ * that introduce it to a caller (its first to each within a second). A payments reply that
+ * introduces its process without it comes from a release that sends no notices.
+ */
+export const PAYMENT_CHANGES_SOURCE_HEADER = "Payaccept-Changes-Source";
 export const PaymentChanges = z.object({ source: z.string(), seq: z.number().int().positive(), ids: z.array(z.string()) });
 export type PaymentChanges = z.infer<typeof PaymentChanges>;

@@ -10,7 +10,7 @@ import { natsRequestCopies, natsRequestDuration, rpcCopiesJoined, rpcDuration, r
 import { warnWhilePending, withoutCredentials } from "./pending.ts";
 import { NotReady } from "./store-readiness.ts";
 import { databaseUnavailable } from "./pg-reconnect.ts";
-import { CLOCK_HEADER, PeerClocks, type Lateness } from "./peer-clocks.ts";
+import { CLOCK_HEADER, PeerClocks, type IntroductionListener, type Lateness } from "./peer-clocks.ts";
 import { endPublishSpan, endRpcClientSpan, endRpcServerSpan, inRpcServerSpan, noteCopy, startPublishSpan, startRpcClientSpan, tracingOn, type TraceCarrier } from "./tracing.ts";
 import type { Span } from "@opentelemetry/api";
 
@@ -126,6 +126,25 @@ export async function watchClocks(nc: NatsConnection, name: string, log: Logger,
   const watch = new PeerClocks(nc, name, log, warnAboveMs, wall);
   await watch.answerProbes();
   clocks.set(nc, watch);
+  return watch;
+}
+
+/**
+ * What this process tells every caller in the replies that introduce it (PeerClocks.introduce:
+ * its first reply to each caller within a second): `name: value`, besides its clock.
+ */
+export function introduceInReplies(nc: NatsConnection, name: string, value: string): void {
+  clockOf(nc).introduce(name, value);
+}
+
+/** Tells `listener` of each reply to this connection's calls that introduces its responder (PeerClocks.onIntroduced). */
+export function followIntroductions(nc: NatsConnection, listener: IntroductionListener): void {
+  clockOf(nc).onIntroduced(listener);
+}
+
+function clockOf(nc: NatsConnection): PeerClocks {
+  const watch = clocks.get(nc);
+  if (!watch) throw new Error("the connection keeps no peer clocks (not made by connectBus or watchClocks)");
   return watch;
 }
 
@@ -254,7 +273,7 @@ async function request(nc: NatsConnection, rpc: Rpc<z.ZodType, z.ZodType>, paylo
           noteCopy(calling.span);
         })
       : await attempt(timeoutMs);
-    watch?.fromReply(reply, sentAt);
+    watch?.fromReply(reply, sentAt, rpc.subject);
     return { data: reply.data as Uint8Array<ArrayBuffer>, calling };
   } catch {
     called(calling, "unavailable", "SERVICE_UNAVAILABLE");

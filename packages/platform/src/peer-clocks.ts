@@ -103,6 +103,9 @@ type Peer = {
 /** Why a request is dropped, for the log line. */
 export type Lateness = { caller: string; offsetMs?: number };
 
+/** Told of each reply that introduced its responder (it carried CLOCK_HEADER): the rpc's subject and the reply's headers. */
+export type IntroductionListener = (subject: string, headers: MsgHdrs) => void;
+
 export class PeerClocks {
   /** This process's clock id: its probe subject, and the key other processes keep its bounds under. */
   readonly id = Bun.randomUUIDv7();
@@ -113,6 +116,10 @@ export class PeerClocks {
   /** When (performance.now()) this process last told each caller its time, by the caller's clock id. */
   private readonly told = new Map<string, number>();
   private lastSweep = performance.now();
+  /** Headers this process adds to every reply that introduces it (introduce()). */
+  private readonly introduction: [string, string][] = [];
+  /** Told of the replies to this process's calls that introduce their responder (onIntroduced()). */
+  private introduced: IntroductionListener | undefined;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -144,10 +151,26 @@ export class PeerClocks {
     return `${this.id} ${sentAt}${ask ? " ?" : ""}`;
   }
 
-  /** Learns from a reply to a request sent at `sentAt`: the responder's time, when it was asked. */
-  fromReply(reply: Msg, sentAt: number): void {
+  /**
+   * A header this process adds to the replies that introduce it (those carrying its clock: its
+   * first to each caller within ASK_EVERY_MS, and each one asked for): what a caller must know of
+   * every responder of a queue group it calls, and learns from them within a second of reaching
+   * each (payments names the source of its change notices, docs/gateway.md).
+   */
+  introduce(name: string, value: string): void {
+    this.introduction.push([name, value]);
+  }
+
+  /** `listener` is told of every reply to this process's calls that introduces its responder. */
+  onIntroduced(listener: IntroductionListener): void {
+    this.introduced = listener;
+  }
+
+  /** Learns from a reply to a request on `subject` sent at `sentAt`: the responder's time, when it was asked. */
+  fromReply(reply: Msg, sentAt: number, subject: string): void {
     const value = reply.headers?.get(CLOCK_HEADER);
     if (!value) return;
+    this.introduced?.(subject, reply.headers!);
     const received = this.wall();
     const [id, time, label] = value.split(" ");
     const t = Number(time);
@@ -171,6 +194,7 @@ export class PeerClocks {
     if (now - this.lastSweep > REFRESH_MS) this.forgetQuiet(now);
     const h = headers();
     h.set(CLOCK_HEADER, `${this.id} ${this.wall()} ${this.label}`);
+    for (const [name, value] of this.introduction) h.set(name, value);
     return h;
   }
 

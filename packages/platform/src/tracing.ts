@@ -1,7 +1,8 @@
 import type * as OtelApi from "@opentelemetry/api";
-import type { Attributes, Context, Link, Span, TextMapGetter, TextMapSetter, Tracer } from "@opentelemetry/api";
+import type { Attributes, Context, HrTime, Link, Span, SpanContext, SpanKind, TextMapGetter, TextMapSetter, Tracer } from "@opentelemetry/api";
 import type * as Semconv from "@opentelemetry/semantic-conventions";
 import type { TracingConfig } from "./config.ts";
+import type { Sdk } from "./tracing-sdk.ts";
 
 /**
  * Traces with OpenTelemetry (docs/observability.md, "Traces"). Off unless OTEL_EXPORTER_OTLP_ENDPOINT
@@ -13,6 +14,8 @@ let tracer: Tracer | undefined;
 // never loads them, about 500 KiB of source kept resident (docs/performance.md, "Memory").
 let api!: typeof OtelApi;
 let attr!: typeof Semconv;
+/** The SDK's part in edge spans of traces not sampled (set with `tracer`). */
+let sdk!: Pick<Sdk, "tails" | "followsParent" | "slowMs" | "exportLate" | "resource">;
 
 export const tracingOn = (): boolean => tracer !== undefined;
 
@@ -44,10 +47,11 @@ export function startTracing(service: string, cfg: TracingConfig): Tracing | und
   if (url === undefined || tracer) return undefined;
   // require() is synchronous in Bun: the logger made right after already sees tracing on.
   const { startSdk } = require("./tracing-sdk.ts") as typeof import("./tracing-sdk.ts");
-  const sdk = startSdk(service, cfg, url);
-  ({ api, attr } = sdk);
-  tracer = sdk.tracer;
-  return { shutdown: sdk.shutdown };
+  const started = startSdk(service, cfg, url);
+  ({ api, attr } = started);
+  sdk = started;
+  tracer = started.tracer;
+  return { shutdown: started.shutdown };
 }
 
 /** Header carriers: NATS headers (get/set/keys) and fetch's Headers alike. */
@@ -85,7 +89,10 @@ export const traceIdOf = (carrier: TraceCarrier | null | undefined): string | un
 
 /** Adds attributes to the current span (what only the code inside it knows: a delivery id, an attempt number). */
 export function annotateSpan(attributes: Attributes): void {
-  if (tracer) api.trace.getActiveSpan()?.setAttributes(attributes);
+  const span = tracer && api.trace.getActiveSpan();
+  if (!span) return;
+  if (span.isRecording()) span.setAttributes(attributes);
+  else edges.get(span)?.added.push(attributes);
 }
 
 /** The spans already linked by linkTrace, so that work reading its object twice links once. */
@@ -100,32 +107,125 @@ const linked = new WeakSet<Span>();
 export function linkTrace(origin: TraceCarrier | null | undefined, attributes: Attributes): void {
   const span = tracer && api.trace.getActiveSpan();
   if (!span) return;
-  span.setAttributes(attributes);
+  const edge = span.isRecording() ? undefined : edges.get(span);
+  if (edge) edge.added.push(attributes);
+  else if (span.isRecording()) span.setAttributes(attributes);
+  else return;
   const context = origin && api.trace.getSpanContext(api.propagation.extract(api.ROOT_CONTEXT, origin, recordGetter));
   if (!context || context.traceId === span.spanContext().traceId || linked.has(span)) return;
-  span.addLink({ context });
+  if (edge) edge.links.push({ context });
+  else span.addLink({ context });
   linked.add(span);
 }
 
 /**
- * The span with its attributes when it records; a span of a trace not sampled that the sampler
- * did not record (tracing-sdk.ts: all but the server and consumer spans) gets none, and the
- * attributes are not even made: most spans at the default sampling.
+ * Whether a span made in `parent` would record nothing: the sampler follows the parent's decision
+ * and the parent's trace is not sampled (99 % of the traces at the default sampling). No such span
+ * is made: the parent's context goes on as it is, its ids in the headers, for the price of the
+ * headers alone.
  */
+function unsampledUnder(parent: Context): boolean {
+  if (!sdk.followsParent) return false;
+  const context = api.trace.getSpanContext(parent);
+  return context !== undefined && (context.traceFlags & api.TraceFlags.SAMPLED) === 0;
+}
+
+/** A stored context's `sampled` flag (the last field of its traceparent). */
+const storedSampled = (stored: TraceCarrier) => (Number.parseInt(stored.traceparent.slice(-2), 16) & 1) === 1;
+
+/** The span with its attributes when it records; one the sampler did not record gets none, and they are not even made. */
 function recording(span: Span, attributes: () => Attributes): Span {
   if (span.isRecording()) span.setAttributes(attributes());
   return span;
 }
 
+/** What a span's end adds: its final name and the attributes known only then (an HTTP route and status); made only for a span exported. */
+type SpanEnd = () => { name?: string; attributes?: Attributes };
+const NOTHING_AT_END: SpanEnd = () => ({});
+
 /**
  * Ends a span with its outcome: `ok`, or an error code (the transport's or the reply's) with the
- * reason; `failed` marks the span as an error (its status), which a trace viewer shows in red.
+ * reason; `failed` marks the span as an error (its status), which a trace viewer shows in red. A
+ * span not recorded is an edge of a trace not sampled (exported when it failed or was slow) or
+ * nothing at all.
  */
-function finish(span: Span, outcome: string, reason: string | undefined, failed: boolean): void {
+function finish(span: Span, outcome: string, reason: string | undefined, failed: boolean, end = NOTHING_AT_END): void {
+  if (!span.isRecording()) return endEdge(span, outcome, reason, failed, end);
+  const { name, attributes } = end();
+  if (name !== undefined) span.updateName(name);
+  if (attributes) span.setAttributes(attributes);
   span.setAttribute("payaccept.outcome", outcome);
   if (reason !== undefined) span.setAttribute(attr.ATTR_ERROR_TYPE, reason);
   if (failed) span.setStatus({ code: api.SpanStatusCode.ERROR, message: reason ?? outcome });
   span.end();
+}
+
+// ---- Edges of the traces not sampled ----------------------------------------------------------------
+
+/**
+ * An edge span (a server or consumer span: one per request or message a process handles) of a
+ * trace the sampler did not keep, under a sampler that keeps such a trace's failed and slow edges
+ * (docs/observability.md, "Sampling"). The SDK makes it a span that records nothing, whose ids go
+ * on as any span's; this is all that is kept beside it, the attributes as a function made only if
+ * the span is exported. When it ends failed or slower than TRACES_KEEP_SLOWER_THAN, endEdge makes
+ * it up whole and exports it, marked sampled; otherwise nothing more is done. A recorded span
+ * would cost every request of the traces not sampled several µs of the SDK's work (attributes
+ * checked, times taken, a span object built and handed to the processors) for the few kept.
+ */
+type Edge = {
+  name: string;
+  kind: SpanKind;
+  /** Epoch ms (performance.timeOrigin + performance.now()). */
+  startedMs: number;
+  parent: SpanContext | undefined;
+  attributes: () => Attributes;
+  /** What annotateSpan and linkTrace added while it ran. */
+  added: Attributes[];
+  links: Link[];
+};
+const edges = new WeakMap<Span, Edge>();
+const nowMs = () => performance.timeOrigin + performance.now();
+const hrTime = (ms: number): HrTime => [Math.trunc(ms / 1000), Math.round((ms % 1000) * 1e6)];
+
+/** A server or consumer span, child of `parent`: recorded with its attributes when sampled, else an edge (or nothing). */
+function startEdge(name: string, kind: SpanKind, parent: Context, attributes: () => Attributes, links: Link[] = []): Span {
+  const span = tracer!.startSpan(name, { kind, links }, parent);
+  if (span.isRecording()) span.setAttributes(attributes());
+  else if (sdk.tails) edges.set(span, { name, kind, startedMs: nowMs(), parent: api.trace.getSpanContext(parent), attributes, added: [], links });
+  return span;
+}
+
+/** An edge ends: exported, made up whole, only when it failed or was slow. */
+function endEdge(span: Span, outcome: string, reason: string | undefined, failed: boolean, end: SpanEnd): void {
+  const edge = edges.get(span);
+  if (!edge) return;
+  const endedMs = nowMs();
+  if (!failed && endedMs - edge.startedMs < sdk.slowMs) return;
+  const context = span.spanContext();
+  const kept = { ...context, traceFlags: context.traceFlags | api.TraceFlags.SAMPLED };
+  const { name, attributes } = end();
+  sdk.exportLate({
+    name: name ?? edge.name,
+    kind: edge.kind,
+    spanContext: () => kept,
+    parentSpanContext: edge.parent,
+    startTime: hrTime(edge.startedMs),
+    endTime: hrTime(endedMs),
+    duration: hrTime(endedMs - edge.startedMs),
+    status: failed ? { code: api.SpanStatusCode.ERROR, message: reason ?? outcome } : { code: api.SpanStatusCode.UNSET },
+    attributes: Object.assign(edge.attributes(), ...edge.added, attributes, {
+      "payaccept.outcome": outcome,
+      ...(reason === undefined ? {} : { [attr.ATTR_ERROR_TYPE]: reason }),
+    }),
+    links: edge.links,
+    events: [],
+    ended: true,
+    resource: sdk.resource,
+    instrumentationScope: { name: "payaccept" },
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  });
 }
 
 // ---- NATS request/reply -------------------------------------------------------------------------
@@ -138,8 +238,13 @@ const natsAttributes = (subject: string): Attributes => ({ "messaging.system": "
  */
 export function startRpcClientSpan(subject: string, headers: HeaderBag): Span | undefined {
   if (!tracer) return undefined;
-  const span = recording(tracer.startSpan(subject, { kind: api.SpanKind.CLIENT }), () => natsAttributes(subject));
-  api.propagation.inject(api.trace.setSpan(api.context.active(), span), headers, setter);
+  const active = api.context.active();
+  if (unsampledUnder(active)) {
+    api.propagation.inject(active, headers, setter);
+    return undefined;
+  }
+  const span = recording(tracer.startSpan(subject, { kind: api.SpanKind.CLIENT }, active), () => natsAttributes(subject));
+  api.propagation.inject(api.trace.setSpan(active, span), headers, setter);
   return span;
 }
 
@@ -160,7 +265,7 @@ export function noteCopy(span: Span | undefined): void {
 export function inRpcServerSpan<T>(subject: string, headers: HeaderBag | undefined, run: (span: Span | undefined) => T): T {
   if (!tracer) return run(undefined);
   const parent = contextOf(headers);
-  const span = tracer.startSpan(subject, { kind: api.SpanKind.SERVER, attributes: natsAttributes(subject) }, parent);
+  const span = startEdge(subject, api.SpanKind.SERVER, parent, () => natsAttributes(subject));
   return api.context.with(api.trace.setSpan(parent, span), run, undefined, span);
 }
 
@@ -178,8 +283,18 @@ export function endRpcServerSpan(span: Span | undefined, outcome: string, reason
  */
 export function startPublishSpan(subject: string, msgId: string, headers: HeaderBag, stored: TraceCarrier | null | undefined): Span | undefined {
   if (!tracer) return undefined;
+  if (stored && sdk.followsParent && !storedSampled(stored)) {
+    // A write of a trace not sampled: its context goes on as stored.
+    headers.set("traceparent", stored.traceparent);
+    if (stored.tracestate) headers.set("tracestate", stored.tracestate);
+    return undefined;
+  }
   // null: a stored write that kept no context (tracing was off, or no trace caused it) begins its own trace.
   const parent = stored ? api.propagation.extract(api.ROOT_CONTEXT, stored, recordGetter) : stored === null ? api.ROOT_CONTEXT : api.context.active();
+  if (unsampledUnder(parent)) {
+    api.propagation.inject(parent, headers, setter);
+    return undefined;
+  }
   const span = recording(tracer.startSpan(`publish ${subject}`, { kind: api.SpanKind.PRODUCER }, parent), () => ({
     "messaging.system": "nats",
     "messaging.operation.type": "send",
@@ -210,21 +325,16 @@ export async function inConsumeSpan(
 ): Promise<void> {
   if (!tracer) return run();
   const parent = contextOf(m.headers);
-  const span = tracer.startSpan(
-    `process ${m.subject}`,
-    {
-      kind: api.SpanKind.CONSUMER,
-      attributes: {
-        "messaging.system": "nats",
-        "messaging.operation.type": "process",
-        "messaging.destination.name": m.subject,
-        "messaging.consumer.group.name": consumer,
-        "messaging.nats.stream_sequence": m.seq,
-        "messaging.nats.delivery_count": m.info.deliveryCount,
-      },
-    },
-    parent,
-  );
+  const { subject, seq } = m;
+  const deliveryCount = m.info.deliveryCount;
+  const span = startEdge(`process ${subject}`, api.SpanKind.CONSUMER, parent, () => ({
+    "messaging.system": "nats",
+    "messaging.operation.type": "process",
+    "messaging.destination.name": subject,
+    "messaging.consumer.group.name": consumer,
+    "messaging.nats.stream_sequence": seq,
+    "messaging.nats.delivery_count": deliveryCount,
+  }));
   try {
     await api.context.with(api.trace.setSpan(parent, span), run);
     finish(span, "ok", undefined, false);
@@ -257,12 +367,12 @@ export async function inHttpServerSpan(
   const callerSpan = api.trace.getSpanContext(callers);
   const parent = inbound === "continue" ? callers : api.ROOT_CONTEXT;
   const links: Link[] = inbound === "link" && callerSpan ? [{ context: callerSpan }] : [];
-  const span = tracer.startSpan(req.method, { kind: api.SpanKind.SERVER, attributes: { [attr.ATTR_HTTP_REQUEST_METHOD]: req.method, "url.path": path }, links }, parent);
+  const method = req.method;
+  const span = startEdge(method, api.SpanKind.SERVER, parent, () => ({ [attr.ATTR_HTTP_REQUEST_METHOD]: method, "url.path": path }), links);
   try {
     const { route, status } = await api.context.with(api.trace.setSpan(parent, span), handle);
-    span.updateName(`${req.method} ${route}`);
-    span.setAttributes({ [attr.ATTR_HTTP_ROUTE]: route, [attr.ATTR_HTTP_RESPONSE_STATUS_CODE]: status });
-    finish(span, status >= 500 ? String(status) : "ok", undefined, status >= 500);
+    const end = () => ({ name: `${method} ${route}`, attributes: { [attr.ATTR_HTTP_ROUTE]: route, [attr.ATTR_HTTP_RESPONSE_STATUS_CODE]: status } });
+    finish(span, status >= 500 ? String(status) : "ok", undefined, status >= 500, end);
   } catch (e) {
     finish(span, "failed", (e as Error)?.name ?? "Error", true);
     throw e;
@@ -284,8 +394,10 @@ export async function inClientSpan<T>(
   outcomeOf: (result: T) => ClientOutcome,
 ): Promise<T> {
   if (!tracer) return run(() => {});
-  const span = recording(tracer.startSpan(name, { kind: api.SpanKind.CLIENT }), attributes);
-  const inContext = api.trace.setSpan(api.context.active(), span);
+  const active = api.context.active();
+  if (unsampledUnder(active)) return run((headers) => api.propagation.inject(active, headers, setter));
+  const span = recording(tracer.startSpan(name, { kind: api.SpanKind.CLIENT }, active), attributes);
+  const inContext = api.trace.setSpan(active, span);
   try {
     const result = await api.context.with(inContext, run, undefined, (headers: HeaderBag) => api.propagation.inject(inContext, headers, setter));
     const { outcome, httpStatus, reason, failed } = outcomeOf(result);

@@ -73,6 +73,23 @@ export class KvPublisher {
     this.log.info({ entries: entries.size, written }, "directory published");
   }
 
+  /**
+   * The start's resync, tried again with backoff until one succeeds: the directory serves nothing
+   * before the bucket matches its store, and a JetStream slow to answer at start (a busy host, a
+   * cluster electing the bucket's leader) is waited out, not a crash of the process.
+   */
+  async resyncAtStart(): Promise<void> {
+    for (let failures = 1; ; failures++) {
+      try {
+        return await this.resyncAll();
+      } catch (err) {
+        if (this.stopped) throw err;
+        this.log.warn({ err, failures }, "directory not yet published at start; trying again");
+        await Bun.sleep(retryDelayMs(RESYNC_RETRY, failures));
+      }
+    }
+  }
+
   /** Resync soon (after a failure or a reconnect); repeats with backoff until one succeeds. */
   scheduleResync(): void {
     if (this.resyncTimer || this.stopped) return;

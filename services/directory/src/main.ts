@@ -28,7 +28,7 @@ const nc = await svc.bus();
 // not answer becomes "saved, not yet in effect" (and a resync) rather than the caller's own timeout.
 const publisher = new KvPublisher(store, () => openDirectoryBucketForWrites(nc, Math.floor(cfg.NATS_REQUEST_TIMEOUT_MS / 3)), log);
 svc.onClose("directory publisher", () => publisher.stop());
-await publisher.resyncAll();
+await publisher.resyncAtStart();
 void (async () => {
   // NATS may come back without its store (a wiped or replaced server): publish everything again.
   for await (const s of nc.status()) if (s.type === "reconnect") publisher.scheduleResync();

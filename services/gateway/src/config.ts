@@ -20,6 +20,11 @@ export const gatewayEnv = {
   GATEWAY_READ_MODEL_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(50_000),
   /** A payment kept longer than this is asked of payments again, whatever the notices said. */
   GATEWAY_READ_MODEL_MAX_AGE: duration("30s"),
+  /**
+   * The read model keeps nothing for this long after the gateway's start and after each answer of
+   * a payments process that sends no change notices (payments is asked 4 times a second meanwhile).
+   */
+  GATEWAY_READ_MODEL_HOLD: duration("10s"),
   /** Bound of the test webhook, which waits for the merchant's receiver: keep it above the dispatcher's WEBHOOK_TIMEOUT_MS. */
   GATEWAY_SLOW_CALL_TIMEOUT: duration("15s"),
   /** Not acted on here: the OpenAPI document states the dispatcher's schedule, read from the same variables. */

@@ -2,7 +2,7 @@ import { createServiceApp, DirectoryCache, idempotencyBucket, loadConfig, openDi
 import { apiFacts, gatewayEnv, limitsFitReplicas, MAX_BODY_BYTES } from "./config.ts";
 import { keyDirectory } from "./http/key-directory.ts";
 import { IdempotencyClaims } from "./idempotency/claims.ts";
-import { paymentReads } from "./metrics.ts";
+import { paymentReads, registerReadModelGauge } from "./metrics.ts";
 import { SlidingWindowLimiter } from "./http/rate-limiter.ts";
 import { followPaymentChanges, PaymentViews } from "./reads/payment-views.ts";
 import { apiRoutes } from "./routes/api.ts";
@@ -25,8 +25,14 @@ const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_RE
 
 // Subscribed before the API is served; it keeps nothing until payments' first notice is heard.
 const readFrom = { memory: paymentReads.labels("memory"), payments: paymentReads.labels("payments") };
-const views = new PaymentViews({ maxEntries: cfg.GATEWAY_READ_MODEL_SIZE, maxAgeMs: cfg.GATEWAY_READ_MODEL_MAX_AGE, counted: (source) => readFrom[source].inc() });
-svc.onClose("payment changes", followPaymentChanges(nc, views, log));
+const views = new PaymentViews({
+  maxEntries: cfg.GATEWAY_READ_MODEL_SIZE,
+  maxAgeMs: cfg.GATEWAY_READ_MODEL_MAX_AGE,
+  holdMs: cfg.GATEWAY_READ_MODEL_HOLD,
+  counted: (source) => readFrom[source].inc(),
+});
+registerReadModelGauge(() => views.on);
+if (cfg.GATEWAY_READ_MODEL_SIZE > 0) svc.onClose("payment changes", followPaymentChanges(nc, views, log, cfg.NATS_REQUEST_TIMEOUT_MS));
 const perMinute = (limit: number) =>
   new SlidingWindowLimiter(limit, { windowMs: 60_000, maxKeys: RATE_LIMIT_MAX_KEYS, replicas: cfg.GATEWAY_REPLICAS });
 const app = createServiceApp(log, svc.readiness(), { inboundTrace: "link" });

@@ -19,3 +19,18 @@ export const paymentReads = new prom.Counter({
   labelNames: ["source"] as const,
   registers: [registry],
 });
+
+/**
+ * 1 while the read model keeps and answers payments (payments' notices heard, no payments process
+ * without them answering lately, docs/gateway.md "Reads from the read model"), else 0.
+ */
+export function registerReadModelGauge(on: () => boolean): void {
+  new prom.Gauge({
+    name: "gateway_read_model_on",
+    help: "1 while the read model keeps payments and answers from memory; 0 before payments' notices are heard, and while a payments process that sends none answers",
+    registers: [registry],
+    collect() {
+      this.set(on() ? 1 : 0);
+    },
+  });
+}

@@ -5,11 +5,12 @@ const SHOP = "shop-1";
 const ID = "0190f0c4-7b6a-7000-8000-000000000001";
 const bytes = (status: string, id = ID) => new TextEncoder().encode(JSON.stringify({ id, orderId: "order-1", status }));
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
+const HOLD = 10_000;
 
 /** A model with a hand-driven clock, heard from source "p1" (its notice 1) unless told otherwise, and a payments stand-in counting its reads. */
-function setup(opts: { maxEntries?: number; maxAgeMs?: number; heard?: boolean } = {}) {
+function setup(opts: { maxEntries?: number; maxAgeMs?: number; holdMs?: number; heard?: boolean } = {}) {
   const clock = { t: 0 };
-  const views = new PaymentViews({ maxEntries: opts.maxEntries ?? 100, maxAgeMs: opts.maxAgeMs ?? 30_000, now: () => clock.t });
+  const views = new PaymentViews({ maxEntries: opts.maxEntries ?? 100, maxAgeMs: opts.maxAgeMs ?? 30_000, holdMs: opts.holdMs ?? 0, now: () => clock.t });
   let seq = 0;
   const notice = (ids: string[] = [], source = "p1", n = ++seq) => views.notice({ source, seq: n, ids });
   if (opts.heard ?? true) notice();
@@ -152,6 +153,80 @@ describe("PaymentViews", () => {
     expect(JSON.parse(text(await views.byOrderId(SHOP, "order-1", read))).status).toBe("CANCELED");
     await views.byId(SHOP, ID, read);
     expect(payments.reads).toBe(1);
+  });
+
+  test("keeps nothing for holdMs after its start: a payments process without notices may not have answered yet", async () => {
+    const { views, payments, read, clock } = setup({ holdMs: HOLD });
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([2, false]);
+    clock.t += HOLD;
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([3, true]);
+  });
+
+  test("a payments process introduced without a source (a release before the notices) drops everything and keeps nothing until none has answered for holdMs", async () => {
+    const { views, payments, read, clock } = setup({ holdMs: HOLD });
+    clock.t += HOLD;
+    await views.byId(SHOP, ID, read);
+    expect(views.introduced("p1")).toBe(false);
+    expect(views.introduced("")).toBe(true);
+    await views.byId(SHOP, ID, read);
+    expect(payments.reads).toBe(2);
+    clock.t += HOLD / 2;
+    expect(views.introduced("")).toBe(false); // held already: the hold starts again
+    clock.t += HOLD - 1;
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([4, false]);
+    clock.t += 1;
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([5, true]);
+  });
+
+  test("a read answered by a process without notices is not kept, though the answer came first", async () => {
+    const { views, payments, read } = setup();
+    const answered = views.byId(SHOP, ID, async () => {
+      views.introduced(""); // the reply's introduction is read before the reader continues
+      return read();
+    });
+    await answered;
+    expect(views.on).toBe(true); // holdMs 0
+    await views.byId(SHOP, ID, read);
+    expect(payments.reads).toBe(2);
+  });
+
+  test("a source named in a reply but not heard: everything dropped and nothing kept until its notices come", async () => {
+    const { views, payments, read, notice } = setup();
+    await views.byId(SHOP, ID, read);
+    views.introduced("p2");
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([3, false]);
+    notice([], "p2", 1);
+    await views.byId(SHOP, ID, read);
+    await views.byId(SHOP, ID, read);
+    expect([payments.reads, views.on]).toEqual([4, true]);
+  });
+
+  test("a source named and not heard within SILENT_SOURCE_MS turns the model off for holdMs", async () => {
+    const { views, clock, notice } = setup({ holdMs: HOLD });
+    clock.t += HOLD;
+    views.introduced("p2");
+    clock.t += SILENT_SOURCE_MS;
+    notice(); // p1 goes on being heard
+    expect(views.forgetSilent()).toBe(false);
+    clock.t += 1;
+    notice();
+    expect(views.forgetSilent()).toBe(true); // off already while p2 was unheard; now held for holdMs
+    expect(views.on).toBe(false);
+    clock.t += HOLD - 1;
+    notice();
+    expect(views.on).toBe(false);
+    clock.t += 1;
+    expect(views.on).toBe(true);
   });
 
   test("a process first heard drops everything, orderIds too: it may run on a store restored from a backup", async () => {

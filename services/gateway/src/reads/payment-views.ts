@@ -1,5 +1,5 @@
-import { PAYMENT_CHANGES_HEARTBEAT_MS, PAYMENT_CHANGES_SUBJECT, PaymentChanges } from "@payaccept/contracts";
-import type { Logger, NatsConnection } from "@payaccept/platform";
+import { PAYMENT_CHANGES_HEARTBEAT_MS, PAYMENT_CHANGES_SOURCE_HEADER, PAYMENT_CHANGES_SUBJECT, PaymentChanges, rpcs } from "@payaccept/contracts";
+import { call, followIntroductions, type Logger, type NatsConnection } from "@payaccept/platform";
 
 /** A payment as payments answered it to a read: the reply's bytes, relayed as they are. */
 type View = { shopId: string; body: Uint8Array<ArrayBuffer>; filledAt: number };
@@ -14,6 +14,8 @@ export type PaymentViewsOptions = {
   maxEntries: number;
   /** A view is asked for again this long after it was read from payments, whatever the notices said. */
   maxAgeMs: number;
+  /** Nothing is kept for this long after the start and after each answer of a payments process that sends no notices. */
+  holdMs: number;
   /** Told where each answer came from: memory, or payments (a read of it). */
   counted?: (source: "memory" | "payments") => void;
   now?: () => number;
@@ -26,14 +28,28 @@ export type PaymentViewsOptions = {
  * change notices (contracts' PaymentChanges): a payment they name is dropped, and a read of it
  * that was on its way when the notice came is not kept. Whatever the notices cannot vouch for is
  * dropped whole: a gap in a source's sequence, a source first heard (a payments process started,
- * perhaps on a restored store: the orderIds go too), a source silent for SILENT_SOURCE_MS, a lost connection. While no source is heard nothing is kept
- * or answered from memory. Otherwise the orderId → id pairs stay through a drop: an orderId does not move while its store lives.
+ * perhaps on a restored store: the orderIds go too), a source silent for SILENT_SOURCE_MS, a lost
+ * connection. While no source is heard nothing is kept or answered from memory. Otherwise the
+ * orderId → id pairs stay through a drop: an orderId does not move while its store lives.
+ *
+ * A payments process whose notices are not heard changes payments unseen: one of a release before
+ * the notices (during a rolling upgrade, in any order), or one whose notices do not arrive. Each
+ * payments process introduces itself in its replies to the gateway (introduced()), naming its
+ * source; one that names none, or a source not heard within SILENT_SOURCE_MS, turns the model off
+ * (everything dropped, nothing kept) until none has answered for `holdMs`. The gateway's start
+ * counts as one: until it has asked payments for `holdMs`, it cannot know there is none.
  */
 export class PaymentViews {
   private readonly views = new Map<string, View>();
   private readonly orders = new Map<string, string>();
   private readonly filling = new Map<string, Filling>();
   private readonly sources = new Map<string, { seq: number; heardAt: number }>();
+  /** Sources named in payments' replies and not heard on the notices' subject yet, by when first named. */
+  private readonly named = new Map<string, number>();
+  /** Nothing is kept before this: `holdMs` after the start. */
+  private readonly startedUntil: number;
+  /** Nor before this: `holdMs` after a payments process whose notices are not heard answered. */
+  private heldUntil = -Infinity;
   /** Bumped by every drop of everything: a read begun before one is not kept. */
   private epoch = 0;
   /** Payments named by notices so far: a lookup (its id unknown until answered) is kept only if none came meanwhile. */
@@ -42,10 +58,17 @@ export class PaymentViews {
 
   constructor(private readonly opts: PaymentViewsOptions) {
     this.now = opts.now ?? (() => performance.now());
+    this.startedUntil = this.now() + opts.holdMs;
   }
 
   get size(): number {
     return this.views.size;
+  }
+
+  /** Whether reads are kept now (and so answered from memory once kept). */
+  get on(): boolean {
+    const now = this.now();
+    return this.opts.maxEntries > 0 && this.sources.size > 0 && this.named.size === 0 && now >= this.startedUntil && now >= this.heldUntil;
   }
 
   /** The payment `id` of the shop: from memory, else `read()` (payments' answer, kept when nothing changed it meanwhile). */
@@ -88,6 +111,7 @@ export class PaymentViews {
 
   /** A notice of payments (already parsed): drops what it names, or everything when it cannot vouch for the rest. */
   notice(n: PaymentChanges): void {
+    this.named.delete(n.source);
     const source = this.sources.get(n.source);
     if (!source) {
       this.sources.set(n.source, { seq: n.seq, heardAt: this.now() });
@@ -109,14 +133,36 @@ export class PaymentViews {
     this.noticed += n.ids.length;
   }
 
-  /** Forgets the sources silent for SILENT_SOURCE_MS (a process stopped, or cut off from NATS), dropping everything if any. */
-  forgetSilent(): void {
+  /**
+   * A payments process introduced itself in a reply, naming the source of its notices (empty: it
+   * sends none). Returns true when that began a hold (not one renewed).
+   */
+  introduced(source: string): boolean {
+    if (!source) return this.unvouched();
+    if (!this.sources.has(source) && !this.named.has(source)) {
+      // Its notices may yet come (a connection just regained): until heard, its changes are unseen.
+      this.named.set(source, this.now());
+      this.dropAll();
+    }
+    return false;
+  }
+
+  /**
+   * Forgets the sources silent for SILENT_SOURCE_MS (a process stopped, or cut off from NATS),
+   * dropping everything if any; a source named that long and never heard begins a hold (true).
+   */
+  forgetSilent(): boolean {
     const now = this.now();
     let forgot = false;
     for (const [name, s] of this.sources) {
       if (now - s.heardAt > SILENT_SOURCE_MS) forgot = this.sources.delete(name);
     }
+    let unheard = false;
+    for (const [name, at] of this.named) {
+      if (now - at > SILENT_SOURCE_MS) unheard = this.named.delete(name);
+    }
     if (forgot) this.dropAll();
+    return unheard && this.unvouched();
   }
 
   /** The connection was lost: notices may have been missed, and every source is heard anew. */
@@ -128,6 +174,15 @@ export class PaymentViews {
   private dropAll(): void {
     this.views.clear();
     this.epoch++;
+  }
+
+  /** A payments process whose changes are not told: everything dropped, and nothing kept for `holdMs`. Whether no such hold was on. */
+  private unvouched(): boolean {
+    const now = this.now();
+    const began = now >= this.heldUntil;
+    this.heldUntil = now + this.opts.holdMs;
+    this.dropAll();
+    return began;
   }
 
   private fresh(id: string, shopId: string): Uint8Array<ArrayBuffer> | undefined {
@@ -142,9 +197,9 @@ export class PaymentViews {
     return view.body;
   }
 
-  /** Whether a read begun at `epoch` may be kept: nothing dropped since, and some source heard to vouch for what follows. */
+  /** Whether a read begun at `epoch` may be kept: nothing dropped since, and the model on (sources heard to vouch for what follows). */
   private keeps(epoch: number): boolean {
-    return this.opts.maxEntries > 0 && epoch === this.epoch && this.sources.size > 0;
+    return epoch === this.epoch && this.on;
   }
 
   private keep(id: string, shopId: string, body: Uint8Array<ArrayBuffer>, filledAt: number): void {
@@ -159,12 +214,19 @@ export class PaymentViews {
   }
 }
 
+/** How often the gateway asks payments something, so that every payments process answers it (and introduces itself) within seconds. */
+export const PROBE_EVERY_MS = 250;
+/** The probe: a read every release of payments answers, of no shop's figures (two index lookups finding nothing). */
+const PROBE = { shopIds: ["read-model-probe"], fromDay: "2000-01-01", toDay: "2000-01-01" };
+
 /**
  * Feeds the read model: payments' notices, the silence of their sources (checked every
- * heartbeat), the connection's losses. Subscribed before the gateway serves; until a first notice
- * is heard the model keeps nothing. Returns what stops it.
+ * heartbeat), the connection's losses, and the introductions in payments' replies to this
+ * gateway's calls, its traffic's and a probe's every PROBE_EVERY_MS (a queue group hands each to
+ * any process of it, so every one answers within seconds). Subscribed before the gateway serves;
+ * until a first notice is heard the model keeps nothing. Returns what stops it.
  */
-export function followPaymentChanges(nc: NatsConnection, views: PaymentViews, log: Logger): () => void {
+export function followPaymentChanges(nc: NatsConnection, views: PaymentViews, log: Logger, probeTimeoutMs: number): () => void {
   const sub = nc.subscribe(PAYMENT_CHANGES_SUBJECT, {
     callback: (err, msg) => {
       if (err) return log.warn({ err }, "payment changes subscription error");
@@ -173,12 +235,26 @@ export function followPaymentChanges(nc: NatsConnection, views: PaymentViews, lo
       else log.warn({ subject: msg.subject }, "payment changes: a message that is not a notice; ignored");
     },
   });
-  const silence = setInterval(() => views.forgetSilent(), PAYMENT_CHANGES_HEARTBEAT_MS);
+  const turnedOff = (fields: Record<string, unknown>) =>
+    log.warn(
+      fields,
+      "a payments process whose change notices this gateway does not hear answered (a release before the notices, or notices not arriving): the read model keeps nothing until none has answered for GATEWAY_READ_MODEL_HOLD",
+    );
+  followIntroductions(nc, (subject, headers) => {
+    if (!subject.startsWith("payments.")) return;
+    const source = headers.get(PAYMENT_CHANGES_SOURCE_HEADER);
+    if (views.introduced(source)) turnedOff({ source: source || null });
+  });
+  const silence = setInterval(() => {
+    if (views.forgetSilent()) turnedOff({ unheardFor: SILENT_SOURCE_MS });
+  }, PAYMENT_CHANGES_HEARTBEAT_MS);
+  const probe = setInterval(() => void call(nc, rpcs.payments.stats, PROBE, probeTimeoutMs).catch(() => {}), PROBE_EVERY_MS);
   void (async () => {
     for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") views.disconnected();
   })().catch(() => {});
   return () => {
     clearInterval(silence);
+    clearInterval(probe);
     sub.unsubscribe();
   };
 }
