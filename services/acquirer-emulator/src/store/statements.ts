@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, min, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lte, min, sql } from "drizzle-orm";
 import { placeholders } from "@payaccept/platform";
 import type { AcquirerDb } from "./db.ts";
 import { callbacks, methods, sessions, type SessionRow } from "./schema.ts";
@@ -46,7 +46,11 @@ function prepare(db: AcquirerDb) {
     .orderBy(asc(callbacks.nextAttemptAt))
     .limit(p("limit"))
     .prepare();
-  const nextDueAt = db.select({ at: min(callbacks.nextAttemptAt) }).from(callbacks).where(pending).prepare();
+  const nextDueAfter = db
+    .select({ at: min(callbacks.nextAttemptAt) })
+    .from(callbacks)
+    .where(and(pending, gt(callbacks.nextAttemptAt, p("now"))))
+    .prepare();
   const markDelivered = db
     .update(callbacks)
     .set({ state: "delivered", attempts: sql`${p("attempts")}`, deliveredAt: sql`${p("now")}`, lastError: null })
@@ -68,7 +72,7 @@ function prepare(db: AcquirerDb) {
     insertCallback: (values: typeof callbacks.$inferInsert) => insertCallback.run(values),
     pendingCallback: (id: string) => pendingCallback.get({ id }),
     dueCallbacks: (now: number, limit: number) => dueCallbacks.all({ now, limit }),
-    nextDueAt: () => nextDueAt.get()?.at ?? null,
+    nextDueAfter: (now: number) => nextDueAfter.get({ now })?.at ?? null,
     markDelivered: (id: string, attempts: number, now: number) => markDelivered.run({ id, attempts, now }),
   };
 }
