@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { devProviderSecretsInUse } from "@payaccept/contracts";
-import { loadConfig, openStore, startService } from "@payaccept/platform";
+import { GroupCommit, loadConfig, openStore, startService } from "@payaccept/platform";
 import { CallbackDispatcher } from "./callbacks/dispatcher.ts";
 import { acquirerEnv } from "./config.ts";
 import { holdSweeper } from "./holds.ts";
@@ -15,8 +15,11 @@ if (devSecrets.length > 0) log.warn({ variables: devSecrets }, "using the publis
 
 const store = await svc.store(openStore(join(cfg.DATA_DIR, "acquirer.db"), schema, join(import.meta.dir, "../drizzle")), (s) => s.sqlite.close());
 
+// The charges and the delivered callbacks of one event-loop turn share a commit (see GroupCommit).
+const commits = new GroupCommit(store.sqlite, (err) => log.error({ err }, "a step after a commit failed"));
 const dispatcher = new CallbackDispatcher({
   db: store.db,
+  commits,
   secret: cfg.ACQUIRER_CALLBACK_SECRET,
   policy: { baseMs: cfg.ACQUIRER_CALLBACK_RETRY_BASE, capMs: cfg.ACQUIRER_CALLBACK_RETRY_CAP, maxAttempts: cfg.ACQUIRER_CALLBACK_MAX_ATTEMPTS },
   timeoutMs: cfg.ACQUIRER_CALLBACK_TIMEOUT,
@@ -32,6 +35,7 @@ svc.onClose("holds", () => sweeper.stop());
 const app = createAcquirerApp({
   log,
   db: store.db,
+  commits,
   dispatcher,
   publicUrl: cfg.ACQUIRER_PUBLIC_URL,
   apiKey: cfg.ACQUIRER_API_KEY,

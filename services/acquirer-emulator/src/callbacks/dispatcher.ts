@@ -1,4 +1,4 @@
-import { PollingWorker, retryDelayMs, tracedFetch, type Logger, type RetryPolicy, type RoundResult } from "@payaccept/platform";
+import { PollingWorker, retryDelayMs, tracedFetch, type GroupCommit, type Logger, type RetryPolicy, type RoundResult } from "@payaccept/platform";
 import type { AcquirerDb } from "../store/db.ts";
 import type { CallbackRow } from "../store/schema.ts";
 import { dueCallbacks, markDelivered, markFailed, nextDueAfter, pendingCallback } from "./outbox.ts";
@@ -10,6 +10,8 @@ const IDLE_SCAN_MS = 1000;
 
 export type DispatcherDeps = {
   db: AcquirerDb;
+  /** A delivery's mark shares the commit of its turn's other writes. */
+  commits: GroupCommit;
   secret: string;
   policy: RetryPolicy;
   timeoutMs: number;
@@ -81,7 +83,7 @@ export class CallbackDispatcher {
   }
 
   private async post(row: CallbackRow): Promise<boolean> {
-    const { db, secret, policy, timeoutMs, log } = this.deps;
+    const { db, commits, secret, policy, timeoutMs, log } = this.deps;
     const attempts = row.attempts + 1;
     let error: string;
     try {
@@ -94,7 +96,8 @@ export class CallbackDispatcher {
       });
       await res.body?.cancel();
       if (res.status >= 200 && res.status < 300) {
-        markDelivered(db, row.id, attempts, Date.now());
+        const now = Date.now();
+        await commits.run(() => markDelivered(db, row.id, attempts, now));
         log.info({ callbackId: row.id, sessionId: row.sessionId, attempts }, "callback delivered");
         return true;
       }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
-import { createServiceApp, fromHttpException, jsonError, type Logger, type ReadinessCheck } from "@payaccept/platform";
+import { createServiceApp, fromHttpException, jsonError, type GroupCommit, type Logger, type ReadinessCheck } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
 import type { AcquirerDb } from "../store/db.ts";
 import { MessagePage } from "../views/layout.tsx";
@@ -19,6 +19,7 @@ const bankCss = readFileSync(join(import.meta.dir, "../assets/bank.css"), "utf8"
 export type AcquirerAppDeps = {
   log: Logger;
   db: AcquirerDb;
+  commits: GroupCommit;
   dispatcher: CallbackDispatcher;
   publicUrl: string;
   apiKey: string;
@@ -44,9 +45,9 @@ export function createAcquirerApp(deps: AcquirerAppDeps) {
   );
   // The bank has no icon; an empty answer keeps a browser's automatic request from being a 404 in its console.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
-  const { db, publicUrl, dispatcher, holdTtlMs } = deps;
+  const { db, commits, publicUrl, dispatcher, holdTtlMs } = deps;
   const tokens = new FormTokens(formKeyFrom(deps.callbackSecret));
-  app.route("/v1", providerApi({ db, publicUrl, apiKey: deps.apiKey, holdTtlMs, dispatcher, drops: deps.drops }));
+  app.route("/v1", providerApi({ db, commits, publicUrl, apiKey: deps.apiKey, holdTtlMs, dispatcher, drops: deps.drops }));
   app.route("/", bankPages({ db, publicUrl, dispatcher, tokens, holdTtlMs }));
   app.route("/", bankApp({ db, publicUrl, dispatcher, tokens }));
 

@@ -12,7 +12,7 @@ import {
   type ProviderCancel,
   type ProviderRefund,
 } from "@payaccept/contracts";
-import { jsonError, readJsonBody, requireBearer, type AppEnv } from "@payaccept/platform";
+import { jsonError, readJsonBody, requireBearer, type AppEnv, type GroupCommit } from "@payaccept/platform";
 import type { CallbackDispatcher } from "../callbacks/dispatcher.ts";
 import { charge } from "../charges.ts";
 import { captureHold, voidHold } from "../holds.ts";
@@ -35,6 +35,7 @@ const CaptureRequest = ProviderCaptureRequest.extend({ amountKopecks: amount.opt
 
 export type ProviderApiDeps = {
   db: AcquirerDb;
+  commits: GroupCommit;
   publicUrl: string;
   apiKey: string;
   holdTtlMs: number;
@@ -102,7 +103,8 @@ export function providerApi(deps: ProviderApiDeps): Hono<AppEnv> {
 
   api.post("/charges", async (c) => {
     const req = await readJsonBody(c, ChargeRequest);
-    const done = charge(deps.db, req, Date.now(), deps.holdTtlMs);
+    const now = Date.now();
+    const done = await deps.commits.run(() => charge(deps.db, req, now, deps.holdTtlMs));
     const { session } = done;
     if (done.created) c.get("log").info({ sessionId: session.id, chargeId: session.merchantPaymentId, methodId: session.methodId, status: session.status, reason: session.declineReason }, "charge made");
     if (done.callbackId) void deps.dispatcher.deliverNow(done.callbackId);
