@@ -34,7 +34,8 @@ function promtool(args: string[]) {
 }
 
 const RUNBOOK = "docs/runbook.md";
-const RULE_TESTS = join(PROMETHEUS_DIR, "tests/rules.test.yaml");
+/** The rules' unit tests: rules.test.yaml, evaluated every minute, and slow-rules.test.yaml, every 10 (the alerts of days). */
+const RULE_TESTS = ["rules.test.yaml", "slow-rules.test.yaml"].map((f) => join(PROMETHEUS_DIR, "tests", f));
 
 /** The alert names of the runbook's table, before its Tests ("| `AlertName` | …"). */
 function runbookAlerts(): string[] {
@@ -53,19 +54,21 @@ describe("Prometheus: config and rules", () => {
   });
 
   test("promtool's unit tests of the rules pass", () => {
-    const r = promtool(["test", "rules", RULE_TESTS]);
+    const r = promtool(["test", "rules", ...RULE_TESTS]);
     expect(r.out).toContain("SUCCESS");
     expect(r.code).toBe(0);
   });
 
   test("the unit tests load exactly the rule files Prometheus loads", () => {
-    const loaded = (parse(readFileSync(RULE_TESTS, "utf8")) as { rule_files: string[] }).rule_files.map((f) => join(PROMETHEUS_DIR, "tests", f));
-    expect(loaded.sort()).toEqual(ruleFiles().sort());
+    for (const file of RULE_TESTS) {
+      const loaded = (parse(readFileSync(file, "utf8")) as { rule_files: string[] }).rule_files.map((f) => join(PROMETHEUS_DIR, "tests", f));
+      expect(loaded.sort()).toEqual(ruleFiles().sort());
+    }
   });
 
   test("every alert, at each of its severities, is shown firing by a unit test", () => {
     type Expected = { exp_labels?: Record<string, string> };
-    const tests = (parse(readFileSync(RULE_TESTS, "utf8")) as { tests: { alert_rule_test?: { alertname: string; exp_alerts: Expected[] }[] }[] }).tests;
+    const tests = RULE_TESTS.flatMap((file) => (parse(readFileSync(file, "utf8")) as { tests: { alert_rule_test?: { alertname: string; exp_alerts: Expected[] }[] }[] }).tests);
     const fired = new Set(tests.flatMap((t) => (t.alert_rule_test ?? []).flatMap((a) => a.exp_alerts.map((e) => `${a.alertname} ${e.exp_labels?.severity}`))));
     const missing = alertRules().map((a) => `${a.alert} ${a.labels?.severity}`).filter((key) => !fired.has(key));
     expect(missing).toEqual([]);

@@ -180,6 +180,11 @@ test("balance: events consumed by effect, its consumer's pending counts, the RPC
   expect(value(b, "jetstream_consumer_pending_messages", { stream: "PAYMENTS", consumer: "balance" })).toBe(0);
   expect(value(b, "jetstream_consumer_ack_pending_messages", { stream: "PAYMENTS", consumer: "balance" })).toBe(0);
   expect(value(b, "nats_rpc_handled_total", { subject: "balance.v1.get", outcome: "ok" })).toBe(1);
+  // No payout here: none open, none old (their counting: services/balance/src/payouts.test.ts).
+  for (const status of ["PENDING", "SENT"]) {
+    expect(value(b, "balance_payouts_open", { status })).toBe(0);
+    expect(value(b, "balance_payouts_oldest_open_age_seconds", { status })).toBe(0);
+  }
 });
 
 test("paypage and directory: their pages and RPCs are counted", async () => {

@@ -40,7 +40,8 @@ export function emulatorDriver(): ConformanceDriver {
         apiKey: DEV_ACQUIRER_API_KEY,
         callbackUrl: `${notifyBase}/provider/callback`,
         callbackSecret: DEV_ACQUIRER_CALLBACK_SECRET,
-        timeoutMs: 2500,
+        // A lost answer is a closed connection, never a wait: the bound only has to outlast a busy host's first calls.
+        timeoutMs: 10_000,
       });
     },
     stop: () => stack?.stop(),

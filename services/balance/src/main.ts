@@ -3,7 +3,7 @@ import { PAYMENTS_STREAM, type PaymentEvent } from "@payaccept/contracts";
 import { AuditTrail, Batcher, createServiceApp, databaseOf, ensurePayoutsStream, loadConfig, registerConsumerGauges, sha256Hex, startService, storeNow, Ticker } from "@payaccept/platform";
 import { balanceEnv, orderSettingsOf, payoutSettingsOk, sberConnectionOf } from "./config.ts";
 import { applyPaymentEvents } from "./ledger.ts";
-import { paymentEventsApplied, refundEventsApplied } from "./metrics.ts";
+import { paymentEventsApplied, refundEventsApplied, registerPayoutGauges } from "./metrics.ts";
 import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_BATCH, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
 import { applyRefundEvent } from "./refunds.ts";
 import { payoutEventPublisher, publishPayoutEvents } from "./payout-outbox.ts";
@@ -102,6 +102,7 @@ await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },
   ], cfg.NATS_REQUEST_TIMEOUT_MS);
+registerPayoutGauges(store, clock);
 
 const app = createServiceApp(log, svc.readiness({ paymentEvents: consumer.isActive, refundEvents: refundConsumer.isActive }));
 const server = svc.listen({ port: cfg.BALANCE_PORT, fetch: app.fetch });

@@ -93,6 +93,19 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(second.doc.number).toBe(2);
     });
 
+    test("the open payouts: how many wait to be sent and to be confirmed, each status's oldest since it entered it", async () => {
+      expect(await ledger.store.openPayouts()).toEqual({ PENDING: { count: 0, since: null }, SENT: { count: 0, since: null } });
+      await fundAccount(ledger.store, "account-1", 10_000, NOW);
+      const first = await pay(1_000, undefined, NOW);
+      await pay(1_000, undefined, NOW + 60_000);
+      const third = await pay(1_000, undefined, NOW + 120_000);
+      await send(first.id, NOW + 3_600_000);
+      await send(third.id, NOW + 7_200_000);
+      expect(await ledger.store.openPayouts()).toEqual({ PENDING: { count: 1, since: NOW + 60_000 }, SENT: { count: 2, since: NOW + 3_600_000 } });
+      await move(first.id, "PAID", NOW + 9_000_000);
+      expect((await ledger.store.openPayouts()).SENT).toEqual({ count: 1, since: NOW + 7_200_000 });
+    });
+
     test("PAID after SENT, then RETURNED: the amount is back on the balance exactly once, every step an event", async () => {
       await fundAccount(ledger.store, "account-1", 10_000, NOW);
       const payout = await pay(6_000);

@@ -36,6 +36,8 @@ export interface PayoutOps {
   transitionPayout(id: string, from: readonly PayoutStatus[], to: PayoutStatus, change: PayoutChange): Promise<PayoutRow | undefined>;
   /** Every account's payouts in a status, oldest first (the operators' lists). */
   payoutsInStatus(status: PayoutStatus, limit: number): Promise<PayoutWithOrder[]>;
+  /** Payouts not yet sent (PENDING) and sent but not yet ended (SENT): how many, and since when the oldest has been so. */
+  openPayouts(): Promise<Record<"PENDING" | "SENT", { count: number; since: number | null }>>;
   /** The oldest PENDING payouts (of these accounts when given). */
   pendingPayouts(limit: number, accountIds?: readonly string[]): Promise<PayoutRow[]>;
   insertPaymentOrder(o: NewPaymentOrder): Promise<PaymentOrderRow>;

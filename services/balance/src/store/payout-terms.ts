@@ -1,5 +1,5 @@
 import type { PayoutStatus } from "@payaccept/contracts";
-import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, or } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { allFromExcluded, fromExcluded, type Db, type Dialect, type EitherTables, type Run, type SetOf } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { PayoutChange, PayoutOps } from "./payout-store.ts";
@@ -51,6 +51,13 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
     insertPayout: async (r) => (await run.one(db.insert(p).values({ ...r, status: "PENDING" }).returning()))!,
     payoutByKey: (accountId, idempotencyKey) => run.one(db.select().from(p).where(and(eq(p.accountId, accountId), eq(p.idempotencyKey, idempotencyKey)))),
     payout: (id) => run.one(joined().where(eq(p.id, id))),
+    openPayouts: async () => {
+      // Read at a scrape: a few open payouts at most, found by the status index.
+      const open = (status: "PENDING" | "SENT") =>
+        run.one(db.select({ count: sql`count(*)`.mapWith(Number), since: sql`min(${p[TIME_OF[status]]})`.mapWith((v) => (v === null ? null : Number(v))) }).from(p).where(eq(p.status, status)));
+      const [pending, sent] = await Promise.all([open("PENDING"), open("SENT")]);
+      return { PENDING: pending!, SENT: sent! };
+    },
     latestPayouts: (accountId, limit, before) =>
       run.all(
         joined()
