@@ -50,3 +50,23 @@ test("a service started from its own folder reads the repository's DATA_DIR and 
   expect(warning).toMatchObject({ level: 40, service: "gateway", natsUrl });
   expect(warning.waitedMs).toBeGreaterThanOrEqual(3_000);
 });
+
+test("a service whose start fails ends with one fatal log line naming the error, and exit code 1", async () => {
+  // DATA_DIR is a file: the store cannot be made in it.
+  const notADir = join(dataDir, "not-a-folder");
+  writeFileSync(notADir, "");
+  const proc = Bun.spawn(["bun", "run", "start"], {
+    cwd: join(ROOT, "services/balance"),
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/tmp", DATA_DIR: notADir, BALANCE_PORT: String(await freePort()) },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  // It ends by itself; the timer only bounds a hang.
+  const timer = setTimeout(() => proc.kill(), 20_000);
+  const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  clearTimeout(timer);
+  expect(code).toBe(1);
+  const fatal = JSON.parse(out.trim().split("\n").at(-1)!);
+  expect(fatal).toMatchObject({ level: 60, service: "balance", msg: "service ended by an error", err: { type: expect.any(String), message: expect.any(String) } });
+});
