@@ -60,10 +60,11 @@ export class ServiceStart<C extends CommonConfig> {
     this.lifecycle = new Lifecycle(this.log, cfg.SHUTDOWN_GRACE_MS);
     // A start that fails (main.ts's awaits reject here in Bun) or an error nothing caught: one log
     // line an operator's tools can read, with the error as a field, then the exit a supervisor restarts.
-    process.on("uncaughtException", (err) => {
-      this.log.fatal({ err }, "service ended by an error");
-      process.exit(1);
-    });
+    if (process.listenerCount("uncaughtException") === 0)
+      process.on("uncaughtException", (err) => {
+        this.log.fatal({ err }, "service ended by an error");
+        process.exit(1);
+      });
     // Registered first, so last of the last stage: the spans of the whole shutdown are exported.
     if (tracing) this.lifecycle.onClose("traces", tracing.shutdown, "store");
   }
