@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { Text } from "./primitives.ts";
 import type { IssueRule } from "./reasons.ts";
+import { isValidInn } from "./inn.ts";
 
 /**
  * The legal and bank details of an account: whom payouts go to (docs/directory.md, "Legal and
@@ -57,18 +58,6 @@ export type DetailsProblem = { path: string; rule: IssueRule; message: string; p
 const digitsOnly = (s: string, n: number) => s.length === n && /^\d+$/.test(s);
 const weighted = (digits: string, weights: readonly number[]) => weights.reduce((sum, w, i) => sum + w * Number(digits[i]), 0);
 
-/** The check digits of an INN: one for a company's 10 digits, two for a person's 12 (ФНС's algorithm). */
-export function innChecksumOk(inn: string): boolean {
-  if (digitsOnly(inn, 10)) return (weighted(inn, [2, 4, 10, 3, 5, 9, 4, 6, 8]) % 11) % 10 === Number(inn[9]);
-  if (digitsOnly(inn, 12)) {
-    return (
-      (weighted(inn, [7, 2, 4, 10, 3, 5, 9, 4, 6, 8]) % 11) % 10 === Number(inn[10]) &&
-      (weighted(inn, [3, 7, 2, 4, 10, 3, 5, 9, 4, 6, 8]) % 11) % 10 === Number(inn[11])
-    );
-  }
-  return false;
-}
-
 /** ОГРН (13 digits): the rest of the first 12 divided by 11, its last digit; ОГРНИП (15): of the first 14 by 13. */
 export function ogrnChecksumOk(ogrn: string): boolean {
   const n = ogrn.length === 13 ? 11n : ogrn.length === 15 ? 13n : 0n;
@@ -110,7 +99,7 @@ export function accountDetailsProblems(d: Input): DetailsProblem[] {
 
   const innDigits = company ? 10 : 12;
   if (!digitsOnly(d.inn, innDigits)) add("inn", "DIGITS_COUNT", `must be ${innDigits} digits`, { digits: innDigits });
-  else if (!innChecksumOk(d.inn)) add("inn", "INN_CHECKSUM", "the check digits do not match: a digit is mistyped");
+  else if (!isValidInn(d.inn)) add("inn", "INN_CHECKSUM", "the check digits do not match: a digit is mistyped");
 
   const ogrnDigits = company ? 13 : 15;
   if (!digitsOnly(d.ogrn, ogrnDigits)) add("ogrn", "DIGITS_COUNT", `must be ${ogrnDigits} digits`, { digits: ogrnDigits });

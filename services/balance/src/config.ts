@@ -1,4 +1,4 @@
-import { correspondentAccountKeyOk, innChecksumOk, settlementAccountKeyOk } from "@payaccept/contracts";
+import { correspondentAccountKeyOk, isValidInn, settlementAccountKeyOk } from "@payaccept/contracts";
 import { readFileSync } from "node:fs";
 import { commonEnv, ConfigError, databaseEnv, duration, port, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 import { z } from "zod";
@@ -84,7 +84,7 @@ export const payoutSettingsOk: ConfigCheck<typeof balanceEnv> = (c) => {
   const set = PAYER.filter((k) => c[k] !== undefined);
   if (set.length > 0 && set.length < PAYER.length) problems.push(`${PAYER.filter((k) => c[k] === undefined).join(", ")}: set every PAYOUT_PAYER_* variable or none`);
   if (set.length === PAYER.length) {
-    if (!/^\d{10}$/.test(c.PAYOUT_PAYER_INN!) || !innChecksumOk(c.PAYOUT_PAYER_INN!)) problems.push("PAYOUT_PAYER_INN: not a company's INN (10 digits with their check digit)");
+    if (!/^\d{10}$/.test(c.PAYOUT_PAYER_INN!) || !isValidInn(c.PAYOUT_PAYER_INN!)) problems.push("PAYOUT_PAYER_INN: not a company's INN (10 digits with their check digit)");
     if (!/^\d{9}$/.test(c.PAYOUT_PAYER_BIK!)) problems.push("PAYOUT_PAYER_BIK: must be 9 digits");
     else {
       if (!/^\d{20}$/.test(c.PAYOUT_PAYER_ACCOUNT!) || !settlementAccountKeyOk(c.PAYOUT_PAYER_BIK!, c.PAYOUT_PAYER_ACCOUNT!)) problems.push("PAYOUT_PAYER_ACCOUNT: not 20 digits whose control key matches PAYOUT_PAYER_BIK");

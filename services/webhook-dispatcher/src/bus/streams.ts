@@ -38,25 +38,20 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
   const jsm = await ensurePaymentsStream(nc);
   await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
   await ensurePayoutsStream(nc);
-  // Payout events have their own stream (the balance's outbox) and, nats-server 2.9 taking one filter, their own durable.
-  await ensureDurable(jsm, PAYOUTS_STREAM, {
-    durable_name: DURABLE,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: `${PAYOUT_EVENTS_SUBJECT_PREFIX}.>`,
-    ack_wait: s.intakeAckWaitMs * NS_PER_MS,
-    max_ack_pending: 1000,
-    max_deliver: -1,
-  }, s.log);
-  await ensureDurable(jsm, PAYMENTS_STREAM, {
-    durable_name: DURABLE,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    filter_subject: `${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`,
-    ack_wait: s.intakeAckWaitMs * NS_PER_MS,
-    max_ack_pending: 1000,
-    max_deliver: -1,
-  }, s.log);
+  // The intakes: payment events, and payout events in their own stream (the balance's outbox) with,
+  // nats-server 2.9 taking one filter, their own durable.
+  const intake = (stream: string, subjectPrefix: string) =>
+    ensureDurable(jsm, stream, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${subjectPrefix}.>`,
+      ack_wait: s.intakeAckWaitMs * NS_PER_MS,
+      max_ack_pending: 1000,
+      max_deliver: -1,
+    }, s.log);
+  await intake(PAYOUTS_STREAM, PAYOUT_EVENTS_SUBJECT_PREFIX);
+  await intake(PAYMENTS_STREAM, PAYMENT_EVENTS_SUBJECT_PREFIX);
   await ensureDurable(jsm, DISPATCH_STREAM, {
     durable_name: DURABLE,
     ack_policy: AckPolicy.Explicit,
