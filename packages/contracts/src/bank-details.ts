@@ -56,7 +56,6 @@ export const AccountDetails = AccountDetailsShape;
 export type DetailsProblem = { path: string; rule: IssueRule; message: string; params: Record<string, string | number> };
 
 const digitsOnly = (s: string, n: number) => s.length === n && /^\d+$/.test(s);
-const weighted = (digits: string, weights: readonly number[]) => weights.reduce((sum, w, i) => sum + w * Number(digits[i]), 0);
 
 /** ОГРН (13 digits): the rest of the first 12 divided by 11, its last digit; ОГРНИП (15): of the first 14 by 13. */
 export function ogrnChecksumOk(ogrn: string): boolean {
