@@ -57,12 +57,12 @@ export type Waiting = { payoutId: string; accountId: string; amountKopecks: numb
 /**
  * The oldest PENDING payouts sorted into those that may be sent now, with their payee's details,
  * and those that wait: the account's payout account was changed within PAYOUT_ACCOUNT_HOLD
- * (until it ends), or it has no details (docs/balance.md, "Payout rails").
+ * (until it ends), or it has no details (docs/balance.md, "Payout rails"). Whether the hold still
+ * runs is the directory's answer, on its own clock: this host's clock may differ from it.
  */
 export async function readyToSend(
   ops: Pick<LedgerOps, "pendingPayouts">,
   detailsOf: DetailsOf,
-  now: number,
   limit: number,
 ): Promise<{ ready: { payout: PayoutRow; payee: AccountDetails }[]; waiting: Waiting[] }> {
   const pending = await ops.pendingPayouts(limit);
@@ -74,7 +74,7 @@ export async function readyToSend(
     const view = details.get(payout.accountId);
     const base = { payoutId: payout.id, accountId: payout.accountId, amountKopecks: payout.amountKopecks };
     if (!view?.details) waiting.push({ ...base, reason: "noDetails", until: null });
-    else if (view.payoutsHeldUntil !== null && view.payoutsHeldUntil > now) waiting.push({ ...base, reason: "held", until: view.payoutsHeldUntil });
+    else if (view.payoutsHeldUntil !== null) waiting.push({ ...base, reason: "held", until: view.payoutsHeldUntil });
     else ready.push({ payout, payee: view.details });
   }
   return { ready, waiting };

@@ -159,11 +159,11 @@ describe.each(ENGINES)("on %s", (engine) => {
     test("only payouts whose account has details and no hold are ready to send; the others wait, saying why and until when", async () => {
       for (const id of ["account-1", "account-2", "account-3"]) await fundAccount(ledger.store, id, 10_000, NOW);
       const [a, b, c] = [await pay(100), await pay(200, undefined, NOW, "account-2"), await pay(300, undefined, NOW, "account-3")];
-      const details = detailsFor({ "account-1": { details: PAYEE }, "account-2": { details: PAYEE, heldUntil: NOW + 3_600_000 }, "account-3": { details: PAYEE, heldUntil: NOW - 1 } });
-      const { ready, waiting } = await readyToSend(ledger.store, details, NOW, 10);
+      const details = detailsFor({ "account-1": { details: PAYEE }, "account-2": { details: PAYEE, heldUntil: NOW + 3_600_000 }, "account-3": { details: PAYEE, heldUntil: NOW - 1 } }, NOW);
+      const { ready, waiting } = await readyToSend(ledger.store, details, 10);
       expect(ready.map((r) => r.payout.id)).toEqual([a.id, c.id]);
       expect(waiting).toEqual([{ payoutId: b.id, accountId: "account-2", amountKopecks: 200, reason: "held", until: NOW + 3_600_000 }]);
-      const none = await readyToSend(ledger.store, detailsFor({}), NOW, 10);
+      const none = await readyToSend(ledger.store, detailsFor({}), 10);
       expect(none.waiting.map((w) => w.reason)).toEqual(["noDetails", "noDetails", "noDetails"]);
     });
   });

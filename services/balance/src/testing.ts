@@ -147,12 +147,15 @@ export const PAYER: Payer = {
   correspondentAccount: "30101810145250000974",
 };
 
-/** The directory's answer for accounts with these details (held until `heldUntil`, null for none). */
+/**
+ * The directory's answer for accounts with these details, held until `heldUntil` as the directory
+ * answers it: the moment while it is still ahead of the directory's clock `directoryNow`, else null.
+ */
 export const detailsFor =
-  (details: Record<string, { details: AccountDetails | null; heldUntil?: number | null }>): DetailsOf =>
+  (details: Record<string, { details: AccountDetails | null; heldUntil?: number | null }>, directoryNow = Date.now()): DetailsOf =>
   async (ids) =>
     new Map(
       ids
         .filter((id) => details[id])
-        .map((id) => [id, { accountId: id, details: details[id]!.details, payoutAccountChangedAt: 0, payoutsHeldUntil: details[id]!.heldUntil ?? null, updatedAt: 0 }]),
+        .map((id) => [id, { accountId: id, details: details[id]!.details, payoutAccountChangedAt: 0, payoutsHeldUntil: (details[id]!.heldUntil ?? 0) > directoryNow ? details[id]!.heldUntil! : null, updatedAt: 0 }]),
     );

@@ -27,7 +27,7 @@ const refusal = (e: unknown) => [(e as DomainError).reason, (e as DomainError).p
 
 describe.each(ENGINES)("the exchange file and the bank statement (%s)", (engine) => {
   const ledger = ledgerPerTest(engine);
-  const details = detailsFor({ company: { details: PAYEE }, person: { details: ENTREPRENEUR }, held: { details: PAYEE, heldUntil: NOW + 3_600_000 } });
+  const details = detailsFor({ company: { details: PAYEE }, person: { details: ENTREPRENEUR }, held: { details: PAYEE, heldUntil: NOW + 3_600_000 } }, NOW);
   const available = async (accountId: string) => (await readBalance(ledger.store, accountId, NOW, HOLD_HOUR)).availableKopecks;
   const pay = async (accountId: string, amountKopecks: number) => toPayout((await createPayout(ledger.store, { accountId, amountKopecks }, NOW, HOLD_HOUR)).payout);
   const exported = () => exportPayouts(ledger.store, { detailsOf: details, settings: SETTINGS, now: NOW, by: "ops@example.com", limit: 100 });

@@ -82,7 +82,7 @@ export async function exportPayouts(
   store: LedgerStore,
   deps: { detailsOf: DetailsOf; settings: OrderSettings; now: number; by: string; limit: number },
 ): Promise<ExportResult> {
-  const { ready, waiting } = await readyToSend(store, deps.detailsOf, deps.now, deps.limit);
+  const { ready, waiting } = await readyToSend(store, deps.detailsOf, deps.limit);
   if (ready.length === 0) return { batch: null, file: null, waiting };
   const batchId = Bun.randomUUIDv7();
   const batch = await store.tx([...new Set(ready.map((r) => r.payout.accountId))], async (t) => {

@@ -60,7 +60,7 @@ async function pass(store: LedgerStore, deps: SberRailDeps, stopAt: number): Pro
   // First the token: without one nothing is sent, and PENDING payouts wait rather than go SENT unseen.
   const token = await accessToken(store, api, deps.now());
 
-  const { ready } = await readyToSend(store, deps.detailsOf, deps.now(), PAGE);
+  const { ready } = await readyToSend(store, deps.detailsOf, PAGE);
   for (const r of ready) {
     if (await store.tx(r.payout.accountId, (t) => issueOrder(t, r, SBER_RAIL, deps.settings, deps.now()))) done.sent++;
   }
