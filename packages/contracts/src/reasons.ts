@@ -153,6 +153,8 @@ export const REASONS = {
   PAYOUT_BATCH_NOT_FOUND: def("NOT_FOUND", "no such exchange file"),
   /** PAYOUT_RAIL is a bank's API: its worker sends payouts as they may go, and no exchange file is made. */
   PAYOUT_RAIL_NOT_FILES: def("CONFLICT", "payouts go to the bank through its API (PAYOUT_RAIL={rail}): no exchange file is made", { rail: "text" }),
+  /** A payout sent through a bank's API ends by what that bank answers the rail, never by an operator's word. */
+  PAYOUT_OUTCOME_BY_BANK: def("CONFLICT", "the payout went through the bank's API ({rail}): whether it was paid is the bank's answer, asked by the rail", { rail: "text" }),
   // A bank statement that cannot be taken in (docs/balance.md, "The bank's statement"): nothing of it is applied.
   STATEMENT_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: {detail}", { detail: "text" }),
   STATEMENT_OTHER_ACCOUNT: def("BAD_REQUEST", "the statement is of account {account}, not of the account payouts are paid from ({payerAccount})", {

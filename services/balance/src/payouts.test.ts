@@ -156,6 +156,16 @@ describe.each(ENGINES)("on %s", (engine) => {
       expect(await available()).toBe(10_000);
     });
 
+    test("a payout sent through a bank's API takes no PAID or FAILED from the operator: the bank's answer decides it", async () => {
+      await fundAccount(ledger.store, "account-1", 10_000, NOW);
+      const payout = await pay(4_000);
+      await ledger.store.tx("account-1", async (t) => issueOrder(t, { payout: (await t.payout(payout.id))!.payout, payee: PAYEE }, "sber", SETTINGS, NOW));
+      for (const status of ["FAILED", "PAID"] as const)
+        expect(await thrownBy(() => recordOutcome(ledger.store, { payoutId: payout.id, status }, NOW))).toEqual(new DomainError("PAYOUT_OUTCOME_BY_BANK", { rail: "sber" }));
+      expect((await getPayout(ledger.store, "account-1", payout.id)).status).toBe("SENT");
+      expect(await available()).toBe(6_000);
+    });
+
     test("only payouts whose account has details and no hold are ready to send; the others wait, saying why and until when", async () => {
       for (const id of ["account-1", "account-2", "account-3"]) await fundAccount(ledger.store, id, 10_000, NOW);
       const [a, b, c] = [await pay(100), await pay(200, undefined, NOW, "account-2"), await pay(300, undefined, NOW, "account-3")];

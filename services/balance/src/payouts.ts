@@ -3,6 +3,7 @@ import { releaseDueReceipts } from "./balance.ts";
 import { movePayout, payoutEvent, toPayout } from "./payout-states.ts";
 import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 import type { PayoutWithOrder } from "./store/payout-store.ts";
+import { EXCHANGE_FILE_RAIL } from "./rails/exchange-file/export.ts";
 
 export type PayoutRequest = { accountId: string; amountKopecks: number; idempotencyKey?: string; scheduled?: boolean };
 
@@ -59,11 +60,16 @@ export async function listPayouts(store: LedgerStore, accountId: string, limit: 
 /**
  * What the bank said outside a statement, as the operator records it (a file the bank rejected
  * whole, a return that does not quote the reference): the payout moves as a statement line would
- * move it. The same outcome again is answered with the payout as it is; another is CONFLICT.
+ * move it. The same outcome again is answered with the payout as it is; another is CONFLICT. A
+ * payout sent through a bank's API takes no PAID or FAILED from the operator: the rail asks that
+ * bank, and a FAILED recorded while the bank may still execute the order would pay it twice. A
+ * return (money back on the platform's account after the order was executed) is recorded for any rail.
  */
 export async function recordOutcome(store: LedgerStore, req: { payoutId: string; status: "PAID" | "FAILED" | "RETURNED"; reason?: string }, now: number): Promise<Payout> {
   const found = await store.payout(req.payoutId);
   if (!found) throw new DomainError("PAYOUT_NOT_FOUND");
+  const rail = found.order?.rail;
+  if (rail !== undefined && rail !== EXCHANGE_FILE_RAIL && req.status !== "RETURNED") throw new DomainError("PAYOUT_OUTCOME_BY_BANK", { rail });
   return store.tx(found.payout.accountId, async (t) => {
     const moved = await movePayout(t, req.payoutId, req.status, { at: now, ...(req.status === "PAID" ? {} : { failureReason: req.reason ?? null }) });
     if (moved) return toPayout(moved);
