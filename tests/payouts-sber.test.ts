@@ -194,6 +194,18 @@ describe.each(ENGINES)("the Sber rail on the ledger (%s)", (engine) => {
     expect((await status(waiting.payout.payout.id)).status).toBe("PENDING");
   });
 
+  test("a pass that outlived its lease gives back only its own: another replica's lease taken since stays", async () => {
+    await ledger.store.seedBankTokens(SBER_RAIL, fake.currentRefreshToken, sha256Hex(fake.currentRefreshToken), Date.now());
+    const t0 = Date.now();
+    expect(await ledger.store.leaseRail(SBER_RAIL, t0, t0 + 1_000)).toBe(true);
+    // The first lease ran out; a second replica takes the rail.
+    expect(await ledger.store.leaseRail(SBER_RAIL, t0 + 2_000, t0 + 12_000)).toBe(true);
+    await ledger.store.releaseRail(SBER_RAIL, t0 + 1_000);
+    expect(await ledger.store.leaseRail(SBER_RAIL, t0 + 3_000, t0 + 13_000)).toBe(false);
+    await ledger.store.releaseRail(SBER_RAIL, t0 + 12_000);
+    expect(await ledger.store.leaseRail(SBER_RAIL, t0 + 3_000, t0 + 13_000)).toBe(true);
+  });
+
   test("two replicas at once: one works the rail, the other finds it taken", async () => {
     await payout(5_000);
     // The first pass, holding the rail, reaches the bank and waits there until the second has tried the rail.

@@ -73,8 +73,8 @@ export interface PayoutOps {
   seedBankTokens(rail: string, refreshToken: string, seedSha256: string, at: number): Promise<void>;
   /** Takes the rail's lease until `until`; false while another replica holds it. */
   leaseRail(rail: string, now: number, until: number): Promise<boolean>;
-  /** Gives the lease back before it runs out. */
-  releaseRail(rail: string): Promise<void>;
+  /** Gives back the lease taken until `until`, if it is still that one: a pass that outlived it never frees another replica's. */
+  releaseRail(rail: string, until: number): Promise<void>;
   /** Keeps the refreshed pair in place of `from`; false when `from` is no longer the kept token (a new seed came). */
   saveBankTokens(rail: string, from: string, pair: TokenPair, at: number): Promise<boolean>;
   /** Forgets an access token the bank no longer takes (401), so the next call refreshes. */

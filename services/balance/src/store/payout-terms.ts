@@ -107,7 +107,7 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
     // The check and the take are one statement: of two replicas whose tick came at once, one works the rail.
     leaseRail: async (rail, now, until) =>
       (await run.all(db.update(bt).set({ leaseUntil: until }).where(and(eq(bt.rail, rail), or(isNull(bt.leaseUntil), lt(bt.leaseUntil, now)))).returning({ rail: bt.rail }))).length > 0,
-    releaseRail: (rail) => run.done(db.update(bt).set({ leaseUntil: null }).where(eq(bt.rail, rail))),
+    releaseRail: (rail, until) => run.done(db.update(bt).set({ leaseUntil: null }).where(and(eq(bt.rail, rail), eq(bt.leaseUntil, until)))),
     saveBankTokens: async (rail, from, pair, at) =>
       (await run.all(db.update(bt).set({ ...pair, updatedAt: at }).where(and(eq(bt.rail, rail), eq(bt.refreshToken, from))).returning({ rail: bt.rail }))).length > 0,
     dropAccessToken: (rail, accessToken) => run.done(db.update(bt).set({ accessToken: null, accessExpiresAt: null }).where(and(eq(bt.rail, rail), eq(bt.accessToken, accessToken)))),

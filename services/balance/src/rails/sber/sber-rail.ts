@@ -45,11 +45,12 @@ export type SberPass = { sent: number; submitted: number; paid: number; failed: 
  */
 export async function runSberRail(store: LedgerStore, deps: SberRailDeps): Promise<SberPass | null> {
   const start = deps.now();
-  if (!(await store.leaseRail(SBER_RAIL, start, start + deps.leaseMs))) return null;
+  const until = start + deps.leaseMs;
+  if (!(await store.leaseRail(SBER_RAIL, start, until))) return null;
   try {
     return await pass(store, deps, start + deps.leaseMs / 2);
   } finally {
-    await store.releaseRail(SBER_RAIL);
+    await store.releaseRail(SBER_RAIL, until);
   }
 }
 
