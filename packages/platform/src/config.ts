@@ -66,14 +66,14 @@ function busEnv() {
   };
 }
 
-/** A variable set to the empty string (compose's `${X:-}`) counts as unset. A declaration: commonEnv uses it above. */
-export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
-  return z.preprocess((v) => (v === "" ? undefined : v), schema.optional());
-}
-
-/** The same for a variable with a default (`schema` has it): the empty string gets the default. */
+/** A variable with a default (`schema` has it) set to the empty string (compose's `${X:-}`) gets the default. A declaration: commonEnv uses it above. */
 function emptyIsDefault<S extends z.ZodType>(schema: S) {
   return z.preprocess((v) => (v === "" ? undefined : v), schema);
+}
+
+/** A variable set to the empty string counts as unset. */
+export function unsetIfEmpty<S extends z.ZodType>(schema: S) {
+  return emptyIsDefault(schema.optional());
 }
 
 /**

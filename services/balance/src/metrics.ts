@@ -21,13 +21,20 @@ export const refundEventsApplied = new prom.Counter({
  * not confirmed (a statement not imported, the bank's API not answering).
  */
 export function registerPayoutGauges(store: Pick<PayoutOps, "openPayouts">, now: () => number): void {
+  // Both gauges of one scrape from one read of the store.
+  let read: { at: number; open: ReturnType<PayoutOps["openPayouts"]> } | undefined;
+  const open = () => {
+    const at = Date.now();
+    if (!read || at - read.at > 1000) read = { at, open: store.openPayouts() };
+    return read.open;
+  };
   new prom.Gauge({
     name: "balance_payouts_open",
     help: "Payouts not yet ended, by status (PENDING: not yet sent; SENT: not yet confirmed by the bank)",
     labelNames: ["status"] as const,
     registers: [registry],
     async collect() {
-      for (const [status, { count }] of Object.entries(await store.openPayouts())) this.set({ status }, count);
+      for (const [status, { count }] of Object.entries(await open())) this.set({ status }, count);
     },
   });
   new prom.Gauge({
@@ -37,7 +44,7 @@ export function registerPayoutGauges(store: Pick<PayoutOps, "openPayouts">, now:
     registers: [registry],
     async collect() {
       const t = now();
-      for (const [status, { since }] of Object.entries(await store.openPayouts())) this.set({ status }, since === null ? 0 : (t - since) / 1000);
+      for (const [status, { since }] of Object.entries(await open())) this.set({ status }, since === null ? 0 : (t - since) / 1000);
     },
   });
 }

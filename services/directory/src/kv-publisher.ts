@@ -1,7 +1,7 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import { apiKeyKvKey, shopKvKey } from "@payaccept/contracts";
-import { retryDelayMs, type Backoff, type Logger } from "@payaccept/platform";
+import { retryDelayMs, retrying, type Backoff, type Logger } from "@payaccept/platform";
 import type { DirectoryStore } from "./store/directory-store.ts";
 import { toApiKeyRecord, toShopRecord } from "./records.ts";
 
@@ -78,16 +78,11 @@ export class KvPublisher {
    * before the bucket matches its store, and a JetStream slow to answer at start (a busy host, a
    * cluster electing the bucket's leader) is waited out, not a crash of the process.
    */
-  async resyncAtStart(): Promise<void> {
-    for (let failures = 1; ; failures++) {
-      try {
-        return await this.resyncAll();
-      } catch (err) {
-        if (this.stopped) throw err;
-        this.log.warn({ err, failures }, "directory not yet published at start; trying again");
-        await Bun.sleep(retryDelayMs(RESYNC_RETRY, failures));
-      }
-    }
+  resyncAtStart(): Promise<void> {
+    return retrying(RESYNC_RETRY, () => this.resyncAll(), {
+      stopped: () => this.stopped,
+      onRetry: (err, failures) => this.log.warn({ err, failures }, "directory not yet published at start; trying again"),
+    });
   }
 
   /** Resync soon (after a failure or a reconnect); repeats with backoff until one succeeds. */

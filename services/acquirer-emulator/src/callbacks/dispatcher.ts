@@ -40,7 +40,9 @@ export class CallbackDispatcher {
   /** One attempt right now (a buyer is waiting for the redirect); false when it did not land. */
   deliverNow(id: string): Promise<boolean> {
     const row = pendingCallback(this.deps.db, id);
-    return row ? this.attempt(row) : Promise.resolve(false);
+    if (!row) return Promise.resolve(false);
+    // Its next attempt is scheduled when it fails: the worker's sleep may end later than that.
+    return this.attempt(row).then((ok) => (ok || this.worker.wake(), ok));
   }
 
   /** Look for due callbacks now rather than at the next scan (another part of the emulator wrote some). */
@@ -59,25 +61,16 @@ export class CallbackDispatcher {
     const due = dueCallbacks(this.deps.db, now, BATCH, this.inFlight);
     await Promise.all(due.map((c) => this.attempt(c)));
     if (due.length === BATCH) return "more";
-    // Every other callback due at `now` was this round's, so the next falls due after it. One in
-    // flight is not waited for: a failed attempt wakes the worker (its next attempt is scheduled), a
-    // delivered one leaves nothing to do. Taken as due, a callback in flight made the worker run
-    // round after round; woken after every delivery, it read the rows in flight each time (a tenth
-    // of the emulator's CPU per charge).
+    // Every other callback due at `now` was this round's (its failures already rescheduled), so the
+    // next falls due after it. One in flight elsewhere is not waited for: deliverNow wakes the worker
+    // when it fails, and a delivered one leaves nothing to do.
     return nextDueAfter(this.deps.db, now);
   }
 
   private attempt(row: CallbackRow): Promise<boolean> {
     const running = this.inFlight.get(row.id);
     if (running) return running;
-    let delivered = false;
-    const p = this.post(row)
-      .then((ok) => (delivered = ok))
-      .finally(() => {
-        this.inFlight.delete(row.id);
-        // Its next attempt is scheduled: the worker's sleep may end later than that.
-        if (!delivered) this.worker.wake();
-      });
+    const p = this.post(row).finally(() => this.inFlight.delete(row.id));
     this.inFlight.set(row.id, p);
     return p;
   }

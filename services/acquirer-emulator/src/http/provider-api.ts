@@ -92,12 +92,14 @@ export function providerApi(deps: ProviderApiDeps): Hono<AppEnv> {
     const req = await readJsonBody(c, CaptureRequest);
     const session = captureHold(deps.db, c.req.param("id"), req.amountKopecks, Date.now());
     c.get("log").info({ sessionId: session.id, merchantPaymentId: session.merchantPaymentId, capturedKopecks: session.capturedKopecks }, "hold captured");
+    deps.dispatcher.poke();
     return answer(c, "capture", state(session), 200);
   });
 
   api.post("/sessions/:id/void", async (c) => {
     const session = voidHold(deps.db, c.req.param("id"), Date.now());
     c.get("log").info({ sessionId: session.id, merchantPaymentId: session.merchantPaymentId, reason: session.declineReason }, "hold voided");
+    deps.dispatcher.poke();
     return answer(c, "void", state(session), 200);
   });
 

@@ -12,8 +12,8 @@ export type SessionInsert = Omit<typeof sessions.$inferInsert, "declineReason" |
 
 /**
  * The statements of a charge, a session's outcome and a callback's delivery, built and prepared
- * once per store: drizzle building and bun:sqlite preparing each per call were three quarters of
- * the emulator's CPU per charge. A session's update is prepared once per set of columns it sets.
+ * once per store: building and preparing a statement costs more than running it. A session's
+ * update is prepared once per set of columns it sets.
  */
 function prepare(db: AcquirerDb) {
   const updatesByColumns = new Map<string, ReturnType<typeof sessionUpdate>>();

@@ -85,8 +85,8 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   // A move is one UPDATE … RETURNING per payment here (PostgreSQL writes a batch's moves as one
   // UPDATE … FROM (VALUES …) instead, updateRows). A move without extra fields (cancel, expire,
   // refund: most of them) is prepared once; one with them (a payment's start, its pay, a charge's
-  // outcome) once per set of fields it sets: building and preparing it per call was a sixth of
-  // payments' CPU per charge.
+  // outcome) once per set of fields it sets: building and preparing it per call would cost more
+  // than running it.
   const movesByFields = new Map<string, ReturnType<typeof moveSetting>>();
   const moveSetting = (columns: string[]) =>
     db

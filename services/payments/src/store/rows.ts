@@ -27,8 +27,8 @@ export function nextOfShop(last: { seq: number; createdAt: number; id: string } 
 export type InsertedValues = Omit<PaymentRow, "paidAt" | "updatedAt" | "providerSessionId" | "connector" | "sbpQrPayload" | "sbpDeepLink" | "cardFormAction" | "refundedKopecks" | "refundingKopecks" | "saveConsent" | "captureReceipt" | "failureCode" | "failureParams" | "authentication">;
 
 /**
- * The row a payment's INSERT stored, without reading it back (RETURNING cost SQLite a row to
- * produce and drizzle 45 columns to map, a sixth of an insert): the values written and every other
+ * The row a payment's INSERT stored, without reading it back (RETURNING costs SQLite a row to
+ * produce and drizzle 45 columns to map): the values written and every other
  * column's default. PaymentRow names every column, so one added to the table fails to compile here.
  */
 export const insertedRow = (values: InsertedValues): PaymentRow => ({

@@ -83,7 +83,7 @@ function Notice(props: { page: Page; notice: PayoutsNotice }) {
   return (
     <section class="card statement-report" aria-labelledby="report-title">
       <h2 id="report-title">{r.duplicate ? t.opsStatementDuplicate : t.opsStatementImported}</h2>
-      <p>{t.opsStatementOf(r.account, r.periodFrom, r.periodTo, r.documents, r.notOurs)}</p>
+      <p>{t.opsStatementOf(r.account, formatDay(r.periodFrom, page.lang), formatDay(r.periodTo, page.lang), r.documents, r.notOurs)}</p>
       {r.duplicate ? (
         <p>
           {t.opsStatementImportedAt} <When page={page} at={r.importedAt} />
