@@ -1,7 +1,7 @@
 import { DomainError } from "@payaccept/contracts";
 import type { Context, MiddlewareHandler } from "hono";
 import { clientIp, ipRateKey, jsonError, type TrustedProxies } from "@payaccept/platform";
-import type { GatewayEnv } from "./env.ts";
+import type { Check, GatewayEnv } from "./env.ts";
 import type { RateDecision, SlidingWindowLimiter } from "./rate-limiter.ts";
 
 /** The decision closest to refusal: fewest remaining, then the smallest limit. */
@@ -79,11 +79,7 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
  * same call to the owning service, only the body is dropped), so it counts as that GET: a quota of
  * its own would double every read's limit, the balance's 60 included.
  */
-export function limitPerKey(limiter: SlidingWindowLimiter, method: string, path: string): MiddlewareHandler<GatewayEnv> {
+export function limitPerKey(limiter: SlidingWindowLimiter, method: string, path: string): Check {
   const operation = ` ${method} ${path}`;
-  return async (c, next) => {
-    const refused = count(c, limiter, c.get("keyHash") + operation);
-    if (refused) return refused;
-    await next();
-  };
+  return (c) => count(c, limiter, c.get("keyHash") + operation);
 }
