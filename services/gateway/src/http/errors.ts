@@ -1,6 +1,6 @@
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
 import { fromHttpException, jsonError } from "@payaccept/platform";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { GatewayEnv } from "./env.ts";
 
@@ -21,6 +21,6 @@ export function apiErrorResponse(err: Error, c: Context<GatewayEnv>): Response {
 
 /** 405 with Allow for a known path asked with a method it does not serve. */
 export const methodNotAllowed =
-  (allow: string[]): MiddlewareHandler<GatewayEnv> =>
-  async (c) =>
+  (allow: string[]) =>
+  (c: Context): Response =>
     jsonError(c, new DomainError("METHOD_NOT_ALLOWED", { method: c.req.method, allowed: allow.join(", ") }), { Allow: allow.join(", ") });

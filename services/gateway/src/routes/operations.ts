@@ -7,7 +7,7 @@ import type { Check, GatewayEnv } from "../http/env.ts";
 import { apiErrorResponse, methodNotAllowed } from "../http/errors.ts";
 import { jsonBody } from "../http/json-body.ts";
 import type { KeyDirectory } from "../http/key-directory.ts";
-import { limitPerKey } from "../http/rate-limit.ts";
+import { limitPerKey, type Admitted } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { validate } from "../http/validation.ts";
 import type { IdempotencyClaims } from "../idempotency/claims.ts";
@@ -59,13 +59,16 @@ const keptWithWrite = (op: Operation) => {
 /** `/v1/payments/{id}` → `/v1/payments/:id`. */
 export const honoPath = (template: string) => template.replace(/\{(\w+)\}/g, ":$1");
 
+/** Every /api route's way in: the per-IP limit, then `admitted` (routes/api.ts). */
+export type Admit = (c: Context<GatewayEnv>, admitted: Admitted) => Promise<Response>;
+
 /**
  * The checks in order, then the answer (around it the Idempotency-Key's handling, where the
  * operation takes one): one route handler of plain function calls. A layer of Hono middleware per
  * check cost a dispatch, a promise and, mounted under /api, an error-handling wrapper each.
  */
-function operationRoute(checks: Check[], answer: Answer, around?: (c: Context<GatewayEnv>, answer: Answer) => Promise<Response>) {
-  return async (c: Context<GatewayEnv>): Promise<Response> => {
+function operationRoute(admit: Admit, checks: Check[], answer: Answer, around?: (c: Context<GatewayEnv>, answer: Answer) => Promise<Response>) {
+  const run = async (c: Context<GatewayEnv>): Promise<Response> => {
     for (const check of checks) {
       const checked = check(c);
       const refused = checked instanceof Promise ? await checked : checked;
@@ -73,6 +76,7 @@ function operationRoute(checks: Check[], answer: Answer, around?: (c: Context<Ga
     }
     return around ? around(c, answer) : answer(c);
   };
+  return (c: Context<GatewayEnv>) => admit(c, () => run(c));
 }
 
 /**
@@ -80,9 +84,9 @@ function operationRoute(checks: Check[], answer: Answer, around?: (c: Context<Ga
  * once, from the definition, in the gateway's order of checks (docs/gateway.md): API key → per-key
  * limit of its class → path and query validation → body (read, then validated) → Idempotency-Key
  * (every POST) → handler. Then each known path answers its other methods with 405 and Allow.
- * The per-IP limit and the route lookup come before, from the app.
+ * The route lookup comes before, from the app, and every route's answer goes through `admit`.
  */
-export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHandlers, deps: OperationDeps): void {
+export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHandlers, deps: OperationDeps, admit: Admit): void {
   const auth = requireApiKey(deps.directory);
   const methods = new Map<string, string[]>();
   for (const [id, op] of Object.entries(operations) as [OperationId, Operation][]) {
@@ -106,8 +110,11 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
       }
     };
     const around = isIdempotent(op) ? idempotent(deps.claims, deps.nc, timeoutMs, keptWithWrite(op)) : undefined;
-    api.on(method, [path], operationRoute(checks, answer, around));
+    api.on(method, [path], operationRoute(admit, checks, answer, around));
     methods.set(path, [...(methods.get(path) ?? []), method]);
   }
-  for (const [path, allowed] of methods) api.all(path, methodNotAllowed(allowed.sort()));
+  for (const [path, allowed] of methods) {
+    const refuse = methodNotAllowed(allowed.sort());
+    api.all(path, (c) => admit(c, () => refuse(c)));
+  }
 }
