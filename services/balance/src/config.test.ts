@@ -1,17 +1,8 @@
 import { expect, test } from "bun:test";
 import { parseConfig } from "@payaccept/platform";
 import { balanceEnv, orderSettingsOf, payoutSettingsOk } from "./config.ts";
-import { PAYER } from "./testing.ts";
+import { PAYER, PAYER_ENV as payerEnv } from "./testing.ts";
 
-const payerEnv = {
-  PAYOUT_PAYER_NAME: PAYER.name,
-  PAYOUT_PAYER_INN: PAYER.inn,
-  PAYOUT_PAYER_KPP: PAYER.kpp,
-  PAYOUT_PAYER_ACCOUNT: PAYER.account,
-  PAYOUT_PAYER_BIK: PAYER.bik,
-  PAYOUT_PAYER_CORR_ACCOUNT: PAYER.correspondentAccount,
-  PAYOUT_PAYER_BANK: PAYER.bankName,
-};
 const load = (env: Record<string, string>) => parseConfig(balanceEnv, env, payoutSettingsOk);
 
 test("the payer's details pass the checks a merchant's own details pass, each problem naming its variable", () => {
