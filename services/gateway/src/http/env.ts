@@ -14,6 +14,8 @@ export type GatewayEnv = {
     keyHash: string;
     /** The client's address (behind TRUSTED_PROXIES). */
     clientIp: string;
+    /** The request's JSON body as sent (before its schema's transforms), on routes that take one. */
+    body?: unknown;
     /** Every limit this request was counted against; the tightest one goes into the headers. */
     rateDecisions: RateDecision[];
     /**

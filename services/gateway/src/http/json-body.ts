@@ -1,6 +1,5 @@
 import { DomainError } from "@payaccept/contracts";
 import { jsonError } from "@payaccept/platform";
-import type { Context } from "hono";
 import type { z } from "zod";
 import type { Check, GatewayEnv } from "./env.ts";
 import { validated } from "./validation.ts";
@@ -31,20 +30,16 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
  * A JSON body of at most maxBytes, valid against `schema`: 415 for another content type, 413
  * when larger (by Content-Length before reading, or while streaming a body sent without one), 400
  * when empty, not JSON, or invalid. With `optional`, a request without a body reads as `{}` (a
- * refund of everything left). The text is left in Hono's body cache (the Idempotency-Key's
+ * refund of everything left). The JSON as sent is left as `body` (the Idempotency-Key's
  * fingerprint is made from it), the schema's output for the handler (`c.req.valid("json")`).
  */
 export function jsonBody(maxBytes: number, schema: z.ZodType, opts: { optional?: boolean } = {}): Check {
   // Fatal: malformed UTF-8 would become U+FFFD, and two different byte strings the same order id.
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const cacheText = (c: Context<GatewayEnv>, text: string) => {
-    // Hono keeps promises in its body cache (its type says values).
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
-  };
   return async (c) => {
     const length = c.req.header("content-length");
     if (opts.optional && (length === "0" || (length === undefined && c.req.header("transfer-encoding") === undefined))) {
-      cacheText(c, "{}");
+      c.set("body", {});
       return validated(c, "json", schema, {});
     }
     if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, new DomainError("CONTENT_TYPE_NOT_JSON"));
@@ -74,13 +69,13 @@ export function jsonBody(maxBytes: number, schema: z.ZodType, opts: { optional?:
       return jsonError(c, new DomainError("BODY_NOT_UTF8"));
     }
     if (text.length === 0) return jsonError(c, new DomainError("BODY_REQUIRED"));
-    cacheText(c, text);
     let input: unknown;
     try {
       input = JSON.parse(text);
     } catch {
       return jsonError(c, new DomainError("MALFORMED_JSON"));
     }
+    c.set("body", input);
     return validated(c, "json", schema, input);
   };
 }

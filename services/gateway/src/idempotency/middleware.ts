@@ -55,16 +55,11 @@ export const bucketKey = (shopId: string, key: string) => sha256Hex(`${shopId}\n
 /** What makes two requests the same request under one key: method, path and the body's canonical JSON. */
 export const requestFingerprint = (method: string, path: string, canonicalBody: string) => sha256Hex(`${method} ${path}\n${canonicalBody}`);
 
-/** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */
-async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
-  const text = await (c.req.bodyCache as { text?: Promise<string> }).text;
-  if (!text) return "";
-  try {
-    return canonicalJson(JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
+/** The body a route has read, as canonical JSON (jsonBody leaves it as `body`); a route without one has "". */
+const bodyOf = (c: Context<GatewayEnv>): string => {
+  const body = c.get("body");
+  return body === undefined ? "" : canonicalJson(body);
+};
 
 /**
  * Marks a key kept in the bucket in payments' table of keys, where a create keeps its own
@@ -109,7 +104,7 @@ export function idempotent(
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
     if (key === undefined) return answer(c);
     if (!IdempotencyKey.safeParse(key).success) return jsonError(c, new DomainError("IDEMPOTENCY_KEY_INVALID", { header: IDEMPOTENCY_KEY_HEADER }));
-    const fingerprint = requestFingerprint(c.req.method, c.req.path, await bodyOf(c));
+    const fingerprint = requestFingerprint(c.req.method, c.req.path, bodyOf(c));
     if (inService?.(c)) {
       c.set("idempotency", { key, fingerprint, retry: false, inService: true });
       return answer(c);
