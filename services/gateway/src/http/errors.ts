@@ -19,6 +19,15 @@ export function apiErrorResponse(err: Error, c: Context<GatewayEnv>): Response {
   return jsonError(c, new DomainError("INTERNAL"));
 }
 
+/** `work`'s response, or its failure's in the Error shape (apiErrorResponse): what wraps it always has a response to read. */
+export async function answered(c: Context<GatewayEnv>, work: () => Response | Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (e) {
+    return apiErrorResponse(e as Error, c);
+  }
+}
+
 /** 405 with Allow for a known path asked with a method it does not serve. */
 export const methodNotAllowed =
   (allow: string[]) =>

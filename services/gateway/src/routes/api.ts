@@ -4,7 +4,7 @@ import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
 import { apiKeyActor } from "../http/auth.ts";
 import type { GatewayEnv } from "../http/env.ts";
-import { apiErrorResponse } from "../http/errors.ts";
+import { answered, apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { replay } from "../idempotency/middleware.ts";
@@ -199,14 +199,7 @@ export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   api.onError(apiErrorResponse);
   const perIp = limitPerIp(deps.limiters.perIp, deps.trustedProxies);
   // An error of the route's own answered in the Error shape inside the limit, so that it carries the RateLimit headers too.
-  const admit: Admit = (c, admitted) =>
-    perIp(c, async () => {
-      try {
-        return await admitted();
-      } catch (e) {
-        return apiErrorResponse(e as Error, c);
-      }
-    });
+  const admit: Admit = (c, admitted) => perIp(c, () => answered(c, admitted));
   registerOperations(api, handlers(deps), deps, admit);
   // Registered last: a path no route above took is the app's 404 (ROUTE_NOT_FOUND), counted and limited like any.
   api.all("/*", (c) => admit(c, () => c.notFound()));

@@ -4,7 +4,7 @@ import type { Context, Handler, Hono } from "hono";
 import type { z } from "zod";
 import { requireApiKey } from "../http/auth.ts";
 import type { Check, GatewayEnv } from "../http/env.ts";
-import { apiErrorResponse, methodNotAllowed } from "../http/errors.ts";
+import { answered, methodNotAllowed } from "../http/errors.ts";
 import { jsonBody } from "../http/json-body.ts";
 import type { KeyDirectory } from "../http/key-directory.ts";
 import { limitPerKey, type Admitted } from "../http/rate-limit.ts";
@@ -102,13 +102,7 @@ export function registerOperations(api: Hono<GatewayEnv>, handlers: OperationHan
     const tools: OperationTools = { timeoutMs, status, ask, relay: async (c, rpc, req, actor) => c.body(await ask(c, rpc, req, actor), status, JSON_TYPE) };
     const handle = handlers[id](tools) as (c: Context<GatewayEnv>) => Response | Promise<Response>;
     // The handler's failure answered here, so that the Idempotency-Key's handling sees its status.
-    const answer: Answer = async (c) => {
-      try {
-        return await handle(c);
-      } catch (e) {
-        return apiErrorResponse(e as Error, c);
-      }
-    };
+    const answer: Answer = (c) => answered(c, () => handle(c));
     const around = isIdempotent(op) ? idempotent(deps.claims, deps.nc, timeoutMs, keptWithWrite(op)) : undefined;
     api.on(method, [path], operationRoute(admit, checks, answer, around));
     methods.set(path, [...(methods.get(path) ?? []), method]);
