@@ -17,16 +17,35 @@ const MAX_WAITING = 1024;
 
 /**
  * The acquirer reports a charge's outcome twice: in the charge's answer and in its callback, in
- * either order and often within the same moment. The first report applies it; the second is a
- * repeat, and when the first was applied by this process the second waits for that commit and is
- * answered with the payment as the commit left it, without reading the payment or taking a
- * transaction (docs/payments.md, "Charges without the buyer"). Only a commit counts, and only in
- * memory: after a restart, or at another replica, the second report takes the full path and
- * finds the repeat in the store.
+ * either order and often within the same moment. A callback that comes while this process is
+ * still at the acquirer with the charge waits for the answer, so the answer applies the outcome
+ * with the payment it has in hand; the second report is a repeat, and when the first was applied
+ * by this process the second waits for that commit and is answered with the payment as the
+ * commit left it, without reading the payment or taking a transaction (docs/payments.md,
+ * "Charges without the buyer"). Only a commit counts, and only in memory: after a restart, or at
+ * another replica, the second report takes the full path and finds the repeat in the store.
  */
 export class ChargeOutcomes {
   /** Per payment: the outcome its first report is applying, and the row its commit left (undefined: it did not move the payment). */
   private readonly waiting = new Map<string, OutcomeKey & { committed: Promise<PaymentRow | undefined> }>();
+  /** The charges this process is making now, settled once their answer was applied (or none came). */
+  private readonly charging = new Map<string, Promise<unknown>>();
+
+  /** Makes the payment's charge (`charge`: the acquirer's call and its answer applied); its callback waits for it meanwhile. */
+  async charge<T>(paymentId: string, charge: () => Promise<T>): Promise<T> {
+    const made = charge();
+    this.charging.set(paymentId, made.catch(() => undefined));
+    try {
+      return await made;
+    } finally {
+      this.charging.delete(paymentId);
+    }
+  }
+
+  /** Once the charge of the payment this process is making now, if any, has its answer applied: bounded by the acquirer call's own timeout. */
+  async charged(paymentId: string): Promise<void> {
+    await this.charging.get(paymentId);
+  }
 
   /**
    * The payment as this process's commit of the same outcome left it, when a first report of it

@@ -69,7 +69,9 @@ const savedOf = async (d: PaymentsDeps, row: PaymentRow) => (await d.methods.byI
  * came (the callback, or the sweeper's lookup, ends it). A refusal (the acquirer does not know the
  * method, …) ends it FAILED with the acquirer's reason.
  */
-export async function chargeOnce(d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> {
+export const chargeOnce = (d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> => d.chargeOutcomes.charge(row.id, () => chargeAt(d, row, saved));
+
+async function chargeAt(d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> {
   let state: ProviderOutcome;
   try {
     state = await d.connectors.portOf(connectorOf(saved)).charge({

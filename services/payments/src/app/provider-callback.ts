@@ -31,7 +31,8 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback,
   }
   const result = read.known ? resultOfCallback(read, d.now()) : undefined;
   const outcome = result && outcomeKey(connector, cb.sessionId, result);
-  // The charge's answer came first, and this process applied the same outcome.
+  // The charge's answer comes first (awaited while this process is at the acquirer with it), and when this process applied the same outcome this is its repeat.
+  await d.chargeOutcomes.charged(cb.merchantPaymentId);
   const repeat = await d.chargeOutcomes.repeatOf(cb.merchantPaymentId, outcome);
   if (repeat) {
     tracePayment(repeat);
