@@ -1,15 +1,14 @@
 import { AuditEvent, AUDIT_STREAM, AUDIT_SUBJECT_PREFIX, rpcs, type RpcResponse } from "@payaccept/contracts";
 import { AckPolicy, DeliverPolicy } from "@nats-io/jetstream";
-import { Batcher, decodeOrTerm, durableConsumer, ensureAuditStream, ensureDurable, retryDelayMs, runConsumerLoop, type Backoff, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
+import { decodeOrTerm, durableConsumer, ensureAuditStream, ensureDurable, retryDelayMs, runConsumerLoop, type Backoff, type Logger, type NatsConnection, type RunningLoop } from "@payaccept/platform";
 import type { z } from "zod";
 import type { DirectoryStore } from "../store/directory-store.ts";
-import type { AuditEventRow } from "../store/schema.ts";
 import { auditEventOfRow, auditRowOf } from "./entries.ts";
 
 export const AUDIT_DURABLE = "directory-audit";
 /** Storing an entry takes a millisecond; an unacked one after this belongs to a replica that died. */
 const ACK_WAIT_MS = 30_000;
-/** Entries handled at once, stored together: one insert, a copy of one already there changes nothing. */
+/** Entries stored at once; each is its own insert, a copy of one already there changes nothing. */
 const CONCURRENCY = 16;
 
 /** Between a lost consumer and the next try to make it again. */
@@ -53,9 +52,7 @@ export function keepConsumingAuditEvents(nc: NatsConnection, store: DirectorySto
 
 /**
  * The other services' audit events (AUDIT stream) into the log: stored, then acked, so a crash
- * in between is a redelivery that the entry's key (its id) turns into nothing. The entries of one
- * turn of the event loop are one insert and one commit (the platform's Batcher: one commit per
- * entry cost ~3 × the CPU per entry); a batch that fails is stored again entry by entry.
+ * in between is a redelivery that the entry's key (its id) turns into nothing.
  */
 async function consumeAuditEvents(nc: NatsConnection, store: DirectoryStore, now: () => number, log: Logger): Promise<RunningLoop> {
   const jsm = await ensureAuditStream(nc);
@@ -73,11 +70,6 @@ async function consumeAuditEvents(nc: NatsConnection, store: DirectoryStore, now
     log,
   );
   const consumer = await durableConsumer(nc, AUDIT_STREAM, AUDIT_DURABLE);
-  const entries = new Batcher(async (rows: AuditEventRow[]) => {
-    const created = await store.insertAudit(rows);
-    log.debug({ entries: rows.length, created }, "audit events stored");
-    return rows.map(() => undefined);
-  }, CONCURRENCY);
   return runConsumerLoop(consumer, {
     name: AUDIT_DURABLE,
     concurrency: CONCURRENCY,
@@ -85,9 +77,9 @@ async function consumeAuditEvents(nc: NatsConnection, store: DirectoryStore, now
     handle: async (m) => {
       const event = decodeOrTerm(m, AuditEvent, "audit event", log);
       if (!event) return;
-      await entries.add(auditRowOf(event, now()));
+      const created = await store.insertAudit([auditRowOf(event, now())]);
       m.ack();
-      log.debug({ auditId: event.id, action: event.action }, "audit event stored");
+      log.debug({ auditId: event.id, action: event.action, created: created > 0 }, "audit event stored");
     },
   });
 }
