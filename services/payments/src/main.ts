@@ -55,8 +55,8 @@ const { payments: repo, refunds, outbox, methods, keys } = store;
 registerOutboxGauges(outbox, storeNow);
 
 const nc = await svc.bus();
-await ensurePaymentsStream(nc);
-const directoryBucket = await openDirectoryBucket(nc);
+await ensurePaymentsStream(nc, log);
+const directoryBucket = await openDirectoryBucket(nc, { log });
 const directory = new DirectoryCache(directoryBucket, log, nc);
 svc.onClose("directory watch", () => directory.stop());
 const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
