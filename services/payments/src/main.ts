@@ -13,6 +13,7 @@ import { ChangeNotices } from "./rpc/change-notices.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { retryCharge } from "./app/charges.ts";
+import { ChargeOutcomes } from "./app/charge-outcomes.ts";
 import { expireDue } from "./app/holds.ts";
 import { expireMethod } from "./app/saved-methods.ts";
 import { reconcileNow } from "./app/reconcile.ts";
@@ -79,6 +80,7 @@ const deps: PaymentsDeps = {
   chargeLeaseMs: cfg.CHARGE_RETRY_MS,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   connectors,
+  chargeOutcomes: new ChargeOutcomes(),
   balance: {
     reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, { requestId }),
   },
