@@ -53,7 +53,7 @@ const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
 svc.onClose("audit trail", () => audit.close());
 
 // Payout events go out through their outbox: woken by every commit that wrote one, swept for what a crash left.
-await ensurePayoutsStream(nc);
+await ensurePayoutsStream(nc, log);
 const publish = payoutEventPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS);
 const outbox = payoutEventsRelay({ store, publish, now: clock, log }, cfg.PAYOUT_OUTBOX_SWEEP);
 outbox.start();

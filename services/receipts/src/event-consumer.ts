@@ -40,7 +40,7 @@ export async function handleStreamMessage(m: JsMsg, store: ReceiptsStore, log: L
 
 /** The receipts' durable pull consumer of the whole PAYMENTS stream, from its start. */
 export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => Promise<void>, log: Logger): Promise<RunningLoop> {
-  const jsm = await ensurePaymentsStream(nc);
+  const jsm = await ensurePaymentsStream(nc, log);
   // No filter, one durable: a payment's refund events and its REFUNDED event must come in stream
   // order (docs/receipts.md, "Never two receipts"), which two durables would not keep.
   await ensureDurable(
@@ -49,7 +49,7 @@ export async function consumeStream(nc: NatsConnection, handle: (m: JsMsg) => Pr
     { durable_name: RECEIPTS_DURABLE, filter_subject: undefined, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, ack_wait: ACK_WAIT_MS * NS_PER_MS, max_ack_pending: 1000 },
     log,
   );
-  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, RECEIPTS_DURABLE);
+  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, RECEIPTS_DURABLE, log);
   // One at a time: a refund receipt depends on the receipts before it, in stream order.
   return runConsumerLoop(consumer, { name: RECEIPTS_DURABLE, concurrency: 1, handle, log });
 }
