@@ -32,8 +32,12 @@ try {
     "acquirer-emulator": pid("acquirer-emulator"),
     balance: pid("balance"),
     "webhook-dispatcher": pid("webhook-dispatcher"),
+    // The directory stores each charge's audit entry.
+    directory: pid("directory"),
     "nats-server": stack.nats.proc.pid,
-    "other services": [pid("directory"), pid("dashboard"), pid("paypage"), pid("receipts"), pid("cash-register-emulator")],
+    // Receipts takes each SUCCESS event.
+    receipts: pid("receipts"),
+    "other services": [pid("dashboard"), pid("paypage"), pid("cash-register-emulator")],
   };
   const phase = chargePhase(stack.gateway, shop.apiKey, String(Date.now()), methodId);
   const row = await measureLoad(load, phase.name, phase.label, pids, phase.warmup, phase.run);

@@ -1,7 +1,7 @@
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { rpcs, type PaymentEvent, type RefundEvent } from "@payaccept/contracts";
 import { ensurePaymentsStream } from "@payaccept/platform";
-import { PAYEE, PAYER, paymentEvent, publishPaymentEvent, publishRefundEvent } from "../services/balance/src/testing.ts";
+import { PAYEE, paymentEvent, publishPaymentEvent, publishRefundEvent } from "../services/balance/src/testing.ts";
 import { eventually, type Stack } from "./harness/stack.ts";
 
 /** Shared by the tests/balance-*.test.ts files: the stream as payments feeds it, and the figures as callers read them. */
@@ -60,16 +60,7 @@ export class BalanceFeed {
   }
 }
 
-/** The platform's own account in the payer's variables (PAYOUT_PAYER_*) of a stack that sends payouts. */
-export const PAYER_ENV = {
-  PAYOUT_PAYER_NAME: PAYER.name,
-  PAYOUT_PAYER_INN: PAYER.inn,
-  PAYOUT_PAYER_KPP: PAYER.kpp,
-  PAYOUT_PAYER_ACCOUNT: PAYER.account,
-  PAYOUT_PAYER_BIK: PAYER.bik,
-  PAYOUT_PAYER_CORR_ACCOUNT: PAYER.correspondentAccount,
-  PAYOUT_PAYER_BANK: PAYER.bankName,
-};
+export { PAYER_ENV } from "../services/balance/src/testing.ts";
 
 /** An account's legal and bank details entered as the dashboard enters them (a company at Sberbank; `account` another valid one). */
 export function enterPayoutDetails(stack: Stack, accountId: string, account = PAYEE.payout.account) {

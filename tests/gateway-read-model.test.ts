@@ -105,6 +105,25 @@ describe.each(ENGINES)("the gateway's read model on %s", (engine) => {
     expect((await lookup(p.orderId)).status).toBe("CANCELED");
   });
 
+  test("a payment read by id is found by its orderId from memory, byte for byte; another shop's lookup of that orderId asks payments (404), and a change is read", async () => {
+    const p = await create();
+    await eventually(async () => {
+      const before = await reads();
+      const got = await get(p.id);
+      const found = await stack.api(shop.apiKey, `/v1/payments?orderId=${p.orderId}`);
+      const after = await reads();
+      expect({ status: found.status, body: await found.text() }).toEqual(got);
+      // The get may have been the first read (payments); the lookup came from memory.
+      return after.memory - before.memory >= 1 && after.payments - before.payments <= 1 && after.memory + after.payments - before.memory - before.payments === 2;
+    }, 5000);
+    const other = await createShop(stack, { sandbox: true });
+    const before = await reads();
+    const res = await stack.api(other.apiKey, `/v1/payments?orderId=${p.orderId}`);
+    expect([res.status, (await res.json()).code, (await reads()).payments - before.payments]).toEqual([404, "PAYMENT_NOT_FOUND", 1]);
+    expect((await stack.api(shop.apiKey, `/v1/payments/${p.id}/cancel`, { method: "POST" })).status).toBe(200);
+    expect((await lookup(p.orderId)).status).toBe("CANCELED");
+  });
+
   test("another shop's key gets payments' 404 for a payment the model holds", async () => {
     const p = await create();
     await get(p.id);

@@ -19,7 +19,7 @@ export async function knownAccount(nc: NatsConnection, flags: Flags, timeoutMs: 
  */
 export async function knownShop(nc: NatsConnection, flags: Flags, timeoutMs: number): Promise<string> {
   const shopId = requireFlag(flags, "shop");
-  const entry = await (await openDirectoryBucket(nc, timeoutMs)).get(shopKvKey(shopId));
+  const entry = await (await openDirectoryBucket(nc, { timeoutMs })).get(shopKvKey(shopId));
   if (entry?.operation !== "PUT") throw new DomainError("SHOP_NOT_FOUND");
   return shopId;
 }

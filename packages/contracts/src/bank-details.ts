@@ -90,8 +90,12 @@ const RUBLES = "810";
 
 type Input = z.output<typeof AccountDetailsShape>;
 
-/** Every problem of the details, in the order of the form's fields. */
-export function accountDetailsProblems(d: Input): DetailsProblem[] {
+/**
+ * Every problem of the details, in the order of the form's fields. Without an `ogrn` (the
+ * platform's own account as balance is configured with it: a payment order does not carry one)
+ * the OGRN is not checked.
+ */
+export function accountDetailsProblems(d: Omit<Input, "ogrn"> & { ogrn?: string }): DetailsProblem[] {
   const problems: DetailsProblem[] = [];
   const add = (path: string, rule: IssueRule, message: string, params: Record<string, string | number> = {}) => problems.push({ path, rule, message, params });
   const company = d.legalForm === "company";
@@ -101,9 +105,11 @@ export function accountDetailsProblems(d: Input): DetailsProblem[] {
   else if (!isValidInn(d.inn)) add("inn", "INN_CHECKSUM", "the check digits do not match: a digit is mistyped");
 
   const ogrnDigits = company ? 13 : 15;
-  if (!digitsOnly(d.ogrn, ogrnDigits)) add("ogrn", "DIGITS_COUNT", `must be ${ogrnDigits} digits`, { digits: ogrnDigits });
-  else if (!(company ? "15" : "3").includes(d.ogrn[0]!)) add("ogrn", "OGRN_KIND", company ? "a company's ОГРН starts with 1 or 5" : "an entrepreneur's ОГРНИП starts with 3");
-  else if (!ogrnChecksumOk(d.ogrn)) add("ogrn", "OGRN_CHECKSUM", "the check digit does not match: a digit is mistyped");
+  if (d.ogrn !== undefined) {
+    if (!digitsOnly(d.ogrn, ogrnDigits)) add("ogrn", "DIGITS_COUNT", `must be ${ogrnDigits} digits`, { digits: ogrnDigits });
+    else if (!(company ? "15" : "3").includes(d.ogrn[0]!)) add("ogrn", "OGRN_KIND", company ? "a company's ОГРН starts with 1 or 5" : "an entrepreneur's ОГРНИП starts with 3");
+    else if (!ogrnChecksumOk(d.ogrn)) add("ogrn", "OGRN_CHECKSUM", "the check digit does not match: a digit is mistyped");
+  }
 
   if (company && d.kpp === null) add("kpp", "KPP_REQUIRED", "a company's КПП is required");
   else if (!company && d.kpp !== null) add("kpp", "KPP_NOT_FOR_ENTREPRENEUR", "an entrepreneur has no КПП: leave it empty");

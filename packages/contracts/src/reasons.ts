@@ -9,13 +9,35 @@ import { z } from "zod";
  * Parameter kinds say how a page shows a value: `kopecks` as money, `status` and `method` by
  * their names in the page's language, `service` by the service's name, `systemError` (a socket's
  * or TLS error code: ECONNREFUSED, CERT_HAS_EXPIRED…) in words with the code after them, the rest
- * as they are.
+ * as they are; `statementProblem` (STATEMENT_PROBLEMS) in words.
  */
-export const PARAM_KINDS = ["kopecks", "int", "text", "status", "method", "service", "systemError", "issues"] as const;
+export const PARAM_KINDS = ["kopecks", "int", "text", "status", "method", "service", "systemError", "issues", "statementProblem"] as const;
 export type ParamKind = (typeof PARAM_KINDS)[number];
 
 /** What a `service` parameter names: the first segment of an RPC subject, or a store the gateway needs. */
 export const SERVICE_NAMES = ["payments", "balance", "webhooks", "directory", "dashboard", "receipts", "idempotency"] as const;
+
+/**
+ * Why a file is not a bank statement we read (STATEMENT_MALFORMED, STATEMENT_LINE_MALFORMED), in
+ * the API's English; pages say each in their language.
+ */
+export const STATEMENT_PROBLEMS = {
+  // the file as a whole
+  NOT_EXCHANGE_FILE: "the first line is not 1CClientBankExchange",
+  ENDS_INSIDE_SECTION: "the file ends inside a section",
+  NO_FILE_END: "no КонецФайла: the file is cut short",
+  NO_ACCOUNT_OR_PERIOD: "the header names no account (РасчСчет) or period (ДатаНачала, ДатаКонца)",
+  NO_BALANCE_SECTION: "no balance section (СекцияРасчСчет)",
+  // a line of it
+  TEXT_AFTER_FILE_END: "text after КонецФайла",
+  SECTION_NOT_CLOSED: "a section starts, or the file ends, before the open section is closed",
+  NOT_KEY_VALUE: "the line is not Key=Value",
+  BALANCE_SECTION_INCOMPLETE: "the balance section lacks a balance or a total",
+  NO_AMOUNT: "the document has no amount (Сумма)",
+  SEVERAL_PAYOUTS: "one document names several payouts",
+  PAYOUT_TWICE: "a payout appears twice",
+} as const;
+export type StatementProblem = keyof typeof STATEMENT_PROBLEMS;
 
 type Def = { transport: TransportCode; params: Record<string, ParamKind>; en: string };
 
@@ -156,12 +178,23 @@ export const REASONS = {
   /** A payout sent through a bank's API ends by what that bank answers the rail, never by an operator's word. */
   PAYOUT_OUTCOME_BY_BANK: def("CONFLICT", "the payout went through the bank's API ({rail}): whether it was paid is the bank's answer, asked by the rail", { rail: "text" }),
   // A bank statement that cannot be taken in (docs/balance.md, "The bank's statement"): nothing of it is applied.
-  STATEMENT_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: {detail}", { detail: "text" }),
+  STATEMENT_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: {problem}", { problem: "statementProblem" }),
+  STATEMENT_LINE_MALFORMED: def("BAD_REQUEST", "not a 1CClientBankExchange statement: line {line}: {problem}", { line: "int", problem: "statementProblem" }),
   STATEMENT_OTHER_ACCOUNT: def("BAD_REQUEST", "the statement is of account {account}, not of the account payouts are paid from ({payerAccount})", {
     account: "text",
     payerAccount: "text",
   }),
-  STATEMENT_TOTALS_MISMATCH: def("BAD_REQUEST", "the statement does not add up ({detail}): it was edited or is incomplete; nothing was applied", { detail: "text" }),
+  // A balance section whose opening + in − out is not its closing; documents whose sums are not the totals (`total`: the format's field, ВсегоСписано or ВсегоПоступило).
+  STATEMENT_TOTALS_MISMATCH: def(
+    "BAD_REQUEST",
+    "line {line}: the statement does not add up ({openingKopecks} + {inKopecks} − {outKopecks} ≠ {closingKopecks}): it was edited or is incomplete; nothing was applied",
+    { line: "int", openingKopecks: "kopecks", inKopecks: "kopecks", outKopecks: "kopecks", closingKopecks: "kopecks" },
+  ),
+  STATEMENT_DOCUMENTS_MISMATCH: def("BAD_REQUEST", "the documents add up to {documentsKopecks}, the statement's {total} says {totalKopecks}: it was edited or is incomplete; nothing was applied", {
+    total: "text",
+    documentsKopecks: "kopecks",
+    totalKopecks: "kopecks",
+  }),
   // A line of ours (its purpose names the payout) that differs from the payout: edited, or someone else's order.
   STATEMENT_AMOUNT_MISMATCH: def("BAD_REQUEST", "line {line}: payout {reference} is for {expectedKopecks}, the statement says {foundKopecks}; nothing was applied", {
     line: "int",
@@ -276,7 +309,7 @@ export const ValidationIssue = z.object({
 });
 export type ValidationIssue = z.infer<typeof ValidationIssue>;
 
-type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; systemError: string; issues: ValidationIssue[] };
+type KindValue = { kopecks: number; int: number; text: string; status: string; method: string; service: string; systemError: string; issues: ValidationIssue[]; statementProblem: StatementProblem };
 export type ParamsOf<R extends Reason> = { [K in keyof (typeof REASONS)[R]["params"]]: KindValue[(typeof REASONS)[R]["params"][K] & ParamKind] };
 /** `[]` for a reason without parameters, `[params]` otherwise. */
 export type ParamArgs<R extends Reason> = keyof (typeof REASONS)[R]["params"] extends never ? [] : [ParamsOf<R>];
@@ -362,7 +395,10 @@ export function englishMessage(reason: Reason, params: AnyReasonParams): string 
   if (reason === "VALIDATION_FAILED") return (params.issues as ValidationIssue[]).map(issueText);
   const kinds = REASONS[reason].params as Record<string, ParamKind>;
   const values = Object.fromEntries(
-    Object.entries(params).map(([k, v]) => [k, kinds[k] === "kopecks" ? rublesAndKopecks(v as number) : String(v)]),
+    Object.entries(params).map(([k, v]) => [
+      k,
+      kinds[k] === "kopecks" ? rublesAndKopecks(v as number) : kinds[k] === "statementProblem" && Object.hasOwn(STATEMENT_PROBLEMS, String(v)) ? STATEMENT_PROBLEMS[v as StatementProblem] : String(v),
+    ]),
   );
   return fillTemplate(REASONS[reason].en, values);
 }

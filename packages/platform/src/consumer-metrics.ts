@@ -27,10 +27,11 @@ const FIELDS = {
  * are as fresh as the scrape and cost nothing in between. The consumers are shared by every
  * replica, so each replica reports the same figures: aggregate them with max, not sum. A consumer
  * that cannot be read (NATS down, consumer missing) has no series until it can, rather than a
- * stale one. Call once per process.
+ * stale one. Call once per process. It asks JetStream nothing itself (no account check), so it
+ * cannot end a start while JetStream is slow; the first scrape makes the first read.
  */
 export async function registerConsumerGauges(nc: NatsConnection, consumers: ConsumerRef[], timeoutMs: number): Promise<void> {
-  const jsm = await jetstreamManager(nc, { timeout: timeoutMs });
+  const jsm = await jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
   let snapshot: { at: number; infos: Promise<(ConsumerInfo | undefined)[]> } | undefined;
   const read = () => {
     if (!snapshot || Date.now() - snapshot.at > SNAPSHOT_MS) {

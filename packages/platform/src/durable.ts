@@ -1,4 +1,5 @@
 import { JetStreamApiCodes, JetStreamApiError, type ConsumerConfig, type JetStreamManager } from "@nats-io/jetstream";
+import { untilItWorks } from "./jetstream.ts";
 import type { Logger } from "./log.ts";
 
 /**
@@ -17,8 +18,13 @@ const isConsumerNotFound = (e: unknown) => e instanceof JetStreamApiError && e.c
  * Creates the durable consumer, or brings the updatable settings of the existing one to `config`
  * when they differ (a new ack wait or max_ack_pending takes effect at the next start instead of
  * never). Safe for replicas starting together: a concurrent creator's durable is then updated.
+ * A start-time call, so tried again while JetStream does not answer yet (untilItWorks).
  */
-export async function ensureDurable(jsm: JetStreamManager, stream: string, config: DurableConfig, log: Logger): Promise<void> {
+export function ensureDurable(jsm: JetStreamManager, stream: string, config: DurableConfig, log: Logger): Promise<void> {
+  return untilItWorks(`durable ${config.durable_name} of ${stream}`, () => createOrUpdate(jsm, stream, config, log), log);
+}
+
+async function createOrUpdate(jsm: JetStreamManager, stream: string, config: DurableConfig, log: Logger): Promise<void> {
   const name = config.durable_name;
   const existing = await jsm.consumers.info(stream, name).catch((e: unknown) => {
     if (isConsumerNotFound(e)) return undefined;

@@ -14,6 +14,7 @@ import {
   REFUND_EVENTS_SUBJECT_PREFIX,
 } from "@payaccept/contracts";
 import { commonEnv, parseConfig } from "./config.ts";
+import type { Logger } from "./log.ts";
 import { retrying, type RetryPolicy } from "./retry.ts";
 
 const replicas = () => parseConfig({ NATS_REPLICAS: commonEnv.NATS_REPLICAS }).NATS_REPLICAS;
@@ -26,8 +27,8 @@ const PAYMENTS_STREAM_SUBJECTS = [`${PAYMENT_EVENTS_SUBJECT_PREFIX}.>`, `${REFUN
  * earlier version lacks. Every service that touches it calls this with the same config, so start
  * order does not matter.
  */
-export function ensurePaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
-  return untilItWorks(() => addPaymentsStream(nc));
+export function ensurePaymentsStream(nc: NatsConnection, log?: Logger): Promise<JetStreamManager> {
+  return untilItWorks(`stream ${PAYMENTS_STREAM}`, () => addPaymentsStream(nc), log);
 }
 
 async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> {
@@ -66,8 +67,8 @@ async function addPaymentsStream(nc: NatsConnection): Promise<JetStreamManager> 
  * a month (a directory down for weeks loses nothing); the duplicate window covers an AuditTrail's
  * retries of one event (Nats-Msg-Id = the event's id), and the table's key every later copy.
  */
-export function ensureAuditStream(nc: NatsConnection): Promise<JetStreamManager> {
-  return ensureStream(nc, { name: AUDIT_STREAM, subjects: [`${AUDIT_SUBJECT_PREFIX}.>`], maxAgeDays: 30, duplicateWindowS: 3600 });
+export function ensureAuditStream(nc: NatsConnection, log?: Logger): Promise<JetStreamManager> {
+  return ensureStream(nc, { name: AUDIT_STREAM, subjects: [`${AUDIT_SUBJECT_PREFIX}.>`], maxAgeDays: 30, duplicateWindowS: 3600 }, log);
 }
 
 /**
@@ -76,13 +77,13 @@ export function ensureAuditStream(nc: NatsConnection): Promise<JetStreamManager>
  * payments' stream keeps (90 days), so a dispatcher down for a while still sends every payout's
  * webhook; the duplicate window covers a relay's retries (Nats-Msg-Id = the event's id).
  */
-export function ensurePayoutsStream(nc: NatsConnection): Promise<JetStreamManager> {
-  return ensureStream(nc, { name: PAYOUTS_STREAM, subjects: [`${PAYOUT_EVENTS_SUBJECT_PREFIX}.>`], maxAgeDays: 90, duplicateWindowS: 600 });
+export function ensurePayoutsStream(nc: NatsConnection, log?: Logger): Promise<JetStreamManager> {
+  return ensureStream(nc, { name: PAYOUTS_STREAM, subjects: [`${PAYOUT_EVENTS_SUBJECT_PREFIX}.>`], maxAgeDays: 90, duplicateWindowS: 600 }, log);
 }
 
 /** Creates a stream of ours when it is missing; one made already (by another service, another replica) is left as it is. */
-function ensureStream(nc: NatsConnection, s: { name: string; subjects: string[]; maxAgeDays: number; duplicateWindowS: number }): Promise<JetStreamManager> {
-  return untilItWorks(async () => {
+function ensureStream(nc: NatsConnection, s: { name: string; subjects: string[]; maxAgeDays: number; duplicateWindowS: number }, log?: Logger): Promise<JetStreamManager> {
+  return untilItWorks(`stream ${s.name}`, async () => {
     const jsm = await jetstreamManager(nc);
     const exists = await jsm.streams.info(s.name).then(
       () => true,
@@ -102,7 +103,7 @@ function ensureStream(nc: NatsConnection, s: { name: string; subjects: string[];
       // A concurrent creator won the race: fine as long as the stream now exists.
       .catch((e: unknown) => jsm.streams.info(s.name).catch(() => Promise.reject(e)));
     return jsm;
-  });
+  }, log);
 }
 
 /**
@@ -116,8 +117,8 @@ function ensureStream(nc: NatsConnection, s: { name: string; subjects: string[];
 const CONSUMER_API_TIMEOUT_MS = 1_500;
 
 /** A durable consumer of `stream`, bound for runConsumerLoop (see CONSUMER_API_TIMEOUT_MS). */
-export function durableConsumer(nc: NatsConnection, stream: string, durable: string): Promise<Consumer> {
-  return untilItWorks(() => jetstream(nc, { timeout: CONSUMER_API_TIMEOUT_MS }).consumers.get(stream, durable));
+export function durableConsumer(nc: NatsConnection, stream: string, durable: string, log?: Logger): Promise<Consumer> {
+  return untilItWorks(`consumer ${durable} of ${stream}`, () => jetstream(nc, { timeout: CONSUMER_API_TIMEOUT_MS }).consumers.get(stream, durable), log);
 }
 
 /**
@@ -126,9 +127,9 @@ export function durableConsumer(nc: NatsConnection, stream: string, durable: str
  * served by any replica: a reader's fallback read on a cache miss still answers while JetStream
  * has lost its quorum (tests/infra-cluster.test.ts).
  */
-export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Promise<KV> {
-  const client = timeoutMs === undefined ? nc : jetstream(nc, { timeout: timeoutMs });
-  return untilItWorks(() => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }));
+export function openDirectoryBucket(nc: NatsConnection, opts: { timeoutMs?: number; log?: Logger } = {}): Promise<KV> {
+  const client = opts.timeoutMs === undefined ? nc : jetstream(nc, { timeout: opts.timeoutMs });
+  return untilItWorks(`KV bucket ${DIRECTORY_BUCKET}`, () => new Kvm(client).create(DIRECTORY_BUCKET, { history: 1, replicas: replicas() }), opts.log);
 }
 
 /**
@@ -141,7 +142,7 @@ export function openDirectoryBucket(nc: NatsConnection, timeoutMs?: number): Pro
  * The bucket itself is created as for everyone (direct gets allowed): only this client reads otherwise.
  */
 export async function openDirectoryBucketForWrites(nc: NatsConnection, timeoutMs: number): Promise<KV> {
-  await openDirectoryBucket(nc, timeoutMs);
+  await openDirectoryBucket(nc, { timeoutMs });
   return new Kvm(jetstream(nc, { timeout: timeoutMs })).open(DIRECTORY_BUCKET, { allow_direct: false });
 }
 
@@ -155,17 +156,24 @@ export function idempotencyBucket(nc: NatsConnection, timeoutMs: number): Promis
 }
 
 /** idempotencyBucket at start-up, retried while a new cluster elects its leaders. */
-export function openIdempotencyBucket(nc: NatsConnection, timeoutMs: number): Promise<KV> {
-  return untilItWorks(() => idempotencyBucket(nc, timeoutMs));
+export function openIdempotencyBucket(nc: NatsConnection, timeoutMs: number, log?: Logger): Promise<KV> {
+  return untilItWorks(`KV bucket ${IDEMPOTENCY_BUCKET}`, () => idempotencyBucket(nc, timeoutMs), log);
 }
 
 /**
- * Start-up calls to JetStream are retried for a while (about 40 s in all) instead of ending the
- * process: on a cluster that has just formed (or lost a node) the first requests can time out
- * until a leader is elected.
+ * Start-up calls to JetStream are retried for a while (about 40 s of pauses over 20 tries) instead
+ * of ending the process: on a cluster that has just formed (or lost a node), or a busy host, the
+ * first requests can time out until a leader is elected and answers (docs/nats.md, "At start").
  */
 const STARTUP_RETRY: RetryPolicy = { baseMs: 250, capMs: 5_000, maxAttempts: 20 };
 
-function untilItWorks<T>(fn: () => Promise<T>): Promise<T> {
-  return retrying(STARTUP_RETRY, fn);
+/**
+ * A JetStream or KV call a service makes before it serves (a stream, a durable, a bucket), tried
+ * by STARTUP_RETRY: each failed try is a warning naming `call`, and only a call still failing
+ * once the budget is spent ends the start. Every start-time JetStream call goes through here.
+ */
+export function untilItWorks<T>(call: string, fn: () => Promise<T>, log?: Logger): Promise<T> {
+  return retrying(STARTUP_RETRY, fn, {
+    onRetry: (err, failures, retryInMs) => log?.warn({ call, err: (err as Error).message, failures, retryInMs }, "JetStream call at start failed; trying again"),
+  });
 }

@@ -118,8 +118,8 @@ export class PeerClocks {
   private lastSweep = performance.now();
   /** Headers this process adds to every reply that introduces it (introduce()). */
   private readonly introduction: [string, string][] = [];
-  /** Told of the replies to this process's calls that introduce their responder (onIntroduced()). */
-  private introduced: IntroductionListener | undefined;
+  /** Told of the replies to this process's calls that introduce their responder (onIntroduced()): each one added, as `introduction` keeps each header. */
+  private readonly introduced: IntroductionListener[] = [];
 
   constructor(
     private readonly nc: NatsConnection,
@@ -161,16 +161,16 @@ export class PeerClocks {
     this.introduction.push([name, value]);
   }
 
-  /** `listener` is told of every reply to this process's calls that introduces its responder. */
+  /** `listener` is told of every reply to this process's calls that introduces its responder, besides the listeners added before it. */
   onIntroduced(listener: IntroductionListener): void {
-    this.introduced = listener;
+    this.introduced.push(listener);
   }
 
   /** Learns from a reply to a request on `subject` sent at `sentAt`: the responder's time, when it was asked. */
   fromReply(reply: Msg, sentAt: number, subject: string): void {
     const value = reply.headers?.get(CLOCK_HEADER);
     if (!value) return;
-    this.introduced?.(subject, reply.headers!);
+    for (const listener of this.introduced) listener(subject, reply.headers!);
     const received = this.wall();
     const [id, time, label] = value.split(" ");
     const t = Number(time);

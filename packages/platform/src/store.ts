@@ -16,7 +16,7 @@ const MIGRATE_ATTEMPTS = 3;
  * committed drizzle migrations. Only the owning service ever opens its file; several replicas of
  * that service on one host may share it (docs/replicas.md, "Replicas").
  */
-export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string): Store<S> {
+export function openStore<S extends Record<string, unknown>>(path: string, schema: S, migrationsFolder: string, opts: { tempInMemory?: boolean } = {}): Store<S> {
   mkdirSync(dirname(path), { recursive: true });
   const sqlite = new ProbedDatabase(path);
   // First, so that every later statement waits for a lock another process holds instead of failing.
@@ -27,6 +27,8 @@ export function openStore<S extends Record<string, unknown>>(path: string, schem
   sqlite.exec("PRAGMA cache_size = -65536");
   const db = drizzle(sqlite, { schema });
   migrateAlongsideReplicas(db, migrationsFolder);
+  // After the migrations, whose index builds may sort a whole table: those keep spilling to a file.
+  if (opts.tempInMemory) sqlite.exec("PRAGMA temp_store = MEMORY");
   return { sqlite, db };
 }
 

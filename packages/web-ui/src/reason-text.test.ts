@@ -13,6 +13,7 @@ const SAMPLE: Record<ParamKind, unknown> = {
   method: "CARD",
   service: "balance",
   systemError: "ECONNREFUSED",
+  statementProblem: "NO_FILE_END",
   issues: [{ path: "amountKopecks", issue: "too_small", params: { origin: "number", minimum: 100 }, message: "Too small: expected number to be >=100" }],
 };
 const sampleParams = (kinds: Record<string, ParamKind>) => Object.fromEntries(Object.entries(kinds).map(([k, kind]) => [k, SAMPLE[kind]]));
@@ -31,6 +32,7 @@ describe.each(LANGS)("every reason in %s", (lang) => {
     if (Object.values(kinds).includes("kopecks")) expect(text).toContain(formatRubles(243_799, lang));
     if (Object.values(kinds).includes("status")) expect(text).toContain(REASON_TEXTS[lang].names.statuses.REFUNDED);
     if (Object.values(kinds).includes("service")) expect(text).toContain(REASON_TEXTS[lang].names.services.balance);
+    if (Object.values(kinds).includes("statementProblem")) expect(text).toContain(REASON_TEXTS[lang].names.statementProblems.NO_FILE_END);
     if (Object.values(kinds).includes("systemError")) expect(text).toContain(`${REASON_TEXTS[lang].names.systemErrors.ECONNREFUSED} (ECONNREFUSED)`);
     // Said in Russian, not the API's English shown inside a Russian page.
     if (lang === "ru") expect(text).toMatch(/[а-яё]{3}/i);
@@ -70,5 +72,12 @@ test("a validation failure is one line per problem, the field by its name", () =
     "URL вебхука: адрес должен быть публичным, не из внутренней сети",
     "Название: не длиннее 100 символов",
     "somethingNew: неверное значение",
+  ]);
+});
+
+test("a statement that is not one, or does not add up, reads in Russian with its line and figures", () => {
+  expect(describeReason("ru", "STATEMENT_LINE_MALFORMED", { line: 7, problem: "NOT_KEY_VALUE" })).toEqual(["Это не выписка в формате 1CClientBankExchange: строка 7: строка не вида Ключ=Значение."]);
+  expect(describeReason("ru", "STATEMENT_DOCUMENTS_MISMATCH", { total: "ВсегоСписано", documentsKopecks: 100, totalKopecks: 250 })).toEqual([
+    "Документы выписки дают в сумме 1,00\u00A0₽, а её ВсегоСписано — 2,50\u00A0₽: файл изменён или неполный. Ничего не загружено.",
   ]);
 });

@@ -4,9 +4,11 @@ import {
   PAYMENT_STATUSES,
   REASONS,
   SERVICE_NAMES,
+  STATEMENT_PROBLEMS,
   type IssueRule,
   type ParamKind,
   type Reason,
+  type StatementProblem,
   type ValidationIssue,
   ZOD_ISSUE_CODES,
 } from "@payaccept/contracts";
@@ -98,9 +100,11 @@ const ru: ReasonTexts = {
   PAYOUT_BATCH_NOT_FOUND: "Такого файла выгрузки нет.",
   PAYOUT_RAIL_NOT_FILES: "Выплаты уходят в банк через его API ({rail}): файл выгрузки не нужен.",
   PAYOUT_OUTCOME_BY_BANK: "Выплата ушла в банк через его API ({rail}): её итог — ответ банка, его узнаёт сервис сам.",
-  STATEMENT_MALFORMED: "Это не выписка в формате 1CClientBankExchange: {detail}.",
+  STATEMENT_MALFORMED: "Это не выписка в формате 1CClientBankExchange: {problem}.",
+  STATEMENT_LINE_MALFORMED: "Это не выписка в формате 1CClientBankExchange: строка {line}: {problem}.",
   STATEMENT_OTHER_ACCOUNT: "Выписка по счёту {account}, а выплаты идут со счёта {payerAccount}.",
-  STATEMENT_TOTALS_MISMATCH: "Итоги выписки не сходятся ({detail}): файл изменён или неполный. Ничего не загружено.",
+  STATEMENT_TOTALS_MISMATCH: "Строка {line}: остатки выписки не сходятся ({openingKopecks} + {inKopecks} − {outKopecks} ≠ {closingKopecks}): файл изменён или неполный. Ничего не загружено.",
+  STATEMENT_DOCUMENTS_MISMATCH: "Документы выписки дают в сумме {documentsKopecks}, а её {total} — {totalKopecks}: файл изменён или неполный. Ничего не загружено.",
   STATEMENT_AMOUNT_MISMATCH: "Строка {line}: выплата {reference} на сумму {expectedKopecks}, а в выписке — {foundKopecks}. Выписка изменена. Ничего не загружено.",
   STATEMENT_PAYEE_MISMATCH: "Строка {line}: выплата {reference} ушла на {expected}, а в выписке — {found}. Выписка изменена. Ничего не загружено.",
   STATEMENT_ORDER_MISMATCH: "Строка {line}: выплата {reference} — платёжное поручение {expected}, а в выписке — {found}. Выписка изменена. Ничего не загружено.",
@@ -239,9 +243,11 @@ const en: ReasonTexts = {
   PAYOUT_BATCH_NOT_FOUND: "No such exchange file.",
   PAYOUT_RAIL_NOT_FILES: "Payouts go to the bank through its API ({rail}): no exchange file is needed.",
   PAYOUT_OUTCOME_BY_BANK: "The payout went to the bank through its API ({rail}): its outcome is the bank's answer, which the service asks for itself.",
-  STATEMENT_MALFORMED: "Not a 1CClientBankExchange statement: {detail}.",
+  STATEMENT_MALFORMED: "Not a 1CClientBankExchange statement: {problem}.",
+  STATEMENT_LINE_MALFORMED: "Not a 1CClientBankExchange statement: line {line}: {problem}.",
   STATEMENT_OTHER_ACCOUNT: "The statement is of account {account}; payouts are paid from {payerAccount}.",
-  STATEMENT_TOTALS_MISMATCH: "The statement does not add up ({detail}): it was edited or is incomplete. Nothing was applied.",
+  STATEMENT_TOTALS_MISMATCH: "Line {line}: the statement's balances do not add up ({openingKopecks} + {inKopecks} − {outKopecks} ≠ {closingKopecks}): it was edited or is incomplete. Nothing was applied.",
+  STATEMENT_DOCUMENTS_MISMATCH: "The statement's documents add up to {documentsKopecks}, its {total} says {totalKopecks}: it was edited or is incomplete. Nothing was applied.",
   STATEMENT_AMOUNT_MISMATCH: "Line {line}: payout {reference} is for {expectedKopecks}, the statement says {foundKopecks}. The statement was edited. Nothing was applied.",
   STATEMENT_PAYEE_MISMATCH: "Line {line}: payout {reference} went to {expected}, the statement says {found}. The statement was edited. Nothing was applied.",
   STATEMENT_ORDER_MISMATCH: "Line {line}: payout {reference} is payment order {expected}, the statement says {found}. The statement was edited. Nothing was applied.",
@@ -440,6 +446,8 @@ type Names = {
   someService: string;
   /** The socket and TLS error codes a receiver or a register most often causes, in words. */
   systemErrors: Partial<Record<string, string>>;
+  /** Why a file is not a statement we read (STATEMENT_MALFORMED). */
+  statementProblems: Record<StatementProblem, string>;
   fields: Partial<Record<string, string>>;
 };
 
@@ -471,6 +479,20 @@ const ruNames: Names = {
     UNABLE_TO_VERIFY_LEAF_SIGNATURE: "сертификат сервера не удалось проверить",
     UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "сертификат сервера не удалось проверить",
     ERR_TLS_CERT_ALTNAME_INVALID: "сертификат выписан на другое имя",
+  },
+  statementProblems: {
+    NOT_EXCHANGE_FILE: "первая строка — не 1CClientBankExchange",
+    ENDS_INSIDE_SECTION: "файл кончается внутри секции",
+    NO_FILE_END: "нет КонецФайла: файл обрезан",
+    NO_ACCOUNT_OR_PERIOD: "в заголовке нет счёта (РасчСчет) или периода (ДатаНачала, ДатаКонца)",
+    NO_BALANCE_SECTION: "нет секции остатков (СекцияРасчСчет)",
+    TEXT_AFTER_FILE_END: "текст после КонецФайла",
+    SECTION_NOT_CLOSED: "новая секция или конец файла до конца открытой секции",
+    NOT_KEY_VALUE: "строка не вида Ключ=Значение",
+    BALANCE_SECTION_INCOMPLETE: "в секции остатков нет остатка или итога",
+    NO_AMOUNT: "у документа нет суммы (Сумма)",
+    SEVERAL_PAYOUTS: "один документ называет несколько выплат",
+    PAYOUT_TWICE: "выплата встречается дважды",
   },
   fields: {
     name: "Название",
@@ -527,6 +549,8 @@ const enNames: Names = {
     UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate could not be verified",
     ERR_TLS_CERT_ALTNAME_INVALID: "the certificate is for another name",
   },
+  // The API's own English words are the page's.
+  statementProblems: STATEMENT_PROBLEMS,
   fields: {
     name: "Name",
     webhookUrl: "Webhook URL",
@@ -566,6 +590,7 @@ function formatParam(lang: Lang, kind: ParamKind | undefined, value: unknown): s
   if (kind === "method") return names.methods[value as keyof Names["methods"]] ?? String(value);
   if (kind === "service") return names.services[value as keyof Names["services"]] ?? names.someService;
   // The code stays after the words: it is what the merchant's hosting support will ask for.
+  if (kind === "statementProblem") return Object.hasOwn(names.statementProblems, String(value)) ? names.statementProblems[value as StatementProblem] : String(value);
   if (kind === "systemError") return Object.hasOwn(names.systemErrors, String(value)) ? `${names.systemErrors[String(value)]} (${String(value)})` : String(value);
   return String(value);
 }

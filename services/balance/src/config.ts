@@ -1,4 +1,4 @@
-import { correspondentAccountKeyOk, isValidInn, settlementAccountKeyOk } from "@payaccept/contracts";
+import { accountDetailsProblems } from "@payaccept/contracts";
 import { readFileSync } from "node:fs";
 import { commonEnv, ConfigError, databaseEnv, duration, port, unsetIfEmpty, type ConfigCheck } from "@payaccept/platform";
 import { z } from "zod";
@@ -72,24 +72,45 @@ export type BalanceConfig = z.output<z.ZodObject<typeof balanceEnv>>;
 const SBER = ["SBER_CLIENT_ID", "SBER_CLIENT_SECRET", "SBER_REFRESH_TOKEN", "SBER_TLS_CERT", "SBER_TLS_KEY"] as const;
 
 const PAYER = ["PAYOUT_PAYER_NAME", "PAYOUT_PAYER_INN", "PAYOUT_PAYER_KPP", "PAYOUT_PAYER_ACCOUNT", "PAYOUT_PAYER_BIK", "PAYOUT_PAYER_CORR_ACCOUNT", "PAYOUT_PAYER_BANK"] as const;
+/** The variable of each field a problem of the payer's details names (contracts' accountDetailsProblems). */
+const PAYER_VARIABLE: Record<string, (typeof PAYER)[number]> = {
+  inn: "PAYOUT_PAYER_INN",
+  kpp: "PAYOUT_PAYER_KPP",
+  "payout.bik": "PAYOUT_PAYER_BIK",
+  "payout.correspondentAccount": "PAYOUT_PAYER_CORR_ACCOUNT",
+  "payout.account": "PAYOUT_PAYER_ACCOUNT",
+};
+
+/** The payer as the variables give it; undefined when they are unset. */
+function payerOf(c: BalanceConfig): Payer | undefined {
+  if (c.PAYOUT_PAYER_ACCOUNT === undefined) return undefined;
+  return {
+    name: c.PAYOUT_PAYER_NAME!,
+    inn: c.PAYOUT_PAYER_INN!,
+    kpp: c.PAYOUT_PAYER_KPP!,
+    account: c.PAYOUT_PAYER_ACCOUNT,
+    bik: c.PAYOUT_PAYER_BIK!,
+    bankName: c.PAYOUT_PAYER_BANK!,
+    correspondentAccount: c.PAYOUT_PAYER_CORR_ACCOUNT!,
+  };
+}
 
 /**
- * The payer's variables come all together or not at all, and pass the checks a bank makes (the
- * INN's check digits, both accounts' control keys against the BIK): a typo found at start, not in
- * a bank's refusal of a whole file. The purpose must carry the reference and the VAT words. Sber's
+ * The payer's variables come all together or not at all, and pass the checks a merchant's own
+ * details pass (contracts' accountDetailsProblems, as a company: the INN's check digits, the KPP,
+ * a company's ruble settlement account, both accounts' control keys against the BIK): a typo
+ * found at start, not in a bank's refusal of a whole file. The purpose must carry the reference and the VAT words. Sber's
  * rail needs its credentials and the payer.
  */
 export const payoutSettingsOk: ConfigCheck<typeof balanceEnv> = (c) => {
   const problems: string[] = [];
   const set = PAYER.filter((k) => c[k] !== undefined);
   if (set.length > 0 && set.length < PAYER.length) problems.push(`${PAYER.filter((k) => c[k] === undefined).join(", ")}: set every PAYOUT_PAYER_* variable or none`);
-  if (set.length === PAYER.length) {
-    if (!/^\d{10}$/.test(c.PAYOUT_PAYER_INN!) || !isValidInn(c.PAYOUT_PAYER_INN!)) problems.push("PAYOUT_PAYER_INN: not a company's INN (10 digits with their check digit)");
-    if (!/^\d{9}$/.test(c.PAYOUT_PAYER_BIK!)) problems.push("PAYOUT_PAYER_BIK: must be 9 digits");
-    else {
-      if (!/^\d{20}$/.test(c.PAYOUT_PAYER_ACCOUNT!) || !settlementAccountKeyOk(c.PAYOUT_PAYER_BIK!, c.PAYOUT_PAYER_ACCOUNT!)) problems.push("PAYOUT_PAYER_ACCOUNT: not 20 digits whose control key matches PAYOUT_PAYER_BIK");
-      if (!/^\d{20}$/.test(c.PAYOUT_PAYER_CORR_ACCOUNT!) || !correspondentAccountKeyOk(c.PAYOUT_PAYER_BIK!, c.PAYOUT_PAYER_CORR_ACCOUNT!)) problems.push("PAYOUT_PAYER_CORR_ACCOUNT: not 20 digits whose control key matches PAYOUT_PAYER_BIK");
-    }
+  const payer = set.length === PAYER.length ? payerOf(c) : undefined;
+  if (payer) {
+    const { name, inn, kpp, bik, bankName, correspondentAccount, account } = payer;
+    const details = { legalForm: "company" as const, name, inn, kpp, payout: { bik, bankName, correspondentAccount, account, recipientName: name } };
+    for (const p of accountDetailsProblems(details)) problems.push(`${PAYER_VARIABLE[p.path] ?? p.path}: ${p.message}`);
   }
   if (c.PAYOUT_RAIL === "sber") {
     const missing = SBER.filter((k) => c[k] === undefined);
@@ -103,19 +124,7 @@ export const payoutSettingsOk: ConfigCheck<typeof balanceEnv> = (c) => {
 
 /** The payer and the purpose, as the rails take them. */
 export function orderSettingsOf(c: BalanceConfig): OrderSettings {
-  const payer: Payer | undefined =
-    c.PAYOUT_PAYER_ACCOUNT === undefined
-      ? undefined
-      : {
-          name: c.PAYOUT_PAYER_NAME!,
-          inn: c.PAYOUT_PAYER_INN!,
-          kpp: c.PAYOUT_PAYER_KPP!,
-          account: c.PAYOUT_PAYER_ACCOUNT,
-          bik: c.PAYOUT_PAYER_BIK!,
-          bankName: c.PAYOUT_PAYER_BANK!,
-          correspondentAccount: c.PAYOUT_PAYER_CORR_ACCOUNT!,
-        };
-  return { payer, purposeTemplate: c.PAYOUT_PURPOSE };
+  return { payer: payerOf(c), purposeTemplate: c.PAYOUT_PURPOSE };
 }
 
 /** Sber's connection (PAYOUT_RAIL=sber, its variables checked present): the certificate files read once, here, at start. */

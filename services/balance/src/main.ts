@@ -6,7 +6,7 @@ import { applyPaymentEvents } from "./ledger.ts";
 import { paymentEventsApplied, refundEventsApplied, registerPayoutGauges } from "./metrics.ts";
 import { BALANCE_DURABLE, BALANCE_REFUNDS_DURABLE, consumeEvents, PAYMENT_EVENT_BATCH, paymentEventFeed, refundEventFeed } from "./payment-event-consumer.ts";
 import { applyRefundEvent } from "./refunds.ts";
-import { payoutEventPublisher, publishPayoutEvents } from "./payout-outbox.ts";
+import { payoutEventPublisher, payoutEventsRelay } from "./payout-outbox.ts";
 import { runDueSchedules } from "./payout-schedule.ts";
 import { SberGrantRefused, sberApi } from "./rails/sber/sber-api.ts";
 import { runSberRail, SBER_RAIL } from "./rails/sber/sber-rail.ts";
@@ -53,9 +53,9 @@ const audit = new AuditTrail(nc, log, cfg.NATS_REQUEST_TIMEOUT_MS);
 svc.onClose("audit trail", () => audit.close());
 
 // Payout events go out through their outbox: woken by every commit that wrote one, swept for what a crash left.
-await ensurePayoutsStream(nc);
+await ensurePayoutsStream(nc, log);
 const publish = payoutEventPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS);
-const outbox = new Ticker(() => publishPayoutEvents({ store, publish, now: clock, log }), cfg.PAYOUT_OUTBOX_SWEEP, (err) => log.warn({ err }, "payout events not published yet; the next pass tries again"));
+const outbox = payoutEventsRelay({ store, publish, now: clock, log }, cfg.PAYOUT_OUTBOX_SWEEP);
 outbox.start();
 svc.onClose("payout events outbox", () => outbox.stop());
 
@@ -68,7 +68,7 @@ const scheduler = new Ticker(
   async () => {
     const runs = await runDueSchedules(store, { detailsOf: directory.detailsOf, now: clock(), holdHour: cfg.HOLD_HOUR, limit: 100 });
     for (const run of runs) log.info(run, run.payoutId ? "scheduled payout" : "scheduled payout not made");
-    if (runs.some((r) => r.payoutId)) outbox.kick();
+    if (runs.some((r) => r.payoutId)) outbox.wake();
   },
   cfg.PAYOUT_SCHEDULE_TICK,
   (err) => log.warn({ err }, "scheduled payouts not run; the next tick tries again"),
@@ -85,7 +85,7 @@ if (cfg.PAYOUT_RAIL === "sber") {
       const pass = await runSberRail(store, { api, detailsOf: directory.detailsOf, settings, now: clock, log, leaseMs: Math.max(cfg.SBER_POLL_INTERVAL, 10 * cfg.SBER_TIMEOUT) });
       if (!pass) return;
       if (pass.sent + pass.submitted + pass.paid + pass.failed > 0) log.info(pass, "Sber rail pass");
-      if (pass.sent + pass.paid + pass.failed > 0) outbox.kick();
+      if (pass.sent + pass.paid + pass.failed > 0) outbox.wake();
     },
     cfg.SBER_POLL_INTERVAL,
     (err) =>
@@ -97,7 +97,7 @@ if (cfg.PAYOUT_RAIL === "sber") {
   svc.onClose("Sber rail", () => rail.stop());
 }
 
-await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, rail: cfg.PAYOUT_RAIL, ...directory, published: () => outbox.kick() }));
+await svc.serve((nc) => serveBalanceRpcs(nc, { store, holdHour: cfg.HOLD_HOUR, clock, log, audit, settings, rail: cfg.PAYOUT_RAIL, ...directory, published: () => outbox.wake() }));
 await registerConsumerGauges(nc, [
     { stream: PAYMENTS_STREAM, durable: BALANCE_DURABLE },
     { stream: PAYMENTS_STREAM, durable: BALANCE_REFUNDS_DURABLE },

@@ -58,7 +58,7 @@ export async function consumeEvents<S extends z.ZodType>(
   opts: { ackWaitMs: number; concurrency?: number },
 ): Promise<RunningLoop> {
   const { ackWaitMs, concurrency = 1 } = opts;
-  const jsm = await ensurePaymentsStream(nc);
+  const jsm = await ensurePaymentsStream(nc, log);
   await ensureDurable(jsm, PAYMENTS_STREAM, {
     durable_name: feed.durable,
     ack_policy: AckPolicy.Explicit,
@@ -67,6 +67,6 @@ export async function consumeEvents<S extends z.ZodType>(
     ack_wait: ackWaitMs * NS_PER_MS,
     max_ack_pending: 1000,
   }, log);
-  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, feed.durable);
+  const consumer = await durableConsumer(nc, PAYMENTS_STREAM, feed.durable, log);
   return runConsumerLoop(consumer, { name: feed.durable, concurrency, handle: (m) => handleEventMessage(m, feed, sink, log), log });
 }

@@ -1,5 +1,5 @@
 import { payoutEventSubject, PAYOUTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, publishWithCopies, type Logger, type NatsConnection } from "@payaccept/platform";
+import { encodeJson, PollingWorker, publishWithCopies, type Logger, type NatsConnection } from "@payaccept/platform";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { LedgerStore } from "./store/ledger-store.ts";
 
@@ -14,7 +14,9 @@ const PASS = 200;
  * publish and the mark publishes again, which the stream's duplicate window and the consumers'
  * keys turn into nothing. Returns how many went out.
  */
-export async function publishPayoutEvents(deps: { store: LedgerStore; publish: (subject: string, data: Uint8Array, msgID: string) => Promise<unknown>; now: () => number; log: Logger }): Promise<number> {
+type OutboxDeps = { store: LedgerStore; publish: (subject: string, data: Uint8Array, msgID: string) => Promise<unknown>; now: () => number; log: Logger };
+
+export async function publishPayoutEvents(deps: OutboxDeps): Promise<number> {
   const rows = await deps.store.unpublishedPayoutEvents(PASS);
   const published: number[] = [];
   try {
@@ -28,6 +30,17 @@ export async function publishPayoutEvents(deps: { store: LedgerStore; publish: (
   if (published.length > 0) deps.log.debug({ events: published.length, stream: PAYOUTS_STREAM }, "payout events published");
   return published.length;
 }
+
+/**
+ * The outbox's worker: a pass at start, then one whenever `wake()` says a commit wrote an event
+ * (a wake during a pass runs another pass right after it, as the pass may have read the outbox
+ * before that commit), at once again after a full pass, and every `sweepMs` for what a crash or
+ * NATS away left. A failed pass waits for the sweep.
+ */
+export const payoutEventsRelay = (deps: OutboxDeps, sweepMs: number): PollingWorker =>
+  new PollingWorker(async () => ((await publishPayoutEvents(deps)) === PASS ? "more" : null), { idleMs: sweepMs, now: deps.now }, (err) =>
+    deps.log.warn({ err }, "payout events not published yet; the next pass tries again"),
+  );
 
 /** Publishes to the PAYOUTS stream, copied while unanswered (platform publishWithCopies). */
 export const payoutEventPublisher = (nc: NatsConnection, js: JetStreamClient, timeoutMs: number) => (subject: string, data: Uint8Array, msgID: string) =>

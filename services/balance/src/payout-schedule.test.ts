@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readBalance } from "./balance.ts";
 import { getSchedule, nextRunAfter, runDueSchedules, setSchedule } from "./payout-schedule.ts";
 import { listPayouts } from "./payouts.ts";
+import type { LedgerOps, LedgerStore } from "./store/ledger-store.ts";
 import { detailsFor, ENGINES, fundAccount, ledgersPerFile, msk, PAYEE } from "./testing.ts";
 
 const HOLD_HOUR = 12;
@@ -27,6 +28,17 @@ describe("the next run", () => {
 
 const ledgers = ledgersPerFile();
 
+/** The store, counting how often its transactions look for receipts whose hold has ended. */
+function countingReleases(store: LedgerStore): { store: LedgerStore; looks: () => number } {
+  let looks = 0;
+  const counted = (t: LedgerOps): LedgerOps =>
+    new Proxy(t, { get: (o, k) => (k === "releasedFrozen" ? (...a: Parameters<LedgerOps["releasedFrozen"]>) => (looks++, o.releasedFrozen(...a)) : Reflect.get(o, k)) });
+  const wrapped = new Proxy(store, {
+    get: (o, k) => (k === "tx" ? (accounts: string, fn: (t: LedgerOps) => Promise<unknown>, opts?: { waitMs?: number }) => o.tx(accounts, (t) => fn(counted(t)), opts) : Reflect.get(o, k)),
+  });
+  return { store: wrapped, looks: () => looks };
+}
+
 describe.each(ENGINES)("scheduled payouts (%s)", (engine) => {
   const NOW = msk("2026-03-10T15:00:00");
   const details = detailsFor({ "account-1": { details: PAYEE }, "account-2": { details: PAYEE } });
@@ -46,6 +58,17 @@ describe.each(ENGINES)("scheduled payouts (%s)", (engine) => {
     expect((await getSchedule(store, "account-1")).nextPayoutAt).toBe(new Date(msk("2026-03-11T16:00:00")).toISOString());
     // Run again at the same moment: nothing is due any more.
     expect(await runDueSchedules(store, { detailsOf: details, now: at, holdHour: HOLD_HOUR, limit: 10 })).toEqual([]);
+  });
+
+  test("a run releases the account's receipts whose hold has ended once, and pays them out", async () => {
+    const { store, looks } = countingReleases(await ledgers.open(engine));
+    await setSchedule(store, "account-1", daily("16:00"), NOW);
+    // Paid three days before: its hold has ended, its money still frozen until something releases it.
+    await fundAccount(store, "account-1", 40_000, NOW);
+    const before = looks();
+    const runs = await runDueSchedules(store, { detailsOf: details, now: msk("2026-03-10T16:00:05"), holdHour: HOLD_HOUR, limit: 10 });
+    expect(runs).toEqual([expect.objectContaining({ accountId: "account-1", amountKopecks: 40_000 })]);
+    expect(looks() - before).toBe(1);
   });
 
   test("two replicas running the scheduler at once make each run's payout once", async () => {

@@ -2,7 +2,7 @@ import type { PayoutSchedule, PayoutScheduleView } from "@payaccept/contracts";
 import { moscowDay, moscowDayStart, nextDay } from "@payaccept/domain";
 import { releaseDueReceipts } from "./balance.ts";
 import type { DetailsOf } from "./payment-orders.ts";
-import { createPayoutIn } from "./payouts.ts";
+import { createReleasedPayoutIn } from "./payouts.ts";
 import type { LedgerStore } from "./store/ledger-store.ts";
 import type { PayoutScheduleRow } from "./store/payout-store.ts";
 
@@ -75,7 +75,7 @@ export async function runDueSchedules(store: LedgerStore, deps: { detailsOf: Det
       await releaseDueReceipts(t, s.accountId, deps.now, deps.holdHour);
       const above = (await t.available(s.accountId)) - s.minimumKopecks;
       if (above <= 0) return { ...base, skipped: "nothingAbove" };
-      const { payout } = await createPayoutIn(t, { accountId: s.accountId, amountKopecks: above, idempotencyKey: `schedule:${s.nextRunAt}`, scheduled: true }, deps.now, deps.holdHour);
+      const { payout } = await createReleasedPayoutIn(t, { accountId: s.accountId, amountKopecks: above, idempotencyKey: `schedule:${s.nextRunAt}`, scheduled: true }, deps.now);
       return { ...base, payoutId: payout.payout.id, amountKopecks: above };
     });
     if (run) runs.push(run);

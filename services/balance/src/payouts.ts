@@ -15,11 +15,23 @@ export type PayoutRequest = { accountId: string; amountKopecks: number; idempote
  * rail (docs/balance.md, "Payout rails").
  */
 export function createPayout(store: LedgerStore, req: PayoutRequest, now: number, holdHour: number, waitMs?: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
-  return store.tx(req.accountId, (t) => createPayoutIn(t, req, now, holdHour), { waitMs });
+  // The receipts whose hold has ended count as available.
+  return store.tx(
+    req.accountId,
+    async (t) => {
+      await releaseDueReceipts(t, req.accountId, now, holdHour);
+      return createReleasedPayoutIn(t, req, now);
+    },
+    { waitMs },
+  );
 }
 
-/** createPayout's work inside the account's transaction (a scheduled payout moves its schedule on in the same one). */
-export async function createPayoutIn(t: LedgerOps, req: PayoutRequest, now: number, holdHour: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
+/**
+ * createPayout's work inside the account's transaction, the account's due receipts already
+ * released in it: the scheduler releases them to learn what is available, pays that out and moves
+ * its schedule on, all in one transaction.
+ */
+export async function createReleasedPayoutIn(t: LedgerOps, req: PayoutRequest, now: number): Promise<{ payout: PayoutWithOrder; created: boolean }> {
   if (req.idempotencyKey !== undefined) {
     const earlier = await t.payoutByKey(req.accountId, req.idempotencyKey);
     if (earlier && earlier.amountKopecks !== req.amountKopecks) {
@@ -27,7 +39,6 @@ export async function createPayoutIn(t: LedgerOps, req: PayoutRequest, now: numb
     }
     if (earlier) return { payout: (await t.payout(earlier.id))!, created: false };
   }
-  await releaseDueReceipts(t, req.accountId, now, holdHour);
   if (!(await t.debitIfAvailable(req.accountId, req.amountKopecks, now))) {
     throw new DomainError("PAYOUT_EXCEEDS_AVAILABLE", { payoutKopecks: req.amountKopecks, availableKopecks: await t.available(req.accountId) });
   }

@@ -147,6 +147,17 @@ export const PAYER: Payer = {
   correspondentAccount: "30101810145250000974",
 };
 
+/** The platform's own account in the payer's variables (PAYOUT_PAYER_*), as a balance that sends payouts is configured. */
+export const PAYER_ENV = {
+  PAYOUT_PAYER_NAME: PAYER.name,
+  PAYOUT_PAYER_INN: PAYER.inn,
+  PAYOUT_PAYER_KPP: PAYER.kpp,
+  PAYOUT_PAYER_ACCOUNT: PAYER.account,
+  PAYOUT_PAYER_BIK: PAYER.bik,
+  PAYOUT_PAYER_CORR_ACCOUNT: PAYER.correspondentAccount,
+  PAYOUT_PAYER_BANK: PAYER.bankName,
+};
+
 /**
  * The directory's answer for accounts with these details, held until `heldUntil` as the directory
  * answers it: the moment while it is still ahead of the directory's clock `directoryNow`, else null.

@@ -15,11 +15,11 @@ const svc = startService("gateway", loadConfig(gatewayEnv, process.env, limitsFi
 const { cfg, log } = svc;
 
 const nc = await svc.bus();
-const directoryBucket = await openDirectoryBucket(nc);
+const directoryBucket = await openDirectoryBucket(nc, { log });
 const directory = new DirectoryCache(directoryBucket, log, nc);
 svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
-const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS), undefined, () =>
+const claims = new IdempotencyClaims(await openIdempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS, log), undefined, () =>
   idempotencyBucket(nc, cfg.NATS_REQUEST_TIMEOUT_MS),
 );
 

@@ -13,6 +13,7 @@ import { ChangeNotices } from "./rpc/change-notices.ts";
 import { servePayments } from "./rpc/serve-payments.ts";
 import { openPaymentsStore } from "./store/open-payments-store.ts";
 import { retryCharge } from "./app/charges.ts";
+import { ChargeOutcomes } from "./app/charge-outcomes.ts";
 import { expireDue } from "./app/holds.ts";
 import { expireMethod } from "./app/saved-methods.ts";
 import { reconcileNow } from "./app/reconcile.ts";
@@ -54,8 +55,8 @@ const { payments: repo, refunds, outbox, methods, keys } = store;
 registerOutboxGauges(outbox, storeNow);
 
 const nc = await svc.bus();
-await ensurePaymentsStream(nc);
-const directoryBucket = await openDirectoryBucket(nc);
+await ensurePaymentsStream(nc, log);
+const directoryBucket = await openDirectoryBucket(nc, { log });
 const directory = new DirectoryCache(directoryBucket, log, nc);
 svc.onClose("directory watch", () => directory.stop());
 const relay = new OutboxRelay(outbox, jetstreamPublisher(nc, jetstream(nc), cfg.NATS_REQUEST_TIMEOUT_MS), log, {
@@ -79,6 +80,7 @@ const deps: PaymentsDeps = {
   chargeLeaseMs: cfg.CHARGE_RETRY_MS,
   shops: { shop: (shopId) => directory.shopOrRead(shopId) },
   connectors,
+  chargeOutcomes: new ChargeOutcomes(),
   balance: {
     reserveRefund: (req, requestId) => call(nc, rpcs.balance.reserveRefund, req, cfg.NATS_REQUEST_TIMEOUT_MS, { requestId }),
   },

@@ -42,7 +42,7 @@ const now = storeNow;
 const store = await svc.store(openDeliveryStore(databaseOf(cfg, "WEBHOOKS", "webhooks.db"), { importFrom: cfg.WEBHOOKS_IMPORT_FROM, log }));
 
 const nc = await svc.bus();
-const directoryBucket = await openDirectoryBucket(nc);
+const directoryBucket = await openDirectoryBucket(nc, { log });
 const directory = new DirectoryCache(directoryBucket, log, nc);
 svc.onClose("directory watch", () => directory.stop());
 await directory.ready;
@@ -81,7 +81,7 @@ const dispatch = createDispatcher({
 // A pull's worth of events is recorded in one transaction: the loop hands over up to INTAKE_BATCH
 // messages at once, and the recorder commits those of one event-loop turn together before they are acked.
 const record = paymentEventRecorder({ store, now, log, onRecorded: requeue });
-const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, DURABLE), {
+const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, DURABLE, log), {
   name: "payment events",
   concurrency: INTAKE_BATCH,
   handle: (m) => handlePaymentEventMessage(m, record, log),
@@ -89,14 +89,14 @@ const intake = await runConsumerLoop(await durableConsumer(nc, PAYMENTS_STREAM, 
 });
 svc.essential("payment events", intake);
 // Payout events: few, each recorded as one delivery per live shop of its account (docs/webhooks.md, "Payouts").
-const payoutIntake = await runConsumerLoop(await durableConsumer(nc, PAYOUTS_STREAM, DURABLE), {
+const payoutIntake = await runConsumerLoop(await durableConsumer(nc, PAYOUTS_STREAM, DURABLE, log), {
   name: "payout events",
   concurrency: 16,
   handle: (m) => handlePayoutEventMessage(m, { store, shops: () => directory.shops.values(), now, log, onRecorded: requeue }),
   log,
 });
 svc.essential("payout events", payoutIntake);
-const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE), {
+const dispatcher = await runConsumerLoop(await durableConsumer(nc, DISPATCH_STREAM, DURABLE, log), {
   name: "dispatch",
   concurrency: cfg.WEBHOOK_CONCURRENCY,
   handle: (m) => handleDispatchMessage(m, dispatch, log),

@@ -43,8 +43,8 @@ export interface PayoutOps {
   insertPaymentOrder(o: NewPaymentOrder): Promise<PaymentOrderRow>;
   /** The payouts whose orders carry these references (statement lines name them). */
   payoutsByReference(references: readonly string[]): Promise<PayoutWithOrder[]>;
-  /** SENT payouts of an API rail in order, after the order `afterSeq` when given: those the bank has not confirmed yet (`unsubmitted`), or all of them. */
-  sentOnRail(rail: string, limit: number, unsubmitted: boolean, afterSeq?: number): Promise<PayoutWithOrder[]>;
+  /** SENT payouts of an API rail in order, after the order `afterSeq` when given. */
+  sentOnRail(rail: string, limit: number, afterSeq?: number): Promise<PayoutWithOrder[]>;
   markSubmitted(payoutId: string, at: number): Promise<void>;
   /** Which bank statement showed the payout debited, or returned. */
   markStatement(payoutId: string, line: "paid" | "returned", sha256: string): Promise<void>;

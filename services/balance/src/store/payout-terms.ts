@@ -28,9 +28,8 @@ const transitionSet = (to: PayoutStatus, change: PayoutChange): SetOf<Payouts> =
   ...(change.failureReason !== undefined ? { failureReason: change.failureReason } : {}),
 });
 
-/** SENT on a rail, and (unsubmitted) not yet confirmed by its bank, past the order `afterSeq`. */
-const sentOn = (p: Payouts, o: Orders, rail: string, unsubmitted: boolean, afterSeq: number) =>
-  and(eq(p.status, "SENT"), eq(o.rail, rail), unsubmitted ? isNull(o.submittedAt) : undefined, gt(o.seq, afterSeq));
+/** SENT on a rail, past the order `afterSeq`. */
+const sentOn = (p: Payouts, o: Orders, rail: string, afterSeq: number) => and(eq(p.status, "SENT"), eq(o.rail, rail), gt(o.seq, afterSeq));
 
 /** A schedule whose next run is still `at`: moving it on checks that in the same statement. */
 const scheduleAt = (s: Schedules, accountId: string, at: number) => and(eq(s.accountId, accountId), eq(s.nextRunAt, at));
@@ -78,7 +77,7 @@ export function payoutOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: EitherTa
       ),
     insertPaymentOrder: async (row) => (await run.one(db.insert(o).values(row).returning()))!,
     payoutsByReference: async (references) => (references.length === 0 ? [] : run.all(ordered().where(inArray(o.reference, [...references])))),
-    sentOnRail: (rail, limit, unsubmitted, afterSeq = 0) => run.all(ordered().where(sentOn(p, o, rail, unsubmitted, afterSeq)).orderBy(asc(o.seq)).limit(limit)),
+    sentOnRail: (rail, limit, afterSeq = 0) => run.all(ordered().where(sentOn(p, o, rail, afterSeq)).orderBy(asc(o.seq)).limit(limit)),
     markSubmitted: (payoutId, at) => run.done(db.update(o).set({ submittedAt: at }).where(and(eq(o.payoutId, payoutId), isNull(o.submittedAt)))),
     markStatement: (payoutId, line, sha256) => run.done(db.update(o).set(line === "paid" ? { paidStatement: sha256 } : { returnedStatement: sha256 }).where(eq(o.payoutId, payoutId))),
     insertBatch: (row) => run.done(db.insert(b).values(row)),

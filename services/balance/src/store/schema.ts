@@ -159,11 +159,7 @@ export const paymentOrders = table(
     paidStatement: k.text("paid_statement"),
     returnedStatement: k.text("returned_statement"),
   }),
-  (t, x) => [
-    // The API rail's worker finds the orders the bank has not confirmed yet without reading the others.
-    x.index("payment_orders_unsubmitted").on(t.rail, t.seq).where(sql`${t.submittedAt} IS NULL`),
-    x.index("payment_orders_batch").on(t.batchId),
-  ],
+  (t, x) => [x.index("payment_orders_batch").on(t.batchId)],
 );
 
 /** An exchange file made for the operator: its orders and the file itself, kept so it can be downloaded again byte for byte. */

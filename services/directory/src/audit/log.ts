@@ -55,7 +55,7 @@ export function keepConsumingAuditEvents(nc: NatsConnection, store: DirectorySto
  * in between is a redelivery that the entry's key (its id) turns into nothing.
  */
 async function consumeAuditEvents(nc: NatsConnection, store: DirectoryStore, now: () => number, log: Logger): Promise<RunningLoop> {
-  const jsm = await ensureAuditStream(nc);
+  const jsm = await ensureAuditStream(nc, log);
   await ensureDurable(
     jsm,
     AUDIT_STREAM,
@@ -69,7 +69,7 @@ async function consumeAuditEvents(nc: NatsConnection, store: DirectoryStore, now
     },
     log,
   );
-  const consumer = await durableConsumer(nc, AUDIT_STREAM, AUDIT_DURABLE);
+  const consumer = await durableConsumer(nc, AUDIT_STREAM, AUDIT_DURABLE, log);
   return runConsumerLoop(consumer, {
     name: AUDIT_DURABLE,
     concurrency: CONCURRENCY,

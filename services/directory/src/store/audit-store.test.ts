@@ -76,9 +76,13 @@ describe.each(ENGINES)("the audit log and the overlaps in the directory's store 
     const choice = await repos.stores.next(engine, "directory.db");
     const store = repos.track(await openDirectoryStore(choice));
     expect(await store.insertAudit([entry("a", 10), entry("b", 20, { action: "refund.created", actorKind: "apiKey", actorId: "key-1", actorLabel: "pk_test_abcd" })])).toBe(2);
-    // A copy (a redelivery, a retry) changes nothing, whatever it says.
+    // A copy (a redelivery, a retry) changes nothing, whatever it says; alone too (the intake's one-entry statement).
     expect(await store.insertAudit([entry("a", 10, { actorLabel: "someone else" }), entry("c", 20, { shopId: "shop-2" })])).toBe(1);
-    expect((await store.auditPage({ limit: 10 })).map((e) => e.id)).toEqual(["c", "b", "a"]);
+    expect(await store.insertAudit([entry("b", 20, { actorLabel: "someone else" })])).toBe(0);
+    const d = entry("d", 5, { accountId: "acc-3", shopId: "shop-3", actorId: "user-3", before: { keyPrefix: "pk_test_old" }, requestId: "req-1" });
+    expect(await store.insertAudit([d])).toBe(1);
+    expect(await store.auditPage({ accountId: "acc-3", limit: 10 })).toEqual([d]);
+    expect((await store.auditPage({ limit: 10 })).map((e) => e.id)).toEqual(["c", "b", "a", "d"]);
     expect(await store.auditPage({ accountId: "acc-1", limit: 10 })).toContainEqual(entry("a", 10));
     const page1 = await store.auditPage({ accountId: "acc-1", limit: 2 });
     expect(page1.map((e) => e.id)).toEqual(["c", "b"]);
@@ -97,6 +101,7 @@ describe.each(ENGINES)("the audit log and the overlaps in the directory's store 
       ["c", "owner@example.com"],
       ["b", "pk_test_abcd"],
       ["a", "owner@example.com"],
+      ["d", "owner@example.com"],
     ]);
   });
 

@@ -1,6 +1,6 @@
 import { pgDb, pgRun, type PgStore } from "@payaccept/platform";
 import type { DirectoryOps, DirectoryStore } from "./directory-store.ts";
-import { directoryOps } from "./directory-terms.ts";
+import { directoryOps, insertAuditEntryStatement, withAuditEntryPrepared } from "./directory-terms.ts";
 import { importLegacyIntoPg } from "./legacy-import.ts";
 import * as pg from "./schema.pg.ts";
 
@@ -8,5 +8,7 @@ const pgOps = (db: Pick<PgStore<typeof pg.schema>["db"], "select" | "insert" | "
 
 /** The directory on PostgreSQL; a shop's read-modify-write locks its row (DirectoryOps.shopForUpdate). */
 export function openPgDirectoryStore({ db, close }: PgStore<typeof pg.schema>): DirectoryStore {
-  return { ...pgOps(db), tx: (fn) => db.transaction((tx) => fn(pgOps(tx))), importLegacy: (legacyPath) => importLegacyIntoPg(db, legacyPath), close };
+  // Prepared on the pool: a transaction's own entries take pgOps(tx)'s statement.
+  const entry = insertAuditEntryStatement(pgDb(db), pg.schema.auditEvents).prepare("directory_insert_audit_entry");
+  return { ...withAuditEntryPrepared(pgOps(db), async (row) => (await entry.execute(row)).length), tx: (fn) => db.transaction((tx) => fn(pgOps(tx))), importLegacy: (legacyPath) => importLegacyIntoPg(db, legacyPath), close };
 }

@@ -1,8 +1,9 @@
-import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
-import { allFromExcluded, type Db, type Dialect, type EitherTables, type Run } from "@payaccept/platform";
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, isNotNull, isNull, lt, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { allFromExcluded, placeholders, type Db, type Dialect, type EitherTables, type Run, type Values } from "@payaccept/platform";
 import type { OnEither } from "@payaccept/platform/table";
 import type { AuditQuery, DirectoryOps } from "./directory-store.ts";
 import type * as tables from "./schema.ts";
+import type { AuditEventRow } from "./schema.ts";
 
 /**
  * What both engines' directory statements share, on either schema's columns: the terms, and the
@@ -46,6 +47,23 @@ function auditWhere(a: AuditEvents, q: AuditQuery): SQL | undefined {
 }
 const auditOrder = (a: AuditEvents) => [desc(a.at), desc(a.id)];
 
+/** Appends audit entries; one already there (the same id) is skipped and missing from RETURNING. */
+export const insertAuditStatement = <E extends Dialect>(db: Db<E>, a: AuditEvents, rows: Values<AuditEvents> | Values<AuditEvents>[]) =>
+  db.insert(a).values(rows).onConflictDoNothing().returning({ id: a.id });
+
+/** One entry's INSERT with every column a placeholder, for the engine to prepare once. */
+export const insertAuditEntryStatement = <E extends Dialect>(db: Db<E>, a: AuditEvents) =>
+  insertAuditStatement(db, a, placeholders(...(Object.keys(getTableColumns(a)) as (keyof AuditEventRow & string)[])));
+
+/**
+ * The ops with one entry's INSERT (the audit intake's, entry by entry) run by a statement the
+ * engine prepared once: building and preparing it per entry cost more than running it.
+ */
+export const withAuditEntryPrepared = (ops: DirectoryOps, insertOne: (row: AuditEventRow) => Promise<number>): DirectoryOps => ({
+  ...ops,
+  insertAudit: (rows) => (rows.length === 1 ? insertOne(rows[0]!) : ops.insertAudit(rows)),
+});
+
 /** Shops in the order every list shows them: oldest first. */
 const shopOrder = (s: Shops) => [asc(s.createdAt), asc(s.id)];
 
@@ -80,7 +98,7 @@ export function directoryOps<E extends Dialect>(db: Db<E>, run: Run<E>, t: Eithe
     key: (keyHash) => run.one(db.select().from(apiKeys).where(eq(apiKeys.keyHash, keyHash))),
     // Held until the sweep's transaction ends; another replica's sweep skips them instead of waiting.
     shopsWithExpiredSecret: (now) => run.all(run.forUpdate(db.select().from(shops).where(expiredSecretsAt(shops, now)), { skipLocked: true })),
-    insertAudit: async (rows) => (rows.length === 0 ? 0 : (await run.all(db.insert(auditEvents).values(rows).onConflictDoNothing().returning({ id: auditEvents.id }))).length),
+    insertAudit: async (rows) => (rows.length === 0 ? 0 : (await run.all(insertAuditStatement(db, auditEvents, rows))).length),
     auditPage: (q) => run.all(db.select().from(auditEvents).where(auditWhere(auditEvents, q)).orderBy(...auditOrder(auditEvents)).limit(q.limit)),
     shopsOfAccount: (accountId) =>
       run.all(

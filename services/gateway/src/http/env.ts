@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, ShopRecord } from "@payaccept/contracts";
 import type { AppEnv } from "@payaccept/platform";
 import type { Server } from "bun";
+import type { Context } from "hono";
 import type { RateDecision } from "./rate-limiter.ts";
 
 /** What the /api middleware chain leaves for the handlers. */
@@ -13,6 +14,8 @@ export type GatewayEnv = {
     keyHash: string;
     /** The client's address (behind TRUSTED_PROXIES). */
     clientIp: string;
+    /** The request's JSON body as sent (before its schema's transforms), on routes that take one. */
+    body?: unknown;
     /** Every limit this request was counted against; the tightest one goes into the headers. */
     rateDecisions: RateDecision[];
     /**
@@ -23,3 +26,10 @@ export type GatewayEnv = {
     idempotency?: { key: string; fingerprint: string; retry: boolean; inService: boolean };
   };
 };
+
+/**
+ * One check of an operation's chain, a plain function (routes/operations.ts runs them in order):
+ * its refusal, or undefined to go on. Synchronous where it can be: an await costs a turn of the
+ * microtask queue, and most checks never wait.
+ */
+export type Check = (c: Context<GatewayEnv>) => Response | undefined | Promise<Response | undefined>;

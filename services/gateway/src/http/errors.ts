@@ -1,6 +1,6 @@
 import { DomainError, ERROR_HTTP_STATUS } from "@payaccept/contracts";
 import { fromHttpException, jsonError } from "@payaccept/platform";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { GatewayEnv } from "./env.ts";
 
@@ -19,8 +19,17 @@ export function apiErrorResponse(err: Error, c: Context<GatewayEnv>): Response {
   return jsonError(c, new DomainError("INTERNAL"));
 }
 
+/** `work`'s response, or its failure's in the Error shape (apiErrorResponse): what wraps it always has a response to read. */
+export async function answered(c: Context<GatewayEnv>, work: () => Response | Promise<Response>): Promise<Response> {
+  try {
+    return await work();
+  } catch (e) {
+    return apiErrorResponse(e as Error, c);
+  }
+}
+
 /** 405 with Allow for a known path asked with a method it does not serve. */
 export const methodNotAllowed =
-  (allow: string[]): MiddlewareHandler<GatewayEnv> =>
-  async (c) =>
+  (allow: string[]) =>
+  (c: Context): Response =>
     jsonError(c, new DomainError("METHOD_NOT_ALLOWED", { method: c.req.method, allowed: allow.join(", ") }), { Allow: allow.join(", ") });

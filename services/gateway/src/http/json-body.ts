@@ -1,7 +1,8 @@
 import { DomainError } from "@payaccept/contracts";
 import { jsonError } from "@payaccept/platform";
-import type { Context, MiddlewareHandler } from "hono";
-import type { GatewayEnv } from "./env.ts";
+import type { z } from "zod";
+import type { Check, GatewayEnv } from "./env.ts";
+import { validated } from "./validation.ts";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const IDENTITY = /^\s*identity\s*$/i;
@@ -26,23 +27,20 @@ async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: num
 }
 
 /**
- * A JSON body of at most maxBytes: 415 for another content type, 413 when larger (by
- * Content-Length before reading, or while streaming a body sent without one), 400 when empty.
- * With `optional`, a request without a body reads as `{}` (a refund of everything left).
- * The text is handed on to the validator (which reports malformed JSON) through Hono's body cache.
+ * A JSON body of at most maxBytes, valid against `schema`: 415 for another content type, 413
+ * when larger (by Content-Length before reading, or while streaming a body sent without one), 400
+ * when empty, not JSON, or invalid. With `optional`, a request without a body reads as `{}` (a
+ * refund of everything left). The JSON as sent is left as `body` (the Idempotency-Key's
+ * fingerprint is made from it), the schema's output for the handler (`c.req.valid("json")`).
  */
-export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): MiddlewareHandler<GatewayEnv> {
+export function jsonBody(maxBytes: number, schema: z.ZodType, opts: { optional?: boolean } = {}): Check {
   // Fatal: malformed UTF-8 would become U+FFFD, and two different byte strings the same order id.
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const cacheText = (c: Context<GatewayEnv>, text: string) => {
-    // Hono keeps promises in its body cache (its type says values): c.req.json() parses this text.
-    (c.req.bodyCache as { text?: Promise<string> }).text = Promise.resolve(text);
-  };
-  return async (c, next) => {
+  return async (c) => {
     const length = c.req.header("content-length");
     if (opts.optional && (length === "0" || (length === undefined && c.req.header("transfer-encoding") === undefined))) {
-      cacheText(c, "{}");
-      return next();
+      c.set("body", {});
+      return validated(c, "json", schema, {});
     }
     if (!JSON_TYPE.test(c.req.header("content-type") ?? "")) return jsonError(c, new DomainError("CONTENT_TYPE_NOT_JSON"));
     // A coded body is not the JSON its bytes would be read as: gzip was a misleading "must be
@@ -71,7 +69,13 @@ export function jsonBody(maxBytes: number, opts: { optional?: boolean } = {}): M
       return jsonError(c, new DomainError("BODY_NOT_UTF8"));
     }
     if (text.length === 0) return jsonError(c, new DomainError("BODY_REQUIRED"));
-    cacheText(c, text);
-    await next();
+    let input: unknown;
+    try {
+      input = JSON.parse(text);
+    } catch {
+      return jsonError(c, new DomainError("MALFORMED_JSON"));
+    }
+    c.set("body", input);
+    return validated(c, "json", schema, input);
   };
 }

@@ -1,7 +1,8 @@
 import { keyInForce, type ActiveKey, type DirectoryCache } from "@payaccept/platform";
 import { boundedBy } from "./bounded.ts";
 
-export type KeyDirectory = { activeKey(keyHash: string): Promise<ActiveKey | undefined> };
+/** At once for a key the watched copy knows (every request but a new key's first), else a promise. */
+export type KeyDirectory = { activeKey(keyHash: string): ActiveKey | undefined | Promise<ActiveKey | undefined> };
 
 /**
  * Key hash → active shop from the watched in-memory directory. A hash the cache has never seen
@@ -17,7 +18,7 @@ export function keyDirectory(cache: DirectoryCache, timeoutMs: number): KeyDirec
     return shop?.active ? { shop, key: key! } : undefined;
   };
   return {
-    async activeKey(keyHash) {
+    activeKey(keyHash) {
       if (cache.keys.has(keyHash)) return cache.activeKey(keyHash);
       return boundedBy(fromBucket(keyHash), timeoutMs, "directory");
     },

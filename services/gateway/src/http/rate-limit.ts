@@ -1,7 +1,7 @@
 import { DomainError } from "@payaccept/contracts";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { clientIp, ipRateKey, jsonError, type TrustedProxies } from "@payaccept/platform";
-import type { GatewayEnv } from "./env.ts";
+import type { Check, GatewayEnv } from "./env.ts";
 import type { RateDecision, SlidingWindowLimiter } from "./rate-limiter.ts";
 
 /** The decision closest to refusal: fewest remaining, then the smallest limit. */
@@ -44,27 +44,31 @@ function clientAddresses(trusted: TrustedProxies): (remote: string, forwardedFor
   };
 }
 
+/** The answer to an /api request once the per-IP limit let it through (its errors already in the Error shape). */
+export type Admitted = () => Response | Promise<Response>;
+
 /**
  * The per-IP cap over the whole API, checked before authentication so that floods of bad keys
- * are capped too. Also writes the RateLimit-* headers of every /api response, from whichever
- * limit the request came closest to, and `Cache-Control: no-store` on every response it let
- * through (a layer of its own cost a copy of every Response: Hono's c.header() after the handler
- * makes a new one).
+ * are capped too: every /api route's handler runs its answer through it (routes/api.ts). Also
+ * writes the RateLimit-* headers of every /api response, from whichever limit the request came
+ * closest to, and `Cache-Control: no-store` on every response it let through (a layer of its
+ * own cost a copy of every Response: Hono's c.header() after the handler makes a new one).
  */
-export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxies): MiddlewareHandler<GatewayEnv> {
+export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxies): (c: Context<GatewayEnv>, admitted: Admitted) => Promise<Response> {
   const addresses = clientAddresses(trusted);
-  return async (c, next) => {
+  return async (c, admitted) => {
     c.set("rateDecisions", []);
     const remote = c.env.server.requestIP(c.req.raw)?.address ?? "unknown";
     const { ip, key } = addresses(remote, c.req.header("x-forwarded-for"));
     c.get("log").add({ ip });
     c.set("clientIp", ip);
     const refused = count(c, limiter, key);
-    if (!refused) {
-      await next();
-      c.res.headers.set("Cache-Control", "no-store");
+    let res: Response;
+    if (refused) res = refused;
+    else {
+      res = await admitted();
+      res.headers.set("Cache-Control", "no-store");
     }
-    const res = refused ?? c.res;
     const d = tightest(c.get("rateDecisions"))!;
     res.headers.set("RateLimit-Limit", String(d.limit));
     res.headers.set("RateLimit-Remaining", String(d.remaining));
@@ -79,11 +83,7 @@ export function limitPerIp(limiter: SlidingWindowLimiter, trusted: TrustedProxie
  * same call to the owning service, only the body is dropped), so it counts as that GET: a quota of
  * its own would double every read's limit, the balance's 60 included.
  */
-export function limitPerKey(limiter: SlidingWindowLimiter, method: string, path: string): MiddlewareHandler<GatewayEnv> {
+export function limitPerKey(limiter: SlidingWindowLimiter, method: string, path: string): Check {
   const operation = ` ${method} ${path}`;
-  return async (c, next) => {
-    const refused = count(c, limiter, c.get("keyHash") + operation);
-    if (refused) return refused;
-    await next();
-  };
+  return (c) => count(c, limiter, c.get("keyHash") + operation);
 }

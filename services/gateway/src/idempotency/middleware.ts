@@ -1,6 +1,6 @@
 import { DomainError, IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER, IdempotencyKey, rpcs } from "@payaccept/contracts";
 import { call, jsonError, sha256Hex, type NatsConnection } from "@payaccept/platform";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { boundedBy } from "../http/bounded.ts";
 import type { GatewayEnv } from "../http/env.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
@@ -55,16 +55,11 @@ export const bucketKey = (shopId: string, key: string) => sha256Hex(`${shopId}\n
 /** What makes two requests the same request under one key: method, path and the body's canonical JSON. */
 export const requestFingerprint = (method: string, path: string, canonicalBody: string) => sha256Hex(`${method} ${path}\n${canonicalBody}`);
 
-/** The body a route has read (jsonBody leaves its text in Hono's body cache); a route without one has "". */
-async function bodyOf(c: Context<GatewayEnv>): Promise<string> {
-  const text = await (c.req.bodyCache as { text?: Promise<string> }).text;
-  if (!text) return "";
-  try {
-    return canonicalJson(JSON.parse(text));
-  } catch {
-    return text;
-  }
-}
+/** The body a route has read, as canonical JSON (jsonBody leaves it as `body`); a route without one has "". */
+const bodyOf = (c: Context<GatewayEnv>): string => {
+  const body = c.get("body");
+  return body === undefined ? "" : canonicalJson(body);
+};
 
 /**
  * Marks a key kept in the bucket in payments' table of keys, where a create keeps its own
@@ -84,27 +79,35 @@ async function markedInPayments(c: Context<GatewayEnv>, nc: NatsConnection, key:
   }
 }
 
+/** The operation's answer: its handler's response, or its error's in the Error shape. */
+export type Answer = (c: Context<GatewayEnv>) => Promise<Response>;
+
 /**
  * Idempotency-Key on a POST of the API (docs/gateway.md, "Idempotency keys"). Runs after
- * authentication, the limits and validation (a refused request never touches a key) and right
- * before the handler. Without the header nothing changes. With it: the first request claims the
+ * authentication, the limits and validation (a refused request never touches a key), around the
+ * operation's answer. Without the header nothing changes. With it: the first request claims the
  * key for the shop and its answer is stored (2xx and 4xx); a repeat with the same method, path
  * and body replays that answer with Idempotent-Replayed: true, another one is 422, and a twin
  * whose first request is still running is 409. A 5xx is not an answer: the next request executes
  * again, and the handler sees `idempotency.retry` so that it can recognise its own earlier work.
  * Where `inService` says the owning service keeps the key with its write (a buyer's create, in
- * payments' transaction), the middleware only checks the key and hands it to the handler.
+ * payments' transaction), it only checks the key and hands it to the handler.
  */
-export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTimeoutMs: number, inService?: (c: Context<GatewayEnv>) => boolean): MiddlewareHandler<GatewayEnv> {
+export function idempotent(
+  claims: IdempotencyClaims,
+  nc: NatsConnection,
+  callTimeoutMs: number,
+  inService?: (c: Context<GatewayEnv>) => boolean,
+): (c: Context<GatewayEnv>, answer: Answer) => Promise<Response> {
   const leaseMs = leaseFor(callTimeoutMs);
-  return async (c, next) => {
+  return async (c, answer) => {
     const key = c.req.header(IDEMPOTENCY_KEY_HEADER);
-    if (key === undefined) return next();
+    if (key === undefined) return answer(c);
     if (!IdempotencyKey.safeParse(key).success) return jsonError(c, new DomainError("IDEMPOTENCY_KEY_INVALID", { header: IDEMPOTENCY_KEY_HEADER }));
-    const fingerprint = requestFingerprint(c.req.method, c.req.path, await bodyOf(c));
+    const fingerprint = requestFingerprint(c.req.method, c.req.path, bodyOf(c));
     if (inService?.(c)) {
       c.set("idempotency", { key, fingerprint, retry: false, inService: true });
-      return next();
+      return answer(c);
     }
     if (!(await markedInPayments(c, nc, key, fingerprint, callTimeoutMs))) return answerRecorded(c, key, { kind: "mismatch" });
     const kvKey = bucketKey(c.get("shop").shopId, key);
@@ -120,18 +123,19 @@ export function idempotent(claims: IdempotencyClaims, nc: NatsConnection, callTi
       idempotencyOutcomes.inc({ outcome: "unguarded" });
       c.get("log").warn({ idempotencyKey: key }, "idempotency store unavailable; the request runs on the service's own key");
       c.set("idempotency", { key, fingerprint, retry: true, inService: false });
-      return next();
+      return answer(c);
     }
     if (claim.kind !== "claimed") return answerRecorded(c, key, claim);
     idempotencyOutcomes.inc({ outcome: claim.retry ? "retry" : "claimed" });
     c.set("idempotency", { key, fingerprint, retry: claim.retry, inService: false });
-    await next();
-    const status = c.res.status;
+    const res = await answer(c);
+    const status = res.status;
     const recorded =
       status >= 500
         ? await claims.reopen(kvKey, claim.revision, fingerprint)
-        : await claims.complete(kvKey, claim.revision, fingerprint, status, await c.res.clone().text());
+        : await claims.complete(kvKey, claim.revision, fingerprint, status, await res.clone().text());
     if (!recorded) c.get("log").warn({ status }, "idempotency key not recorded: taken over meanwhile or the bucket failed");
+    return res;
   };
 }
 

@@ -142,6 +142,48 @@ describe("PaymentViews", () => {
     expect(payments.reads).toBe(1);
   });
 
+  test("a get teaches the payment's orderId: a lookup of it is answered from memory, the same bytes", async () => {
+    const { views, payments, read } = setup();
+    const got = await views.byId(SHOP, ID, read);
+    const found = await views.byOrderId(SHOP, "order-1", read);
+    expect(payments.reads).toBe(1);
+    expect(text(found)).toBe(text(got));
+  });
+
+  test("the same orderId looked up by another shop is asked of payments: an orderId is one shop's", async () => {
+    const { views, payments, read } = setup();
+    await views.byId(SHOP, ID, read);
+    const lookups: string[] = [];
+    await views.byOrderId("shop-2", "order-1", async () => (lookups.push("shop-2"), bytes("CREATED", "0190f0c4-7b6a-7000-8000-000000000002")));
+    expect([payments.reads, lookups]).toEqual([1, ["shop-2"]]);
+    // And shop-2's answer taught nothing about the first shop's payment.
+    await views.byOrderId(SHOP, "order-1", read);
+    expect(payments.reads).toBe(1);
+  });
+
+  test("a lookup of an orderId learnt from a get, once a notice dropped the payment, asks payments and sees the change", async () => {
+    const { views, payments, read, notice } = setup();
+    await views.byId(SHOP, ID, read);
+    payments.status = "CANCELED";
+    notice([ID]);
+    expect(JSON.parse(text(await views.byOrderId(SHOP, "order-1", read))).status).toBe("CANCELED");
+    expect(payments.reads).toBe(2);
+    await views.byOrderId(SHOP, "order-1", read);
+    expect(payments.reads).toBe(2);
+  });
+
+  test("a get answered but not kept (a notice came meanwhile) still teaches nothing stale: the lookup reads payments", async () => {
+    const { views, payments, notice, read } = setup();
+    let answer!: (b: Uint8Array<ArrayBuffer>) => void;
+    const reading = views.byId(SHOP, ID, () => new Promise((resolve) => (answer = resolve)));
+    notice([ID]);
+    answer(bytes("CREATED"));
+    await reading;
+    payments.status = "CANCELED";
+    expect(JSON.parse(text(await views.byOrderId(SHOP, "order-1", read))).status).toBe("CANCELED");
+    expect(payments.reads).toBe(1);
+  });
+
   test("a lookup under way when any notice comes keeps the orderId's id but not the payment", async () => {
     const { views, payments, read, notice } = setup();
     let answer!: (b: Uint8Array<ArrayBuffer>) => void;
@@ -229,9 +271,9 @@ describe("PaymentViews", () => {
     expect(views.on).toBe(true);
   });
 
-  test("a process first heard drops everything, orderIds too: it may run on a store restored from a backup", async () => {
+  test.each(["lookup", "get"])("a process first heard drops everything, orderIds too (learnt by a %s): it may run on a store restored from a backup", async (first) => {
     const { views, payments, read, notice } = setup();
-    await views.byOrderId(SHOP, "order-1", read);
+    await (first === "lookup" ? views.byOrderId(SHOP, "order-1", read) : views.byId(SHOP, ID, read));
     await views.byId(SHOP, ID, read);
     expect(payments.reads).toBe(1);
     notice([], "p2", 1);

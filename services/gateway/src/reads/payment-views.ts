@@ -23,8 +23,9 @@ export type PaymentViewsOptions = {
 
 /**
  * The gateway's read model of payments (docs/gateway.md, "Reads from the read model"): the
- * Payment bytes payments answered to a get or a lookup, kept by id, and orderId → id, so that a
- * read of a payment read before is answered without a NATS round trip. Kept true by payments'
+ * Payment bytes payments answered to a get or a lookup, kept by id, and orderId → id (learnt from
+ * either answer), so that a read of a payment read before, by either, is answered without a NATS
+ * round trip. Kept true by payments'
  * change notices (contracts' PaymentChanges): a payment they name is dropped, and a read of it
  * that was on its way when the notice came is not kept. Whatever the notices cannot vouch for is
  * dropped whole: a gap in a source's sequence, a source first heard (a payments process started,
@@ -85,25 +86,27 @@ export class PaymentViews {
     this.filling.set(id, filling);
     try {
       const body = await read();
-      if (!filling.dirty && this.keeps(started.epoch)) this.keep(id, shopId, body, started.at);
+      if (!filling.dirty && this.keeps(started.epoch)) this.keep(id, shopId, body, started.at, paymentOf(body).orderId);
       return body;
     } finally {
       if (--filling.inFlight === 0) this.filling.delete(id);
     }
   }
 
-  /** The shop's payment of `orderId`: by its id once known, else `read()` (payments' lookup). */
+  /**
+   * The shop's payment of `orderId`: by its id once known (from a lookup of it, or from a read of
+   * that payment by id), else `read()` (payments' lookup).
+   */
   async byOrderId(shopId: string, orderId: string, read: () => Promise<Uint8Array<ArrayBuffer>>): Promise<Uint8Array<ArrayBuffer>> {
-    const key = `${shopId}\n${orderId}`;
-    const id = this.orders.get(key);
+    const id = this.orders.get(orderKey(shopId, orderId));
     // Known: the lookup's answer is that payment's, kept as a get's would be.
     if (id !== undefined) return this.byId(shopId, id, read);
     this.opts.counted?.("payments");
     const started = { epoch: this.epoch, at: this.now(), noticed: this.noticed };
     const body = await read();
     if (this.keeps(started.epoch)) {
-      const { id: answered } = JSON.parse(new TextDecoder().decode(body)) as { id: string };
-      this.bounded(this.orders, key).set(key, answered);
+      const { id: answered } = paymentOf(body);
+      this.learnOrder(shopId, orderId, answered);
       if (this.noticed === started.noticed && !this.filling.get(answered)?.dirty) this.keep(answered, shopId, body, started.at);
     }
     return body;
@@ -202,9 +205,16 @@ export class PaymentViews {
     return epoch === this.epoch && this.on;
   }
 
-  private keep(id: string, shopId: string, body: Uint8Array<ArrayBuffer>, filledAt: number): void {
+  /** Keeps a payment's answer; with its `orderId`, a lookup of that orderId finds it too. */
+  private keep(id: string, shopId: string, body: Uint8Array<ArrayBuffer>, filledAt: number, orderId?: string): void {
     // A copy: the reply's bytes may be a view into a larger buffer of the connection's.
     this.bounded(this.views, id).set(id, { shopId, body: body.slice(), filledAt });
+    if (orderId !== undefined) this.learnOrder(shopId, orderId, id);
+  }
+
+  private learnOrder(shopId: string, orderId: string, id: string): void {
+    const key = orderKey(shopId, orderId);
+    this.bounded(this.orders, key).set(key, id);
   }
 
   /** The map with room for `key`: the oldest entry goes first. */
@@ -213,6 +223,13 @@ export class PaymentViews {
     return map;
   }
 }
+
+/** The orders' key: an orderId is the shop's own, so the same one of another shop is another payment. */
+const orderKey = (shopId: string, orderId: string) => `${shopId}\n${orderId}`;
+
+const decoder = new TextDecoder();
+/** What the read model needs of a Payment's bytes as payments answered them. */
+const paymentOf = (body: Uint8Array): { id: string; orderId: string } => JSON.parse(decoder.decode(body));
 
 /** How often the gateway asks payments something, so that every payments process answers it (and introduces itself) within seconds. */
 export const PROBE_EVERY_MS = 250;

@@ -4,14 +4,14 @@ import type { TrustedProxies } from "@payaccept/platform";
 import { Hono, type Context, type Handler } from "hono";
 import { apiKeyActor } from "../http/auth.ts";
 import type { GatewayEnv } from "../http/env.ts";
-import { apiErrorResponse } from "../http/errors.ts";
+import { answered, apiErrorResponse } from "../http/errors.ts";
 import { limitPerIp } from "../http/rate-limit.ts";
 import type { SlidingWindowLimiter } from "../http/rate-limiter.ts";
 import { replay } from "../idempotency/middleware.ts";
 import { idempotencyOutcomes } from "../metrics.ts";
 import type { PaymentViews } from "../reads/payment-views.ts";
 import { answerOfEarlierRelease, earlierCreate } from "./create-retry.ts";
-import { registerOperations, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
+import { registerOperations, type Admit, type OperationDeps, type OperationHandlers, type OperationTools } from "./operations.ts";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 /** A payment's deliveries: one per final status and each manual resend adds attempts, not rows; 200 is far beyond any. */
@@ -189,13 +189,19 @@ const handlers = (deps: ApiDeps): OperationHandlers => {
 
 /**
  * The merchant API (spec §4 and the additions of docs/gateway.md), mounted at /api. Order per
- * request: per-IP limit → route (404/405) → the operation's chain (registerOperations: API key,
- * per-key limit, validation, Idempotency-Key) → NATS requests carrying the request id.
+ * request: route → per-IP limit (every route's, the 404 of an unknown path's too) → the
+ * operation's chain (registerOperations: API key, per-key limit, validation, Idempotency-Key) →
+ * NATS requests carrying the request id. The limit is a call of each route's handler, not a
+ * middleware layer of its own: one Hono layer per request.
  */
 export function apiRoutes(deps: ApiDeps): Hono<GatewayEnv> {
   const api = new Hono<GatewayEnv>();
   api.onError(apiErrorResponse);
-  api.use("*", limitPerIp(deps.limiters.perIp, deps.trustedProxies));
-  registerOperations(api, handlers(deps), deps);
+  const perIp = limitPerIp(deps.limiters.perIp, deps.trustedProxies);
+  // An error of the route's own answered in the Error shape inside the limit, so that it carries the RateLimit headers too.
+  const admit: Admit = (c, admitted) => perIp(c, () => answered(c, admitted));
+  registerOperations(api, handlers(deps), deps, admit);
+  // Registered last: a path no route above took is the app's 404 (ROUTE_NOT_FOUND), counted and limited like any.
+  api.all("/*", (c) => admit(c, () => c.notFound()));
   return api;
 }

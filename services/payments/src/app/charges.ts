@@ -7,8 +7,8 @@ import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
 import type { PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { CreateTerms, PaymentsDeps } from "./deps.ts";
+import { outcomeKey } from "./charge-outcomes.ts";
 import { applyResult, resultOfState } from "./provider-results.ts";
-import { ownedMethod } from "./saved-methods.ts";
 
 /**
  * Merchant-initiated charges (docs/payments.md, "Charges without the buyer"): a payment born
@@ -18,9 +18,8 @@ import { ownedMethod } from "./saved-methods.ts";
  * by the charge's id, or charges it (safe: none was made).
  */
 
-/** What a create with `paymentMethodId` becomes besides its request: the saved method decides the method, and the commission follows. */
-export async function chargeTerms(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentRequest): Promise<CreateTerms> {
-  const saved = await ownedMethod(d, shop.shopId, req.paymentMethodId!);
+/** What a create with the saved method `saved` becomes besides its request: the method decides the payment's, and the commission follows. */
+export function chargeTerms(shop: ShopRecord, req: CreatePaymentRequest, saved: SavedMethodRow): CreateTerms {
   if (saved.isTest !== shop.sandbox) throw new DomainError("METHOD_NOT_FOUND");
   if (!methodChargeable(saved.status)) throw new DomainError("SAVED_METHOD_INACTIVE", { status: saved.status });
   if (req.capture === false && saved.method === "SBP") throw new DomainError("HOLD_NOT_FOR_SBP");
@@ -46,21 +45,33 @@ async function chargeFailed(d: PaymentsDeps, row: PaymentRow, why: DomainError):
   return moved!.row;
 }
 
-/** Commits what the acquirer (the saved method's connector) answered about the charge. */
-const applyCharge = async (d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow, state: ProviderOutcome): Promise<PaymentRow> =>
-  (await applyResult(d, row, resultOfState(state, d.now()), state.sessionId, connectorOf(saved))).row;
+/**
+ * Commits what the acquirer (the saved method's connector) answered about the charge, unless its
+ * callback came first and this process applied the same outcome (ChargeOutcomes).
+ */
+async function applyCharge(d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow, state: ProviderOutcome): Promise<PaymentRow> {
+  const result = resultOfState(state, d.now());
+  const connector = connectorOf(saved);
+  const outcome = outcomeKey(connector, state.sessionId, result);
+  const repeat = await d.chargeOutcomes.repeatOf(row.id, outcome);
+  if (repeat) return repeat;
+  const applying = applyResult(d, row, result, state.sessionId, connector);
+  if (outcome) d.chargeOutcomes.applying(row.id, outcome, applying);
+  return (await applying).row;
+}
 
 /** A saved method is charged where it was saved: its token exists at that acquirer only. */
 const connectorOf = (saved: SavedMethodRow) => saved.connector ?? LEGACY_CONNECTOR;
 const savedOf = async (d: PaymentsDeps, row: PaymentRow) => (await d.methods.byId(row.savedMethodId!))!;
 
 /**
- * One attempt at the acquirer: its decision committed, or the payment left PENDING when no answer
+ * One attempt at the acquirer with the payment's saved method: its decision committed, or the payment left PENDING when no answer
  * came (the callback, or the sweeper's lookup, ends it). A refusal (the acquirer does not know the
  * method, …) ends it FAILED with the acquirer's reason.
  */
-export async function chargeOnce(d: PaymentsDeps, row: PaymentRow): Promise<PaymentRow> {
-  const saved = await savedOf(d, row);
+export const chargeOnce = (d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> => d.chargeOutcomes.charge(row.id, () => chargeAt(d, row, saved));
+
+async function chargeAt(d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> {
   let state: ProviderOutcome;
   try {
     state = await d.connectors.portOf(connectorOf(saved)).charge({
@@ -97,7 +108,7 @@ export async function driveCharge(d: PaymentsDeps, row: PaymentRow): Promise<Pay
   }
   if (state) return applyCharge(d, row, saved, state);
   if (d.now() - row.createdAt >= d.pendingTtlMs) return chargeFailed(d, row, new DomainError("PROVIDER_UNAVAILABLE"));
-  return chargeOnce(d, row);
+  return chargeOnce(d, row, saved);
 }
 
 /** The charge sweeper's step by id: claimed (one driver at a time), then driven. Whether it ended. */

@@ -1,6 +1,7 @@
 import { DomainError, type AuditActor, type RpcRequest, type rpcs, type ShopRecord } from "@payaccept/contracts";
 import { linkTrace, type AuditFields, type RequestLog } from "@payaccept/platform";
 import type { Connectors } from "../connectors/connectors.ts";
+import type { ChargeOutcomes } from "./charge-outcomes.ts";
 import type { ProviderPort } from "../provider/port.ts";
 import type { IdempotencyKeysRepo, NewPayment, PaymentRow, PaymentsRepo, RefundsRepo, SavedMethodsRepo } from "../store/payments-store.ts";
 
@@ -25,6 +26,8 @@ export type PaymentsDeps = {
   shops: { shop(shopId: string): Promise<ShopRecord | undefined> };
   /** The acquirers this deployment configured, with routing and health (docs/connectors.md). */
   connectors: Connectors;
+  /** The charges' outcomes this process committed, until the acquirer's second report of each. */
+  chargeOutcomes: ChargeOutcomes;
   balance: BalancePort;
   /** The service's logger, or while serving a request its RequestLog (every line with the request id). */
   log: Pick<RequestLog, "info" | "warn" | "error">;

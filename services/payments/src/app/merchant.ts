@@ -21,11 +21,12 @@ import type { z } from "zod";
 import { commissionFor, quoteCommission } from "../domain/commission.ts";
 import { resolveReceipt } from "../domain/receipt.ts";
 import { toPayment } from "../domain/views.ts";
-import { OrderIdTaken, type IdempotencyKeyRow, type NewPayment, type PaymentRow } from "../store/payments-store.ts";
+import { OrderIdTaken, type IdempotencyKeyRow, type NewPayment, type PaymentRow, type SavedMethodRow } from "../store/payments-store.ts";
 import { recordAction } from "./audit.ts";
 import { chargeInFlight, chargeOnce, chargeTerms } from "./charges.ts";
 import { ownedPayment, paymentNotFound, tracePayment, type CreateTerms, type PaymentsDeps } from "./deps.ts";
 import { voidHold } from "./holds.ts";
+import { ownedMethod } from "./saved-methods.ts";
 
 /**
  * What a buyer's payment becomes besides its request: its method (a hold can only be a card's)
@@ -55,9 +56,10 @@ async function madeByThisCall(d: PaymentsDeps, shopId: string, orderId: string) 
   return settledWithin(row, () => d.repo.byId(row.id), (r) => !chargeInFlight(r), d.repeatWaitMs?.() ?? 0);
 }
 
-/** What a create inserts once its shop and terms allow it (refusals are thrown), and for how long it lives. */
-async function newPayment(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentRequest): Promise<{ input: NewPayment; ttlMs: number; charge: boolean }> {
-  const terms = req.paymentMethodId === undefined ? buyerTerms(shop, req) : await chargeTerms(d, shop, req);
+/** What a create inserts once its shop and terms allow it (refusals are thrown), for how long it lives, and the saved method a charge charges. */
+async function newPayment(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentRequest): Promise<{ input: NewPayment; ttlMs: number; charge: boolean; saved?: SavedMethodRow }> {
+  const saved = req.paymentMethodId === undefined ? undefined : await ownedMethod(d, shop.shopId, req.paymentMethodId);
+  const terms = saved ? chargeTerms(shop, req, saved) : buyerTerms(shop, req);
   const charge = terms.merchantInitiated === true;
   const input: NewPayment = {
     shopId: shop.shopId,
@@ -80,7 +82,7 @@ async function newPayment(d: PaymentsDeps, shop: ShopRecord, req: CreatePaymentR
     ...terms,
   };
   // A live charge's row is leased to this request while it charges; anything else expires.
-  return { input, ttlMs: charge && !shop.sandbox ? d.chargeLeaseMs : charge ? d.pendingTtlMs : d.createdTtlMs, charge };
+  return { input, ttlMs: charge && !shop.sandbox ? d.chargeLeaseMs : charge ? d.pendingTtlMs : d.createdTtlMs, charge, saved };
 }
 
 /** The shop, if it may create payments. */
@@ -103,12 +105,18 @@ function noteCreated(d: PaymentsDeps, row: PaymentRow, charge: boolean): void {
  */
 export async function createPayment(d: PaymentsDeps, shopId: string, req: CreatePaymentRequest): Promise<Payment> {
   const shop = await activeShop(d, shopId);
-  // A copy of a charge's call (hedged by the caller while the first one waits for the acquirer)
-  // answers the payment the first one made, as it is now: the first one may have ended the method
-  // it charged, so checking the method again would refuse the copy of a charge that was made.
-  const made = req.paymentMethodId === undefined ? undefined : await madeByThisCall(d, shopId, req.orderId);
-  if (made) return toPayment(made, d.paypageUrl);
-  const { input, ttlMs, charge } = await newPayment(d, shop, req);
+  let created;
+  try {
+    created = await newPayment(d, shop, req);
+  } catch (e) {
+    // A copy of a charge's call (hedged by the caller while the first one waits for the acquirer)
+    // answers the payment the first one made, as it is now: the first one may have ended the method
+    // it charged, so the method's refusal is not the copy's answer.
+    const made = req.paymentMethodId !== undefined && e instanceof DomainError ? await madeByThisCall(d, shopId, req.orderId) : undefined;
+    if (made) return toPayment(made, d.paypageUrl);
+    throw e;
+  }
+  const { input, ttlMs, charge, saved } = created;
   let row;
   try {
     row = await d.repo.insert(input, d.now(), ttlMs);
@@ -128,7 +136,7 @@ export async function createPayment(d: PaymentsDeps, shopId: string, req: Create
     paymentMethodId: row.savedMethodId,
     capture: !row.hold,
   });
-  if (!row.isTest) row = await chargeOnce(d, row);
+  if (!row.isTest) row = await chargeOnce(d, row, saved!);
   return toPayment(row, d.paypageUrl);
 }
 

@@ -1,6 +1,7 @@
 import type { ConnectorId } from "@payaccept/contracts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { ReadCallback } from "../provider/callback.ts";
+import { outcomeKey } from "./charge-outcomes.ts";
 import { tracePayment, type PaymentsDeps } from "./deps.ts";
 import { applyResult, resultOfCallback } from "./provider-results.ts";
 import { endMethodAsProviderSays } from "./saved-methods.ts";
@@ -28,6 +29,15 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback,
     const ended = await endMethodAsProviderSays(d, local.id, read.known.savedMethod);
     return { result: ended ? "applied" : "repeat", status: (await d.methods.byId(local.id))!.status };
   }
+  const result = read.known ? resultOfCallback(read, d.now()) : undefined;
+  const outcome = result && outcomeKey(connector, cb.sessionId, result);
+  // The charge's answer comes first (awaited while this process is at the acquirer with it), and when this process applied the same outcome this is its repeat.
+  await d.chargeOutcomes.charged(cb.merchantPaymentId);
+  const repeat = await d.chargeOutcomes.repeatOf(cb.merchantPaymentId, outcome);
+  if (repeat) {
+    tracePayment(repeat);
+    return { result: "repeat", status: repeat.status };
+  }
   const row = await d.repo.byId(cb.merchantPaymentId);
   const ignored = (reason: string): CallbackOutcome => ({ result: "ignored", status: row?.status ?? null, reason });
   if (!row) return ignored("unknown payment");
@@ -37,7 +47,9 @@ export async function applyProviderCallback(d: PaymentsDeps, read: ReadCallback,
   const sessionConnector = learning ? ((await d.methods.byId(row.savedMethodId!))?.connector ?? LEGACY_CONNECTOR) : (row.connector ?? LEGACY_CONNECTOR);
   if (sessionConnector !== connector) return ignored("not the payment's connector");
   if (row.providerSessionId !== cb.sessionId && !learning) return ignored("not the payment's provider session");
-  if (!read.known) return ignored(`unknown event ${cb.event}`);
-  const applied = await applyResult(d, row, resultOfCallback(read, d.now()), cb.sessionId, connector);
+  if (!result) return ignored(`unknown event ${cb.event}`);
+  const applying = applyResult(d, row, result, cb.sessionId, connector);
+  if (row.merchantInitiated && outcome) d.chargeOutcomes.applying(row.id, outcome, applying);
+  const applied = await applying;
   return { result: applied.result, status: applied.row.status, ...(applied.reason ? { reason: applied.reason } : {}) };
 }

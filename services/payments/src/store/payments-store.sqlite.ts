@@ -21,6 +21,11 @@ export const openPaymentsFile = (path: string): SqliteStore => openStore(path, s
 
 /** A create as the batch of its turn writes it. */
 type CreateWrite = { input: NewPayment; now: number; ttlMs: number; keyed?: KeyedCreate };
+/** What a create's caller gets of its outcome in the batch: a taken orderId is thrown. */
+function createdBy<T extends PaymentRow | KeyedInsert>(outcome: PaymentRow | KeyedInsert | OrderIdTaken): T {
+  if (outcome instanceof OrderIdTaken) throw outcome;
+  return outcome as T;
+}
 /** Creates written in one transaction at most (the rest of a turn's go in the next). */
 const CREATE_BATCH_MAX = 256;
 
@@ -95,9 +100,11 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       .where(eq(p.id, ph("id")))
       .returning()
       .prepare();
+  // Keyed by the columns in the order the caller's patch names them, unsorted: the same set named
+  // in another order prepares a statement of its own, and the orders are the few the callers write.
   const move = (id: string, fields: ReturnType<typeof movedFields>) => {
     const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-    const columns = Object.keys(set).sort();
+    const columns = Object.keys(set);
     const key = columns.join(",");
     let q = movesByFields.get(key);
     if (!q) movesByFields.set(key, (q = moveSetting(columns)));
@@ -172,15 +179,6 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     return seqsOfPage(window, offset, f.limit, descending);
   }
 
-  /** The insert itself, inside the caller's transaction. */
-  function insertRow(input: NewPayment, now: number, ttlMs: number): PaymentRow {
-    const row = newRow(input, nextOfShop(lastOfShopQ.get({ shopId: input.shopId }), now), ttlMs);
-    if ((insertQ.run(row) as { changes: number }).changes === 0) throw new OrderIdTaken();
-    bumpCount(input.shopId, row.status, 1);
-    bumpDaily(row, 1);
-    return row;
-  }
-
   /** The row a create inserts as the shop's `next` payment. */
   function newRow(input: NewPayment, next: { id: string; seq: number; createdAt: number }, ttlMs: number): PaymentRow {
     return insertedRow({
@@ -211,16 +209,6 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
       ...next,
       ...insertedState(input, next.createdAt, ttlMs),
     });
-  }
-
-  /** insertRow under an Idempotency-Key: the key's live row, or the payment and the key's row with its answer. */
-  function insertKeyedRow(input: NewPayment, now: number, ttlMs: number, keyed: KeyedCreate): KeyedInsert {
-    const existing = keys.live(input.shopId, keyed.key, now);
-    if (existing) return { kind: "existing", key: existing };
-    const row = insertRow(input, now, ttlMs);
-    const body = keyed.answer(row);
-    keys.put({ shopId: input.shopId, key: keyed.key, fingerprint: keyed.fingerprint, status: keyed.status, body, callId: keyed.callId, createdAt: now });
-    return { kind: "created", row, body };
   }
 
   /**
@@ -263,8 +251,9 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
     byId: (id: string): PaymentRow | undefined => byIdQ.get({ id }),
     byOrderId: (shopId: string, orderId: string): PaymentRow | undefined => byOrderIdQ.get({ shopId, orderId }),
 
-    insert: (input: NewPayment, now: number, ttlMs: number): PaymentRow => immediate(store, () => insertRow(input, now, ttlMs)),
-    insertKeyed: (input: NewPayment, now: number, ttlMs: number, keyed: KeyedCreate): KeyedInsert => immediate(store, () => insertKeyedRow(input, now, ttlMs, keyed)),
+    // A create alone is the batch of one: the creates have one code path, the one the service runs.
+    insert: (input: NewPayment, now: number, ttlMs: number): PaymentRow => createdBy<PaymentRow>(insertMany([{ input, now, ttlMs }])[0]!),
+    insertKeyed: (input: NewPayment, now: number, ttlMs: number, keyed: KeyedCreate): KeyedInsert => createdBy<KeyedInsert>(insertMany([{ input, now, ttlMs, keyed }])[0]!),
     insertMany,
 
     /** The row is read inside the IMMEDIATE transaction, which already holds the file's write lock. */
@@ -477,11 +466,7 @@ export function openSqlitePaymentsStore(path: string, hooks: StoreHooks): Paymen
   const { countRefund: _internal, insert: _insert, insertKeyed: _insertKeyed, insertMany, transition, ...reads } = payments;
   // The creates of one turn in one transaction (insertMany); a batch that fails is run again create by create.
   const creates = new Batcher(async (writes: CreateWrite[]) => insertMany(writes), CREATE_BATCH_MAX);
-  const created = async <T>(write: CreateWrite): Promise<T> => {
-    const outcome = await creates.add(write);
-    if (outcome instanceof OrderIdTaken) throw outcome;
-    return outcome as T;
-  };
+  const created = async <T extends PaymentRow | KeyedInsert>(write: CreateWrite): Promise<T> => createdBy<T>(await creates.add(write));
   const paymentsRepo: PaymentsRepo = {
     ...asAsync(reads),
     insert: (input, now, ttlMs) => created<PaymentRow>({ input, now, ttlMs }),

@@ -2,13 +2,15 @@ import {
   AckPolicy,
   DeliverPolicy,
   jetstream,
+  JetStreamApiCodes,
+  JetStreamApiError,
   RetentionPolicy,
   StorageType,
   type JetStreamClient,
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { PAYMENT_EVENTS_SUBJECT_PREFIX, PAYMENTS_STREAM, PAYOUT_EVENTS_SUBJECT_PREFIX, PAYOUTS_STREAM } from "@payaccept/contracts";
-import { encodeJson, ensureDurable, ensurePaymentsStream, ensurePayoutsStream, publishWithCopies, type Logger, type NatsConnection, type TraceCarrier } from "@payaccept/platform";
+import { encodeJson, ensureDurable, ensurePaymentsStream, ensurePayoutsStream, publishWithCopies, untilItWorks, type Logger, type NatsConnection, type TraceCarrier } from "@payaccept/platform";
 import { z } from "zod";
 
 /**
@@ -35,9 +37,9 @@ export type StreamSettings = { replicas: number; ackWaitMs: number; intakeAckWai
  * marking them so first means a crash right after the creation cannot forget them.
  */
 export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDispatchStreamMissing: () => Promise<void>): Promise<JetStreamClient> {
-  const jsm = await ensurePaymentsStream(nc);
-  await ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing);
-  await ensurePayoutsStream(nc);
+  const jsm = await ensurePaymentsStream(nc, s.log);
+  await untilItWorks(`stream ${DISPATCH_STREAM}`, () => ensureDispatchStream(jsm, s.replicas, onDispatchStreamMissing), s.log);
+  await ensurePayoutsStream(nc, s.log);
   // The intakes: payment events, and payout events in their own stream (the balance's outbox) with,
   // nats-server 2.9 taking one filter, their own durable.
   const intake = (stream: string, subjectPrefix: string) =>
@@ -66,11 +68,15 @@ export async function ensureStreams(nc: NatsConnection, s: StreamSettings, onDis
   return jetstream(nc);
 }
 
+/** Only a stream JetStream says is not there is missing: a request that timed out is tried again (untilItWorks), not taken for a lost stream. */
+const isStreamNotFound = (e: unknown) => e instanceof JetStreamApiError && e.code === JetStreamApiCodes.StreamNotFound;
+
 async function ensureDispatchStream(jsm: JetStreamManager, replicas: number, onMissing: () => Promise<void>): Promise<void> {
   try {
     await jsm.streams.info(DISPATCH_STREAM);
     return;
-  } catch {
+  } catch (e) {
+    if (!isStreamNotFound(e)) throw e;
     await onMissing();
   }
   try {

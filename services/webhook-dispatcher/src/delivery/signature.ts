@@ -27,13 +27,14 @@ export function signingSecretsOf(shop: ShopRecord, nowMs: number): SigningSecret
  */
 export function signatureHeaders(body: string, secrets: SigningSecrets, unixSeconds: number): Record<string, string> {
   const timestamp = String(unixSeconds);
-  const v2 = (secret: string) => hmacSha256Hex(secret, `${timestamp}.${body}`);
-  const legacyHeadersSecret = secrets.retiringSecret ?? secrets.secret;
-  const set = [secrets.secret, ...(secrets.retiringSecret ? [secrets.retiringSecret] : [])].map((s) => `v1=${v2(s)}`);
+  const signed = `${timestamp}.${body}`;
+  const v2 = hmacSha256Hex(secrets.secret, signed);
+  // X-Signature-V2 is the set's v1 of the same secret: computed once.
+  const retiringV2 = secrets.retiringSecret === undefined ? undefined : hmacSha256Hex(secrets.retiringSecret, signed);
   return {
-    "X-Signature": hmacSha256Hex(legacyHeadersSecret, body),
+    "X-Signature": hmacSha256Hex(secrets.retiringSecret ?? secrets.secret, body),
     "X-Timestamp": timestamp,
-    "X-Signature-V2": v2(legacyHeadersSecret),
-    [SIGNATURE_SET_HEADER]: [`t=${timestamp}`, ...set].join(","),
+    "X-Signature-V2": retiringV2 ?? v2,
+    [SIGNATURE_SET_HEADER]: retiringV2 === undefined ? `t=${timestamp},v1=${v2}` : `t=${timestamp},v1=${v2},v1=${retiringV2}`,
   };
 }

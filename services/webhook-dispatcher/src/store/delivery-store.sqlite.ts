@@ -17,7 +17,7 @@ const p = sql.placeholder;
  * front and so waits for another process's instead of failing on an upgrade from a read lock.
  */
 export function openSqliteDeliveryStore(path: string): DeliveryStore {
-  const { sqlite, db } = openStore(path, schema, MIGRATIONS);
+  const { sqlite, db } = openStore(path, schema, MIGRATIONS, { tempInMemory: true });
   const q = deliveryStatements(sqliteDb(db), schema);
   const attempts = new GroupCommit(sqlite);
 

@@ -7,6 +7,7 @@ import { toPayout } from "../../payout-states.ts";
 import { createPayout, getPayout } from "../../payouts.ts";
 import { detailsFor, ENGINES, fundAccount, ledgerPerTest, msk, PAYEE, PAYER, thrownBy } from "../../testing.ts";
 import { exportPayouts, fileOf } from "./export.ts";
+import { encodeExchangeFile } from "./format.ts";
 import { importStatement } from "./statement.ts";
 
 const HOLD_HOUR = 12;
@@ -158,9 +159,16 @@ describe.each(ENGINES)("the exchange file and the bank statement (%s)", (engine)
       "STATEMENT_AMOUNT_MISMATCH",
       { line: expect.any(Number), reference: company.order!.reference, expectedKopecks: 150_050, foundKopecks: 1_500_050 },
     ]);
-    // The amount changed, the totals left as they were: the statement does not add up.
+    // The amount changed, the totals left as they were: the documents do not add up to them.
     const totals = await thrownBy(() => imported(statement([debit(person), edited], { out: 150_050 + 99_901 })));
-    expect((totals as DomainError).reason).toBe("STATEMENT_TOTALS_MISMATCH");
+    expect(refusal(totals)).toEqual(["STATEMENT_DOCUMENTS_MISMATCH", { total: "ВсегоСписано", documentsKopecks: 1_500_050 + 99_901, totalKopecks: 150_050 + 99_901 }]);
+    // The closing balance changed: the balance section does not add up (the figures, never words, in the params).
+    const text = new TextDecoder("windows-1251").decode(statement([debit(person)]));
+    const closed = encodeExchangeFile(text.replace(/КонечныйОстаток=[\d.]+/, "КонечныйОстаток=1.00").split("\r\n"));
+    expect(refusal(await thrownBy(() => imported(closed)))).toEqual([
+      "STATEMENT_TOTALS_MISMATCH",
+      { line: 11, openingKopecks: 100_000_00, inKopecks: 0, outKopecks: 99_901, closingKopecks: 100 },
+    ]);
     // The payee's account changed.
     const redirected = await thrownBy(() => imported(statement([{ ...debit(company), payeeAccount: "40702810338000000002" }])));
     expect(refusal(redirected)).toEqual([
@@ -172,8 +180,10 @@ describe.each(ENGINES)("the exchange file and the bank statement (%s)", (engine)
     const otherAccount = await thrownBy(() => imported(statementFile({ account: "40702810938000000001", from: "11.03.2025", to: "11.03.2025", openingKopecks: 0, documents: [] })));
     expect(otherAccount).toEqual(new DomainError("STATEMENT_OTHER_ACCOUNT", { account: "40702810938000000001", payerAccount: PAYER.account }));
     const cut = statement([debit(company)]);
-    expect(((await thrownBy(() => imported(cut.subarray(0, cut.length - 40)))) as DomainError).reason).toBe("STATEMENT_MALFORMED");
-    expect(((await thrownBy(() => imported(new TextEncoder().encode("Дата;Сумма\n01.01.2025;100\n")))) as DomainError).reason).toBe("STATEMENT_MALFORMED");
+    expect(refusal(await thrownBy(() => imported(cut.subarray(0, cut.length - 40))))).toEqual(["STATEMENT_MALFORMED", { problem: "ENDS_INSIDE_SECTION" }]);
+    expect(refusal(await thrownBy(() => imported(new TextEncoder().encode("Дата;Сумма\n01.01.2025;100\n"))))).toEqual(["STATEMENT_MALFORMED", { problem: "NOT_EXCHANGE_FILE" }]);
+    const unkeyed = new TextEncoder().encode("1CClientBankExchange\r\nВерсияФормата=1.03\r\nnot a field\r\nКонецФайла\r\n");
+    expect(refusal(await thrownBy(() => imported(unkeyed)))).toEqual(["STATEMENT_LINE_MALFORMED", { line: 3, problem: "NOT_KEY_VALUE" }]);
     // Nothing of them was taken in: the payouts are as they were, no event beyond their PENDING and SENT, no statement recorded.
     expect([await payout(company), await payout(person)]).toEqual(before);
     expect((await ledger.store.unpublishedPayoutEvents(100)).map((e) => e.status).sort()).toEqual(["PENDING", "PENDING", "PENDING", "SENT", "SENT"]);

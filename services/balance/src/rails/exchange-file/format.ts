@@ -1,4 +1,4 @@
-import { DomainError } from "@payaccept/contracts";
+import { DomainError, type StatementProblem } from "@payaccept/contracts";
 import iconv from "iconv-lite";
 
 /**
@@ -32,7 +32,9 @@ export function decodeExchangeFile(bytes: Uint8Array): string {
   return new TextDecoder(dos ? "ibm866" : "windows-1251").decode(bytes);
 }
 
-const malformed = (detail: string) => new DomainError("STATEMENT_MALFORMED", { detail });
+/** A file that is not a statement we read: as a whole, or at a line of it. */
+export const malformed = (problem: StatementProblem, line?: number) =>
+  line === undefined ? new DomainError("STATEMENT_MALFORMED", { problem }) : new DomainError("STATEMENT_LINE_MALFORMED", { line, problem });
 
 /**
  * Reads an exchange file (a bank's statement). The structure is checked strictly — the header
@@ -41,7 +43,7 @@ const malformed = (detail: string) => new DomainError("STATEMENT_MALFORMED", { d
  */
 export function parseExchangeFile(bytes: Uint8Array): ExchangeFile {
   const lines = decodeExchangeFile(bytes).split(/\r?\n/);
-  if (lines[0]?.replace(/^\uFEFF/, "").trim() !== EXCHANGE_HEADER) throw malformed(`the first line is not ${EXCHANGE_HEADER}`);
+  if (lines[0]?.replace(/^\uFEFF/, "").trim() !== EXCHANGE_HEADER) throw malformed("NOT_EXCHANGE_FILE");
   const file: ExchangeFile = { header: [], accounts: [], documents: [] };
   let open: { end: string; section: Section } | undefined;
   let ended = false;
@@ -49,13 +51,13 @@ export function parseExchangeFile(bytes: Uint8Array): ExchangeFile {
     const line = lines[i]!.trimEnd();
     const n = i + 1;
     if (line === "") continue;
-    if (ended) throw malformed(`line ${n}: text after КонецФайла`);
+    if (ended) throw malformed("TEXT_AFTER_FILE_END", n);
     const eq = line.indexOf("=");
     const [key, value] = eq < 0 ? [line.trim(), ""] : [line.slice(0, eq).trim(), line.slice(eq + 1).trim()];
     if (open) {
       if (key === open.end) open = undefined;
-      else if (key === "СекцияДокумент" || key === "СекцияРасчСчет" || key === "КонецФайла") throw malformed(`line ${n}: ${key} inside an open section (no ${open.end} before it)`);
-      else if (eq < 0) throw malformed(`line ${n}: "${line}" is not Key=Value`);
+      else if (key === "СекцияДокумент" || key === "СекцияРасчСчет" || key === "КонецФайла") throw malformed("SECTION_NOT_CLOSED", n);
+      else if (eq < 0) throw malformed("NOT_KEY_VALUE", n);
       else open.section.fields.push([key, value]);
       continue;
     }
@@ -68,11 +70,11 @@ export function parseExchangeFile(bytes: Uint8Array): ExchangeFile {
       file.documents.push(section);
       open = { end: "КонецДокумента", section };
     } else if (key === "КонецФайла") ended = true;
-    else if (eq < 0) throw malformed(`line ${n}: "${line}" is not Key=Value`);
+    else if (eq < 0) throw malformed("NOT_KEY_VALUE", n);
     else file.header.push([key, value]);
   }
-  if (open) throw malformed(`the file ends inside a section: no ${open.end}`);
-  if (!ended) throw malformed("no КонецФайла: the file is cut short");
+  if (open) throw malformed("ENDS_INSIDE_SECTION");
+  if (!ended) throw malformed("NO_FILE_END");
   return file;
 }
 

@@ -4,12 +4,10 @@ import { REFERENCE_PATTERN, type Payer } from "../../payment-orders.ts";
 import { movePayout, orderNumber } from "../../payout-states.ts";
 import type { LedgerStore } from "../../store/ledger-store.ts";
 import type { PayoutWithOrder } from "../../store/payout-store.ts";
-import { dayOf, fieldOf, kopecksOf, parseExchangeFile, sumOf, type ExchangeDocument, type ExchangeFile } from "./format.ts";
+import { dayOf, fieldOf, kopecksOf, malformed, parseExchangeFile, type ExchangeDocument, type ExchangeFile } from "./format.ts";
 
 /** What a line of the statement says of one of our payouts. */
 type Found = { kind: "debited" | "refused" | "notYet" | "returned"; line: number; payout: PayoutWithOrder; amountKopecks: number; reason: string | null };
-
-const malformed = (detail: string) => new DomainError("STATEMENT_MALFORMED", { detail });
 
 /**
  * A bank's words on a document it did not execute (КвитанцияСодержание, the format's receipt of
@@ -24,7 +22,7 @@ function accountAndPeriod(file: ExchangeFile): { account: string; from: string; 
   const account = (section && fieldOf(section.fields, "РасчСчет")) ?? fieldOf(file.header, "РасчСчет");
   const from = dayOf(fieldOf(file.header, "ДатаНачала") ?? (section && fieldOf(section.fields, "ДатаНачала")));
   const to = dayOf(fieldOf(file.header, "ДатаКонца") ?? (section && fieldOf(section.fields, "ДатаКонца")));
-  if (!account || !from || !to) throw malformed("the header names no account (РасчСчет) or period (ДатаНачала, ДатаКонца)");
+  if (!account || !from || !to) throw malformed("NO_ACCOUNT_OR_PERIOD");
   return { account, from, to };
 }
 
@@ -34,14 +32,14 @@ function accountAndPeriod(file: ExchangeFile): { account: string; from: string; 
  * sums are those totals. An edited amount, or a line taken out or added, breaks one of them.
  */
 function checkTotals(file: ExchangeFile, account: string): void {
-  if (file.accounts.length === 0) throw malformed("no balance section (СекцияРасчСчет): this is not a statement");
+  if (file.accounts.length === 0) throw malformed("NO_BALANCE_SECTION");
   let inTotal = 0;
   let outTotal = 0;
   for (const s of file.accounts) {
     const [opening, cameIn, wentOut, closing] = ["НачальныйОстаток", "ВсегоПоступило", "ВсегоСписано", "КонечныйОстаток"].map((k) => kopecksOf(fieldOf(s.fields, k)));
-    if (opening === undefined || cameIn === undefined || wentOut === undefined || closing === undefined) throw malformed(`line ${s.line}: the balance section lacks a balance or a total`);
+    if (opening === undefined || cameIn === undefined || wentOut === undefined || closing === undefined) throw malformed("BALANCE_SECTION_INCOMPLETE", s.line);
     if (opening + cameIn - wentOut !== closing) {
-      throw new DomainError("STATEMENT_TOTALS_MISMATCH", { detail: `line ${s.line}: ${sumOf(opening)} + ${sumOf(cameIn)} − ${sumOf(wentOut)} ≠ ${sumOf(closing)}` });
+      throw new DomainError("STATEMENT_TOTALS_MISMATCH", { line: s.line, openingKopecks: opening, inKopecks: cameIn, outKopecks: wentOut, closingKopecks: closing });
     }
     inTotal += cameIn;
     outTotal += wentOut;
@@ -50,12 +48,12 @@ function checkTotals(file: ExchangeFile, account: string): void {
   let credited = 0;
   for (const d of file.documents) {
     const amount = kopecksOf(fieldOf(d.fields, "Сумма"));
-    if (amount === undefined || amount <= 0) throw malformed(`line ${d.line}: no amount (Сумма)`);
+    if (amount === undefined || amount <= 0) throw malformed("NO_AMOUNT", d.line);
     if (fieldOf(d.fields, "ПлательщикСчет") === account && fieldOf(d.fields, "ДатаСписано")) debited += amount;
     if (fieldOf(d.fields, "ПолучательСчет") === account && fieldOf(d.fields, "ДатаПоступило")) credited += amount;
   }
-  if (debited !== outTotal) throw new DomainError("STATEMENT_TOTALS_MISMATCH", { detail: `the documents debited ${sumOf(debited)}, ВсегоСписано says ${sumOf(outTotal)}` });
-  if (credited !== inTotal) throw new DomainError("STATEMENT_TOTALS_MISMATCH", { detail: `the documents credited ${sumOf(credited)}, ВсегоПоступило says ${sumOf(inTotal)}` });
+  if (debited !== outTotal) throw new DomainError("STATEMENT_DOCUMENTS_MISMATCH", { total: "ВсегоСписано", documentsKopecks: debited, totalKopecks: outTotal });
+  if (credited !== inTotal) throw new DomainError("STATEMENT_DOCUMENTS_MISMATCH", { total: "ВсегоПоступило", documentsKopecks: credited, totalKopecks: inTotal });
 }
 
 /** The references in a document's purpose (НазначениеПлатежа, or its parts 1–6 in older files). */
@@ -97,7 +95,7 @@ async function linesOfOurs(store: LedgerStore, file: ExchangeFile, account: stri
     const outgoing = fieldOf(d.fields, "ПлательщикСчет") === account;
     const incoming = fieldOf(d.fields, "ПолучательСчет") === account;
     if (payouts.length !== 1 || outgoing === incoming) {
-      if (payouts.length > 1) throw malformed(`line ${d.line}: one document names several payouts`);
+      if (payouts.length > 1) throw malformed("SEVERAL_PAYOUTS", d.line);
       notOurs++;
       continue;
     }
@@ -112,7 +110,7 @@ async function linesOfOurs(store: LedgerStore, file: ExchangeFile, account: stri
           : "notYet";
     // The same order twice (debited twice, returned twice) is not a bank's statement.
     const key = `${payout.payout.id}:${kind}`;
-    if (seen.has(key)) throw malformed(`line ${d.line}: payout ${payout.order!.reference} appears twice`);
+    if (seen.has(key)) throw malformed("PAYOUT_TWICE", d.line);
     seen.add(key);
     const reason = kind === "returned" ? (fieldOf(d.fields, "НазначениеПлатежа") ?? null) : kind === "refused" ? (fieldOf(d.fields, "КвитанцияСодержание") ?? null) : null;
     found.push({ kind, line: d.line, payout, amountKopecks: payout.payout.amountKopecks, reason });

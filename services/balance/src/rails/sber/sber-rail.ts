@@ -70,7 +70,7 @@ async function pass(store: LedgerStore, deps: SberRailDeps, stopAt: number): Pro
     store.tx(p.payout.accountId, (t) => movePayout(t, p.payout.id, to, { at: deps.now(), failureReason }));
   try {
     for (let after = 0, more = true; more && deps.now() < stopAt; ) {
-      const page = await store.sentOnRail(SBER_RAIL, PAGE, false, after);
+      const page = await store.sentOnRail(SBER_RAIL, PAGE, after);
       more = page.length === PAGE;
       after = page.at(-1)?.order?.seq ?? after;
       for (const p of page) {

@@ -1,0 +1,1 @@
+DROP INDEX `payment_orders_unsubmitted`;
