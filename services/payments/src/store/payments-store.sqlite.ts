@@ -6,7 +6,7 @@ import { Batcher, GroupCommit, openStore, placeholders, sqliteDb, type Store } f
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
-import { announces, fullyRefunded, isFinal, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
+import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type EndedMethod, type EndedRefund, type ExportFilter, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type MethodEnd, type NewPayment, type OutboxRepo, type OutboxRow, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundOutcome, type RefundRequest, type RefundRow, type RefundsRepo, type SavedMethodRow, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { onlyFinal, paymentsStatements } from "./payments-terms.ts";
 import { dailyCell, decideFor, endedRefund, insertedRow, insertedState, inSeqOrder, rollupRows, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
@@ -87,13 +87,13 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const claimChargeQ = q.claimCharge(ph("id"), ph("now"), ph("until")).prepare();
   const insertOutboxQ = q.insertEvents(placeholders("eventId", "paymentId", "status", "payload", "requestId", "traceContext", "createdAt")).prepare();
 
-  // A move is one UPDATE … RETURNING per payment here (PostgreSQL writes a batch's moves as one
-  // UPDATE … FROM (VALUES …) instead, updateRows). A move without extra fields (cancel, expire,
-  // refund: most of them) is prepared once; one with them (a payment's start, its pay, a charge's
-  // outcome) once per set of fields it sets: building and preparing it per call would cost more
-  // than running it.
-  // No RETURNING: the row moved is the row read in the transaction with the fields set (as a
-  // create's is the row written), which spares SQLite a row to produce and drizzle 45 columns to map.
+  // A move is one UPDATE per payment here (PostgreSQL writes a batch's moves as one UPDATE … FROM
+  // (VALUES …) instead, updateRows), without RETURNING on both: the row moved is the row read in
+  // the transaction with the fields set (no trigger or default sets a column on update), which
+  // spares SQLite a row to produce and drizzle 45 columns to map. A move without extra fields
+  // (cancel, expire, refund: most of them) is prepared once; one with them (a payment's start, its
+  // pay, a charge's outcome) once per set of fields it sets: building and preparing it per call
+  // would cost more than running it.
   const movesByFields = new Map<string, ReturnType<typeof moveSetting>>();
   const moveSetting = (columns: string[]) =>
     db
