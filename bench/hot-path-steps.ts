@@ -110,6 +110,15 @@ const writes: [string, () => unknown, number][] = [
   [`payments: a create's insert, ${GROUP} per transaction (the batch of a turn), per insert`, () => repo.insertMany(Array.from({ length: GROUP }, () => ({ input: newPayment(), now: Date.now(), ttlMs: 3_600_000 }))), GROUP],
 ];
 const WRITE_CALLS = 2_000;
+// The transitions' payments, created beforehand (the warm-up and five rounds of WRITE_CALLS each): a cancel's CREATED ones, a charge's PENDING ones.
+const created = (merchantInitiated: boolean) => Array.from({ length: 11 }, () => repo.insertMany(Array.from({ length: 1_000 }, () => ({ input: { ...newPayment(), merchantInitiated }, now: Date.now(), ttlMs: 3_600_000 })))).flat() as { id: string }[];
+const toCancel = created(false);
+const toCharge = created(true);
+const paid = () => ({ paidAt: Date.now(), failureCode: null, failureParams: null, authentication: null });
+writes.push(
+  ["payments: a cancel's transition (CREATED → CANCELED, its event), alone", () => repo.transition(toCancel.pop()!.id, "cancel", Date.now()), 1],
+  ["payments: a charge's transition (PENDING → SUCCESS, its event), alone", () => repo.transition(toCharge.pop()!.id, "pay", Date.now(), { patch: paid }), 1],
+);
 
 /** Median CPU ns per request of `fn` over five rounds of WRITE_CALLS / per calls. */
 function cpuCost(fn: () => unknown, per: number): number {

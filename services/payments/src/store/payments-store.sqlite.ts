@@ -6,7 +6,7 @@ import { Batcher, GroupCommit, openStore, placeholders, sqliteDb, type Store } f
 import { moscowDay, moscowDayEnd, moscowDayStart } from "@payaccept/domain";
 import { planList, type ListPlan, type SeqBounds } from "../domain/list-plan.ts";
 import { refundAmount } from "../domain/refund-rules.ts";
-import { announces, fullyRefunded, isFinal, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
+import { announces, fullyRefunded, refundHasEnded, type PaymentTrigger } from "../domain/state-machine.ts";
 import { OrderIdTaken, type BrowseFilter, type CommittedTransition, type EndedMethod, type EndedRefund, type ExportFilter, type IdempotencyKeyRow, type IdempotencyKeysRepo, type KeyedCreate, type KeyedInsert, type MethodEnd, type NewPayment, type OutboxRepo, type OutboxRow, type PaymentRow, type PaymentsRepo, type PaymentsStore, type RefundOutcome, type RefundRequest, type RefundRow, type RefundsRepo, type SavedMethodRow, type SavedMethodsRepo, type StoreHooks, type TransitionOptions, type TransitionResult } from "./payments-store.ts";
 import { onlyFinal, paymentsStatements } from "./payments-terms.ts";
 import { dailyCell, decideFor, endedRefund, insertedRow, insertedState, inSeqOrder, rollupRows, methodEndedFields, methodEventStatus, movedFields, newRefundRow, nextOfShop, paymentEventRow, refundEventRow, seqsOfPage, seqWindowOf, succeededKopecks, toDailyStatsRow, withTrace } from "./rows.ts";
@@ -87,42 +87,39 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
   const claimChargeQ = q.claimCharge(ph("id"), ph("now"), ph("until")).prepare();
   const insertOutboxQ = q.insertEvents(placeholders("eventId", "paymentId", "status", "payload", "requestId", "traceContext", "createdAt")).prepare();
 
-  // A move is one UPDATE … RETURNING per payment here (PostgreSQL writes a batch's moves as one
-  // UPDATE … FROM (VALUES …) instead, updateRows). A move without extra fields (cancel, expire,
-  // refund: most of them) is prepared once; one with them (a payment's start, its pay, a charge's
-  // outcome) once per set of fields it sets: building and preparing it per call would cost more
-  // than running it.
+  // A move is one UPDATE per payment here (PostgreSQL writes a batch's moves as one UPDATE … FROM
+  // (VALUES …) instead, updateRows), without RETURNING on both: the row moved is the row read in
+  // the transaction with the fields set (no trigger or default sets a column on update), which
+  // spares SQLite a row to produce and drizzle 45 columns to map. A move without extra fields
+  // (cancel, expire, refund: most of them) is prepared once; one with them (a payment's start, its
+  // pay, a charge's outcome) once per set of fields it sets: building and preparing it per call
+  // would cost more than running it.
   const movesByFields = new Map<string, ReturnType<typeof moveSetting>>();
   const moveSetting = (columns: string[]) =>
     db
       .update(p)
       .set(Object.fromEntries(columns.map((c) => [c, ph(c)])))
       .where(eq(p.id, ph("id")))
-      .returning()
       .prepare();
   // Keyed by the columns in the order the caller's patch names them, unsorted: the same set named
   // in another order prepares a statement of its own, and the orders are the few the callers write.
-  const move = (id: string, fields: ReturnType<typeof movedFields>) => {
+  const move = (row: PaymentRow, fields: ReturnType<typeof movedFields>): PaymentRow => {
     const set = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
     const columns = Object.keys(set);
     const key = columns.join(",");
     let q = movesByFields.get(key);
     if (!q) movesByFields.set(key, (q = moveSetting(columns)));
-    return q.get({ ...set, id });
+    q.run({ ...set, id: row.id });
+    return { ...row, ...set };
   };
-  const moveQ = (final: boolean) =>
-    db
-      .update(p)
-      .set({ status: sql`${ph("to")}`, updatedAt: sql`${ph("now")}`, ...(final ? { expiresAt: null, chargeRetryAt: null } : {}) })
-      .where(eq(p.id, ph("id")))
-      .returning()
-      .prepare();
-  const moveToFinalQ = moveQ(true);
-  const moveToOpenQ = moveQ(false);
 
   const bumpCount = (shopId: string, status: PaymentStatus, delta: number) => bumpCountQ.run({ shopId, status, delta });
-  /** The payment's cell of the daily rollup gains (+1) or loses (−1) it. */
-  const bumpDaily = (row: PaymentRow, sign: 1 | -1) => bumpDailyQ.run(dailyCell(row, sign));
+  // A transition's rollups: its status's counter and daily cell lose the payment, the new ones
+  // gain it, each table in one statement of two rows.
+  const moveCountsQ = q.bumpCounts([{ shopId: ph("shopId"), status: ph("from"), count: -1 }, { shopId: ph("shopId"), status: ph("to"), count: 1 }]).prepare();
+  const cellQ = (k: string) => ({ shopId: ph(`${k}shopId`), day: ph(`${k}day`), method: ph(`${k}method`), status: ph(`${k}status`), count: ph(`${k}delta`), sumKopecks: ph(`${k}sum`) });
+  const moveDailyQ = q.bumpDaily([cellQ("a"), cellQ("b")]).prepare();
+  const prefixed = (k: string, cell: ReturnType<typeof dailyCell>) => Object.fromEntries(Object.entries(cell).map(([name, v]) => [k + name, v]));
 
   /**
    * The seqs of a status-filtered page: one covering scan of (shop, status, seq) per status, merged
@@ -265,11 +262,9 @@ export function createPaymentsRepo(store: SqliteStore, onCommitted: (t: Committe
         if (decision.kind !== "move") return { decision, row };
         const patch = opts.patch?.(row);
         if (opts.savedMethod) q.insertMethods(opts.savedMethod).run();
-        const updated = patch ? move(id, movedFields(decision.to, now, patch))! : (isFinal(decision.to) ? moveToFinalQ : moveToOpenQ).get({ id, to: decision.to, now })!;
-        bumpCount(row.shopId, decision.from, -1);
-        bumpCount(row.shopId, decision.to, 1);
-        bumpDaily(row, -1);
-        bumpDaily(updated, 1);
+        const updated = move(row, movedFields(decision.to, now, patch));
+        moveCountsQ.run({ shopId: row.shopId, from: decision.from, to: decision.to });
+        moveDailyQ.run({ ...prefixed("a", dailyCell(row, -1)), ...prefixed("b", dailyCell(updated, 1)) });
         if (announces(decision)) insertOutboxQ.run(paymentEventRow(updated, decision.from, now, opts.requestId, opts.trace));
         return { decision, row: updated };
       });
