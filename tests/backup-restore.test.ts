@@ -90,6 +90,8 @@ test("a backup taken mid-load restores: everything up to it intact, what came af
     findings: { kind: string; paymentId?: string; refundId?: string; payoutId?: string; amountKopecks?: number }[];
   };
   const found = (kind: string, key: "paymentId" | "refundId" | "payoutId", id: string) => report.findings.some((f) => f.kind.startsWith(kind) && f[key] === id);
+  // A payment or refund the restored store had behind may catch up after the report (payments' sweepers ask the acquirer, which was not restored): listed as behind, never as missing.
+  const listedMissing = (kind: "payment" | "refund", key: "paymentId" | "refundId", id: string) => found(`${kind}-missing`, key, id);
 
   // Up to the backup: every payment, refund and payout answered before it started is there.
   for (const o of orders) {
@@ -100,14 +102,14 @@ test("a backup taken mid-load restores: everything up to it intact, what came af
     // After it: in the restored store as it ended, or listed.
     if (after(o) && restored?.status !== (o.refundId ? "REFUNDED" : "SUCCESS")) expect(found(restored ? "payment-behind" : "payment-missing", "paymentId", o.payment!.id) || (restored?.status === "SUCCESS" && found("refund", "refundId", o.refundId!))).toBe(true);
     // Nothing listed that the restored store has.
-    if (restored && ["SUCCESS", "REFUNDED"].includes(restored.status)) expect(found("payment", "paymentId", o.payment!.id)).toBe(false);
+    if (restored && ["SUCCESS", "REFUNDED"].includes(restored.status)) expect(listedMissing("payment", "paymentId", o.payment!.id)).toBe(false);
   }
   for (const o of orders.filter((x) => x.refundId)) {
     const { items } = await stack.call(rpcs.payments.listRefunds, { shopId: shop.shopId, id: o.payment!.id }).catch(() => ({ items: [] as { id: string; status: string }[] }));
     const restored = items.find((r) => r.id === o.refundId);
     if (o.refundedAt! < backupStarted) expect(restored?.status).toBe("SUCCEEDED");
     else if (restored?.status !== "SUCCEEDED") expect(found("refund", "refundId", o.refundId!)).toBe(true);
-    else expect(found("refund", "refundId", o.refundId!)).toBe(false);
+    else expect(listedMissing("refund", "refundId", o.refundId!)).toBe(false);
   }
   const { items: payouts } = await stack.call(rpcs.balance.listPayouts, { accountId: shop.accountId, limit: 500 });
   const restoredPayouts = new Set(payouts.map((p) => p.id));

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { PaymentRow } from "../store/payments-store.ts";
-import { ChargeOutcomes, outcomeKey, type OutcomeKey } from "./charge-outcomes.ts";
-import type { Applied } from "./provider-results.ts";
+import { ChargeOutcomes, type OutcomeKey } from "./charge-outcomes.ts";
+import { outcomeKey, type Applied } from "./provider-results.ts";
 
 const row = (status: string) => ({ id: "p1", status }) as PaymentRow;
 const paid: OutcomeKey = { connector: "emulator", sessionId: "s1", kind: "paid" };

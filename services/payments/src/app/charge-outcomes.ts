@@ -1,16 +1,11 @@
 import type { ConnectorId } from "@payaccept/contracts";
 import type { PaymentRow } from "../store/payments-store.ts";
-import type { Applied, ProviderResult } from "./provider-results.ts";
 
-/** An outcome as applied: what the acquirer said (a ProviderResult's kind) of which session, at which connector. */
-export type OutcomeKey = { connector: ConnectorId; sessionId: string; kind: ProviderResult["kind"] };
+/** An outcome as applied: what the acquirer said (a ProviderResult's kind: provider-results.ts, outcomeKey) of which session, at which connector. */
+export type OutcomeKey = { connector: ConnectorId; sessionId: string; kind: string };
 
-/**
- * The key of a result whose repeat changes nothing; none for a decline that reports the charged
- * method ended (the acquirer may say so in one report only, and each report that does ends it).
- */
-export const outcomeKey = (connector: ConnectorId, sessionId: string, result: ProviderResult): OutcomeKey | undefined =>
-  result.kind === "declined" && result.savedMethod !== null && result.savedMethod.status !== "ACTIVE" ? undefined : { connector, sessionId, kind: result.kind };
+/** How a report's application ended (provider-results.ts's Applied): only "applied" moved the payment. */
+type Application = { result: string; row: PaymentRow };
 
 /** How many outcomes wait for their second report at most; beyond it the oldest is forgotten (its report then takes the full path). */
 const MAX_WAITING = 1024;
@@ -61,7 +56,7 @@ export class ChargeOutcomes {
   }
 
   /** A first report of the payment's outcome, being applied by `applied`. */
-  applying(paymentId: string, key: OutcomeKey, applied: Promise<Applied>): void {
+  applying(paymentId: string, key: OutcomeKey, applied: Promise<Application>): void {
     if (this.waiting.size >= MAX_WAITING) this.waiting.delete(this.waiting.keys().next().value!);
     this.waiting.set(paymentId, { ...key, committed: applied.then((a) => (a.result === "applied" ? a.row : undefined), () => undefined) });
   }

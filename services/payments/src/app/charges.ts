@@ -7,8 +7,7 @@ import { ProviderError, type ProviderOutcome } from "../provider/port.ts";
 import type { PaymentRow, SavedMethodRow } from "../store/payments-store.ts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { CreateTerms, PaymentsDeps } from "./deps.ts";
-import { outcomeKey } from "./charge-outcomes.ts";
-import { applyResult, resultOfState } from "./provider-results.ts";
+import { applyResult, outcomeKey, resultOfState } from "./provider-results.ts";
 
 /**
  * Merchant-initiated charges (docs/payments.md, "Charges without the buyer"): a payment born

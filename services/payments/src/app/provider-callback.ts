@@ -1,9 +1,8 @@
 import type { ConnectorId } from "@payaccept/contracts";
 import { LEGACY_CONNECTOR } from "../connectors/connectors.ts";
 import type { ReadCallback } from "../provider/callback.ts";
-import { outcomeKey } from "./charge-outcomes.ts";
 import { tracePayment, type PaymentsDeps } from "./deps.ts";
-import { applyResult, resultOfCallback } from "./provider-results.ts";
+import { applyResult, outcomeKey, resultOfCallback } from "./provider-results.ts";
 import { endMethodAsProviderSays } from "./saved-methods.ts";
 
 /**

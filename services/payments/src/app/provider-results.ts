@@ -3,6 +3,7 @@ import { newSavedMethod, savedOnPayment } from "../domain/saved-methods.ts";
 import { authorizedTrigger, awaitsAuthentication, paidTooLate, paidTrigger, releaseTrigger, type PaymentTrigger } from "../domain/state-machine.ts";
 import type { ProviderFailure, ProviderOutcome } from "../provider/port.ts";
 import type { ReadCallback } from "../provider/callback.ts";
+import type { OutcomeKey } from "./charge-outcomes.ts";
 import type { PaymentRow, TransitionOptions } from "../store/payments-store.ts";
 import { capturedFields } from "./capture-fields.ts";
 import { providerOf, type PaymentsDeps } from "./deps.ts";
@@ -72,6 +73,14 @@ export function resultOfCallback({ known, failure }: ReadCallback, now: number):
  * What applying a result did: moved the payment, repeated a result already applied, was ignored,
  * or its money was returned; `retry` asks the provider to send it again (the return did not happen yet).
  */
+/**
+ * The key of a result whose repeat changes nothing (ChargeOutcomes); none for a decline that
+ * reports the charged method ended (the acquirer may say so in one report only, and each report
+ * that does ends it).
+ */
+export const outcomeKey = (connector: ConnectorId, sessionId: string, result: ProviderResult): OutcomeKey | undefined =>
+  result.kind === "declined" && result.savedMethod !== null && result.savedMethod.status !== "ACTIVE" ? undefined : { connector, sessionId, kind: result.kind };
+
 export type Applied = { result: "applied" | "repeat" | "ignored" | "returned" | "retry"; row: PaymentRow; reason?: string };
 
 /**
