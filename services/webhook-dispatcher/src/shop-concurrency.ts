@@ -33,7 +33,7 @@ type ShopState = {
  * half as many slow attempts (a pause of the endpoint or of this host) moves it not at all, and is
  * forgotten as soon as as many quick ones have followed.
  */
-const RECENT_ATTEMPTS = 16;
+const RECENT_ATTEMPTS = 32;
 
 /** A shop idle this long is forgotten, so the map only holds shops with recent traffic. */
 const FORGET_IDLE_AFTER_MS = 15 * 60_000;
