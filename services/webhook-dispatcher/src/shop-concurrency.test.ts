@@ -119,6 +119,23 @@ describe("ShopConcurrency", () => {
       expect(gate.acquire("A")).toBeNull();
     });
 
+    test("a spike of a few slow attempts that is over does not defer a healthy shop; its attempts hanging in flight do", () => {
+      const { gate, observe } = setup(4, { maxWaitMs: 250, maxWaiters: 60 });
+      for (let i = 0; i < 12; i++) observe("A", 5);
+      for (let i = 0; i < 4; i++) observe("A", 60); // the endpoint (or this host) paused for a moment
+      for (let i = 0; i < 3; i++) observe("A", 5);
+      for (let i = 0; i < 4; i++) gate.acquire("A");
+      // 60 waiters, 4 at a time, 5 ms each: the last one's turn comes after ~75 ms.
+      const waiters = Array.from({ length: 60 }, () => gate.acquire("A"));
+      expect(waiters.every((w) => w instanceof Promise)).toBe(true);
+
+      const { gate: hung, clock: hungClock, observe: hungObserve } = setup(4, { maxWaitMs: 250, maxWaiters: 60 });
+      for (let i = 0; i < 16; i++) hungObserve("B", 5);
+      for (let i = 0; i < 4; i++) hung.acquire("B");
+      hungClock.t += 300; // the four attempts in flight stopped answering
+      expect(hung.acquire("B")).toBeNull();
+    });
+
     test("at most maxWaiters deliveries wait, all shops together", () => {
       const { gate, observe } = setup(1, { maxWaitMs: 250, maxWaiters: 2 });
       observe("A", 1);

@@ -17,12 +17,23 @@ type ShopState = {
   inFlight: number;
   /** When each attempt in flight began. */
   started: number[];
+  /** The mean attempt time (decaying): the shop's pace, for booking deferrals. */
   averageMs: number | null;
+  /** The last RECENT_ATTEMPTS attempt times, the oldest overwritten first: their median is the next attempt's expected time. */
+  recentMs: number[];
+  attemptsSeen: number;
   backlogEndsAt: number;
   lastUsedAt: number;
   /** Deliveries waiting here for the shop's next free slot, first come first served. */
   waiters: ((release: () => void) => void)[];
 };
+
+/**
+ * How many of a shop's last attempt times a waiter's estimate is the median of: a spike of up to
+ * half as many slow attempts (a pause of the endpoint or of this host) moves it not at all, and is
+ * forgotten as soon as as many quick ones have followed.
+ */
+const RECENT_ATTEMPTS = 32;
 
 /** A shop idle this long is forgotten, so the map only holds shops with recent traffic. */
 const FORGET_IDLE_AFTER_MS = 15 * 60_000;
@@ -37,8 +48,8 @@ const SWEEP_EVERY = 1024;
  * shop's queue here would be through within `maxWaitMs` (its attempts are quick: a burst of a
  * healthy shop is sent at the pace its cap allows, never sent back to the stream), as long as at
  * most `maxWaiters` deliveries wait here. Otherwise (a slow or hanging endpoint: the estimate is
- * the longer of its average attempt and the age of its oldest attempt in flight) it is deferred
- * back to JetStream. Its pause is its place in a virtual queue: each deferral books the next slot
+ * the longer of its typical attempt, the median of its last ones, and the age of its oldest
+ * attempt in flight) it is deferred back to JetStream. Its pause is its place in a virtual queue: each deferral books the next slot
  * the shop is expected to free (average attempt time / perShop after the last booked one), so a
  * backlog of thousands comes back spread out over time instead of all at once, and deferrals stay
  * cheap however long one shop's backlog grows.
@@ -72,7 +83,7 @@ export class ShopConcurrency {
     const state = this.state(shopId);
     const { perShop, initialEstimateMs, maxWaitMs = 0, maxWaiters = 0 } = this.opts;
     const t = this.opts.now();
-    const slotMs = Math.max(state.averageMs ?? initialEstimateMs, ...state.started.map((s) => t - s));
+    const slotMs = Math.max(typicalMs(state) ?? initialEstimateMs, ...state.started.map((s) => t - s));
     const expectedWaitMs = Math.ceil((state.waiters.length + 1) / perShop) * slotMs;
     if (this.waiting >= maxWaiters || expectedWaitMs > maxWaitMs) return null;
     this.waiting++;
@@ -106,6 +117,7 @@ export class ShopConcurrency {
       state.started.splice(state.started.indexOf(started), 1);
       const ms = this.opts.now() - started;
       state.averageMs = state.averageMs === null ? ms : state.averageMs * 0.8 + ms * 0.2;
+      state.recentMs[state.attemptsSeen++ % RECENT_ATTEMPTS] = ms;
       const next = state.waiters.shift();
       if (!next) {
         state.inFlight--;
@@ -119,7 +131,7 @@ export class ShopConcurrency {
   private state(shopId: string): ShopState {
     let state = this.shops.get(shopId);
     if (!state) {
-      state = { inFlight: 0, started: [], averageMs: null, backlogEndsAt: 0, lastUsedAt: 0, waiters: [] };
+      state = { inFlight: 0, started: [], averageMs: null, recentMs: [], attemptsSeen: 0, backlogEndsAt: 0, lastUsedAt: 0, waiters: [] };
       this.shops.set(shopId, state);
     }
     state.lastUsedAt = this.opts.now();
@@ -132,4 +144,17 @@ export class ShopConcurrency {
       if (state.inFlight === 0 && state.waiters.length === 0 && state.lastUsedAt < cutoff && state.backlogEndsAt < cutoff) this.shops.delete(shopId);
     }
   }
+}
+
+/**
+ * The median of the shop's last attempt times (the upper one of an even count), null before one
+ * has finished. A waiter's turn is judged by it, not by the mean, which a spike that is over
+ * would keep high for several attempts more: the spike would defer a healthy shop's deliveries
+ * while its attempts in flight were quick again. An endpoint that slows down for good moves it
+ * after half the window, and at once through its attempts in flight growing old.
+ */
+function typicalMs(state: ShopState): number | null {
+  if (state.recentMs.length === 0) return null;
+  const sorted = state.recentMs.toSorted((a, b) => a - b);
+  return sorted[sorted.length >> 1]!;
 }
