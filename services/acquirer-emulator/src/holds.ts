@@ -1,10 +1,10 @@
-import { and, asc, eq, lte } from "drizzle-orm";
 import { DomainError } from "@payaccept/contracts";
 import { Ticker, type Logger } from "@payaccept/platform";
 import { writeCallback } from "./callbacks/write.ts";
 import { findSession } from "./sessions.ts";
 import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
-import { sessions, type SessionRow } from "./store/schema.ts";
+import type { SessionRow } from "./store/schema.ts";
+import { statements } from "./store/statements.ts";
 
 /**
  * Two-stage card payments (docs/acquirer-emulator.md, "Holds"): an AUTHORIZED session holds its
@@ -15,7 +15,7 @@ import { sessions, type SessionRow } from "./store/schema.ts";
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function release(tx: AcquirerTx, row: SessionRow, reason: "voided_by_merchant" | "hold_expired", now: number): SessionRow {
-  const session = tx.update(sessions).set({ status: "VOIDED", declineReason: reason }).where(eq(sessions.id, row.id)).returning().get()!;
+  const session = statements(tx).updateSession(row.id, { status: "VOIDED", declineReason: reason });
   writeCallback(tx, session, { event: "VOIDED", reason }, now);
   return session;
 }
@@ -63,7 +63,7 @@ export function captureHold(db: AcquirerDb, id: string, amountKopecks: number | 
     if (row.status !== "AUTHORIZED") throw notHeld(row);
     const captured = amountKopecks ?? row.amountKopecks;
     if (captured > row.amountKopecks) throw new DomainError("CAPTURE_EXCEEDS_HOLD", { heldKopecks: row.amountKopecks });
-    const session = tx.update(sessions).set({ status: "PAID", paidAt: now, capturedKopecks: captured }).where(eq(sessions.id, id)).returning().get()!;
+    const session = statements(tx).updateSession(id, { status: "PAID", paidAt: now, capturedKopecks: captured });
     writeCallback(tx, session, { event: "CAPTURED", amountKopecks: captured, paidAt: iso(now) }, now);
     return session;
   });
@@ -80,13 +80,7 @@ export function voidHold(db: AcquirerDb, id: string, now: number): SessionRow {
 
 /** Voids the holds whose deadline passed, a batch at a time; returns how many. */
 export function expireDueHolds(db: AcquirerDb, now: number, limit: number): number {
-  const due = db
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.status, "AUTHORIZED"), lte(sessions.holdExpiresAt, now)))
-    .orderBy(asc(sessions.holdExpiresAt))
-    .limit(limit)
-    .all();
+  const due = statements(db).dueHolds(now, limit);
   let voided = 0;
   for (const row of due) {
     inTransaction(

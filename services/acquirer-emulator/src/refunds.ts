@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import { DomainError } from "@payaccept/contracts";
+import { findSession } from "./sessions.ts";
 import { inTransaction, type AcquirerDb } from "./store/db.ts";
-import { refunds, sessions, type RefundRow } from "./store/schema.ts";
+import { refunds, type RefundRow } from "./store/schema.ts";
 
 /** Test rule: a refund whose amount ends in 13 kopecks (e.g. 50.13 RUB) is declined, as a bank may decline one. */
 export const DECLINED_REFUND_KOPECKS = 13;
@@ -23,7 +24,7 @@ export function refundSession(
       const mine = and(eq(refunds.sessionId, req.sessionId), eq(refunds.merchantRefundId, req.merchantRefundId));
       const existing = tx.select().from(refunds).where(mine).get();
       if (existing) return { refund: existing, created: false };
-      const session = tx.select().from(sessions).where(eq(sessions.id, req.sessionId)).get();
+      const session = findSession(tx, req.sessionId);
       if (!session) throw new DomainError("SESSION_NOT_FOUND");
       if (session.status !== "PAID") throw new DomainError("SESSION_NOT_PAID");
       const refunded = tx

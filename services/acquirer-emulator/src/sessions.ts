@@ -1,4 +1,3 @@
-import { and, eq } from "drizzle-orm";
 import {
   DomainError,
   type ProviderBindingRequest,
@@ -8,7 +7,7 @@ import {
 } from "@payaccept/contracts";
 import { findMethod, methodView } from "./methods.ts";
 import { inTransaction, type AcquirerDb, type AcquirerTx } from "./store/db.ts";
-import { sessions, type SessionRow } from "./store/schema.ts";
+import type { SessionRow } from "./store/schema.ts";
 import { statements, type SessionInsert } from "./store/statements.ts";
 
 /** The buyer-facing addresses of a session. A QR payload doubles as the phone deep link (a universal link). */
@@ -45,33 +44,17 @@ export function sessionState(db: AcquirerDb, row: SessionRow, publicUrl: string,
   };
 }
 
-type NewSession = Omit<SessionInsert, "id" | "status" | "createdAt" | Defaulted> & Partial<Pick<SessionInsert, Defaulted>>;
-type Defaulted = "description" | "expiresAt" | "saveMethod" | "hold" | "methodId" | "merchantName";
+type NewSession = Omit<SessionInsert, "id" | "status" | "createdAt">;
 
 /**
  * Inserts a session unless one exists for (merchantPaymentId, method); then returns that one,
  * which the caller compares with what it asked for.
  */
 export function insertOrFind(tx: AcquirerTx, values: NewSession, now: number): { session: SessionRow; created: boolean } {
-  const inserted = statements(tx).insertSession({
-    ...values,
-    description: values.description ?? null,
-    expiresAt: values.expiresAt ?? null,
-    saveMethod: values.saveMethod ?? false,
-    hold: values.hold ?? false,
-    methodId: values.methodId ?? null,
-    merchantName: values.merchantName ?? null,
-    id: Bun.randomUUIDv7(),
-    status: "OPEN",
-    createdAt: now,
-  });
+  const store = statements(tx);
+  const inserted = store.insertSession({ ...values, id: Bun.randomUUIDv7(), status: "OPEN", createdAt: now });
   if (inserted) return { session: inserted, created: true };
-  const existing = tx
-    .select()
-    .from(sessions)
-    .where(and(eq(sessions.merchantPaymentId, values.merchantPaymentId), eq(sessions.method, values.method)))
-    .get()!;
-  return { session: existing, created: false };
+  return { session: store.sessionByPaymentMethod(values.merchantPaymentId, values.method)!, created: false };
 }
 
 /** A repeat must ask for the same thing: another kind or hold is a caller bug, refused rather than answered with the first session. */
@@ -123,7 +106,7 @@ export function openSession(db: AcquirerDb, req: ProviderSessionRequest, now: nu
             ? { saveMethod }
             : undefined;
       if (!patch) return { session: existing, created };
-      return { session: tx.update(sessions).set(patch).where(eq(sessions.id, existing.id)).returning().get()!, created };
+      return { session: statements(tx).updateSession(existing.id, patch), created };
     },
   );
 }
@@ -169,10 +152,10 @@ export function cancelSession(db: AcquirerDb, id: string): SessionRow {
   return inTransaction(
     db,
     (tx) => {
-      const row = tx.select().from(sessions).where(eq(sessions.id, id)).get();
+      const row = findSession(tx, id);
       if (!row) throw new DomainError("SESSION_NOT_FOUND");
       if (SETTLED.includes(row.status)) throw new DomainError("SESSION_ALREADY_PAID");
-      return tx.update(sessions).set({ status: "CANCELED" }).where(eq(sessions.id, id)).returning().get()!;
+      return statements(tx).updateSession(id, { status: "CANCELED" });
     },
   );
 }

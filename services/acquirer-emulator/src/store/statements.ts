@@ -6,12 +6,24 @@ import { callbacks, methods, sessions, type SessionRow } from "./schema.ts";
 const p = sql.placeholder;
 const pending = eq(callbacks.state, "pending");
 
-/** The columns a new session is written with (the rest start null); every one is given, defaults included. */
-export type SessionInsert = Omit<typeof sessions.$inferInsert, "declineReason" | "paidAt" | "holdExpiresAt" | "capturedKopecks" | "pendingCard"> &
-  Required<Pick<typeof sessions.$inferInsert, "description" | "expiresAt" | "saveMethod" | "hold" | "methodId" | "merchantName">>;
+type SessionColumns = typeof sessions.$inferInsert;
+/** What a new session's optional columns hold when its opener does not say. */
+const SESSION_DEFAULTS = {
+  description: null,
+  expiresAt: null,
+  saveMethod: false,
+  hold: false,
+  methodId: null,
+  merchantName: null,
+} satisfies Partial<SessionColumns>;
+type Defaulted = keyof typeof SESSION_DEFAULTS;
+
+/** The columns a new session is written with (the rest start null); those of SESSION_DEFAULTS may be left out. */
+export type SessionInsert = Omit<SessionColumns, "declineReason" | "paidAt" | "holdExpiresAt" | "capturedKopecks" | "pendingCard" | Defaulted> &
+  Partial<Pick<SessionColumns, Defaulted>>;
 
 /**
- * The statements of a charge, a session's outcome and a callback's delivery, built and prepared
+ * The statements of sessions, saved methods and callbacks, built and prepared
  * once per store: building and preparing a statement costs more than running it. A session's
  * update is prepared once per set of columns it sets.
  */
@@ -25,6 +37,18 @@ function prepare(db: AcquirerDb) {
       .returning()
       .prepare();
   const sessionById = db.select().from(sessions).where(eq(sessions.id, p("id"))).prepare();
+  const sessionByPaymentMethod = db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.merchantPaymentId, p("merchantPaymentId")), eq(sessions.method, p("method"))))
+    .prepare();
+  const dueHolds = db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.status, "AUTHORIZED"), lte(sessions.holdExpiresAt, p("now"))))
+    .orderBy(asc(sessions.holdExpiresAt))
+    .limit(p("limit"))
+    .prepare();
   const chargeById = db
     .select()
     .from(sessions)
@@ -58,9 +82,16 @@ function prepare(db: AcquirerDb) {
     .prepare();
   return {
     sessionById: (id: string) => sessionById.get({ id }),
+    sessionByPaymentMethod: (merchantPaymentId: string, method: SessionRow["method"]) => sessionByPaymentMethod.get({ merchantPaymentId, method }),
+    /** AUTHORIZED sessions whose hold deadline passed, the oldest first. */
+    dueHolds: (now: number, limit: number) => dueHolds.all({ now, limit }),
     chargeById: (chargeId: string) => chargeById.get({ chargeId }),
     /** The new session, or undefined when one exists for its (merchantPaymentId, method). */
-    insertSession: (values: SessionInsert) => insertSession.get(values),
+    insertSession(values: SessionInsert) {
+      const row: Record<string, unknown> = { ...values };
+      for (const [column, value] of Object.entries(SESSION_DEFAULTS)) row[column] ??= value;
+      return insertSession.get(row);
+    },
     updateSession(id: string, patch: Partial<SessionRow>): SessionRow {
       const columns = Object.keys(patch).sort();
       const key = columns.join(",");
