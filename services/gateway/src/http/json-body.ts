@@ -1,7 +1,7 @@
 import { DomainError } from "@payaccept/contracts";
 import { jsonError } from "@payaccept/platform";
 import type { z } from "zod";
-import type { Check, GatewayEnv } from "./env.ts";
+import type { Check } from "./env.ts";
 import { validated } from "./validation.ts";
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;

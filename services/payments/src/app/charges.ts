@@ -64,9 +64,9 @@ const connectorOf = (saved: SavedMethodRow) => saved.connector ?? LEGACY_CONNECT
 const savedOf = async (d: PaymentsDeps, row: PaymentRow) => (await d.methods.byId(row.savedMethodId!))!;
 
 /**
- * One attempt at the acquirer with the payment's saved method: its decision committed, or the payment left PENDING when no answer
- * came (the callback, or the sweeper's lookup, ends it). A refusal (the acquirer does not know the
- * method, …) ends it FAILED with the acquirer's reason.
+ * One attempt at the acquirer with the payment's saved method: its decision committed, or the
+ * payment left PENDING when no answer came (the callback, or the sweeper's lookup, ends it). A
+ * refusal (the acquirer does not know the method, …) ends it FAILED with the acquirer's reason.
  */
 export const chargeOnce = (d: PaymentsDeps, row: PaymentRow, saved: SavedMethodRow): Promise<PaymentRow> => d.chargeOutcomes.charge(row.id, () => chargeAt(d, row, saved));
 

@@ -70,10 +70,6 @@ export function resultOfCallback({ known, failure }: ReadCallback, now: number):
 }
 
 /**
- * What applying a result did: moved the payment, repeated a result already applied, was ignored,
- * or its money was returned; `retry` asks the provider to send it again (the return did not happen yet).
- */
-/**
  * The key of a result whose repeat changes nothing (ChargeOutcomes); none for a decline that
  * reports the charged method ended (the acquirer may say so in one report only, and each report
  * that does ends it).
@@ -81,6 +77,10 @@ export function resultOfCallback({ known, failure }: ReadCallback, now: number):
 export const outcomeKey = (connector: ConnectorId, sessionId: string, result: ProviderResult): OutcomeKey | undefined =>
   result.kind === "declined" && result.savedMethod !== null && result.savedMethod.status !== "ACTIVE" ? undefined : { connector, sessionId, kind: result.kind };
 
+/**
+ * What applying a result did: moved the payment, repeated a result already applied, was ignored,
+ * or its money was returned; `retry` asks the provider to send it again (the return did not happen yet).
+ */
 export type Applied = { result: "applied" | "repeat" | "ignored" | "returned" | "retry"; row: PaymentRow; reason?: string };
 
 /**
