@@ -1,11 +1,8 @@
 import { jetstreamManager, type ConsumerInfo } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { prom, registry } from "./metrics.ts";
+import { prom, readOncePerScrape, registry } from "./metrics.ts";
 
 export type ConsumerRef = { stream: string; durable: string };
-
-/** The gauges of one scrape share one read of each consumer; a read is reused for this long. */
-const SNAPSHOT_MS = 1000;
 
 const FIELDS = {
   jetstream_consumer_pending_messages: {
@@ -32,13 +29,7 @@ const FIELDS = {
  */
 export async function registerConsumerGauges(nc: NatsConnection, consumers: ConsumerRef[], timeoutMs: number): Promise<void> {
   const jsm = await jetstreamManager(nc, { timeout: timeoutMs, checkAPI: false });
-  let snapshot: { at: number; infos: Promise<(ConsumerInfo | undefined)[]> } | undefined;
-  const read = () => {
-    if (!snapshot || Date.now() - snapshot.at > SNAPSHOT_MS) {
-      snapshot = { at: Date.now(), infos: Promise.all(consumers.map((c) => jsm.consumers.info(c.stream, c.durable).catch(() => undefined))) };
-    }
-    return snapshot.infos;
-  };
+  const read = readOncePerScrape(() => Promise.all(consumers.map((c) => jsm.consumers.info(c.stream, c.durable).catch(() => undefined))));
   for (const [name, field] of Object.entries(FIELDS)) {
     new prom.Gauge({
       name,

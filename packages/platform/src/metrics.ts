@@ -63,4 +63,17 @@ export const clockOffset = new client.Gauge({
   registers: [registry],
 });
 
+/** The gauges of one scrape share one read: a read is reused for this long. */
+const SCRAPE_READ_MS = 1000;
+
+/** `read` shared by the gauges of one scrape: each gauge's collect() calls it, the first one reads. */
+export function readOncePerScrape<T>(read: () => T): () => T {
+  let last: { at: number; value: T } | undefined;
+  return () => {
+    const at = Date.now();
+    if (!last || at - last.at > SCRAPE_READ_MS) last = { at, value: read() };
+    return last.value;
+  };
+}
+
 export { client as prom };

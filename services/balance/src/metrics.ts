@@ -1,4 +1,4 @@
-import { prom, registry } from "@payaccept/platform";
+import { prom, readOncePerScrape, registry } from "@payaccept/platform";
 import type { PayoutOps } from "./store/payout-store.ts";
 
 export const paymentEventsApplied = new prom.Counter({
@@ -21,13 +21,7 @@ export const refundEventsApplied = new prom.Counter({
  * not confirmed (a statement not imported, the bank's API not answering).
  */
 export function registerPayoutGauges(store: Pick<PayoutOps, "openPayouts">, now: () => number): void {
-  // Both gauges of one scrape from one read of the store.
-  let read: { at: number; open: ReturnType<PayoutOps["openPayouts"]> } | undefined;
-  const open = () => {
-    const at = Date.now();
-    if (!read || at - read.at > 1000) read = { at, open: store.openPayouts() };
-    return read.open;
-  };
+  const open = readOncePerScrape(() => store.openPayouts());
   new prom.Gauge({
     name: "balance_payouts_open",
     help: "Payouts not yet ended, by status (PENDING: not yet sent; SENT: not yet confirmed by the bank)",
