@@ -29,11 +29,13 @@ export class ChargeOutcomes {
   /** Makes the payment's charge (`charge`: the acquirer's call and its answer applied); its callback waits for it meanwhile. */
   async charge<T>(paymentId: string, charge: () => Promise<T>): Promise<T> {
     const made = charge();
-    this.charging.set(paymentId, made.catch(() => undefined));
+    const settled = made.catch(() => undefined);
+    this.charging.set(paymentId, settled);
     try {
       return await made;
     } finally {
-      this.charging.delete(paymentId);
+      // Only its own entry: a later charge of the same payment may have taken the place meanwhile.
+      if (this.charging.get(paymentId) === settled) this.charging.delete(paymentId);
     }
   }
 
